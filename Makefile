@@ -1,0 +1,69 @@
+# ccm-harness: conformance and migration tests for cloud-controller-managers.
+#
+#   make e2e                     the main job: fake provider, local cluster
+#   make e2e LABEL_FILTER=zone   a Ginkgo label filter
+#   make test                    unit tests, the e2e suite and its negative controls
+#   make up / make down          a cluster left running for kubectl
+
+PROVIDER     ?= fake
+CLUSTER      ?= local
+LABEL_FILTER ?=
+ARTIFACTS    ?= $(CURDIR)/_artifacts
+NAME         ?= ccm-harness
+GO           ?= go
+
+BIN          := $(CURDIR)/_output/bin
+GO_SOURCES   := $(shell find . -name '*.go' -not -path './_*') go.mod go.sum
+UNIT_PKGS     = $(shell $(GO) list ./... | grep -v -e '/e2e$$' -e '/e2e/controls$$')
+
+export ARTIFACTS
+
+.PHONY: all build binaries e2e test unit vet controls up down clean clean-cache
+
+all: build
+
+$(BIN)/ccm-harness: $(GO_SOURCES)
+	$(GO) build -o $@ ./cmd/ccm-harness
+
+$(BIN)/e2e.test: $(GO_SOURCES)
+	$(GO) test -c -o $@ ./e2e
+
+# Upstream components go to the cache (built once per version), the
+# harness's own binaries to _output/bin.
+binaries: $(BIN)/ccm-harness
+	$(BIN)/ccm-harness binaries
+
+build: binaries $(BIN)/e2e.test
+
+e2e: build
+	cd $(CURDIR) && $(BIN)/e2e.test -ginkgo.v -ginkgo.no-color \
+		-ginkgo.label-filter='$(LABEL_FILTER)' -ginkgo.timeout=1h \
+		--provider=$(PROVIDER) --cluster=$(CLUSTER) --artifacts=$(ARTIFACTS)
+
+vet:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+	$(GO) vet ./...
+
+unit: build
+	$(GO) test $(UNIT_PKGS)
+
+# Every scenario run against a deliberately broken cloud must fail, naming
+# the node, the expected and the actual value.
+controls: build
+	E2E_TEST=$(BIN)/e2e.test $(GO) test -v -timeout 40m ./e2e/controls
+
+test: vet unit e2e controls
+
+up: binaries
+	$(BIN)/ccm-harness up --name $(NAME) --provider $(PROVIDER)
+
+down: $(BIN)/ccm-harness
+	$(BIN)/ccm-harness down --name $(NAME)
+
+clean:
+	-[ -x $(BIN)/ccm-harness ] && $(BIN)/ccm-harness down --name $(NAME)
+	rm -rf _output _artifacts
+
+# The cache of upstream builds lives outside the repository.
+clean-cache:
+	rm -rf "$${CCM_HARNESS_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/ccm-harness}"

@@ -1,0 +1,348 @@
+// Package binaries finds or builds the executables a cluster runs.
+//
+// Upstream components (etcd, kube-apiserver, kube-controller-manager, kwok)
+// are built from the module versions pinned in this repository's go.mod and
+// kept in a cache keyed by component and version, outside the repository, so
+// a second run builds nothing. The harness's own binaries (fakecloud and its
+// CCM) are rebuilt when their sources change. A user who has binaries already
+// names a directory instead.
+package binaries
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// ModulePath is this repository's module, whose own components are built
+// from the source tree rather than cached by version.
+const ModulePath = "sigs.k8s.io/ccm-harness"
+
+// Component is an executable the harness can build.
+type Component struct {
+	Name string
+	// Module is the Go module whose pinned version names the build. It is
+	// ModulePath for the harness's own components.
+	Module string
+	// Package is the main package to build.
+	Package string
+	// VersionLDFlags, if set, maps the module version to -X flags so the
+	// binary reports the version it was built from.
+	VersionLDFlags func(version string) []string
+}
+
+// The components the local runtime and the fake provider use.
+var (
+	Etcd                  = Component{Name: "etcd", Module: "go.etcd.io/etcd/server/v3", Package: ModulePath + "/cmd/etcd"}
+	KubeAPIServer         = Component{Name: "kube-apiserver", Module: "k8s.io/kubernetes", Package: "k8s.io/kubernetes/cmd/kube-apiserver", VersionLDFlags: kubeVersion}
+	KubeControllerManager = Component{Name: "kube-controller-manager", Module: "k8s.io/kubernetes", Package: "k8s.io/kubernetes/cmd/kube-controller-manager", VersionLDFlags: kubeVersion}
+	Kwok                  = Component{Name: "kwok", Module: "sigs.k8s.io/kwok", Package: "sigs.k8s.io/kwok/cmd/kwok"}
+	FakeCloud             = Component{Name: "fakecloud", Module: ModulePath, Package: ModulePath + "/fakecloud/cmd/fakecloud"}
+	FakeCloudCCM          = Component{Name: "fakecloud-ccm", Module: ModulePath, Package: ModulePath + "/fakecloud/cmd/fakecloud-ccm", VersionLDFlags: func(string) []string {
+		// The CCM is built on k8s.io/cloud-provider of the same release as
+		// the control plane; report that rather than "v0.0.0-master".
+		return kubeVersion(ModuleVersion("k8s.io/kubernetes"))
+	}}
+)
+
+func kubeVersion(v string) []string {
+	major, minor := "", ""
+	if parts := strings.SplitN(strings.TrimPrefix(v, "v"), ".", 3); len(parts) >= 2 {
+		major, minor = parts[0], parts[1]
+	}
+	const pkg = "k8s.io/component-base/version"
+	return []string{
+		"-X", pkg + ".gitVersion=" + v,
+		"-X", pkg + ".gitMajor=" + major,
+		"-X", pkg + ".gitMinor=" + minor,
+		"-X", pkg + ".gitTreeState=clean",
+	}
+}
+
+// Source finds binaries: in Dir if the user named one, else in the cache,
+// building what is missing from the source tree.
+type Source struct {
+	// Dir, if set, holds every binary ready-made; nothing is built.
+	Dir string
+	// CacheDir holds upstream builds; default DefaultCacheDir().
+	CacheDir string
+	// SourceDir is the checkout of this repository to build from; default:
+	// found by walking up from the working directory.
+	SourceDir string
+	// Logf reports progress on long builds; may be nil.
+	Logf func(format string, args ...any)
+
+	mu sync.Mutex
+}
+
+// DefaultCacheDir is $CCM_HARNESS_CACHE, else $XDG_CACHE_HOME/ccm-harness,
+// else ~/.cache/ccm-harness.
+func DefaultCacheDir() string {
+	if d := os.Getenv("CCM_HARNESS_CACHE"); d != "" {
+		return d
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "ccm-harness")
+	}
+	return filepath.Join(os.TempDir(), "ccm-harness-cache")
+}
+
+// Paths returns the path of each component, building what is missing.
+// Components missing from the cache are built in one `go build` so they
+// share its parallelism.
+func (s *Source) Paths(ctx context.Context, comps ...Component) (map[string]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]string{}
+	if s.Dir != "" {
+		for _, c := range comps {
+			p := filepath.Join(s.Dir, c.Name)
+			if err := checkExecutable(p); err != nil {
+				return nil, fmt.Errorf("%s not found in the binary directory %s: %v (put all of %s there, or unset it to build them)", c.Name, s.Dir, err, names(comps))
+			}
+			out[c.Name] = p
+		}
+		return out, nil
+	}
+	var missing []Component
+	for _, c := range comps {
+		p, fresh, err := s.cachedPath(c)
+		if err != nil {
+			return nil, err
+		}
+		out[c.Name] = p
+		if !fresh {
+			missing = append(missing, c)
+		}
+	}
+	if len(missing) > 0 {
+		if err := s.build(ctx, missing, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// cachedPath is where c lives and whether that file is usable as it is.
+func (s *Source) cachedPath(c Component) (string, bool, error) {
+	if c.Module == ModulePath {
+		src, err := s.sourceDir()
+		if err != nil {
+			return "", false, fmt.Errorf("%s: %w", c.Name, err)
+		}
+		p := filepath.Join(src, "_output", "bin", c.Name)
+		return p, newerThanSources(p, src), nil
+	}
+	v := ModuleVersion(c.Module)
+	if v == "" {
+		return "", false, fmt.Errorf("%s: module %s is not in this build's module graph (is go.mod intact?)", c.Name, c.Module)
+	}
+	p := filepath.Join(s.cacheDir(), "bin", runtime.GOOS+"-"+runtime.GOARCH, c.Name, v, c.Name)
+	return p, checkExecutable(p) == nil, nil
+}
+
+func (s *Source) build(ctx context.Context, comps []Component, paths map[string]string) error {
+	src, err := s.sourceDir()
+	if err != nil {
+		return fmt.Errorf("%s missing from the cache: %w", names(comps), err)
+	}
+	// Components with different -X flags cannot share one go build.
+	groups := map[string][]Component{}
+	var order []string
+	for _, c := range comps {
+		flags := ""
+		if c.VersionLDFlags != nil {
+			flags = strings.Join(c.VersionLDFlags(ModuleVersion(c.Module)), " ")
+		}
+		if _, ok := groups[flags]; !ok {
+			order = append(order, flags)
+		}
+		groups[flags] = append(groups[flags], c)
+	}
+	for _, flags := range order {
+		if err := s.buildGroup(ctx, src, groups[flags], flags, paths); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Source) buildGroup(ctx context.Context, src string, comps []Component, ldflags string, paths map[string]string) error {
+	tmp, err := os.MkdirTemp("", "ccm-harness-build-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+
+	// Several harness processes may build at once (parallel test packages);
+	// a lock per cache keeps them from doing the same work twice.
+	unlock, err := lockFile(filepath.Join(s.cacheDir(), "build.lock"))
+	if err != nil {
+		return err
+	}
+	defer unlock()
+
+	var pkgs []string
+	var todo []Component
+	for _, c := range comps {
+		if c.Module != ModulePath && checkExecutable(paths[c.Name]) == nil {
+			continue // another process built it while we waited for the lock
+		}
+		pkgs = append(pkgs, c.Package)
+		todo = append(todo, c)
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	s.logf("building %s (first run only for upstream components: several minutes on 2 cores)", describe(todo))
+	start := time.Now()
+	args := []string{"build", "-trimpath", "-ldflags", strings.TrimSpace("-s -w " + ldflags), "-o", tmp + "/"}
+	cmd := exec.CommandContext(ctx, "go", append(args, pkgs...)...)
+	cmd.Dir = src
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("building %s failed (%v): %s", names(todo), err, strings.TrimSpace(string(out)))
+	}
+	for _, c := range todo {
+		dst := paths[c.Name]
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		// Rename within a filesystem is atomic; across filesystems, copy to
+		// a temporary name beside dst first.
+		if err := os.Rename(filepath.Join(tmp, c.Name), dst); err != nil {
+			data, rerr := os.ReadFile(filepath.Join(tmp, c.Name))
+			if rerr != nil {
+				return rerr
+			}
+			if werr := os.WriteFile(dst+".tmp", data, 0o755); werr != nil {
+				return werr
+			}
+			if err := os.Rename(dst+".tmp", dst); err != nil {
+				return err
+			}
+		}
+	}
+	s.logf("built %s in %s", names(todo), time.Since(start).Round(time.Second))
+	return nil
+}
+
+func (s *Source) cacheDir() string {
+	if s.CacheDir != "" {
+		return s.CacheDir
+	}
+	return DefaultCacheDir()
+}
+
+func (s *Source) sourceDir() (string, error) {
+	if s.SourceDir != "" {
+		return s.SourceDir, nil
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && strings.Contains(string(data), "module "+ModulePath+"\n") {
+			s.SourceDir = dir
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no %s source tree above the working directory to build from (run from the checkout, or name a directory of ready binaries)", ModulePath)
+		}
+		dir = parent
+	}
+}
+
+func (s *Source) logf(format string, args ...any) {
+	if s.Logf != nil {
+		s.Logf(format, args...)
+	}
+}
+
+// newerThanSources reports whether bin exists and no Go source or module file
+// under src is newer. Walking the tree costs milliseconds; relinking a CCM
+// costs seconds.
+func newerThanSources(bin, src string) bool {
+	st, err := os.Stat(bin)
+	if err != nil {
+		return false
+	}
+	built := st.ModTime()
+	stale := false
+	_ = filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil || stale {
+			return filepath.SkipDir
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case ".git", "_output", "_artifacts", "jobs", "reports":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		n := d.Name()
+		if strings.HasSuffix(n, ".go") || n == "go.mod" || n == "go.sum" {
+			if info, err := d.Info(); err == nil && info.ModTime().After(built) {
+				stale = true
+			}
+		}
+		return nil
+	})
+	return !stale
+}
+
+func checkExecutable(p string) error {
+	st, err := os.Stat(p)
+	if err != nil {
+		return err
+	}
+	if st.IsDir() || st.Mode()&0o111 == 0 {
+		return fmt.Errorf("%s is not an executable file", p)
+	}
+	return nil
+}
+
+func lockFile(path string) (func(), error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+}
+
+func names(comps []Component) string {
+	var n []string
+	for _, c := range comps {
+		n = append(n, c.Name)
+	}
+	return strings.Join(n, ", ")
+}
+
+func describe(comps []Component) string {
+	var n []string
+	for _, c := range comps {
+		if c.Module == ModulePath {
+			n = append(n, c.Name)
+		} else {
+			n = append(n, c.Name+" "+ModuleVersion(c.Module))
+		}
+	}
+	return strings.Join(n, ", ")
+}

@@ -1,0 +1,173 @@
+// Package local is the default runtime: etcd, kube-apiserver,
+// kube-controller-manager and the CCM run as processes on loopback, and
+// nodes are simulated: each is a Node object registered the way a kubelet
+// started with --cloud-provider=external registers itself, kept alive
+// (status, lease heartbeats) by kwok. Nothing needs Docker.
+package local
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"sigs.k8s.io/ccm-harness/cluster"
+	"sigs.k8s.io/ccm-harness/cluster/process"
+)
+
+// Runtime starts local clusters.
+type Runtime struct {
+	stateRoot     string
+	apiserverPort int
+	timing        Timing
+
+	mu      sync.Mutex
+	running map[string]*instance
+}
+
+var _ cluster.Runtime = (*Runtime)(nil)
+
+// Option configures a Runtime.
+type Option func(*Runtime)
+
+// WithStateDir keeps cluster state (certificates, kubeconfigs, etcd data)
+// under dir/<name> instead of DefaultStateDir().
+func WithStateDir(dir string) Option { return func(r *Runtime) { r.stateRoot = dir } }
+
+// WithAPIServerPort serves the API on a fixed port instead of a free one.
+func WithAPIServerPort(port int) Option { return func(r *Runtime) { r.apiserverPort = port } }
+
+// WithTiming overrides how fast node failures are noticed.
+func WithTiming(t Timing) Option { return func(r *Runtime) { r.timing = t } }
+
+// Timing sets how quickly a silent node is noticed. Real clusters wait
+// about a minute; a test cluster cannot afford to, and the scenarios do not
+// depend on the exact figures, only on the sequence they drive.
+type Timing struct {
+	// NodeLease is the node lease duration kwok keeps (it renews at a
+	// quarter of it).
+	NodeLease time.Duration
+	// NodeGrace is kube-controller-manager's --node-monitor-grace-period.
+	NodeGrace time.Duration
+	// Monitor is the managers' --node-monitor-period.
+	Monitor time.Duration
+}
+
+// DefaultTiming notices a silent node in about 16 s.
+var DefaultTiming = Timing{NodeLease: 8 * time.Second, NodeGrace: 16 * time.Second, Monitor: time.Second}
+
+// New returns a local runtime.
+func New(opts ...Option) *Runtime {
+	r := &Runtime{stateRoot: DefaultStateDir(), timing: DefaultTiming, running: map[string]*instance{}}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
+}
+
+// DefaultStateDir is $CCM_HARNESS_STATE, else $XDG_STATE_HOME/ccm-harness,
+// else ~/.local/state/ccm-harness.
+func DefaultStateDir() string {
+	if d := os.Getenv("CCM_HARNESS_STATE"); d != "" {
+		return d
+	}
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "ccm-harness")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "state", "ccm-harness")
+	}
+	return filepath.Join(os.TempDir(), "ccm-harness-state")
+}
+
+// state is what `down` in another harness process needs.
+type state struct {
+	Name       string           `json:"name"`
+	Kubeconfig string           `json:"kubeconfig"`
+	Processes  []process.Record `json:"processes"`
+}
+
+const stateFile = "state.json"
+
+// Up starts a cluster; see cluster.Runtime.
+func (r *Runtime) Up(ctx context.Context, spec cluster.Spec) (*cluster.Cluster, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(r.stateRoot, spec.Name)
+	if err := r.claim(spec.Name, dir); err != nil {
+		return nil, err
+	}
+	in := &instance{spec: spec, dir: dir, timing: r.timing, apiserverPort: r.apiserverPort, logf: spec.Logfn()}
+	in.procs.Detached = spec.Detached
+	in.procs.OnChange = in.saveState
+	c, err := in.up(ctx)
+	if err != nil {
+		in.teardown()
+		return nil, fmt.Errorf("cluster %s: %w", spec.Name, err)
+	}
+	r.mu.Lock()
+	r.running[spec.Name] = in
+	r.mu.Unlock()
+	return c, nil
+}
+
+// claim refuses a name whose cluster is still running and clears the
+// remains of one that died without `down`.
+func (r *Runtime) claim(name, dir string) error {
+	st, err := readState(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return os.MkdirAll(dir, 0o700)
+	}
+	if err == nil {
+		for _, p := range st.Processes {
+			if p.Alive() {
+				return fmt.Errorf("cluster %s is already up (kubeconfig %s); take it down first with `ccm-harness down --name %s`", name, st.Kubeconfig, name)
+			}
+		}
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	return os.MkdirAll(dir, 0o700)
+}
+
+// Down stops the cluster's processes and removes its state.
+func (r *Runtime) Down(ctx context.Context, name string) error {
+	r.mu.Lock()
+	in := r.running[name]
+	delete(r.running, name)
+	r.mu.Unlock()
+	if in != nil {
+		in.teardown()
+		return nil
+	}
+	dir := filepath.Join(r.stateRoot, name)
+	st, err := readState(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return os.RemoveAll(dir) // nothing ran; tolerate a half-made folder
+	}
+	if err != nil {
+		return fmt.Errorf("cluster %s: %w (remove %s by hand once its processes are gone)", name, err, dir)
+	}
+	for i := len(st.Processes) - 1; i >= 0; i-- {
+		st.Processes[i].Stop(10 * time.Second)
+	}
+	return os.RemoveAll(dir)
+}
+
+func readState(dir string) (*state, error) {
+	data, err := os.ReadFile(filepath.Join(dir, stateFile))
+	if err != nil {
+		return nil, err
+	}
+	var st state
+	if err := json.Unmarshal(data, &st); err != nil {
+		return nil, fmt.Errorf("state file %s is unreadable: %w", filepath.Join(dir, stateFile), err)
+	}
+	return &st, nil
+}

@@ -1,0 +1,125 @@
+package local
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	cloudproviderapi "k8s.io/cloud-provider/api"
+
+	"sigs.k8s.io/ccm-harness/cluster"
+	"sigs.k8s.io/ccm-harness/providers"
+)
+
+// nodePool registers simulated nodes and powers their instances.
+type nodePool struct {
+	client kubernetes.Interface
+	cloud  providers.InstanceControl
+}
+
+var _ cluster.NodePool = (*nodePool)(nil)
+
+// Add creates the instance, then the Node as kubelet v1.36 registers it with
+// --cloud-provider=external: the uninitialized taint, and only a Hostname
+// address unless --node-ip was given (then that InternalIP too, and the
+// provided-node-ip annotation the CCM must honour).
+func (p *nodePool) Add(ctx context.Context, name string, opts ...cluster.NodeOption) (*v1.Node, error) {
+	var o cluster.NodeOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	inst, err := p.cloud.Create(ctx, name)
+	if err != nil {
+		return nil, fmt.Errorf("node %s: create its instance: %w", name, err)
+	}
+	node := &v1.Node{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name,
+			Labels: map[string]string{
+				v1.LabelHostname:   name,
+				v1.LabelOSStable:   "linux",
+				v1.LabelArchStable: "amd64",
+				kwokLabel:          kwokManaged,
+			},
+			Annotations: map[string]string{},
+		},
+		Spec: v1.NodeSpec{Taints: []v1.Taint{{
+			Key:    cloudproviderapi.TaintExternalCloudProvider,
+			Value:  "true",
+			Effect: v1.TaintEffectNoSchedule,
+		}}},
+	}
+	// A kubelet sends its status with the registration itself, so the CCM
+	// never sees the node without addresses.
+	node.Status.Addresses = []v1.NodeAddress{{Type: v1.NodeHostName, Address: name}}
+	if o.ProvidedNodeIP != nil {
+		ip := o.ProvidedNodeIP(inst.Addresses)
+		node.Annotations[cloudproviderapi.AnnotationAlphaProvidedIPAddr] = ip
+		node.Status.Addresses = append([]v1.NodeAddress{{Type: v1.NodeInternalIP, Address: ip}}, node.Status.Addresses...)
+	}
+	created, err := p.client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("node %s: register: %w", name, err)
+	}
+	return created, nil
+}
+
+// PowerOff stops the instance and silences the node's kubelet.
+func (p *nodePool) PowerOff(ctx context.Context, name string) error {
+	if err := p.cloud.Stop(ctx, name); err != nil {
+		return fmt.Errorf("node %s: stop its instance: %w", name, err)
+	}
+	return p.setKubelet(ctx, name, false)
+}
+
+// PowerOn starts the instance and its kubelet reports again.
+func (p *nodePool) PowerOn(ctx context.Context, name string) error {
+	if err := p.cloud.Start(ctx, name); err != nil {
+		return fmt.Errorf("node %s: start its instance: %w", name, err)
+	}
+	return p.setKubelet(ctx, name, true)
+}
+
+// Terminate destroys the instance and its kubelet with it.
+func (p *nodePool) Terminate(ctx context.Context, name string) error {
+	if err := p.cloud.Terminate(ctx, name); err != nil {
+		return fmt.Errorf("node %s: terminate its instance: %w", name, err)
+	}
+	err := p.setKubelet(ctx, name, false)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// Remove terminates the instance and deletes the Node.
+func (p *nodePool) Remove(ctx context.Context, name string) error {
+	if err := p.cloud.Terminate(ctx, name); err != nil {
+		return fmt.Errorf("node %s: terminate its instance: %w", name, err)
+	}
+	err := p.client.CoreV1().Nodes().Delete(ctx, name, metav1.DeleteOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// setKubelet hands the node to kwok or takes it away; an unmanaged node
+// gets no status updates or lease renewals, as when its kubelet is down.
+func (p *nodePool) setKubelet(ctx context.Context, name string, on bool) error {
+	var value any // JSON null removes the label
+	if on {
+		value = kwokManaged
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]any{kwokLabel: value}}})
+	_, err := p.client.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("node %s: switch its kubelet %s: %w", name, map[bool]string{true: "on", false: "off"}[on], err)
+	}
+	return err
+}

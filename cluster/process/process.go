@@ -1,0 +1,244 @@
+// Package process is the one way the harness runs a component: in its own
+// process group, with its output in a log file, a readiness probe, and a stop
+// that ends the whole group within a deadline.
+//
+// Components are real binaries (etcd, kube-apiserver, a CCM, fakecloud), so a
+// failure is usually in their log: errors from this package quote its last
+// lines rather than asking the user to go and look.
+package process
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Spec says how to run and recognise a ready component.
+type Spec struct {
+	// Name identifies the component in errors and is the log file's stem.
+	Name string
+	Path string
+	Args []string
+	// Env is added to the harness's environment.
+	Env []string
+	// LogDir receives <Name>.log; it is appended to, so a restart keeps the
+	// earlier run's lines.
+	LogDir string
+	// Ready reports nil once the component serves. Nil means started is ready.
+	Ready func(ctx context.Context) error
+	// ReadyTimeout bounds the wait for Ready; default 60 s.
+	ReadyTimeout time.Duration
+}
+
+// LogPath is where the component's output goes.
+func (s Spec) LogPath() string { return filepath.Join(s.LogDir, s.Name+".log") }
+
+// Process is a started component.
+type Process struct {
+	spec     Spec
+	detached bool
+
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	exited chan struct{}
+	err    error // set before exited is closed
+}
+
+// Start runs spec and waits until it is ready. If it exits or never becomes
+// ready, Start stops it and returns an error quoting its last log lines.
+// A detached process outlives the harness (for `up`); an attached one is
+// killed by the kernel if the harness dies without cleaning up.
+func Start(ctx context.Context, spec Spec, detached bool) (*Process, error) {
+	p := &Process{spec: spec, detached: detached}
+	if err := p.start(ctx); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *Process) start(ctx context.Context) error {
+	spec := p.spec
+	if _, err := os.Stat(spec.Path); err != nil {
+		return fmt.Errorf("%s: binary %s: %w", spec.Name, spec.Path, err)
+	}
+	if err := os.MkdirAll(spec.LogDir, 0o755); err != nil {
+		return fmt.Errorf("%s: log directory: %w", spec.Name, err)
+	}
+	logFile, err := os.OpenFile(spec.LogPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("%s: log file: %w", spec.Name, err)
+	}
+	fmt.Fprintf(logFile, "=== %s %s %s\n", time.Now().Format(time.RFC3339Nano), spec.Path, strings.Join(spec.Args, " "))
+
+	// Not exec.CommandContext: the caller's ctx bounds start-up, not the
+	// component's life.
+	cmd := exec.Command(spec.Path, spec.Args...)
+	cmd.Env = append(os.Environ(), spec.Env...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if !p.detached {
+		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	}
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return fmt.Errorf("%s: start %s: %w", spec.Name, spec.Path, err)
+	}
+	exited := make(chan struct{})
+	p.mu.Lock()
+	p.cmd, p.exited, p.err = cmd, exited, nil
+	p.mu.Unlock()
+	go func() {
+		err := cmd.Wait()
+		logFile.Close()
+		p.mu.Lock()
+		p.err = err
+		p.mu.Unlock()
+		close(exited)
+	}()
+
+	if err := p.waitReady(ctx); err != nil {
+		_ = p.Stop(5 * time.Second)
+		return err
+	}
+	return nil
+}
+
+func (p *Process) waitReady(ctx context.Context) error {
+	spec := p.spec
+	if spec.Ready == nil {
+		return nil
+	}
+	timeout := spec.ReadyTimeout
+	if timeout == 0 {
+		timeout = 60 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	var last error
+	for {
+		probeCtx, probeCancel := context.WithTimeout(ctx, 2*time.Second)
+		last = spec.Ready(probeCtx)
+		probeCancel()
+		if last == nil {
+			return nil
+		}
+		select {
+		case <-p.Exited():
+			return fmt.Errorf("%s exited at start (%v)%s", spec.Name, p.ExitErr(), LogTail(spec.LogPath(), 15))
+		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return fmt.Errorf("%s did not become ready within %s (last probe: %v)%s", spec.Name, timeout, last, LogTail(spec.LogPath(), 15))
+			}
+			return fmt.Errorf("%s: start-up interrupted: %w", spec.Name, ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+// Name is the component's name.
+func (p *Process) Name() string { return p.spec.Name }
+
+// Spec is how the process was started.
+func (p *Process) Spec() Spec { return p.spec }
+
+// Exited is closed when the process has ended.
+func (p *Process) Exited() <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.exited
+}
+
+// ExitErr is the process's exit status once Exited is closed.
+func (p *Process) ExitErr() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
+}
+
+// Record identifies the running process for a later `down` from another
+// harness process.
+func (p *Process) Record() Record {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	pid := p.cmd.Process.Pid
+	return Record{Name: p.spec.Name, PID: pid, StartTicks: startTicks(pid), Log: p.spec.LogPath()}
+}
+
+// Stop ends the process group: SIGTERM, then SIGKILL after grace. It is safe
+// to call more than once and on a process that already exited.
+func (p *Process) Stop(grace time.Duration) error {
+	p.mu.Lock()
+	cmd, exited := p.cmd, p.exited
+	p.mu.Unlock()
+	if cmd == nil {
+		return nil
+	}
+	stopGroup(cmd.Process.Pid, exited, grace)
+	return nil
+}
+
+// Restart stops the process and starts it again with the same spec, waiting
+// for it to be ready.
+func (p *Process) Restart(ctx context.Context, grace time.Duration) error {
+	if err := p.Stop(grace); err != nil {
+		return err
+	}
+	return p.start(ctx)
+}
+
+// stopGroup signals the group and waits on done (or, for a process that is
+// not our child, on its disappearance).
+func stopGroup(pid int, done <-chan struct{}, grace time.Duration) {
+	gone := func() bool {
+		if done != nil {
+			select {
+			case <-done:
+				return true
+			default:
+				return false
+			}
+		}
+		return syscall.Kill(pid, 0) == syscall.ESRCH
+	}
+	if gone() {
+		// The leader is gone, but children it forked may still hold the group.
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		return
+	}
+	_ = syscall.Kill(-pid, syscall.SIGTERM)
+	deadline := time.Now().Add(grace)
+	for time.Now().Before(deadline) {
+		if gone() {
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	for i := 0; i < 100 && !gone(); i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// LogTail formats the last n lines of a log for an error message, or "" if
+// the log cannot be read.
+func LogTail(path string, n int) string {
+	data, err := os.ReadFile(path)
+	if err != nil || len(data) == 0 {
+		return ""
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return fmt.Sprintf("; last log lines (%s):\n    %s", path, strings.Join(lines, "\n    "))
+}

@@ -1,0 +1,148 @@
+// Command ccm-harness brings test clusters up and down outside the e2e
+// suite: `up` leaves a cluster running with a kubeconfig for kubectl,
+// `down` removes it, and `binaries` builds the cached components.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"sigs.k8s.io/ccm-harness/cluster"
+	"sigs.k8s.io/ccm-harness/cluster/binaries"
+	"sigs.k8s.io/ccm-harness/cluster/local"
+	"sigs.k8s.io/ccm-harness/providers"
+	_ "sigs.k8s.io/ccm-harness/providers/fake"
+)
+
+func main() {
+	// Ctrl-C and SIGTERM cancel the context: a bring-up in progress then
+	// fails and cleans up what it started.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := newRoot().ExecuteContext(ctx); err != nil {
+		fmt.Fprintf(os.Stderr, "ccm-harness: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	name           string
+	provider       string
+	providerConfig string
+	nodes          int
+	binDir         string
+	artifacts      string
+	apiserverPort  int
+}
+
+func newRoot() *cobra.Command {
+	o := &options{}
+	root := &cobra.Command{
+		Use:           "ccm-harness",
+		Short:         "Bring up clusters to test cloud-controller-managers against",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().StringVar(&o.name, "name", "ccm-harness", "cluster name")
+
+	up := &cobra.Command{
+		Use:   "up",
+		Short: "Start a local cluster with the provider's cloud and CCM, and leave it running",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return o.up(cmd.Context()) },
+	}
+	up.Flags().StringVar(&o.provider, "provider", "fake", "provider profile")
+	up.Flags().StringVar(&o.providerConfig, "provider-config", "", "provider config file")
+	up.Flags().IntVar(&o.nodes, "nodes", 3, "nodes to register")
+	up.Flags().StringVar(&o.binDir, "bin-dir", os.Getenv("BIN_DIR"), "directory of ready-made binaries (default: build them into the cache)")
+	up.Flags().StringVar(&o.artifacts, "artifacts", envOr("ARTIFACTS", "_artifacts"), "where component logs go")
+	up.Flags().IntVar(&o.apiserverPort, "apiserver-port", 0, "serve the API on this port (default: a free one)")
+
+	down := &cobra.Command{
+		Use:   "down",
+		Short: "Stop a cluster started with up and remove its state",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := local.New().Down(cmd.Context(), o.name); err != nil {
+				return err
+			}
+			fmt.Printf("cluster %s is down\n", o.name)
+			return nil
+		},
+	}
+
+	bins := &cobra.Command{
+		Use:   "binaries",
+		Short: "Build the upstream components and the harness's own into the cache, and print their paths",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			src := &binaries.Source{Logf: logf}
+			paths, err := src.Paths(cmd.Context(), binaries.Etcd, binaries.KubeAPIServer, binaries.KubeControllerManager, binaries.Kwok, binaries.FakeCloud, binaries.FakeCloudCCM)
+			if err != nil {
+				return err
+			}
+			for _, name := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kwok", "fakecloud", "fakecloud-ccm"} {
+				fmt.Printf("%-24s %s\n", name, paths[name])
+			}
+			return nil
+		},
+	}
+	root.AddCommand(up, down, bins)
+	return root
+}
+
+func (o *options) up(ctx context.Context) error {
+	profile, err := providers.Get(o.provider)
+	if err != nil {
+		return err
+	}
+	var cfg []byte
+	if o.providerConfig != "" {
+		if cfg, err = os.ReadFile(o.providerConfig); err != nil {
+			return fmt.Errorf("provider config: %w", err)
+		}
+	}
+	artifacts, err := filepath.Abs(o.artifacts)
+	if err != nil {
+		return err
+	}
+	var opts []local.Option
+	if o.apiserverPort != 0 {
+		opts = append(opts, local.WithAPIServerPort(o.apiserverPort))
+	}
+	start := time.Now()
+	c, err := local.New(opts...).Up(ctx, cluster.Spec{
+		Name:           o.name,
+		Profile:        profile,
+		ProviderConfig: cfg,
+		Nodes:          o.nodes,
+		ArtifactsDir:   artifacts,
+		Binaries:       &binaries.Source{Dir: o.binDir, Logf: logf},
+		Detached:       true,
+		Logf:           logf,
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("cluster %s is up in %.1fs: Kubernetes %s, provider %s, %d nodes\n", c.Name, time.Since(start).Seconds(), c.KubernetesVersion, profile.Name, o.nodes)
+	fmt.Printf("  kubectl --kubeconfig %s get nodes\n", c.Kubeconfig)
+	fmt.Printf("  logs: %s\n", filepath.Join(artifacts, "logs", c.Name))
+	fmt.Printf("  ccm-harness down --name %s\n", c.Name)
+	return nil
+}
+
+func logf(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}

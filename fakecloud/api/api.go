@@ -1,0 +1,315 @@
+// Package api holds the wire types of the fakecloud HTTP/JSON API, shared by
+// the server, its Go client and the harness.
+//
+// Two APIs share one listener:
+//   - the cloud API under /v1, what a CCM calls, authenticated with the cloud
+//     token; faults apply here;
+//   - the admin API under /admin/v1, what tests and the harness call to shape
+//     the cloud and to read the truth about it, authenticated with the admin
+//     token; faults never apply here.
+//
+// Every request carries "Authorization: Bearer <token>". Errors are JSON
+// bodies of the form {"error": {"code": "...", "message": "..."}}.
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Paths of the cloud API (token: cloud).
+const (
+	// PathInstances: GET lists instances, terminated ones included, optionally
+	// filtered by ?name=. Operation ListInstances.
+	PathInstances = "/v1/instances"
+	// PathInstance: GET /v1/instances/{id}. Operation GetInstance.
+	PathInstance = "/v1/instances/"
+)
+
+// Paths of the admin API (token: admin).
+const (
+	// AdminPathInstances: GET lists every instance as it truly is; POST
+	// creates one from a CreateInstanceRequest.
+	AdminPathInstances = "/admin/v1/instances"
+	// AdminPathInstance: GET /admin/v1/instances/{id or name}; POST
+	// .../{id or name}/stop, /start and /terminate change its state.
+	AdminPathInstance = "/admin/v1/instances/"
+	// AdminPathFaults: GET lists, POST adds one Fault, DELETE clears all;
+	// DELETE /admin/v1/faults/{id} removes one.
+	AdminPathFaults = "/admin/v1/faults"
+	// AdminPathAudit: GET returns AuditLog entries with Seq > ?since=.
+	AdminPathAudit = "/admin/v1/audit"
+	// PathHealthz answers "ok" without authentication.
+	PathHealthz = "/healthz"
+)
+
+// Operation names, as used in faults and the audit log.
+const (
+	OpListInstances = "ListInstances"
+	OpGetInstance   = "GetInstance"
+	// OpAny matches every cloud API operation in a Fault.
+	OpAny = "*"
+)
+
+// InstanceState is the power state of an instance.
+type InstanceState string
+
+const (
+	StateRunning    InstanceState = "running"
+	StateStopped    InstanceState = "stopped"
+	StateTerminated InstanceState = "terminated"
+)
+
+// Address types are Kubernetes' NodeAddressType names, so a CCM can hand them
+// through unchanged.
+const (
+	AddressInternalIP  = "InternalIP"
+	AddressExternalIP  = "ExternalIP"
+	AddressHostname    = "Hostname"
+	AddressInternalDNS = "InternalDNS"
+	AddressExternalDNS = "ExternalDNS"
+)
+
+// Address is one address of an instance.
+type Address struct {
+	Type    string `json:"type"`
+	Address string `json:"address"`
+}
+
+// Instance is a virtual machine in the fake cloud.
+type Instance struct {
+	ID           string        `json:"id"`
+	Name         string        `json:"name"`
+	Hostname     string        `json:"hostname"`
+	InstanceType string        `json:"instanceType"`
+	Zone         string        `json:"zone"`
+	Region       string        `json:"region"`
+	State        InstanceState `json:"state"`
+	Addresses    []Address     `json:"addresses"`
+	CreatedAt    time.Time     `json:"createdAt"`
+}
+
+// InstanceList is the body of a list response.
+type InstanceList struct {
+	Instances []Instance `json:"instances"`
+}
+
+// CreateInstanceRequest asks for a new running instance. Empty fields get the
+// server's defaults: Hostname = Name, InstanceType "fake.medium", Zone in
+// turn from the region's zones, Region the server's, and Addresses two
+// InternalIPs, one ExternalIP and a Hostname allocated by the server.
+type CreateInstanceRequest struct {
+	Name         string    `json:"name"`
+	Hostname     string    `json:"hostname,omitempty"`
+	InstanceType string    `json:"instanceType,omitempty"`
+	Zone         string    `json:"zone,omitempty"`
+	Region       string    `json:"region,omitempty"`
+	Addresses    []Address `json:"addresses,omitempty"`
+}
+
+// FaultKind says what a fault does to a matching cloud API call.
+type FaultKind string
+
+const (
+	// FaultError answers with Status (default 500) and Message.
+	FaultError FaultKind = "error"
+	// FaultLatency delays the answer by Delay, then serves it.
+	FaultLatency FaultKind = "latency"
+	// FaultThrottle answers 429 with code "Throttled" and Retry-After: 1.
+	FaultThrottle FaultKind = "throttle"
+	// FaultCorrupt serves the call but reports Field of the matching
+	// instances as Value: a cloud that lies, for negative controls.
+	FaultCorrupt FaultKind = "corrupt"
+)
+
+// Fields a FaultCorrupt can falsify. For CorruptAddresses, Value is a
+// comma-separated list of Type=address pairs. For CorruptState, Value is an
+// InstanceState.
+const (
+	CorruptZone         = "zone"
+	CorruptRegion       = "region"
+	CorruptInstanceType = "instanceType"
+	CorruptAddresses    = "addresses"
+	CorruptID           = "id"
+	CorruptState        = "state"
+)
+
+// Fault is an injected misbehaviour of the cloud API.
+type Fault struct {
+	// ID is assigned by the server.
+	ID string `json:"id,omitempty"`
+	// Operation is an Op* name, or OpAny.
+	Operation string `json:"operation"`
+	// Instance limits the fault to calls about the instance with this name
+	// or ID; empty means every call of Operation.
+	Instance string    `json:"instance,omitempty"`
+	Kind     FaultKind `json:"kind"`
+	Status   int       `json:"status,omitempty"`
+	Message  string    `json:"message,omitempty"`
+	Delay    Duration  `json:"delay,omitempty"`
+	Field    string    `json:"field,omitempty"`
+	Value    string    `json:"value,omitempty"`
+	// Count is how many more calls the fault fires for; 0 means until it is
+	// removed.
+	Count int `json:"count,omitempty"`
+}
+
+// FaultList is the body of GET /admin/v1/faults.
+type FaultList struct {
+	Faults []Fault `json:"faults"`
+}
+
+// AuditEntry records one API call, admin calls included.
+type AuditEntry struct {
+	Seq       int64     `json:"seq"`
+	Time      time.Time `json:"time"`
+	Caller    string    `json:"caller"` // "cloud", "admin" or "anonymous"
+	Method    string    `json:"method"`
+	Path      string    `json:"path"`
+	Operation string    `json:"operation,omitempty"`
+	Instance  string    `json:"instance,omitempty"`
+	Status    int       `json:"status"`
+	Fault     string    `json:"fault,omitempty"` // ID of the fault that fired
+	Duration  Duration  `json:"duration"`
+}
+
+// AuditLog is the body of GET /admin/v1/audit.
+type AuditLog struct {
+	Entries []AuditEntry `json:"entries"`
+}
+
+// ErrorBody is the body of every error response.
+type ErrorBody struct {
+	Error ErrorDetail `json:"error"`
+}
+
+// ErrorDetail names what went wrong.
+type ErrorDetail struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Error codes.
+const (
+	CodeUnauthorized = "Unauthorized"
+	CodeNotFound     = "NotFound"
+	CodeConflict     = "Conflict"
+	CodeInvalid      = "Invalid"
+	CodeThrottled    = "Throttled"
+	CodeInjected     = "InjectedFault"
+	CodeInternal     = "Internal"
+)
+
+// Duration is a time.Duration that travels as a Go duration string ("250ms").
+type Duration struct{ time.Duration }
+
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
+
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("duration must be a string such as \"250ms\": %w", err)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("duration %q is not a Go duration such as \"250ms\"", s)
+	}
+	d.Duration = v
+	return nil
+}
+
+// Validate reports the first thing wrong with a fault a client asks for,
+// naming the JSON field, so a bad fault fails when it is added rather than
+// silently never firing. The ID is not checked: the server assigns it.
+func (f Fault) Validate() error {
+	switch f.Operation {
+	case OpListInstances, OpGetInstance, OpAny:
+	case "":
+		return fmt.Errorf("operation is required (one of %s, %s or %q)", OpListInstances, OpGetInstance, OpAny)
+	default:
+		return fmt.Errorf("operation %q is not one of %s, %s or %q", f.Operation, OpListInstances, OpGetInstance, OpAny)
+	}
+	if f.Count < 0 {
+		return fmt.Errorf("count %d is negative (use 0 for a fault that fires until removed)", f.Count)
+	}
+	if f.Status != 0 && f.Kind != FaultError {
+		return fmt.Errorf("status only applies to kind %q, not %q", FaultError, f.Kind)
+	}
+	if f.Delay.Duration != 0 && f.Kind != FaultLatency {
+		return fmt.Errorf("delay only applies to kind %q, not %q", FaultLatency, f.Kind)
+	}
+	if (f.Field != "" || f.Value != "") && f.Kind != FaultCorrupt {
+		return fmt.Errorf("field and value only apply to kind %q, not %q", FaultCorrupt, f.Kind)
+	}
+	switch f.Kind {
+	case FaultError:
+		if f.Status != 0 && (f.Status < 400 || f.Status > 599) {
+			return fmt.Errorf("status %d is not an HTTP error status (400-599)", f.Status)
+		}
+	case FaultLatency:
+		if f.Delay.Duration <= 0 {
+			return fmt.Errorf("delay must be positive for kind %q, e.g. \"2s\"", FaultLatency)
+		}
+	case FaultThrottle:
+	case FaultCorrupt:
+		return validateCorruption(f.Field, f.Value)
+	case "":
+		return fmt.Errorf("kind is required (one of %s, %s, %s or %s)", FaultError, FaultLatency, FaultThrottle, FaultCorrupt)
+	default:
+		return fmt.Errorf("kind %q is not one of %s, %s, %s or %s", f.Kind, FaultError, FaultLatency, FaultThrottle, FaultCorrupt)
+	}
+	return nil
+}
+
+func validateCorruption(field, value string) error {
+	switch field {
+	case CorruptZone, CorruptRegion, CorruptInstanceType, CorruptID:
+		// Any value, the empty string included, is a lie worth telling.
+		return nil
+	case CorruptState:
+		switch InstanceState(value) {
+		case StateRunning, StateStopped, StateTerminated:
+			return nil
+		}
+		return fmt.Errorf("value %q is not an instance state (%s, %s or %s)", value, StateRunning, StateStopped, StateTerminated)
+	case CorruptAddresses:
+		if _, err := ParseAddresses(value); err != nil {
+			return fmt.Errorf("value: %w", err)
+		}
+		return nil
+	case "":
+		return fmt.Errorf("field is required for kind %q", FaultCorrupt)
+	default:
+		return fmt.Errorf("field %q is not one of %s, %s, %s, %s, %s or %s", field,
+			CorruptZone, CorruptRegion, CorruptInstanceType, CorruptAddresses, CorruptID, CorruptState)
+	}
+}
+
+// ParseAddresses parses the "Type=address,Type=address" form a corrupt fault
+// uses for addresses. The empty string is no addresses at all. Neither types
+// nor addresses are checked: a lying cloud may lie about anything.
+func ParseAddresses(s string) ([]Address, error) {
+	addrs := []Address{}
+	if strings.TrimSpace(s) == "" {
+		return addrs, nil
+	}
+	for _, pair := range strings.Split(s, ",") {
+		typ, addr, ok := strings.Cut(strings.TrimSpace(pair), "=")
+		if !ok || typ == "" {
+			return nil, fmt.Errorf("%q is not of the form Type=address (e.g. InternalIP=127.1.0.9)", pair)
+		}
+		addrs = append(addrs, Address{Type: typ, Address: addr})
+	}
+	return addrs, nil
+}
+
+// FormatAddresses is the inverse of ParseAddresses.
+func FormatAddresses(addrs []Address) string {
+	parts := make([]string, len(addrs))
+	for i, a := range addrs {
+		parts[i] = a.Type + "=" + a.Address
+	}
+	return strings.Join(parts, ",")
+}

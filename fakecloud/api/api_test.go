@@ -1,0 +1,68 @@
+package api
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestAddressesRoundTrip(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []Address
+		ok   bool
+	}{
+		{"", []Address{}, true},
+		{"InternalIP=127.1.0.1, Hostname=n1", []Address{{"InternalIP", "127.1.0.1"}, {"Hostname", "n1"}}, true},
+		{"ExternalIP=", []Address{{"ExternalIP", ""}}, true},
+		{"127.1.0.1", nil, false},
+		{"=127.1.0.1", nil, false},
+	}
+	for _, tt := range tests {
+		got, err := ParseAddresses(tt.in)
+		if (err == nil) != tt.ok {
+			t.Errorf("ParseAddresses(%q) error %v, want ok=%v", tt.in, err, tt.ok)
+			continue
+		}
+		if !tt.ok {
+			continue
+		}
+		if FormatAddresses(got) != FormatAddresses(tt.want) || len(got) != len(tt.want) {
+			t.Errorf("ParseAddresses(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestDurationJSON(t *testing.T) {
+	b, err := json.Marshal(Fault{Operation: OpAny, Kind: FaultLatency, Delay: Duration{1500 * time.Millisecond}})
+	if err != nil || !strings.Contains(string(b), `"delay":"1.5s"`) {
+		t.Fatalf("Marshal = %s, %v; want delay as \"1.5s\"", b, err)
+	}
+	var f Fault
+	if err := json.Unmarshal(b, &f); err != nil || f.Delay.Duration != 1500*time.Millisecond {
+		t.Errorf("round trip gave %v, %v", f.Delay, err)
+	}
+	for _, bad := range []string{`{"delay":1500}`, `{"delay":"soon"}`} {
+		if err := json.Unmarshal([]byte(bad), &f); err == nil {
+			t.Errorf("Unmarshal(%s) accepted a bad duration", bad)
+		}
+	}
+}
+
+func TestValidateAcceptsEveryKind(t *testing.T) {
+	good := []Fault{
+		{Operation: OpAny, Kind: FaultError},
+		{Operation: OpListInstances, Kind: FaultError, Status: 503, Message: "x", Count: 2},
+		{Operation: OpGetInstance, Instance: "n1", Kind: FaultLatency, Delay: Duration{time.Second}},
+		{Operation: OpAny, Kind: FaultThrottle},
+		{Operation: OpAny, Kind: FaultCorrupt, Field: CorruptState, Value: string(StateStopped)},
+		{Operation: OpAny, Kind: FaultCorrupt, Field: CorruptAddresses, Value: "InternalIP=127.1.0.9"},
+		{Operation: OpAny, Kind: FaultCorrupt, Field: CorruptZone},
+	}
+	for _, f := range good {
+		if err := f.Validate(); err != nil {
+			t.Errorf("Validate(%+v): %v", f, err)
+		}
+	}
+}

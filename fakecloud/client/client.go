@@ -1,0 +1,267 @@
+// Package client is the Go client of the fakecloud API: Cloud for the cloud
+// API a CCM uses, Admin for the admin API tests use to shape the cloud and
+// read the truth about it.
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/ccm-harness/fakecloud/api"
+)
+
+// Timeout bounds every request, so a hung fakecloud fails a test instead of
+// stalling it.
+const Timeout = 10 * time.Second
+
+// APIError is an error answer of the fakecloud API.
+type APIError struct {
+	Method, Path string
+	Status       int
+	Code         string
+	Message      string
+}
+
+func (e *APIError) Error() string {
+	return fmt.Sprintf("fakecloud: %s %s: %d %s: %s", e.Method, e.Path, e.Status, e.Code, e.Message)
+}
+
+// IsNotFound reports whether err is the API saying the thing does not exist.
+func IsNotFound(err error) bool {
+	var e *APIError
+	return errors.As(err, &e) && e.Status == http.StatusNotFound
+}
+
+// IsThrottled reports whether err is the API asking the caller to slow down.
+func IsThrottled(err error) bool {
+	var e *APIError
+	return errors.As(err, &e) && e.Status == http.StatusTooManyRequests
+}
+
+// doer is the request plumbing Cloud and Admin share.
+type doer struct {
+	endpoint string
+	token    string
+	http     *http.Client
+}
+
+func newDoer(endpoint, token string) doer {
+	return doer{
+		endpoint: strings.TrimRight(endpoint, "/"),
+		token:    token,
+		http:     &http.Client{Timeout: Timeout},
+	}
+}
+
+// do sends in (if not nil) as JSON and decodes the answer into out (if not
+// nil). Any non-2xx answer is an *APIError.
+func (d doer) do(ctx context.Context, method, path string, query url.Values, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return fmt.Errorf("fakecloud: %s %s: encoding request: %w", method, path, err)
+		}
+		body = bytes.NewReader(b)
+	}
+	u := d.endpoint + path
+	if len(query) > 0 {
+		u += "?" + query.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, body)
+	if err != nil {
+		return fmt.Errorf("fakecloud: %s %s: %w", method, path, err)
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if d.token != "" {
+		req.Header.Set("Authorization", "Bearer "+d.token)
+	}
+	resp, err := d.http.Do(req)
+	if err != nil {
+		// url.Error would repeat the method and URL this message already has.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return fmt.Errorf("fakecloud: %s %s: cannot reach %s: %w", method, path, d.endpoint, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return fmt.Errorf("fakecloud: %s %s: reading response: %w", method, path, err)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return apiError(method, path, resp.StatusCode, b)
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		return fmt.Errorf("fakecloud: %s %s: decoding response: %w", method, path, err)
+	}
+	return nil
+}
+
+func apiError(method, path string, status int, body []byte) *APIError {
+	e := &APIError{Method: method, Path: path, Status: status}
+	var eb api.ErrorBody
+	if json.Unmarshal(body, &eb) == nil && eb.Error.Code != "" {
+		e.Code, e.Message = eb.Error.Code, eb.Error.Message
+		return e
+	}
+	// Not fakecloud's JSON: whatever answered, show what it said.
+	e.Code = http.StatusText(status)
+	e.Message = strings.TrimSpace(string(body))
+	if len(e.Message) > 200 {
+		e.Message = e.Message[:200] + "..."
+	}
+	return e
+}
+
+func (d doer) healthz(ctx context.Context) error {
+	return d.do(ctx, http.MethodGet, api.PathHealthz, nil, nil, nil)
+}
+
+// Cloud is a client of the cloud API. It is safe for concurrent use.
+type Cloud struct{ d doer }
+
+// New returns a client of the cloud API at endpoint (e.g.
+// "http://127.0.0.1:8080") authenticating with the cloud token.
+func New(endpoint, token string) *Cloud { return &Cloud{d: newDoer(endpoint, token)} }
+
+// ListInstances lists instances, terminated ones included, only those named
+// name unless name is empty.
+func (c *Cloud) ListInstances(ctx context.Context, name string) ([]api.Instance, error) {
+	var q url.Values
+	if name != "" {
+		q = url.Values{"name": {name}}
+	}
+	var out api.InstanceList
+	if err := c.d.do(ctx, http.MethodGet, api.PathInstances, q, nil, &out); err != nil {
+		return nil, err
+	}
+	return out.Instances, nil
+}
+
+// GetInstance returns the instance with this ID; IsNotFound tells when there
+// is none.
+func (c *Cloud) GetInstance(ctx context.Context, id string) (*api.Instance, error) {
+	var out api.Instance
+	if err := c.d.do(ctx, http.MethodGet, api.PathInstance+url.PathEscape(id), nil, nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Healthz returns nil when fakecloud answers at all.
+func (c *Cloud) Healthz(ctx context.Context) error { return c.d.healthz(ctx) }
+
+// Admin is a client of the admin API. It is safe for concurrent use.
+type Admin struct{ d doer }
+
+// NewAdmin returns a client of the admin API at endpoint authenticating with
+// the admin token.
+func NewAdmin(endpoint, adminToken string) *Admin { return &Admin{d: newDoer(endpoint, adminToken)} }
+
+// Healthz returns nil when fakecloud answers at all.
+func (a *Admin) Healthz(ctx context.Context) error { return a.d.healthz(ctx) }
+
+// CreateInstance creates a running instance; see api.CreateInstanceRequest
+// for the defaults.
+func (a *Admin) CreateInstance(ctx context.Context, req api.CreateInstanceRequest) (*api.Instance, error) {
+	var out api.Instance
+	if err := a.d.do(ctx, http.MethodPost, api.AdminPathInstances, nil, req, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Instances lists every instance as it truly is, faults notwithstanding.
+func (a *Admin) Instances(ctx context.Context) ([]api.Instance, error) {
+	var out api.InstanceList
+	if err := a.d.do(ctx, http.MethodGet, api.AdminPathInstances, nil, nil, &out); err != nil {
+		return nil, err
+	}
+	return out.Instances, nil
+}
+
+// Instance returns the instance with this ID or, failing that, the newest
+// live instance of this name, failing that the newest of this name.
+func (a *Admin) Instance(ctx context.Context, idOrName string) (*api.Instance, error) {
+	return a.instance(ctx, http.MethodGet, idOrName, "")
+}
+
+// Stop stops an instance; stopping a stopped one is not an error.
+func (a *Admin) Stop(ctx context.Context, idOrName string) (*api.Instance, error) {
+	return a.instance(ctx, http.MethodPost, idOrName, "/stop")
+}
+
+// Start starts a stopped instance; a terminated one is a Conflict.
+func (a *Admin) Start(ctx context.Context, idOrName string) (*api.Instance, error) {
+	return a.instance(ctx, http.MethodPost, idOrName, "/start")
+}
+
+// Terminate terminates an instance for good; terminating twice is fine.
+func (a *Admin) Terminate(ctx context.Context, idOrName string) (*api.Instance, error) {
+	return a.instance(ctx, http.MethodPost, idOrName, "/terminate")
+}
+
+func (a *Admin) instance(ctx context.Context, method, idOrName, action string) (*api.Instance, error) {
+	var out api.Instance
+	if err := a.d.do(ctx, method, api.AdminPathInstance+url.PathEscape(idOrName)+action, nil, nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// AddFault adds a fault and returns it with the ID the server gave it.
+func (a *Admin) AddFault(ctx context.Context, f api.Fault) (*api.Fault, error) {
+	var out api.Fault
+	if err := a.d.do(ctx, http.MethodPost, api.AdminPathFaults, nil, f, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Faults lists the active faults, with what is left of their Count.
+func (a *Admin) Faults(ctx context.Context) ([]api.Fault, error) {
+	var out api.FaultList
+	if err := a.d.do(ctx, http.MethodGet, api.AdminPathFaults, nil, nil, &out); err != nil {
+		return nil, err
+	}
+	return out.Faults, nil
+}
+
+// DeleteFault removes one fault.
+func (a *Admin) DeleteFault(ctx context.Context, id string) error {
+	return a.d.do(ctx, http.MethodDelete, api.AdminPathFaults+"/"+url.PathEscape(id), nil, nil, nil)
+}
+
+// ClearFaults removes every fault.
+func (a *Admin) ClearFaults(ctx context.Context) error {
+	return a.d.do(ctx, http.MethodDelete, api.AdminPathFaults, nil, nil, nil)
+}
+
+// Audit returns the audit entries with Seq > since still held in memory.
+func (a *Admin) Audit(ctx context.Context, since int64) ([]api.AuditEntry, error) {
+	var q url.Values
+	if since > 0 {
+		q = url.Values{"since": {strconv.FormatInt(since, 10)}}
+	}
+	var out api.AuditLog
+	if err := a.d.do(ctx, http.MethodGet, api.AdminPathAudit, q, nil, &out); err != nil {
+		return nil, err
+	}
+	return out.Entries, nil
+}

@@ -1,0 +1,207 @@
+// Command fakecloud serves the fakecloud API (package server) on a local
+// port, for a cloud-controller-manager under test and for the harness.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/server"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stderr))
+}
+
+type options struct {
+	listen, stateFile, tokenFile, adminTokenFile, auditLog string
+	region, zones, internalCIDR, externalCIDR, faults      string
+}
+
+// run is main without the process: it returns the exit code, and stops
+// serving when ctx is done. Every failure before serving is one line on
+// stderr that names the cause and the fix.
+func run(ctx context.Context, args []string, stderr io.Writer) int {
+	logger := log.New(stderr, "fakecloud: ", 0)
+	fs := flag.NewFlagSet("fakecloud", flag.ContinueOnError)
+	// The flag package's own error output is a message plus the whole
+	// usage; one line is easier to spot in a harness log.
+	fs.SetOutput(io.Discard)
+	var o options
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "`address` to serve on")
+	fs.StringVar(&o.stateFile, "state-file", "", "`file` keeping instances and faults across restarts (default: state is lost on exit)")
+	fs.StringVar(&o.tokenFile, "token-file", "", "`file` holding the cloud API bearer token, the one the CCM sends (required)")
+	fs.StringVar(&o.adminTokenFile, "admin-token-file", "", "`file` holding the admin API bearer token, the one tests send (required)")
+	fs.StringVar(&o.auditLog, "audit-log", "", "`file` to append one JSON audit entry per API call to")
+	fs.StringVar(&o.region, "region", "fake-region-1", "the cloud's `region`")
+	fs.StringVar(&o.zones, "zones", "", "comma-separated `zones` instances are spread over (default: the region suffixed with a, b and c)")
+	fs.StringVar(&o.internalCIDR, "internal-cidr", "127.1.0.0/16", "`CIDR` internal instance addresses come from")
+	fs.StringVar(&o.externalCIDR, "external-cidr", "127.2.0.0/16", "`CIDR` external instance addresses come from")
+	fs.StringVar(&o.faults, "faults", "", "JSON `file` holding a list of faults to start with, replacing those in the state file")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stderr)
+			fmt.Fprintln(stderr, "Usage: fakecloud --token-file FILE --admin-token-file FILE [flags]")
+			fs.PrintDefaults()
+			return 0
+		}
+		logger.Printf("%v (see fakecloud --help)", err)
+		return 1
+	}
+	if fs.NArg() > 0 {
+		logger.Printf("unexpected argument %q: fakecloud takes only flags (see fakecloud --help)", fs.Arg(0))
+		return 1
+	}
+
+	cfg, closeAudit, err := o.config()
+	if err != nil {
+		logger.Print(err)
+		return 1
+	}
+	defer closeAudit()
+	srv, err := server.New(cfg)
+	if err != nil {
+		logger.Print(err)
+		return 1
+	}
+	l, err := net.Listen("tcp", o.listen)
+	if err != nil {
+		logger.Printf("cannot listen on %s: %v (pick a free port with --listen)", o.listen, listenCause(err))
+		return 1
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ErrorLog: logger}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(l) }()
+	logger.Printf("serving on http://%s", l.Addr())
+
+	select {
+	case err := <-served:
+		logger.Printf("serving stopped: %v", err)
+		return 1
+	case <-ctx.Done():
+	}
+	logger.Print("shutting down")
+	// Calls held by injected latency would otherwise keep a test waiting
+	// for the whole delay.
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		hs.Close()
+	}
+	return 0
+}
+
+// listenCause reduces a listen error to its reason ("address already in
+// use"), since the message around it names the address already.
+func listenCause(err error) error {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return errno
+	}
+	var op *net.OpError
+	if errors.As(err, &op) {
+		return op.Err
+	}
+	return err
+}
+
+// config turns the flags into a server.Config. closeAudit is never nil.
+func (o options) config() (cfg server.Config, closeAudit func(), err error) {
+	closeAudit = func() {}
+	cfg = server.Config{Region: o.region, StateFile: o.stateFile}
+	if cfg.CloudToken, err = readToken("--token-file", o.tokenFile, "a file holding the bearer token the CCM will send"); err != nil {
+		return cfg, closeAudit, err
+	}
+	if cfg.AdminToken, err = readToken("--admin-token-file", o.adminTokenFile, "a file holding the bearer token tests will send to the admin API"); err != nil {
+		return cfg, closeAudit, err
+	}
+	if o.region == "" {
+		return cfg, closeAudit, errors.New("--region is empty (name a region, e.g. --region=fake-region-1)")
+	}
+	if o.zones != "" {
+		for _, z := range strings.Split(o.zones, ",") {
+			z = strings.TrimSpace(z)
+			if z == "" {
+				return cfg, closeAudit, fmt.Errorf("--zones %q has an empty zone (give a comma-separated list such as --zones=%sa,%sb)", o.zones, o.region, o.region)
+			}
+			cfg.Zones = append(cfg.Zones, z)
+		}
+	}
+	for _, c := range []struct{ flag, value string }{{"--internal-cidr", o.internalCIDR}, {"--external-cidr", o.externalCIDR}} {
+		if _, err := netip.ParsePrefix(c.value); err != nil {
+			return cfg, closeAudit, fmt.Errorf("%s: %v (give a CIDR such as 127.1.0.0/16)", c.flag, err)
+		}
+	}
+	cfg.InternalCIDR, cfg.ExternalCIDR = o.internalCIDR, o.externalCIDR
+	if o.faults != "" {
+		if cfg.Faults, err = readFaults(o.faults); err != nil {
+			return cfg, closeAudit, err
+		}
+	}
+	if o.auditLog != "" {
+		f, err := os.OpenFile(o.auditLog, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			return cfg, closeAudit, fmt.Errorf("cannot open --audit-log: %v (give a writable file path)", err)
+		}
+		cfg.AuditLog, closeAudit = f, func() { f.Close() }
+	}
+	return cfg, closeAudit, nil
+}
+
+func readToken(flagName, path, what string) (string, error) {
+	if path == "" {
+		return "", fmt.Errorf("%s is required (%s)", flagName, what)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("cannot read %s: %v (%s is %s)", flagName, err, flagName, what)
+	}
+	token := strings.TrimSpace(string(b))
+	if token == "" {
+		return "", fmt.Errorf("%s %s is empty (write the token into it)", flagName, path)
+	}
+	return token, nil
+}
+
+// readFaults reads a JSON list of faults, strictly, checking each as the
+// admin API would, so a typo fails at start rather than never firing.
+func readFaults(path string) ([]api.Fault, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read --faults: %v (give a JSON file holding a list of faults)", err)
+	}
+	var faults []api.Fault
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&faults); err != nil {
+		where := ""
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			where = fmt.Sprintf(" line %d", 1+bytes.Count(b[:se.Offset], []byte("\n")))
+		}
+		return nil, fmt.Errorf("--faults %s%s: %v (it must hold a JSON list of faults, e.g. [{\"operation\":\"*\",\"kind\":\"throttle\"}])", path, where, err)
+	}
+	for i, f := range faults {
+		if err := f.Validate(); err != nil {
+			return nil, fmt.Errorf("--faults %s: fault %d: %v", path, i+1, err)
+		}
+	}
+	return faults, nil
+}

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer lets the test read stderr while run is still writing it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func file(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	cloud := file(t, dir, "cloud", "c\n")
+	admin := file(t, dir, "admin", "a\n")
+	empty := file(t, dir, "empty", "\n")
+	badJSON := file(t, dir, "bad.json", "[\n  {\"operation\": \"*\",\n  \"kind\" \"error\"}\n]")
+	badFault := file(t, dir, "badfault.json", `[{"operation":"*","kind":"error"},{"operation":"*","kind":"explode"}]`)
+	corrupt := file(t, dir, "state.json", "{not json")
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	tokens := []string{"--token-file", cloud, "--admin-token-file", admin, "--listen", "127.0.0.1:0"}
+
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"no token file", []string{"--admin-token-file", admin}, []string{"--token-file is required (a file holding the bearer token the CCM will send)"}},
+		{"no admin token file", []string{"--token-file", cloud}, []string{"--admin-token-file is required"}},
+		{"missing token file", []string{"--token-file", dir + "/nope", "--admin-token-file", admin}, []string{"cannot read --token-file", "no such file"}},
+		{"empty token file", []string{"--token-file", empty, "--admin-token-file", admin}, []string{"--token-file " + empty + " is empty"}},
+		{"same tokens", []string{"--token-file", cloud, "--admin-token-file", cloud}, []string{"must differ"}},
+		{"unknown flag", append([]string{"--colour"}, tokens...), []string{"flag provided but not defined: -colour", "--help"}},
+		{"argument", append(tokens, "serve"), []string{`unexpected argument "serve"`}},
+		{"empty zone", append(tokens, "--zones", "a,,b"), []string{`--zones "a,,b" has an empty zone`}},
+		{"bad CIDR", append(tokens, "--internal-cidr", "127.1.0.0"), []string{"--internal-cidr", "127.1.0.0/16"}},
+		{"malformed faults", append(tokens, "--faults", badJSON), []string{"--faults " + badJSON + " line 3", "invalid character"}},
+		{"invalid fault", append(tokens, "--faults", badFault), []string{"--faults " + badFault + ": fault 2: kind \"explode\""}},
+		{"missing faults", append(tokens, "--faults", dir+"/none.json"), []string{"cannot read --faults"}},
+		{"corrupt state", append(tokens, "--state-file", corrupt), []string{"state file " + corrupt + " is corrupt", "delete it"}},
+		{"bad audit log", append(tokens, "--audit-log", dir+"/no/such/dir/audit"), []string{"cannot open --audit-log"}},
+		{"port in use", []string{"--token-file", cloud, "--admin-token-file", admin, "--listen", busy.Addr().String()},
+			[]string{"cannot listen on " + busy.Addr().String() + ": address already in use (pick a free port with --listen)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			if code := run(context.Background(), tt.args, &stderr); code != 1 {
+				t.Errorf("exit code %d, want 1", code)
+			}
+			out := stderr.String()
+			if strings.Count(out, "\n") != 1 || !strings.HasPrefix(out, "fakecloud: ") {
+				t.Errorf("stderr %q, want one line starting with fakecloud:", out)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("stderr %q does not contain %q", out, w)
+				}
+			}
+		})
+	}
+}
+
+func TestServeAndShutdown(t *testing.T) {
+	dir := t.TempDir()
+	faults := file(t, dir, "faults.json", `[{"operation":"ListInstances","kind":"throttle"}]`)
+	args := []string{
+		"--token-file", file(t, dir, "cloud", "c\n"), "--admin-token-file", file(t, dir, "admin", " a "),
+		"--listen", "127.0.0.1:0", "--state-file", filepath.Join(dir, "state.json"),
+		"--audit-log", filepath.Join(dir, "audit.jsonl"), "--faults", faults,
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stderr syncBuffer
+	done := make(chan int)
+	go func() { done <- run(ctx, args, &stderr) }()
+
+	serving := regexp.MustCompile(`fakecloud: serving on (http://127\.0\.0\.1:\d+)\n`)
+	var url string
+	for deadline := time.Now().Add(10 * time.Second); url == ""; {
+		if m := serving.FindStringSubmatch(stderr.String()); m != nil {
+			url = m[1]
+		} else if time.Now().After(deadline) {
+			t.Fatalf("no serving line; stderr %q", stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	get := func(path, token string) int {
+		req, _ := http.NewRequest("GET", url+path, nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := get("/admin/v1/instances", "a"); got != 200 {
+		t.Errorf("admin token from a file with spaces: status %d", got)
+	}
+	if got := get("/v1/instances", "c"); got != 429 {
+		t.Errorf("the --faults throttle did not fire: status %d", got)
+	}
+
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit code %d after shutdown; stderr %q", code, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("run did not return after the context was cancelled")
+	}
+	audit, err := os.ReadFile(filepath.Join(dir, "audit.jsonl"))
+	if err != nil || strings.Count(string(audit), "\n") != 2 {
+		t.Errorf("audit log %q, %v; want two lines", audit, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "state.json")); err != nil {
+		t.Errorf("state file not written: %v", err)
+	}
+}

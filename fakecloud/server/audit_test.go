@@ -1,0 +1,86 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/ccm-harness/fakecloud/api"
+)
+
+func TestAudit(t *testing.T) {
+	var log bytes.Buffer
+	f := newFixture(t, Config{AuditLog: &log})
+	inst := f.create("n1")
+	fault := f.addFault(api.Fault{Operation: api.OpGetInstance, Kind: api.FaultThrottle, Count: 1})
+	f.do("GET", api.PathInstance+inst.ID, cloudToken, nil)
+	f.do("GET", api.PathInstances+"?name=n1", cloudToken, nil)
+	f.do("GET", api.PathInstances, "wrong", nil)
+	f.do("GET", api.PathHealthz, "", nil)
+	f.do("POST", api.AdminPathInstance+"n1/stop", adminToken, nil)
+
+	var all api.AuditLog
+	f.must(http.StatusOK, "GET", api.AdminPathAudit, adminToken, nil, &all)
+	want := []api.AuditEntry{
+		{Seq: 1, Caller: "admin", Method: "POST", Path: api.AdminPathInstances, Instance: "n1", Status: 201},
+		{Seq: 2, Caller: "admin", Method: "POST", Path: api.AdminPathFaults, Status: 201},
+		{Seq: 3, Caller: "cloud", Method: "GET", Path: api.PathInstance + inst.ID, Operation: api.OpGetInstance, Instance: inst.ID, Status: 429, Fault: fault.ID},
+		{Seq: 4, Caller: "cloud", Method: "GET", Path: api.PathInstances, Operation: api.OpListInstances, Instance: "n1", Status: 200},
+		{Seq: 5, Caller: "anonymous", Method: "GET", Path: api.PathInstances, Operation: api.OpListInstances, Status: 401},
+		{Seq: 6, Caller: "anonymous", Method: "GET", Path: api.PathHealthz, Status: 200},
+		{Seq: 7, Caller: "admin", Method: "POST", Path: api.AdminPathInstance + "n1/stop", Instance: "n1", Status: 200},
+	}
+	if len(all.Entries) != len(want) {
+		t.Fatalf("%d entries, want %d: %+v", len(all.Entries), len(want), all.Entries)
+	}
+	for i, w := range want {
+		got := all.Entries[i]
+		if got.Time.IsZero() {
+			t.Errorf("entry %d has no time", i)
+		}
+		got.Time, got.Duration = w.Time, w.Duration
+		if got != w {
+			t.Errorf("entry %d\n got %+v\nwant %+v", i, got, w)
+		}
+	}
+
+	var since api.AuditLog
+	f.must(http.StatusOK, "GET", api.AdminPathAudit+"?since=5", adminToken, nil, &since)
+	if len(since.Entries) != 3 || since.Entries[0].Seq != 6 || since.Entries[2].Path != api.AdminPathAudit {
+		t.Errorf("since=5 gave %+v, want seqs 6, 7 and the first audit read", since.Entries)
+	}
+	f.must(http.StatusBadRequest, "GET", api.AdminPathAudit+"?since=-1", adminToken, nil, nil)
+
+	// The log writer gets the same entries, one JSON object per line.
+	sc := bufio.NewScanner(strings.NewReader(log.String()))
+	var n int64
+	for sc.Scan() {
+		var e api.AuditEntry
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatalf("audit log line %q: %v", sc.Text(), err)
+		}
+		n++
+		if e.Seq != n {
+			t.Errorf("audit log line %d has seq %d", n, e.Seq)
+		}
+	}
+	if n < int64(len(want)) {
+		t.Errorf("audit log has %d lines, want at least %d", n, len(want))
+	}
+}
+
+func TestAuditIsBounded(t *testing.T) {
+	f := newFixture(t, Config{})
+	f.srv.audit.max = 3
+	for i := 0; i < 5; i++ {
+		f.do("GET", api.PathHealthz, "", nil)
+	}
+	var all api.AuditLog
+	f.must(http.StatusOK, "GET", api.AdminPathAudit, adminToken, nil, &all)
+	if len(all.Entries) != 3 || all.Entries[0].Seq != 3 || all.Entries[2].Seq != 5 {
+		t.Errorf("entries %+v, want the newest three, seqs 3 to 5", all.Entries)
+	}
+}

@@ -1,0 +1,255 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"sigs.k8s.io/ccm-harness/fakecloud/api"
+)
+
+func TestFaultKinds(t *testing.T) {
+	tests := []struct {
+		name       string
+		fault      api.Fault
+		wantStatus int
+		wantCode   string
+		wantMsg    string
+	}{
+		{"error defaults to 500", api.Fault{Operation: api.OpAny, Kind: api.FaultError}, 500, api.CodeInjected, "injected error (fault f-1)"},
+		{"error with status and message", api.Fault{Operation: api.OpGetInstance, Kind: api.FaultError, Status: 503, Message: "maintenance"}, 503, api.CodeInjected, "maintenance"},
+		{"throttle", api.Fault{Operation: api.OpGetInstance, Kind: api.FaultThrottle}, 429, api.CodeThrottled, "throttled"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, Config{})
+			inst := f.create("n1")
+			f.addFault(tt.fault)
+			r := f.do("GET", api.PathInstance+inst.ID, cloudToken, nil)
+			if r.status != tt.wantStatus {
+				t.Fatalf("status %d, want %d", r.status, tt.wantStatus)
+			}
+			if e := r.errorBody(t); e.Code != tt.wantCode || !strings.Contains(e.Message, tt.wantMsg) {
+				t.Errorf("error %+v, want code %s and message containing %q", e, tt.wantCode, tt.wantMsg)
+			}
+			if tt.fault.Kind == api.FaultThrottle && r.header.Get("Retry-After") != "1" {
+				t.Errorf("Retry-After %q, want 1", r.header.Get("Retry-After"))
+			}
+			// Faults never touch the admin API.
+			f.must(http.StatusOK, "GET", api.AdminPathInstance+inst.ID, adminToken, nil, nil)
+		})
+	}
+}
+
+func TestFaultLatency(t *testing.T) {
+	f := newFixture(t, Config{})
+	inst := f.create("n1")
+	f.addFault(api.Fault{Operation: api.OpGetInstance, Kind: api.FaultLatency, Delay: api.Duration{Duration: 300 * time.Millisecond}})
+
+	start := time.Now()
+	f.must(http.StatusOK, "GET", api.PathInstance+inst.ID, cloudToken, nil, nil)
+	if d := time.Since(start); d < 300*time.Millisecond {
+		t.Errorf("answered after %v, want at least the 300ms delay", d)
+	}
+	start = time.Now()
+	f.must(http.StatusOK, "GET", api.PathInstances, cloudToken, nil, nil)
+	if d := time.Since(start); d > 250*time.Millisecond {
+		t.Errorf("ListInstances took %v though the delay is only for GetInstance", d)
+	}
+
+	// A client that gives up is let go at once, not held for the delay.
+	f.addFault(api.Fault{Operation: api.OpListInstances, Kind: api.FaultLatency, Delay: api.Duration{Duration: time.Hour}})
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", f.url+api.PathInstances, nil)
+	req.Header.Set("Authorization", "Bearer "+cloudToken)
+	if _, err := http.DefaultClient.Do(req); err == nil {
+		t.Fatal("request under an hour of latency succeeded")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		f.srv.mu.Lock()
+		entries := f.srv.audit.entries
+		last := entries[len(entries)-1]
+		f.srv.mu.Unlock()
+		if last.Operation == api.OpListInstances && last.Status == statusClientClosed {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the abandoned call was never finished; last audit entry %+v", last)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestFaultCount(t *testing.T) {
+	f := newFixture(t, Config{})
+	f.create("n1")
+	added := f.addFault(api.Fault{Operation: api.OpListInstances, Kind: api.FaultError, Count: 2})
+	for i := 0; i < 2; i++ {
+		f.must(http.StatusInternalServerError, "GET", api.PathInstances, cloudToken, nil, nil)
+		var list api.FaultList
+		f.must(http.StatusOK, "GET", api.AdminPathFaults, adminToken, nil, &list)
+		left := 2 - (i + 1)
+		if left > 0 && (len(list.Faults) != 1 || list.Faults[0].Count != left) {
+			t.Fatalf("after %d firings faults are %+v, want %s with count %d", i+1, list.Faults, added.ID, left)
+		}
+		if left == 0 && len(list.Faults) != 0 {
+			t.Fatalf("spent fault still listed: %+v", list.Faults)
+		}
+	}
+	f.must(http.StatusOK, "GET", api.PathInstances, cloudToken, nil, nil)
+}
+
+func TestFaultOrderAndOperation(t *testing.T) {
+	f := newFixture(t, Config{})
+	inst := f.create("n1")
+	f.addFault(api.Fault{Operation: api.OpGetInstance, Kind: api.FaultError, Status: 502, Count: 1})
+	f.addFault(api.Fault{Operation: api.OpAny, Kind: api.FaultError, Status: 503})
+	// The earliest matching fault fires, and only it.
+	f.must(502, "GET", api.PathInstance+inst.ID, cloudToken, nil, nil)
+	f.must(503, "GET", api.PathInstance+inst.ID, cloudToken, nil, nil)
+	f.must(503, "GET", api.PathInstances, cloudToken, nil, nil)
+	f.must(http.StatusOK, "GET", api.AdminPathInstances, adminToken, nil, nil)
+	f.must(http.StatusOK, "GET", api.PathHealthz, "", nil, nil)
+}
+
+func TestFaultInstanceMatching(t *testing.T) {
+	tests := []struct {
+		name     string
+		instance string // fault's Instance; "$n1" and "$n2" stand for IDs
+		path     string // "$n1" and "$n2" stand for IDs
+		fires    bool
+	}{
+		{"get by matching name", "n1", api.PathInstance + "$n1", true},
+		{"get by matching ID", "$n1", api.PathInstance + "$n1", true},
+		{"get of another instance", "n1", api.PathInstance + "$n2", false},
+		{"get of an unknown ID named in the fault", "i-0123456789ab", api.PathInstance + "i-0123456789ab", true},
+		{"list filtered by the name", "n1", api.PathInstances + "?name=n1", true},
+		{"list filtered by another name", "n1", api.PathInstances + "?name=n2", false},
+		{"list filtered by a name nobody has", "ghost", api.PathInstances + "?name=ghost", true},
+		{"unfiltered list containing it by name", "n2", api.PathInstances, true},
+		{"unfiltered list containing it by ID", "$n2", api.PathInstances, true},
+		{"unfiltered list without it", "ghost", api.PathInstances, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, Config{})
+			ids := strings.NewReplacer("$n1", f.create("n1").ID, "$n2", f.create("n2").ID)
+			f.addFault(api.Fault{Operation: api.OpAny, Instance: ids.Replace(tt.instance), Kind: api.FaultError, Status: 418})
+			r := f.do("GET", ids.Replace(tt.path), cloudToken, nil)
+			if fired := r.status == 418; fired != tt.fires {
+				t.Errorf("status %d: fired=%v, want %v", r.status, fired, tt.fires)
+			}
+		})
+	}
+}
+
+func TestFaultCorrupt(t *testing.T) {
+	tests := []struct {
+		field, value string
+		check        func(api.Instance) string
+	}{
+		{api.CorruptZone, "atlantis", func(i api.Instance) string { return i.Zone }},
+		{api.CorruptRegion, "", func(i api.Instance) string { return i.Region }},
+		{api.CorruptInstanceType, "huge", func(i api.Instance) string { return i.InstanceType }},
+		{api.CorruptID, "i-bogus", func(i api.Instance) string { return i.ID }},
+		{api.CorruptState, "stopped", func(i api.Instance) string { return string(i.State) }},
+		{api.CorruptAddresses, "InternalIP=127.9.9.9,Hostname=liar", func(i api.Instance) string { return api.FormatAddresses(i.Addresses) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.field, func(t *testing.T) {
+			f := newFixture(t, Config{})
+			n1, n2 := f.create("n1"), f.create("n2")
+			f.addFault(api.Fault{Operation: api.OpAny, Instance: "n1", Kind: api.FaultCorrupt, Field: tt.field, Value: tt.value})
+
+			var got api.Instance
+			f.must(http.StatusOK, "GET", api.PathInstance+n1.ID, cloudToken, nil, &got)
+			if v := tt.check(got); v != tt.value {
+				t.Errorf("GetInstance reports %s %q, want the lie %q", tt.field, v, tt.value)
+			}
+			var list api.InstanceList
+			f.must(http.StatusOK, "GET", api.PathInstances, cloudToken, nil, &list)
+			if len(list.Instances) != 2 {
+				t.Fatalf("listed %d instances, want 2", len(list.Instances))
+			}
+			if v := tt.check(list.Instances[0]); v != tt.value {
+				t.Errorf("ListInstances reports n1's %s %q, want the lie %q", tt.field, v, tt.value)
+			}
+			if v, truth := tt.check(list.Instances[1]), tt.check(n2); v != truth {
+				t.Errorf("ListInstances reports n2's %s %q, want the truth %q", tt.field, v, truth)
+			}
+			var real api.Instance
+			f.must(http.StatusOK, "GET", api.AdminPathInstance+n1.ID, adminToken, nil, &real)
+			if v, truth := tt.check(real), tt.check(n1); v != truth {
+				t.Errorf("admin API reports %s %q, want the truth %q", tt.field, v, truth)
+			}
+		})
+	}
+}
+
+func TestFaultValidation(t *testing.T) {
+	tests := []struct {
+		name  string
+		fault any
+		field string
+	}{
+		{"unknown kind", api.Fault{Operation: api.OpAny, Kind: "explode"}, "kind"},
+		{"no kind", api.Fault{Operation: api.OpAny}, "kind"},
+		{"unknown operation", api.Fault{Operation: "CreateInstance", Kind: api.FaultError}, "operation"},
+		{"no operation", api.Fault{Kind: api.FaultError}, "operation"},
+		{"negative count", api.Fault{Operation: api.OpAny, Kind: api.FaultError, Count: -1}, "count"},
+		{"unknown field", api.Fault{Operation: api.OpAny, Kind: api.FaultCorrupt, Field: "color"}, "field"},
+		{"corrupt without field", api.Fault{Operation: api.OpAny, Kind: api.FaultCorrupt}, "field"},
+		{"bad state value", api.Fault{Operation: api.OpAny, Kind: api.FaultCorrupt, Field: api.CorruptState, Value: "asleep"}, "value"},
+		{"bad addresses value", api.Fault{Operation: api.OpAny, Kind: api.FaultCorrupt, Field: api.CorruptAddresses, Value: "127.0.0.1"}, "value"},
+		{"latency without delay", api.Fault{Operation: api.OpAny, Kind: api.FaultLatency}, "delay"},
+		{"delay on an error", api.Fault{Operation: api.OpAny, Kind: api.FaultError, Delay: api.Duration{Duration: time.Second}}, "delay"},
+		{"status out of range", api.Fault{Operation: api.OpAny, Kind: api.FaultError, Status: 200}, "status"},
+		{"status on a throttle", api.Fault{Operation: api.OpAny, Kind: api.FaultThrottle, Status: 500}, "status"},
+		{"unparsable delay", `{"operation":"*","kind":"latency","delay":"soon"}`, `duration "soon"`},
+		{"unknown JSON field", `{"operation":"*","kind":"error","instanse":"n1"}`, "instanse"},
+	}
+	f := newFixture(t, Config{})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := f.must(http.StatusBadRequest, "POST", api.AdminPathFaults, adminToken, tt.fault, nil)
+			if e := r.errorBody(t); e.Code != api.CodeInvalid || !strings.Contains(e.Message, tt.field) {
+				t.Errorf("error %+v, want Invalid naming %q", e, tt.field)
+			}
+		})
+	}
+	var list api.FaultList
+	f.must(http.StatusOK, "GET", api.AdminPathFaults, adminToken, nil, &list)
+	if len(list.Faults) != 0 {
+		t.Errorf("invalid faults were added: %+v", list.Faults)
+	}
+}
+
+func TestFaultAdmin(t *testing.T) {
+	f := newFixture(t, Config{})
+	a := f.addFault(api.Fault{ID: "mine", Operation: api.OpAny, Kind: api.FaultThrottle})
+	b := f.addFault(api.Fault{Operation: api.OpGetInstance, Kind: api.FaultError})
+	c := f.addFault(api.Fault{Operation: api.OpListInstances, Kind: api.FaultError})
+	if a.ID != "f-1" || b.ID != "f-2" || c.ID != "f-3" {
+		t.Errorf("IDs %s %s %s, want f-1 f-2 f-3 assigned by the server", a.ID, b.ID, c.ID)
+	}
+	f.must(http.StatusNoContent, "DELETE", api.AdminPathFaults+"/"+b.ID, adminToken, nil, nil)
+	f.must(http.StatusNotFound, "DELETE", api.AdminPathFaults+"/"+b.ID, adminToken, nil, nil)
+	var list api.FaultList
+	f.must(http.StatusOK, "GET", api.AdminPathFaults, adminToken, nil, &list)
+	if len(list.Faults) != 2 || list.Faults[0].ID != a.ID || list.Faults[1].ID != c.ID {
+		t.Errorf("faults %+v, want f-1 and f-3", list.Faults)
+	}
+	f.must(http.StatusNoContent, "DELETE", api.AdminPathFaults, adminToken, nil, nil)
+	f.must(http.StatusOK, "GET", api.AdminPathFaults, adminToken, nil, &list)
+	if len(list.Faults) != 0 {
+		t.Errorf("faults %+v after clearing", list.Faults)
+	}
+	f.must(http.StatusOK, "GET", api.PathInstances, cloudToken, nil, nil)
+	if d := f.addFault(api.Fault{Operation: api.OpAny, Kind: api.FaultThrottle}); d.ID != "f-4" {
+		t.Errorf("ID %s after clearing, want f-4: IDs are never reused", d.ID)
+	}
+}

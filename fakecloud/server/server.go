@@ -1,0 +1,247 @@
+// Package server is the fakecloud service: an in-memory cloud with a real
+// HTTP/JSON API (see package api) that a cloud-controller-manager talks to,
+// an admin API that tests use to shape it, fault injection to make it
+// misbehave on purpose, a state file so it survives restarts, and an audit
+// log of every call so tests can see what the CCM actually asked.
+//
+// Resources live in their own files (instances.go today); cross-cutting
+// concerns are auth.go, faults.go, audit.go and state.go.
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/netip"
+	"sync"
+
+	"sigs.k8s.io/ccm-harness/fakecloud/api"
+)
+
+// Config configures a Server. Only the tokens are required.
+type Config struct {
+	// Region defaults to "fake-region-1".
+	Region string
+	// Zones defaults to the region's name suffixed with a, b and c.
+	Zones []string
+	// InternalCIDR and ExternalCIDR are the pools instance addresses come
+	// from. They default to loopback ranges (127.1.0.0/16, 127.2.0.0/16) so
+	// that whatever a cluster does with a node address stays on the machine.
+	InternalCIDR, ExternalCIDR string
+	// StateFile, when set, is loaded by New if it exists and rewritten
+	// atomically after every change.
+	StateFile string
+	// CloudToken authenticates the cloud API, AdminToken the admin API.
+	// They must differ, or the CCM under test could reshape its own cloud.
+	CloudToken, AdminToken string
+	// AuditLog, when set, receives one JSON api.AuditEntry per line.
+	AuditLog io.Writer
+	// Faults, when not empty, replace the faults of the state file: they
+	// state what the cloud starts with, like a command line would.
+	Faults []api.Fault
+}
+
+const (
+	defaultRegion       = "fake-region-1"
+	defaultInternalCIDR = "127.1.0.0/16"
+	defaultExternalCIDR = "127.2.0.0/16"
+	maxBodyBytes        = 1 << 20
+)
+
+// Server is the fakecloud service. It is an http.Handler.
+type Server struct {
+	region     string
+	zones      []string
+	internal   netip.Prefix
+	external   netip.Prefix
+	stateFile  string
+	cloudToken []byte
+	adminToken []byte
+	mux        *http.ServeMux
+
+	// mu guards st and audit. One lock keeps every change and its
+	// persistence in one order, which is what the state file and the audit
+	// sequence promise; the cloud is small, contention is not a concern.
+	mu    sync.Mutex
+	st    state
+	audit auditTrail
+}
+
+// New builds a Server from cfg, loading cfg.StateFile if it exists and
+// writing it at once so that an unwritable location fails here rather than
+// at the first change.
+func New(cfg Config) (*Server, error) {
+	if cfg.CloudToken == "" || cfg.AdminToken == "" {
+		return nil, errors.New("both a cloud token and an admin token are required")
+	}
+	if cfg.CloudToken == cfg.AdminToken {
+		return nil, errors.New("the cloud token and the admin token are the same: they must differ so the CCM under test cannot use the admin API")
+	}
+	s := &Server{
+		region:     cfg.Region,
+		zones:      cfg.Zones,
+		stateFile:  cfg.StateFile,
+		cloudToken: []byte(cfg.CloudToken),
+		adminToken: []byte(cfg.AdminToken),
+		audit:      auditTrail{w: cfg.AuditLog, max: auditKeep},
+	}
+	if s.region == "" {
+		s.region = defaultRegion
+	}
+	if len(s.zones) == 0 {
+		s.zones = []string{s.region + "a", s.region + "b", s.region + "c"}
+	}
+	for i, z := range s.zones {
+		if z == "" {
+			return nil, fmt.Errorf("zone %d of %v is empty", i+1, s.zones)
+		}
+	}
+	var err error
+	if s.internal, err = parsePool("internal", cfg.InternalCIDR, defaultInternalCIDR); err != nil {
+		return nil, err
+	}
+	if s.external, err = parsePool("external", cfg.ExternalCIDR, defaultExternalCIDR); err != nil {
+		return nil, err
+	}
+	for i, f := range cfg.Faults {
+		if err := f.Validate(); err != nil {
+			return nil, fmt.Errorf("initial fault %d: %w", i+1, err)
+		}
+	}
+
+	s.st = newState()
+	if s.stateFile != "" {
+		loaded, err := loadState(s.stateFile)
+		if err != nil {
+			return nil, err
+		}
+		if loaded != nil {
+			s.st = *loaded
+		}
+	}
+	if len(cfg.Faults) > 0 {
+		s.st.Faults = nil
+		for _, f := range cfg.Faults {
+			s.addFaultLocked(f)
+		}
+	}
+	// Audit numbers continue above anything handed out before a restart, so
+	// a reader polling with since= never misses or repeats an entry.
+	s.audit.seq = s.st.AuditSeqFloor
+	if err := s.saveLocked(); err != nil {
+		return nil, err
+	}
+	s.routes()
+	return s, nil
+}
+
+func parsePool(name, cidr, def string) (netip.Prefix, error) {
+	if cidr == "" {
+		cidr = def
+	}
+	p, err := netip.ParsePrefix(cidr)
+	if err != nil {
+		return netip.Prefix{}, fmt.Errorf("%s CIDR %q: %w", name, cidr, err)
+	}
+	return p.Masked(), nil
+}
+
+// caller says which token a route needs, and is what the audit log records.
+type caller string
+
+const (
+	callerCloud     caller = "cloud"
+	callerAdmin     caller = "admin"
+	callerAnonymous caller = "anonymous"
+)
+
+func (s *Server) routes() {
+	s.mux = http.NewServeMux()
+	s.handle("GET "+api.PathHealthz, callerAnonymous, "", func(w http.ResponseWriter, r *http.Request, c *call) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, "ok\n")
+	})
+
+	s.handle("GET "+api.PathInstances, callerCloud, api.OpListInstances, s.listInstances)
+	s.handle("GET "+api.PathInstance+"{id}", callerCloud, api.OpGetInstance, s.getInstance)
+
+	s.handle("GET "+api.AdminPathInstances, callerAdmin, "", s.adminListInstances)
+	s.handle("POST "+api.AdminPathInstances, callerAdmin, "", s.adminCreateInstance)
+	s.handle("GET "+api.AdminPathInstance+"{ref}", callerAdmin, "", s.adminGetInstance)
+	s.handle("POST "+api.AdminPathInstance+"{ref}/{action}", callerAdmin, "", s.adminInstanceAction)
+	s.handle("GET "+api.AdminPathFaults, callerAdmin, "", s.adminListFaults)
+	s.handle("POST "+api.AdminPathFaults, callerAdmin, "", s.adminAddFault)
+	s.handle("DELETE "+api.AdminPathFaults, callerAdmin, "", s.adminClearFaults)
+	s.handle("DELETE "+api.AdminPathFaults+"/{id}", callerAdmin, "", s.adminDeleteFault)
+	s.handle("GET "+api.AdminPathAudit, callerAdmin, "", s.adminAudit)
+
+	// Catch-alls answer in JSON, and only after authentication so that an
+	// unauthenticated caller learns nothing about which paths exist.
+	s.handle("/v1/", callerCloud, "", notFound)
+	s.handle("/admin/", callerAdmin, "", notFound)
+	s.handle("/", callerAnonymous, "", notFound)
+}
+
+func notFound(w http.ResponseWriter, r *http.Request, c *call) {
+	writeError(w, http.StatusNotFound, api.CodeNotFound, fmt.Sprintf("no endpoint for %s %s", r.Method, r.URL.Path))
+}
+
+// handle registers h behind authentication for who, recording op in the
+// audit entry of each call.
+func (s *Server) handle(pattern string, who caller, op string, h func(http.ResponseWriter, *http.Request, *call)) {
+	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		c := callOf(r)
+		c.op = op
+		if !s.authorized(r, who) {
+			w.Header().Set("WWW-Authenticate", "Bearer")
+			writeError(w, http.StatusUnauthorized, api.CodeUnauthorized,
+				fmt.Sprintf("%s needs the %s token as \"Authorization: Bearer <token>\"", r.URL.Path, who))
+			return
+		}
+		c.caller = who
+		r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
+		h(w, r, c)
+	})
+}
+
+// ServeHTTP serves both APIs and records every call in the audit trail.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rec, r := s.startCall(w, r)
+	defer s.finishCall(rec, r)
+	s.mux.ServeHTTP(rec, r)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	// The status is already sent; a failed write means the client left.
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, code, msg string) {
+	writeJSON(w, status, api.ErrorBody{Error: api.ErrorDetail{Code: code, Message: msg}})
+}
+
+// decodeBody decodes a JSON request body strictly: a misspelt field in a
+// test's request is a bug to report, not a default to apply.
+func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		writeError(w, http.StatusBadRequest, api.CodeInvalid, "request body: "+err.Error())
+		return false
+	}
+	if dec.More() {
+		writeError(w, http.StatusBadRequest, api.CodeInvalid, "request body: more than one JSON value")
+		return false
+	}
+	return true
+}
+
+// saveFailed answers a change that happened in memory but could not be
+// persisted: the caller must know the state file no longer matches.
+func saveFailed(w http.ResponseWriter, err error) {
+	writeError(w, http.StatusInternalServerError, api.CodeInternal, err.Error())
+}

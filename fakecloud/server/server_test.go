@@ -1,0 +1,415 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/ccm-harness/fakecloud/api"
+)
+
+const (
+	cloudToken = "cloud-secret"
+	adminToken = "admin-secret"
+)
+
+// fixture is a Server behind a real HTTP listener, spoken to in raw HTTP so
+// the tests pin down the wire contract, not just a client's view of it.
+type fixture struct {
+	t   *testing.T
+	srv *Server
+	url string
+}
+
+func newFixture(t *testing.T, cfg Config) *fixture {
+	t.Helper()
+	if cfg.CloudToken == "" {
+		cfg.CloudToken = cloudToken
+	}
+	if cfg.AdminToken == "" {
+		cfg.AdminToken = adminToken
+	}
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	hs := httptest.NewServer(s)
+	t.Cleanup(hs.Close)
+	return &fixture{t: t, srv: s, url: hs.URL}
+}
+
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r response) errorBody(t *testing.T) api.ErrorDetail {
+	t.Helper()
+	var eb api.ErrorBody
+	if err := json.Unmarshal(r.body, &eb); err != nil {
+		t.Fatalf("error body %q is not JSON: %v", r.body, err)
+	}
+	return eb.Error
+}
+
+func (f *fixture) do(method, path, token string, body any) response {
+	f.t.Helper()
+	var rd *bytes.Reader
+	switch b := body.(type) {
+	case nil:
+		rd = bytes.NewReader(nil)
+	case string:
+		rd = bytes.NewReader([]byte(b))
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		rd = bytes.NewReader(j)
+	}
+	req, err := http.NewRequest(method, f.url+path, rd)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		f.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	var buf bytes.Buffer
+	buf.ReadFrom(resp.Body)
+	return response{status: resp.StatusCode, header: resp.Header, body: buf.Bytes()}
+}
+
+// must does a call that has to answer want and decodes its body into out.
+func (f *fixture) must(want int, method, path, token string, body, out any) response {
+	f.t.Helper()
+	r := f.do(method, path, token, body)
+	if r.status != want {
+		f.t.Fatalf("%s %s: status %d, want %d; body %s", method, path, r.status, want, r.body)
+	}
+	if out != nil {
+		if err := json.Unmarshal(r.body, out); err != nil {
+			f.t.Fatalf("%s %s: decoding %q: %v", method, path, r.body, err)
+		}
+	}
+	return r
+}
+
+func (f *fixture) create(name string) api.Instance {
+	f.t.Helper()
+	var inst api.Instance
+	f.must(http.StatusCreated, "POST", api.AdminPathInstances, adminToken, api.CreateInstanceRequest{Name: name}, &inst)
+	return inst
+}
+
+func (f *fixture) addFault(fault api.Fault) api.Fault {
+	f.t.Helper()
+	var out api.Fault
+	f.must(http.StatusCreated, "POST", api.AdminPathFaults, adminToken, fault, &out)
+	return out
+}
+
+func TestAuth(t *testing.T) {
+	f := newFixture(t, Config{})
+	inst := f.create("n1")
+	tests := []struct {
+		name, method, path, header string
+		want                       int
+	}{
+		{"healthz needs nothing", "GET", api.PathHealthz, "", http.StatusOK},
+		{"cloud list with cloud token", "GET", api.PathInstances, "Bearer " + cloudToken, http.StatusOK},
+		{"scheme is case-insensitive", "GET", api.PathInstances, "bearer " + cloudToken, http.StatusOK},
+		{"cloud get with cloud token", "GET", api.PathInstance + inst.ID, "Bearer " + cloudToken, http.StatusOK},
+		{"cloud API without token", "GET", api.PathInstances, "", http.StatusUnauthorized},
+		{"cloud API with wrong token", "GET", api.PathInstances, "Bearer nope", http.StatusUnauthorized},
+		{"cloud API with token prefix", "GET", api.PathInstances, "Bearer " + cloudToken[:4], http.StatusUnauthorized},
+		{"cloud API with basic auth", "GET", api.PathInstances, "Basic " + cloudToken, http.StatusUnauthorized},
+		{"cloud API with admin token", "GET", api.PathInstances, "Bearer " + adminToken, http.StatusUnauthorized},
+		{"admin API with cloud token", "GET", api.AdminPathInstances, "Bearer " + cloudToken, http.StatusUnauthorized},
+		{"admin API with admin token", "GET", api.AdminPathInstances, "Bearer " + adminToken, http.StatusOK},
+		{"admin mutation with cloud token", "POST", api.AdminPathInstance + "n1/stop", "Bearer " + cloudToken, http.StatusUnauthorized},
+		{"unknown cloud path hides behind auth", "GET", "/v1/volumes", "", http.StatusUnauthorized},
+		{"unknown cloud path", "GET", "/v1/volumes", "Bearer " + cloudToken, http.StatusNotFound},
+		{"unknown admin path", "GET", "/admin/v1/volumes", "Bearer " + adminToken, http.StatusNotFound},
+		{"wrong method", "DELETE", api.PathInstances, "Bearer " + cloudToken, http.StatusNotFound},
+		{"unknown root path", "GET", "/nope", "", http.StatusNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, _ := http.NewRequest(tt.method, f.url+tt.path, nil)
+			if tt.header != "" {
+				req.Header.Set("Authorization", tt.header)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			if resp.StatusCode != tt.want {
+				t.Fatalf("status %d, want %d", resp.StatusCode, tt.want)
+			}
+			if tt.want == http.StatusUnauthorized {
+				var eb api.ErrorBody
+				if err := json.NewDecoder(resp.Body).Decode(&eb); err != nil || eb.Error.Code != api.CodeUnauthorized {
+					t.Errorf("body %+v (%v), want code %s", eb, err, api.CodeUnauthorized)
+				}
+			}
+		})
+	}
+}
+
+func TestCreateDefaults(t *testing.T) {
+	f := newFixture(t, Config{})
+	a, b, c, d := f.create("n1"), f.create("n2"), f.create("n3"), f.create("n4")
+
+	if !regexp.MustCompile(`^i-[0-9a-f]{12}$`).MatchString(a.ID) {
+		t.Errorf("ID %q is not i- and 12 hex digits", a.ID)
+	}
+	if a.ID == b.ID {
+		t.Errorf("two instances share ID %s", a.ID)
+	}
+	want := []api.Address{
+		{Type: api.AddressInternalIP, Address: "127.1.0.1"},
+		{Type: api.AddressInternalIP, Address: "127.1.0.2"},
+		{Type: api.AddressExternalIP, Address: "127.2.0.1"},
+		{Type: api.AddressHostname, Address: "n1"},
+	}
+	if got := api.FormatAddresses(a.Addresses); got != api.FormatAddresses(want) {
+		t.Errorf("first addresses %s, want %s", got, api.FormatAddresses(want))
+	}
+	if got, w := api.FormatAddresses(b.Addresses), "InternalIP=127.1.0.3,InternalIP=127.1.0.4,ExternalIP=127.2.0.2,Hostname=n2"; got != w {
+		t.Errorf("second addresses %s, want %s", got, w)
+	}
+	var zones []string
+	for _, i := range []api.Instance{a, b, c, d} {
+		zones = append(zones, i.Zone)
+	}
+	if got := strings.Join(zones, ","); got != "fake-region-1a,fake-region-1b,fake-region-1c,fake-region-1a" {
+		t.Errorf("zones %s, want round-robin over the default zones", got)
+	}
+	if a.Hostname != "n1" || a.InstanceType != "fake.medium" || a.Region != "fake-region-1" || a.State != api.StateRunning || a.CreatedAt.IsZero() {
+		t.Errorf("defaults not applied: %+v", a)
+	}
+}
+
+func TestCreateExplicit(t *testing.T) {
+	f := newFixture(t, Config{Region: "r", Zones: []string{"z1"}})
+	req := api.CreateInstanceRequest{
+		Name: "n1", Hostname: "h1", InstanceType: "big", Zone: "elsewhere", Region: "r2",
+		Addresses: []api.Address{{Type: api.AddressInternalIP, Address: "127.9.0.1"}},
+	}
+	var got api.Instance
+	f.must(http.StatusCreated, "POST", api.AdminPathInstances, adminToken, req, &got)
+	if got.Hostname != "h1" || got.InstanceType != "big" || got.Zone != "elsewhere" || got.Region != "r2" ||
+		api.FormatAddresses(got.Addresses) != "InternalIP=127.9.0.1" {
+		t.Errorf("explicit fields not kept: %+v", got)
+	}
+	// An explicit zone does not use up a turn of the round-robin.
+	if z := f.create("n2").Zone; z != "z1" {
+		t.Errorf("zone %q, want z1", z)
+	}
+}
+
+func TestCreateRejects(t *testing.T) {
+	f := newFixture(t, Config{})
+	f.create("taken")
+	tests := []struct {
+		name string
+		body any
+		want int
+		msg  string
+	}{
+		{"no name", api.CreateInstanceRequest{}, http.StatusBadRequest, "name"},
+		{"unknown field", `{"name":"x","zonee":"a"}`, http.StatusBadRequest, "zonee"},
+		{"not JSON", `{`, http.StatusBadRequest, "request body"},
+		{"bad address type", api.CreateInstanceRequest{Name: "x", Addresses: []api.Address{{Type: "Public", Address: "127.0.0.9"}}}, http.StatusBadRequest, "addresses[0].type"},
+		{"bad IP", api.CreateInstanceRequest{Name: "x", Addresses: []api.Address{{Type: api.AddressInternalIP, Address: "127.0.0"}}}, http.StatusBadRequest, "addresses[0].address"},
+		{"name in use", api.CreateInstanceRequest{Name: "taken"}, http.StatusConflict, "already exists"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := f.must(tt.want, "POST", api.AdminPathInstances, adminToken, tt.body, nil)
+			if msg := r.errorBody(t).Message; !strings.Contains(msg, tt.msg) {
+				t.Errorf("message %q does not mention %q", msg, tt.msg)
+			}
+		})
+	}
+	f.must(http.StatusOK, "POST", api.AdminPathInstance+"taken/terminate", adminToken, nil, nil)
+	if inst := f.create("taken"); inst.State != api.StateRunning {
+		t.Errorf("recreated instance is %s", inst.State)
+	}
+}
+
+func TestAddressPoolExhausted(t *testing.T) {
+	// A /30 has two host addresses: one instance's worth.
+	f := newFixture(t, Config{InternalCIDR: "127.1.0.0/30"})
+	f.create("n1")
+	r := f.must(http.StatusConflict, "POST", api.AdminPathInstances, adminToken, api.CreateInstanceRequest{Name: "n2"}, nil)
+	if msg := r.errorBody(t).Message; !strings.Contains(msg, "127.1.0.0/30") {
+		t.Errorf("message %q does not name the pool", msg)
+	}
+}
+
+func TestNextAddress(t *testing.T) {
+	tests := []struct {
+		pool, last, want string
+	}{
+		{"127.1.0.0/16", "", "127.1.0.1"},
+		{"127.1.0.0/16", "127.1.0.255", "127.1.1.0"},
+		{"127.1.0.0/16", "127.1.255.253", "127.1.255.254"},
+		{"127.1.0.0/16", "127.1.255.254", ""}, // next is the broadcast address
+		{"127.1.0.0/16", "10.0.0.1", "127.1.0.1"},
+		{"127.1.0.0/16", "garbage", "127.1.0.1"},
+		{"fd00::/120", "", "fd00::1"},
+		{"fd00::/120", "fd00::fe", "fd00::ff"},
+		{"fd00::/120", "fd00::ff", ""},
+	}
+	for _, tt := range tests {
+		p, err := parsePool("test", tt.pool, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := nextAddress(p, tt.last)
+		if tt.want == "" {
+			if err == nil {
+				t.Errorf("nextAddress(%s, %q) = %s, want pool exhausted", tt.pool, tt.last, got)
+			}
+			continue
+		}
+		if err != nil || got.String() != tt.want {
+			t.Errorf("nextAddress(%s, %q) = %v, %v; want %s", tt.pool, tt.last, got, err, tt.want)
+		}
+	}
+}
+
+func TestListAndGet(t *testing.T) {
+	f := newFixture(t, Config{})
+	n1 := f.create("n1")
+	f.create("n2")
+	f.must(http.StatusOK, "POST", api.AdminPathInstance+"n1/terminate", adminToken, nil, nil)
+	n1again := f.create("n1")
+
+	var all, named api.InstanceList
+	f.must(http.StatusOK, "GET", api.PathInstances, cloudToken, nil, &all)
+	if len(all.Instances) != 3 {
+		t.Errorf("listed %d instances, want 3 (terminated included)", len(all.Instances))
+	}
+	f.must(http.StatusOK, "GET", api.PathInstances+"?name=n1", cloudToken, nil, &named)
+	if len(named.Instances) != 2 || named.Instances[0].ID != n1.ID || named.Instances[1].ID != n1again.ID {
+		t.Errorf("?name=n1 gave %+v, want both n1s oldest first", named.Instances)
+	}
+	var none api.InstanceList
+	r := f.must(http.StatusOK, "GET", api.PathInstances+"?name=nobody", cloudToken, nil, &none)
+	if len(none.Instances) != 0 || !bytes.Contains(r.body, []byte(`"instances":[]`)) {
+		t.Errorf("empty list body %s, want an empty array", r.body)
+	}
+
+	var got api.Instance
+	f.must(http.StatusOK, "GET", api.PathInstance+n1.ID, cloudToken, nil, &got)
+	if got.ID != n1.ID || got.State != api.StateTerminated {
+		t.Errorf("got %+v, want terminated %s", got, n1.ID)
+	}
+	r = f.must(http.StatusNotFound, "GET", api.PathInstance+"i-000000000000", cloudToken, nil, nil)
+	if e := r.errorBody(t); e.Code != api.CodeNotFound || !strings.Contains(e.Message, "i-000000000000") {
+		t.Errorf("error %+v, want NotFound naming the ID", e)
+	}
+	// The cloud API looks up by ID only; names are an admin convenience.
+	f.must(http.StatusNotFound, "GET", api.PathInstance+"n2", cloudToken, nil, nil)
+}
+
+func TestStateTransitions(t *testing.T) {
+	f := newFixture(t, Config{})
+	f.create("n1")
+	steps := []struct {
+		action string
+		want   int
+		state  api.InstanceState
+	}{
+		{"stop", http.StatusOK, api.StateStopped},
+		{"stop", http.StatusOK, api.StateStopped},
+		{"start", http.StatusOK, api.StateRunning},
+		{"start", http.StatusOK, api.StateRunning},
+		{"terminate", http.StatusOK, api.StateTerminated},
+		{"terminate", http.StatusOK, api.StateTerminated},
+		{"start", http.StatusConflict, api.StateTerminated},
+		{"stop", http.StatusConflict, api.StateTerminated},
+		{"reboot", http.StatusNotFound, api.StateTerminated},
+	}
+	for i, st := range steps {
+		f.must(st.want, "POST", api.AdminPathInstance+"n1/"+st.action, adminToken, nil, nil)
+		var got api.Instance
+		f.must(http.StatusOK, "GET", api.AdminPathInstance+"n1", adminToken, nil, &got)
+		if got.State != st.state {
+			t.Fatalf("step %d (%s): state %s, want %s", i, st.action, got.State, st.state)
+		}
+	}
+	f.must(http.StatusNotFound, "POST", api.AdminPathInstance+"ghost/stop", adminToken, nil, nil)
+}
+
+func TestAdminLookup(t *testing.T) {
+	f := newFixture(t, Config{})
+	old := f.create("n1")
+	f.must(http.StatusOK, "POST", api.AdminPathInstance+"n1/terminate", adminToken, nil, nil)
+	live := f.create("n1")
+	other := f.create("n2")
+
+	tests := []struct{ ref, wantID string }{
+		{"n1", live.ID},
+		{old.ID, old.ID},
+		{other.ID, other.ID},
+		{"n2", other.ID},
+	}
+	for _, tt := range tests {
+		var got api.Instance
+		f.must(http.StatusOK, "GET", api.AdminPathInstance+tt.ref, adminToken, nil, &got)
+		if got.ID != tt.wantID {
+			t.Errorf("lookup %q gave %s, want %s", tt.ref, got.ID, tt.wantID)
+		}
+	}
+	// With every n1 terminated, the name means the newest one.
+	f.must(http.StatusOK, "POST", api.AdminPathInstance+"n1/terminate", adminToken, nil, nil)
+	var got api.Instance
+	f.must(http.StatusOK, "GET", api.AdminPathInstance+"n1", adminToken, nil, &got)
+	if got.ID != live.ID {
+		t.Errorf("all terminated: lookup gave %s, want newest %s", got.ID, live.ID)
+	}
+	var list api.InstanceList
+	f.must(http.StatusOK, "GET", api.AdminPathInstances, adminToken, nil, &list)
+	if len(list.Instances) != 3 {
+		t.Errorf("admin list has %d instances, want 3", len(list.Instances))
+	}
+}
+
+func TestNewRejects(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  Config
+		msg  string
+	}{
+		{"no cloud token", Config{AdminToken: "a"}, "token"},
+		{"no admin token", Config{CloudToken: "c"}, "token"},
+		{"same tokens", Config{CloudToken: "x", AdminToken: "x"}, "must differ"},
+		{"bad internal CIDR", Config{CloudToken: "c", AdminToken: "a", InternalCIDR: "127.1.0.0"}, "internal CIDR"},
+		{"bad external CIDR", Config{CloudToken: "c", AdminToken: "a", ExternalCIDR: "x/8"}, "external CIDR"},
+		{"empty zone", Config{CloudToken: "c", AdminToken: "a", Zones: []string{"a", ""}}, "zone 2"},
+		{"bad fault", Config{CloudToken: "c", AdminToken: "a", Faults: []api.Fault{{Operation: "*", Kind: "explode"}}}, "initial fault 1: kind"},
+		{"unwritable state dir", Config{CloudToken: "c", AdminToken: "a", StateFile: "/nonexistent/dir/state.json"}, "/nonexistent/dir/state.json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := New(tt.cfg)
+			if err == nil || !strings.Contains(err.Error(), tt.msg) {
+				t.Fatalf("New: %v, want an error mentioning %q", err, tt.msg)
+			}
+		})
+	}
+}

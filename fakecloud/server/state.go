@@ -1,0 +1,129 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"sigs.k8s.io/ccm-harness/fakecloud/api"
+)
+
+const stateVersion = 1
+
+// state is everything that must survive a restart. It is guarded by
+// Server.mu and written whole to the state file after every change.
+type state struct {
+	Version int `json:"version"`
+	// Instances are in creation order, which is what "newest" means.
+	Instances []*api.Instance `json:"instances"`
+	Faults    []api.Fault     `json:"faults"`
+	// The allocators' positions: reusing an address or a fault ID after a
+	// restart would make old audit entries and test expectations ambiguous.
+	NextFaultID    int64  `json:"nextFaultID"`
+	NextZone       int    `json:"nextZone"`
+	LastInternalIP string `json:"lastInternalIP,omitempty"`
+	LastExternalIP string `json:"lastExternalIP,omitempty"`
+	// AuditSeqFloor is above every audit sequence number handed out so far.
+	AuditSeqFloor int64 `json:"auditSeqFloor"`
+}
+
+func newState() state {
+	return state{Version: stateVersion, Instances: []*api.Instance{}, Faults: []api.Fault{}, NextFaultID: 1}
+}
+
+// loadState returns nil, nil when the file does not exist yet.
+func loadState(path string) (*state, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot read state file %s: %w", path, err)
+	}
+	corrupt := func(why string) error {
+		return fmt.Errorf("state file %s is corrupt: %s (repair it, or delete it to start with an empty cloud)", path, why)
+	}
+	st := newState()
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&st); err != nil {
+		return nil, corrupt(err.Error())
+	}
+	if dec.More() {
+		return nil, corrupt("trailing data after the JSON object")
+	}
+	if st.Version != stateVersion {
+		return nil, corrupt(fmt.Sprintf("version %d, this fakecloud reads version %d", st.Version, stateVersion))
+	}
+	for i, inst := range st.Instances {
+		if inst == nil || inst.ID == "" || inst.Name == "" {
+			return nil, corrupt(fmt.Sprintf("instance %d has no id or name", i+1))
+		}
+	}
+	for i, f := range st.Faults {
+		if err := f.Validate(); err != nil {
+			return nil, corrupt(fmt.Sprintf("fault %d: %v", i+1, err))
+		}
+	}
+	if st.Instances == nil {
+		st.Instances = []*api.Instance{}
+	}
+	if st.Faults == nil {
+		st.Faults = []api.Fault{}
+	}
+	return &st, nil
+}
+
+// saveLocked writes the state file atomically: a crash leaves either the old
+// file or the new one, never half of one.
+func (s *Server) saveLocked() error {
+	if s.stateFile == "" {
+		return nil
+	}
+	b, err := json.MarshalIndent(s.st, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding state: %w", err)
+	}
+	if err := writeFileAtomic(s.stateFile, append(b, '\n')); err != nil {
+		return fmt.Errorf("saving state file %s: %w", s.stateFile, err)
+	}
+	return nil
+}
+
+func writeFileAtomic(path string, data []byte) (err error) {
+	dir := filepath.Dir(path)
+	// The temporary file lives next to the target because rename is only
+	// atomic within one file system.
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	// Sync the directory so the rename itself survives a crash.
+	if d, derr := os.Open(dir); derr == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}

@@ -1,0 +1,138 @@
+package server
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/ccm-harness/fakecloud/api"
+)
+
+func TestStateSurvivesRestart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	f := newFixture(t, Config{StateFile: path})
+	n1 := f.create("n1")
+	n2 := f.create("n2")
+	f.must(http.StatusOK, "POST", api.AdminPathInstance+"n2/stop", adminToken, nil, nil)
+	fault := f.addFault(api.Fault{Operation: api.OpGetInstance, Instance: "n2", Kind: api.FaultError, Count: 3})
+	f.must(http.StatusInternalServerError, "GET", api.PathInstance+n2.ID, cloudToken, nil, nil)
+	f.create("n3")
+	f.must(http.StatusOK, "POST", api.AdminPathInstance+"n3/terminate", adminToken, nil, nil)
+	var before api.AuditLog
+	f.must(http.StatusOK, "GET", api.AdminPathAudit, adminToken, nil, &before)
+	lastSeq := before.Entries[len(before.Entries)-1].Seq
+
+	g := newFixture(t, Config{StateFile: path})
+	var list api.InstanceList
+	g.must(http.StatusOK, "GET", api.AdminPathInstances, adminToken, nil, &list)
+	var states []string
+	for _, i := range list.Instances {
+		states = append(states, i.Name+"="+string(i.State))
+	}
+	if got := strings.Join(states, ","); got != "n1=running,n2=stopped,n3=terminated" {
+		t.Errorf("instances after restart %s", got)
+	}
+	if list.Instances[0].ID != n1.ID || api.FormatAddresses(list.Instances[0].Addresses) != api.FormatAddresses(n1.Addresses) {
+		t.Errorf("n1 changed across the restart: %+v, was %+v", list.Instances[0], n1)
+	}
+	var faults api.FaultList
+	g.must(http.StatusOK, "GET", api.AdminPathFaults, adminToken, nil, &faults)
+	if len(faults.Faults) != 1 || faults.Faults[0].ID != fault.ID || faults.Faults[0].Count != 2 {
+		t.Errorf("faults after restart %+v, want %s with count 2 left", faults.Faults, fault.ID)
+	}
+	// Allocators carry on where they were: nothing is handed out twice.
+	n4 := g.create("n4")
+	if got := api.FormatAddresses(n4.Addresses); got != "InternalIP=127.1.0.7,InternalIP=127.1.0.8,ExternalIP=127.2.0.4,Hostname=n4" {
+		t.Errorf("n4 addresses %s reuse or skip the pools' positions", got)
+	}
+	if n4.Zone != "fake-region-1a" {
+		t.Errorf("n4 zone %s, want the round-robin to continue at fake-region-1a", n4.Zone)
+	}
+	if id := g.addFault(api.Fault{Operation: api.OpAny, Kind: api.FaultThrottle}).ID; id != "f-2" {
+		t.Errorf("fault ID %s after restart, want f-2", id)
+	}
+	var after api.AuditLog
+	g.must(http.StatusOK, "GET", api.AdminPathAudit, adminToken, nil, &after)
+	if first := after.Entries[0].Seq; first <= lastSeq {
+		t.Errorf("audit restarted at seq %d, not above the %d handed out before", first, lastSeq)
+	}
+}
+
+func TestStateWriteLeavesOnlyTheFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.json")
+	f := newFixture(t, Config{StateFile: path})
+	for _, n := range []string{"a", "b", "c"} {
+		f.create(n)
+		f.must(http.StatusOK, "POST", api.AdminPathInstance+n+"/stop", adminToken, nil, nil)
+	}
+	f.addFault(api.Fault{Operation: api.OpAny, Kind: api.FaultError, Count: 1})
+	f.must(http.StatusInternalServerError, "GET", api.PathInstances, cloudToken, nil, nil)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || entries[0].Name() != "state.json" {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("directory holds %v, want only state.json", names)
+	}
+	st, err := loadState(path)
+	if err != nil || st == nil || len(st.Instances) != 3 || len(st.Faults) != 0 {
+		t.Errorf("state file does not hold the last change: %+v, %v", st, err)
+	}
+}
+
+func TestCorruptStateFile(t *testing.T) {
+	tests := []struct {
+		name, content, msg string
+	}{
+		{"empty", "", "EOF"},
+		{"not JSON", "{instances", "invalid character"},
+		{"unknown field", `{"version":1,"instancez":[]}`, "instancez"},
+		{"wrong version", `{"version":7}`, "version 7"},
+		{"instance without ID", `{"version":1,"instances":[{"name":"n1"}]}`, "instance 1"},
+		{"invalid fault", `{"version":1,"faults":[{"operation":"*","kind":"boom"}]}`, "fault 1"},
+		{"trailing data", `{"version":1} {}`, "trailing"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "state.json")
+			if err := os.WriteFile(path, []byte(tt.content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, err := New(Config{CloudToken: "c", AdminToken: "a", StateFile: path})
+			if err == nil {
+				t.Fatal("New accepted a corrupt state file")
+			}
+			for _, want := range []string{path, tt.msg, "delete it"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not mention %q", err, want)
+				}
+			}
+		})
+	}
+}
+
+func TestInitialFaultsReplaceSaved(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	f := newFixture(t, Config{StateFile: path})
+	f.addFault(api.Fault{Operation: api.OpAny, Kind: api.FaultThrottle})
+
+	kept := newFixture(t, Config{StateFile: path})
+	var list api.FaultList
+	kept.must(http.StatusOK, "GET", api.AdminPathFaults, adminToken, nil, &list)
+	if len(list.Faults) != 1 || list.Faults[0].Kind != api.FaultThrottle {
+		t.Fatalf("without initial faults the saved ones should stay: %+v", list.Faults)
+	}
+
+	g := newFixture(t, Config{StateFile: path, Faults: []api.Fault{{Operation: api.OpGetInstance, Kind: api.FaultError}}})
+	g.must(http.StatusOK, "GET", api.AdminPathFaults, adminToken, nil, &list)
+	if len(list.Faults) != 1 || list.Faults[0].Kind != api.FaultError || list.Faults[0].ID != "f-2" {
+		t.Errorf("faults %+v, want only the initial error fault, as f-2", list.Faults)
+	}
+}

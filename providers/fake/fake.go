@@ -1,0 +1,207 @@
+// Package fake is the provider profile of fakecloud, the harness's own cloud
+// simulator, driven by its own CCM (fakecloud-ccm). It is the default
+// provider: everything runs on this machine, and its admin API lets
+// scenarios shape the cloud and negative controls break it.
+package fake
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+
+	"sigs.k8s.io/ccm-harness/cluster/binaries"
+	"sigs.k8s.io/ccm-harness/cluster/process"
+	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/client"
+	"sigs.k8s.io/ccm-harness/fakecloud/cloudprovider"
+	"sigs.k8s.io/ccm-harness/providers"
+)
+
+// Name selects this profile.
+const Name = "fake"
+
+// Profile returns the fake provider's profile.
+func Profile() providers.Profile {
+	return providers.Profile{
+		Name:             Name,
+		CloudProvider:    cloudprovider.ProviderName,
+		ProviderIDScheme: cloudprovider.ProviderName,
+		CCM:              binaries.FakeCloudCCM,
+		Capabilities:     providers.NewCapabilities(providers.Instances, providers.Zones, providers.NodeLifecycle),
+		NewCloud: func(config []byte) (providers.Cloud, error) {
+			var c Config
+			if len(config) > 0 {
+				if err := yaml.UnmarshalStrict(config, &c); err != nil {
+					return nil, fmt.Errorf("fake provider config: %w", err)
+				}
+			}
+			return &Cloud{config: c}, nil
+		},
+	}
+}
+
+func init() { providers.Register(Profile()) }
+
+// Config is the fake provider's --provider-config file.
+type Config struct {
+	// Region is the cloud's region; default fakecloud's.
+	Region string `json:"region,omitempty"`
+	// Zones are the region's zones, handed out to instances in turn.
+	Zones []string `json:"zones,omitempty"`
+	// Faults are injected before the CCM starts: a way to run the suite
+	// against a cloud that errs, throttles or lies.
+	Faults []api.Fault `json:"faults,omitempty"`
+}
+
+// Cloud is a fakecloud process.
+type Cloud struct {
+	config   Config
+	endpoint string
+	dir      string
+	admin    *client.Admin
+}
+
+// Start runs fakecloud on a free loopback port.
+func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
+	bins, err := env.Binaries.Paths(ctx, binaries.FakeCloud)
+	if err != nil {
+		return err
+	}
+	port, err := process.FreePort()
+	if err != nil {
+		return err
+	}
+	c.dir = env.Dir
+	if err := os.MkdirAll(c.dir, 0o700); err != nil {
+		return err
+	}
+	cloudToken, adminToken := token(), token()
+	for name, tok := range map[string]string{"cloud.token": cloudToken, "admin.token": adminToken} {
+		if err := os.WriteFile(filepath.Join(c.dir, name), []byte(tok), 0o600); err != nil {
+			return err
+		}
+	}
+	c.endpoint = "http://127.0.0.1:" + strconv.Itoa(port)
+	c.admin = client.NewAdmin(c.endpoint, adminToken)
+	args := []string{
+		"--listen=127.0.0.1:" + strconv.Itoa(port),
+		"--state-file=" + filepath.Join(c.dir, "state.json"),
+		"--token-file=" + filepath.Join(c.dir, "cloud.token"),
+		"--admin-token-file=" + filepath.Join(c.dir, "admin.token"),
+		"--audit-log=" + filepath.Join(env.LogDir, "fakecloud-audit.jsonl"),
+	}
+	if c.config.Region != "" {
+		args = append(args, "--region="+c.config.Region)
+	}
+	if len(c.config.Zones) > 0 {
+		args = append(args, "--zones="+strings.Join(c.config.Zones, ","))
+	}
+	if len(c.config.Faults) > 0 {
+		data, err := json.Marshal(c.config.Faults)
+		if err != nil {
+			return err
+		}
+		f := filepath.Join(c.dir, "faults.json")
+		if err := os.WriteFile(f, data, 0o600); err != nil {
+			return err
+		}
+		args = append(args, "--faults="+f)
+	}
+	_, err = env.Processes.Start(ctx, process.Spec{
+		Name:   "fakecloud",
+		Path:   bins[binaries.FakeCloud.Name],
+		Args:   args,
+		LogDir: env.LogDir,
+		Ready:  c.admin.Healthz,
+	})
+	return err
+}
+
+// CCMConfig points fakecloud-ccm at this cloud.
+func (c *Cloud) CCMConfig() ([]byte, error) {
+	region := c.config.Region
+	if region == "" {
+		region = "fake-region-1"
+	}
+	return yaml.Marshal(map[string]string{
+		"endpoint":  c.endpoint,
+		"tokenFile": filepath.Join(c.dir, "cloud.token"),
+		"region":    region,
+	})
+}
+
+// Instances makes fakecloud instances.
+func (c *Cloud) Instances() providers.InstanceControl { return instances{c.admin} }
+
+// Inspector reads fakecloud's admin API, which no fault ever touches, so it
+// tells the truth even when the cloud API is made to lie.
+func (c *Cloud) Inspector() providers.Inspector { return instances{c.admin} }
+
+// Admin is fakecloud's admin client, for scenarios that inject faults.
+func (c *Cloud) Admin() *client.Admin { return c.admin }
+
+type instances struct{ admin *client.Admin }
+
+func (i instances) Create(ctx context.Context, name string) (providers.Instance, error) {
+	inst, err := i.admin.CreateInstance(ctx, api.CreateInstanceRequest{Name: name})
+	if err != nil {
+		return providers.Instance{}, err
+	}
+	return convert(inst), nil
+}
+
+func (i instances) Stop(ctx context.Context, name string) error {
+	_, err := i.admin.Stop(ctx, name)
+	return err
+}
+
+func (i instances) Start(ctx context.Context, name string) error {
+	_, err := i.admin.Start(ctx, name)
+	return err
+}
+
+func (i instances) Terminate(ctx context.Context, name string) error {
+	_, err := i.admin.Terminate(ctx, name)
+	return err
+}
+
+func (i instances) Instance(ctx context.Context, name string) (providers.Instance, error) {
+	inst, err := i.admin.Instance(ctx, name)
+	if err != nil {
+		return providers.Instance{}, err
+	}
+	if inst.State == api.StateTerminated {
+		return providers.Instance{}, fmt.Errorf("instance %s (%s) is terminated", name, inst.ID)
+	}
+	return convert(inst), nil
+}
+
+func convert(inst *api.Instance) providers.Instance {
+	out := providers.Instance{
+		Name:         inst.Name,
+		ProviderID:   cloudprovider.ProviderName + "://" + inst.ID,
+		InstanceType: inst.InstanceType,
+		Zone:         inst.Zone,
+		Region:       inst.Region,
+		Running:      inst.State == api.StateRunning,
+	}
+	for _, a := range inst.Addresses {
+		out.Addresses = append(out.Addresses, v1.NodeAddress{Type: v1.NodeAddressType(a.Type), Address: a.Address})
+	}
+	return out
+}
+
+func token() string {
+	b := make([]byte, 24)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

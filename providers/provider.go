@@ -1,0 +1,164 @@
+// Package providers describes the clouds the harness can test a CCM
+// against. A Profile says which CCM runs, what it claims to support and how
+// its cloud is started, shaped and inspected; scenarios see only this
+// package's interfaces and never know which cloud is behind them.
+package providers
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+
+	"sigs.k8s.io/ccm-harness/cluster/binaries"
+	"sigs.k8s.io/ccm-harness/cluster/process"
+)
+
+// Capability is something a CCM claims to do. Scenarios that need one the
+// profile lacks are skipped with the reason, never passed.
+type Capability string
+
+const (
+	// Instances: node initialization, provider IDs, addresses, instance types.
+	Instances Capability = "instances"
+	// Zones: topology zone and region labels.
+	Zones Capability = "zones"
+	// NodeLifecycle: shutdown taints and deletion of nodes whose instance is
+	// stopped or gone.
+	NodeLifecycle Capability = "node-lifecycle"
+	// LoadBalancers: Services of type LoadBalancer.
+	LoadBalancers Capability = "load-balancers"
+	// Routes: pod CIDR routes in the cloud's network.
+	Routes Capability = "routes"
+)
+
+// Capabilities is a set of Capability.
+type Capabilities map[Capability]bool
+
+// NewCapabilities builds a set.
+func NewCapabilities(cs ...Capability) Capabilities {
+	out := Capabilities{}
+	for _, c := range cs {
+		out[c] = true
+	}
+	return out
+}
+
+// String lists the set in a stable order.
+func (c Capabilities) String() string {
+	var s []string
+	for k, ok := range c {
+		if ok {
+			s = append(s, string(k))
+		}
+	}
+	sort.Strings(s)
+	return strings.Join(s, ",")
+}
+
+// Profile is one provider the harness can run.
+type Profile struct {
+	// Name is what users select (PROVIDER=fake) and what the e2e framework's
+	// --provider flag carries.
+	Name string
+	// CloudProvider is the CCM's --cloud-provider value.
+	CloudProvider string
+	// ProviderIDScheme is the scheme of spec.providerID ("fakecloud" for
+	// "fakecloud://i-123").
+	ProviderIDScheme string
+	// CCM is the cloud-controller-manager to build and run.
+	CCM binaries.Component
+	// CCMArgs are flags the CCM needs beyond the harness's common ones.
+	CCMArgs []string
+	// Capabilities are what the CCM claims to do.
+	Capabilities Capabilities
+	// NewCloud returns the cloud to start for one cluster. config is the
+	// content of the user's provider config file (--provider-config), or nil.
+	NewCloud func(config []byte) (Cloud, error)
+}
+
+// Has reports whether the profile claims c.
+func (p Profile) Has(c Capability) bool { return p.Capabilities[c] }
+
+// CloudEnv is what a runtime hands a cloud when it starts one.
+type CloudEnv struct {
+	// Dir is the cloud's private working directory, removed on down.
+	Dir string
+	// LogDir receives component logs and audit logs (under $ARTIFACTS).
+	LogDir string
+	// Processes is the cluster's process group: anything the cloud runs as
+	// a process starts through it, so down and Ctrl-C stop it too.
+	Processes *process.Group
+	// Binaries builds or finds executables.
+	Binaries *binaries.Source
+}
+
+// Cloud is the cloud behind one cluster: a simulator the harness runs, or
+// a real cloud it only talks to.
+type Cloud interface {
+	// Start brings the cloud up; it returns when the cloud serves.
+	Start(ctx context.Context, env CloudEnv) error
+	// CCMConfig is the content of the CCM's --cloud-config file.
+	CCMConfig() ([]byte, error)
+	// Instances is nil when the harness cannot make instances in this cloud.
+	Instances() InstanceControl
+	// Inspector is nil when the cloud cannot be asked what it holds.
+	Inspector() Inspector
+}
+
+// Instance is what a cloud says about the machine behind a node.
+type Instance struct {
+	Name         string
+	ProviderID   string
+	InstanceType string
+	Zone         string
+	Region       string
+	Addresses    []v1.NodeAddress
+	// Running is false for stopped instances.
+	Running bool
+}
+
+// InstanceControl makes and changes the machines behind nodes.
+type InstanceControl interface {
+	Create(ctx context.Context, name string) (Instance, error)
+	Stop(ctx context.Context, name string) error
+	Start(ctx context.Context, name string) error
+	Terminate(ctx context.Context, name string) error
+}
+
+// Inspector asks the cloud, not Kubernetes, what is true.
+type Inspector interface {
+	// Instance is the live instance behind the node called name.
+	Instance(ctx context.Context, name string) (Instance, error)
+}
+
+var registry = map[string]Profile{}
+
+// Register makes a profile selectable by name; providers call it from init.
+func Register(p Profile) {
+	if _, dup := registry[p.Name]; dup {
+		panic(fmt.Sprintf("provider %q registered twice", p.Name))
+	}
+	registry[p.Name] = p
+}
+
+// Get returns the profile called name.
+func Get(name string) (Profile, error) {
+	p, ok := registry[name]
+	if !ok {
+		return Profile{}, fmt.Errorf("unknown provider %q (known: %s)", name, strings.Join(Names(), ", "))
+	}
+	return p, nil
+}
+
+// Names lists the registered profiles.
+func Names() []string {
+	var n []string
+	for k := range registry {
+		n = append(n, k)
+	}
+	sort.Strings(n)
+	return n
+}

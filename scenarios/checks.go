@@ -1,0 +1,180 @@
+package scenarios
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	cloudproviderapi "k8s.io/cloud-provider/api"
+
+	"sigs.k8s.io/ccm-harness/providers"
+)
+
+// ShutdownTaint is what the cloud node lifecycle controller puts on the
+// NotReady node of a stopped instance.
+const ShutdownTaint = cloudproviderapi.TaintNodeShutdown
+
+// Initialized passes once the CCM has removed the uninitialized taint.
+func Initialized(n *v1.Node) error {
+	if hasTaint(n, cloudproviderapi.TaintExternalCloudProvider) {
+		return fmt.Errorf("node %s: expected taint %s removed by the CCM, actual: still present (providerID %q)",
+			n.Name, cloudproviderapi.TaintExternalCloudProvider, n.Spec.ProviderID)
+	}
+	return nil
+}
+
+// ProviderIDFromCloud passes when spec.providerID has the profile's scheme
+// and, where the cloud was asked, equals the cloud's.
+func ProviderIDFromCloud(scheme string, cloud map[string]providers.Instance) NodeCheck {
+	return func(n *v1.Node) error {
+		if err := Initialized(n); err != nil {
+			return err
+		}
+		got := n.Spec.ProviderID
+		if !strings.HasPrefix(got, scheme+"://") {
+			return fmt.Errorf("node %s: expected spec.providerID with scheme %s://, actual %q", n.Name, scheme, got)
+		}
+		if inst, ok := cloud[n.Name]; ok && got != inst.ProviderID {
+			return fmt.Errorf("node %s: expected spec.providerID %q (the cloud's instance), actual %q", n.Name, inst.ProviderID, got)
+		}
+		return nil
+	}
+}
+
+// LabelsFromCloud passes when each label equals the value pick takes from
+// the node's cloud instance. what names the value in messages.
+func LabelsFromCloud(cloud map[string]providers.Instance, what string, pick func(providers.Instance) string, labels ...string) NodeCheck {
+	return func(n *v1.Node) error {
+		if err := Initialized(n); err != nil {
+			return err
+		}
+		inst, ok := cloud[n.Name]
+		if !ok {
+			return fmt.Errorf("node %s: the cloud has no instance for it", n.Name)
+		}
+		want := pick(inst)
+		for _, l := range labels {
+			got, set := n.Labels[l]
+			if !set {
+				return fmt.Errorf("node %s: expected label %s=%q (the cloud's %s), actual: label not set", n.Name, l, want, what)
+			}
+			if got != want {
+				return fmt.Errorf("node %s: expected label %s=%q (the cloud's %s), actual %q", n.Name, l, want, what, got)
+			}
+		}
+		return nil
+	}
+}
+
+// AddressesFromCloud passes when the node's addresses are the cloud's,
+// plus the kubelet's Hostname where the cloud reports none (the cloud node
+// controller keeps it then), and there is a Hostname.
+func AddressesFromCloud(cloud map[string]providers.Instance) NodeCheck {
+	return func(n *v1.Node) error {
+		if err := Initialized(n); err != nil {
+			return err
+		}
+		inst, ok := cloud[n.Name]
+		if !ok {
+			return fmt.Errorf("node %s: the cloud has no instance for it", n.Name)
+		}
+		want := append([]v1.NodeAddress(nil), inst.Addresses...)
+		if !hasType(want, v1.NodeHostName) {
+			want = append(want, v1.NodeAddress{Type: v1.NodeHostName, Address: n.Name})
+		}
+		if got := n.Status.Addresses; !sameAddresses(got, want) {
+			return fmt.Errorf("node %s: expected addresses %s (the cloud's), actual %s", n.Name, formatAddresses(want), formatAddresses(got))
+		}
+		return nil
+	}
+}
+
+// ProvidedNodeIPHonoured passes when the node's only InternalIP is the one
+// its kubelet was given, and other address types are the cloud's: what
+// k8s.io/cloud-provider's GetNodeAddressesFromNodeIP promises.
+func ProvidedNodeIPHonoured(ip string, inst providers.Instance) NodeCheck {
+	return func(n *v1.Node) error {
+		if err := Initialized(n); err != nil {
+			return err
+		}
+		want := []v1.NodeAddress{{Type: v1.NodeInternalIP, Address: ip}}
+		for _, a := range inst.Addresses {
+			if a.Type != v1.NodeInternalIP {
+				want = append(want, a)
+			}
+		}
+		if !hasType(want, v1.NodeHostName) {
+			want = append(want, v1.NodeAddress{Type: v1.NodeHostName, Address: n.Name})
+		}
+		if got := n.Status.Addresses; !sameAddresses(got, want) {
+			return fmt.Errorf("node %s: with provided-node-ip %s, expected addresses %s, actual %s", n.Name, ip, formatAddresses(want), formatAddresses(got))
+		}
+		return nil
+	}
+}
+
+// Tainted passes when the node has (want) or lacks (!want) the taint.
+func Tainted(key string, want bool) NodeCheck {
+	return func(n *v1.Node) error {
+		if got := hasTaint(n, key); got != want {
+			return fmt.Errorf("node %s: expected taint %s %s, actual taints: %s", n.Name, key, map[bool]string{true: "present", false: "absent"}[want], taintKeys(n))
+		}
+		return nil
+	}
+}
+
+// ReadyIs passes when the node's Ready condition is true (want) or not.
+func ReadyIs(want bool) NodeCheck {
+	return func(n *v1.Node) error {
+		if got := readyStatus(n) == v1.ConditionTrue; got != want {
+			return fmt.Errorf("node %s: expected Ready=%t, actual Ready=%s", n.Name, want, readyStatus(n))
+		}
+		return nil
+	}
+}
+
+// All passes when every check passes, reporting the first that does not.
+func All(checks ...NodeCheck) NodeCheck {
+	return func(n *v1.Node) error {
+		for _, c := range checks {
+			if err := c(n); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+func hasTaint(n *v1.Node, key string) bool {
+	for _, t := range n.Spec.Taints {
+		if t.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+func hasType(addrs []v1.NodeAddress, t v1.NodeAddressType) bool {
+	for _, a := range addrs {
+		if a.Type == t {
+			return true
+		}
+	}
+	return false
+}
+
+func sameAddresses(a, b []v1.NodeAddress) bool {
+	return formatAddresses(a) == formatAddresses(b)
+}
+
+// formatAddresses sorts, so order does not matter in comparisons: the CCM
+// may reorder (it puts a provided node IP first).
+func formatAddresses(addrs []v1.NodeAddress) string {
+	s := make([]string, 0, len(addrs))
+	for _, a := range addrs {
+		s = append(s, string(a.Type)+"="+a.Address)
+	}
+	sort.Strings(s)
+	return "[" + strings.Join(s, " ") + "]"
+}

@@ -1,0 +1,214 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/kubernetes/test/e2e/framework"
+
+	"sigs.k8s.io/ccm-harness/cluster"
+	"sigs.k8s.io/ccm-harness/providers"
+)
+
+var _ = framework.Describe("Nodes", func() {
+	f := framework.NewDefaultFramework("nodes")
+
+	framework.It("removes the uninitialized taint from every node", framework.WithLabel("node-init"), func(ctx context.Context) {
+		requireCapability(providers.Instances)
+		e := env()
+		framework.ExpectNoError(WaitForNodes(ctx, f.ClientSet, e.Timeouts.NodeInit, "the CCM to initialize every node", nil, Initialized))
+		if e.InitialNodesInitialized > 0 {
+			ginkgo.AddReportEntry("initial nodes initialized after registration", e.InitialNodesInitialized.Round(time.Millisecond).String())
+		}
+	})
+
+	framework.It("initializes a node that joins after the CCM started", framework.WithLabel("node-init"), func(ctx context.Context) {
+		requireCapability(providers.Instances)
+		pool := nodePool()
+		name := "join-" + rand.String(5)
+		start := time.Now()
+		addNode(ctx, pool, name)
+		framework.ExpectNoError(WaitForNodes(ctx, f.ClientSet, env().Timeouts.NodeInit, "the CCM to initialize a joining node", []string{name}, Initialized))
+		latency := time.Since(start)
+		framework.Logf("node %s initialized %s after registration", name, latency.Round(time.Millisecond))
+		ginkgo.AddReportEntry("joining node initialized after registration", latency.Round(time.Millisecond).String())
+	})
+
+	framework.It("sets spec.providerID with the provider's scheme, as the cloud reports it", framework.WithLabel("provider-id"), func(ctx context.Context) {
+		requireCapability(providers.Instances)
+		e := env()
+		cloud := cloudInstances(ctx, f.ClientSet, false)
+		framework.ExpectNoError(WaitForNodes(ctx, f.ClientSet, e.Timeouts.NodeInit, "spec.providerID on every node",
+			nil, ProviderIDFromCloud(e.Cluster.Profile.ProviderIDScheme, cloud)))
+	})
+
+	framework.It("keeps spec.providerID across a CCM restart", framework.WithLabel("provider-id"), func(ctx context.Context) {
+		requireCapability(providers.Instances)
+		e := env()
+		ccm := e.Cluster.Manager(cluster.CloudControllerManager)
+		if ccm == nil {
+			ginkgo.Skip("the runtime cannot restart the CCM")
+		}
+		scheme := e.Cluster.Profile.ProviderIDScheme
+		framework.ExpectNoError(WaitForNodes(ctx, f.ClientSet, e.Timeouts.NodeInit, "spec.providerID on every node", nil, ProviderIDFromCloud(scheme, nil)))
+		before := providerIDs(ctx, f.ClientSet)
+
+		ginkgo.By("restarting the CCM")
+		framework.ExpectNoError(ccm.Restart(ctx), "restart the CCM")
+
+		ginkgo.By("checking every node keeps its providerID and stays initialized")
+		gomega.Consistently(ctx, func() map[string]string { return providerIDs(ctx, f.ClientSet) }).
+			WithTimeout(e.Timeouts.Settle).WithPolling(time.Second).
+			Should(gomega.Equal(before), "spec.providerID of the nodes changed after a CCM restart")
+
+		if e.Cluster.Nodes != nil {
+			ginkgo.By("checking the restarted CCM initializes a joining node")
+			name := "restart-" + rand.String(5)
+			addNode(ctx, e.Cluster.Nodes, name)
+			framework.ExpectNoError(WaitForNodes(ctx, f.ClientSet, e.Timeouts.NodeInit, "the restarted CCM to initialize a joining node",
+				[]string{name}, ProviderIDFromCloud(scheme, cloudInstancesOf(ctx, name))))
+		}
+	})
+
+	framework.It("sets the addresses the cloud reports, with a Hostname", framework.WithLabel("node-address"), func(ctx context.Context) {
+		requireCapability(providers.Instances)
+		cloud := cloudInstances(ctx, f.ClientSet, true)
+		framework.ExpectNoError(WaitForNodes(ctx, f.ClientSet, env().Timeouts.NodeInit, "node addresses to match the cloud", nil, AddressesFromCloud(cloud)))
+	})
+
+	framework.It("honours the alpha.kubernetes.io/provided-node-ip annotation", framework.WithLabel("node-address"), func(ctx context.Context) {
+		requireCapability(providers.Instances)
+		pool := nodePool()
+		insp := inspector("a provided node IP")
+		name := "nodeip-" + rand.String(5)
+		var provided string
+		addNode(ctx, pool, name, cluster.WithProvidedNodeIP(func(addrs []v1.NodeAddress) string {
+			// The last InternalIP: with several, the CCM must drop the
+			// others rather than keep its own first choice.
+			for _, a := range addrs {
+				if a.Type == v1.NodeInternalIP {
+					provided = a.Address
+				}
+			}
+			return provided
+		}))
+		gomega.Expect(provided).NotTo(gomega.BeEmpty(), "the cloud gave instance %s no InternalIP to provide", name)
+		inst, err := insp.Instance(ctx, name)
+		framework.ExpectNoError(err, "ask the cloud about instance %s", name)
+		framework.ExpectNoError(WaitForNodes(ctx, f.ClientSet, env().Timeouts.NodeInit, "the provided node IP to be honoured",
+			[]string{name}, ProvidedNodeIPHonoured(provided, inst)))
+	})
+
+	framework.It("labels the instance type the cloud reports", framework.WithLabel("instance-type"), func(ctx context.Context) {
+		requireCapability(providers.Instances)
+		cloud := cloudInstances(ctx, f.ClientSet, true)
+		framework.ExpectNoError(WaitForNodes(ctx, f.ClientSet, env().Timeouts.NodeInit, "instance-type labels to match the cloud", nil,
+			LabelsFromCloud(cloud, "instance type", func(i providers.Instance) string { return i.InstanceType },
+				v1.LabelInstanceTypeStable, v1.LabelInstanceType)))
+	})
+
+	framework.It("labels the zone and region the cloud reports", framework.WithLabel("zone"), func(ctx context.Context) {
+		requireCapability(providers.Zones)
+		cloud := cloudInstances(ctx, f.ClientSet, true)
+		framework.ExpectNoError(WaitForNodes(ctx, f.ClientSet, env().Timeouts.NodeInit, "zone and region labels to match the cloud", nil,
+			All(
+				LabelsFromCloud(cloud, "zone", func(i providers.Instance) string { return i.Zone }, v1.LabelTopologyZone, v1.LabelFailureDomainBetaZone),
+				LabelsFromCloud(cloud, "region", func(i providers.Instance) string { return i.Region }, v1.LabelTopologyRegion, v1.LabelFailureDomainBetaRegion),
+			)))
+	})
+
+	framework.It("taints the NotReady node of a stopped instance as shut down, and untaints it when it runs again", framework.WithLabel("node-lifecycle"), func(ctx context.Context) {
+		requireCapability(providers.NodeLifecycle)
+		pool := nodePool()
+		e := env()
+		name := "stop-" + rand.String(5)
+		addNode(ctx, pool, name)
+		framework.ExpectNoError(WaitForNodes(ctx, f.ClientSet, e.Timeouts.NodeInit, "the CCM to initialize the node", []string{name}, Initialized))
+
+		ginkgo.By("powering the instance off")
+		framework.ExpectNoError(pool.PowerOff(ctx, name))
+		framework.ExpectNoError(WaitForNodes(ctx, f.ClientSet, e.Timeouts.NodeLifecycle, "the stopped node to go NotReady and get the shutdown taint",
+			[]string{name}, All(ReadyIs(false), Tainted(ShutdownTaint, true))))
+
+		ginkgo.By("powering the instance on")
+		framework.ExpectNoError(pool.PowerOn(ctx, name))
+		framework.ExpectNoError(WaitForNodes(ctx, f.ClientSet, e.Timeouts.NodeLifecycle, "the running node to go Ready and lose the shutdown taint",
+			[]string{name}, All(ReadyIs(true), Tainted(ShutdownTaint, false))))
+	})
+
+	framework.It("deletes the NotReady node of a terminated instance", framework.WithLabel("node-lifecycle"), func(ctx context.Context) {
+		requireCapability(providers.NodeLifecycle)
+		pool := nodePool()
+		e := env()
+		name := "term-" + rand.String(5)
+		addNode(ctx, pool, name)
+		framework.ExpectNoError(WaitForNodes(ctx, f.ClientSet, e.Timeouts.NodeInit, "the CCM to initialize the node", []string{name}, Initialized))
+
+		ginkgo.By("terminating the instance")
+		framework.ExpectNoError(pool.Terminate(ctx, name))
+		framework.ExpectNoError(WaitForNodeGone(ctx, f.ClientSet, e.Timeouts.NodeLifecycle, name, "its instance was terminated"))
+	})
+})
+
+// addNode adds a node and removes it (and its instance) after the spec.
+func addNode(ctx context.Context, pool cluster.NodePool, name string, opts ...cluster.NodeOption) {
+	ginkgo.By("adding node " + name)
+	_, err := pool.Add(ctx, name, opts...)
+	ginkgo.DeferCleanup(func(ctx context.Context) error { return pool.Remove(ctx, name) })
+	framework.ExpectNoError(err, "add node %s", name)
+}
+
+// cloudInstances asks the cloud about every node. With required, a
+// provider without an inspector skips the spec; without, the result is nil
+// and checks compare only what Kubernetes shows.
+func cloudInstances(ctx context.Context, cs kubernetes.Interface, required bool) map[string]providers.Instance {
+	e := env()
+	if e.Cluster.Cloud == nil || e.Cluster.Cloud.Inspector() == nil {
+		if required {
+			inspector("what the CCM set")
+		}
+		return nil
+	}
+	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	framework.ExpectNoError(err, "list nodes")
+	var names []string
+	for _, n := range nodes.Items {
+		names = append(names, n.Name)
+	}
+	return cloudInstancesOf(ctx, names...)
+}
+
+func cloudInstancesOf(ctx context.Context, names ...string) map[string]providers.Instance {
+	e := env()
+	if e.Cluster.Cloud == nil || e.Cluster.Cloud.Inspector() == nil {
+		return nil
+	}
+	out := map[string]providers.Instance{}
+	for _, name := range names {
+		inst, err := e.Cluster.Cloud.Inspector().Instance(ctx, name)
+		framework.ExpectNoError(err, "ask the cloud about the instance of node %s", name)
+		out[name] = inst
+	}
+	return out
+}
+
+func providerIDs(ctx context.Context, cs kubernetes.Interface) map[string]string {
+	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	framework.ExpectNoError(err, "list nodes")
+	out := map[string]string{}
+	for _, n := range nodes.Items {
+		if err := Initialized(&n); err != nil {
+			out[n.Name] = fmt.Sprintf("<uninitialized: %v>", err)
+			continue
+		}
+		out[n.Name] = n.Spec.ProviderID
+	}
+	return out
+}
