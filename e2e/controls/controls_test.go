@@ -1,0 +1,237 @@
+// Package controls holds the negative controls of the scenarios: the real
+// suite, run against a deliberately broken cloud, must fail exactly the
+// specs that check what was broken, with messages that name the node, the
+// expected and the actual value. A scenario that passes here could not
+// catch the fault it exists for.
+//
+// Each control is a whole e2e.test run on its own cluster, so this package
+// needs the built suite: E2E_TEST=<path to e2e.test> (make controls sets
+// it), or it builds one.
+package controls
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/ccm-harness/fakecloud/api"
+)
+
+type control struct {
+	name string
+	// label is the Ginkgo label filter: the specs this control exercises.
+	label  string
+	faults []api.Fault
+	// fail maps a spec's text to what its failure message must contain.
+	// Every other spec run must pass: a fault that breaks unrelated specs
+	// would show a scenario failing for the wrong reason.
+	fail map[string][]string
+}
+
+var controls = []control{
+	{
+		name:   "taint never removed",
+		label:  "node-init",
+		faults: []api.Fault{{Operation: api.OpAny, Instance: "node-2", Kind: api.FaultError, Status: 500, Message: "injected: instance API down"}},
+		fail: map[string][]string{
+			"removes the uninitialized taint from every node": {"node node-2", "expected taint node.cloudprovider.kubernetes.io/uninitialized removed", "actual: still present"},
+		},
+	},
+	{
+		name:   "wrong provider ID",
+		label:  "provider-id",
+		faults: []api.Fault{{Operation: api.OpAny, Instance: "node-2", Kind: api.FaultCorrupt, Field: api.CorruptID, Value: "i-bogus"}},
+		fail: map[string][]string{
+			"sets spec.providerID with the provider's scheme": {"node node-2", "expected spec.providerID \"fakecloud://i-", `actual "fakecloud://i-bogus"`},
+		},
+	},
+	{
+		name:   "wrong address",
+		label:  "node-address",
+		faults: []api.Fault{{Operation: api.OpAny, Instance: "node-3", Kind: api.FaultCorrupt, Field: api.CorruptAddresses, Value: "InternalIP=127.9.9.9,Hostname=node-3"}},
+		fail: map[string][]string{
+			"sets the addresses the cloud reports": {"node node-3", "expected addresses [", "actual [Hostname=node-3 InternalIP=127.9.9.9]"},
+		},
+	},
+	{
+		name:   "wrong instance type",
+		label:  "instance-type",
+		faults: []api.Fault{{Operation: api.OpAny, Instance: "node-1", Kind: api.FaultCorrupt, Field: api.CorruptInstanceType, Value: "fake.wrong"}},
+		fail: map[string][]string{
+			"labels the instance type the cloud reports": {"node node-1", `="fake.medium" (the cloud's instance type)`, `actual "fake.wrong"`},
+		},
+	},
+	{
+		name:   "wrong zone",
+		label:  "zone",
+		faults: []api.Fault{{Operation: api.OpAny, Instance: "node-1", Kind: api.FaultCorrupt, Field: api.CorruptZone, Value: "fake-region-9z"}},
+		fail: map[string][]string{
+			"labels the zone and region the cloud reports": {"node node-1", "expected label topology.kubernetes.io/zone=\"fake-region-1", `actual "fake-region-9z"`},
+		},
+	},
+	{
+		name:   "node never deleted nor tainted",
+		label:  "node-lifecycle",
+		faults: []api.Fault{{Operation: api.OpAny, Kind: api.FaultCorrupt, Field: api.CorruptState, Value: string(api.StateRunning)}},
+		fail: map[string][]string{
+			"taints the NotReady node of a stopped instance": {"node stop-", "expected taint node.cloudprovider.kubernetes.io/shutdown present", "actual taints:"},
+			"deletes the NotReady node of a terminated instance": {"node term-", "expected the Node deleted, actual: still present"},
+		},
+	},
+}
+
+func TestNegativeControls(t *testing.T) {
+	suite := e2eBinary(t)
+	for _, c := range controls {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			run(t, suite, c)
+		})
+	}
+}
+
+func run(t *testing.T, suite string, c control) {
+	state, artifacts := t.TempDir(), t.TempDir()
+	cfg, err := json.Marshal(map[string]any{"faults": c.faults})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgFile := filepath.Join(t.TempDir(), "provider.yaml")
+	if err := os.WriteFile(cfgFile, cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(suite,
+		"--provider=fake", "--provider-config="+cfgFile, "--artifacts="+artifacts,
+		// A quarter of the usual waits: long enough for a healthy CCM on
+		// this machine, short enough that a broken one fails quickly.
+		"--wait-scale=0.25",
+		"-ginkgo.label-filter="+c.label, "-ginkgo.no-color")
+	cmd.Dir = sourceRoot(t)
+	cmd.Env = append(os.Environ(), "CCM_HARNESS_STATE="+state)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err = cmd.Run()
+	logFile := filepath.Join(artifacts, "suite.log")
+	_ = os.WriteFile(logFile, out.Bytes(), 0o644)
+	if err == nil {
+		t.Fatalf("the suite passed against a cloud with %s; a scenario cannot catch it (log: %s)", c.name, logFile)
+	}
+
+	cases := readJUnit(t, filepath.Join(artifacts, "junit_fake-local_01.xml"))
+	seen := map[string]bool{}
+	ran := 0
+	for _, tc := range cases {
+		if !strings.HasPrefix(tc.Name, "[It]") || tc.Skipped != nil {
+			continue
+		}
+		ran++
+		var want []string
+		expected := false
+		for spec, subs := range c.fail {
+			if strings.Contains(tc.Name, spec) {
+				want, expected = subs, true
+				seen[spec] = true
+			}
+		}
+		switch {
+		case expected && tc.Failure == nil:
+			t.Errorf("%s: passed, but it must fail against a cloud with %s", tc.Name, c.name)
+		case expected:
+			msg := tc.Failure.Message + "\n" + tc.Failure.Body
+			for _, s := range want {
+				if !strings.Contains(msg, s) {
+					t.Errorf("%s: failure message lacks %q; it was:\n%s", tc.Name, s, tc.Failure.Message)
+				}
+			}
+		case tc.Failure != nil:
+			t.Errorf("%s: failed, but %s should not affect it: %s", tc.Name, c.name, tc.Failure.Message)
+		}
+	}
+	for spec := range c.fail {
+		if !seen[spec] {
+			t.Errorf("spec %q did not run (label filter %q)", spec, c.label)
+		}
+	}
+	if ran == 0 {
+		t.Errorf("no spec ran (log: %s)", logFile)
+	}
+	assertNothingLeft(t, state)
+	if t.Failed() {
+		t.Logf("suite log: %s", logFile)
+	}
+}
+
+// assertNothingLeft fails if any process still runs from the control's
+// cluster state folder, or the folder's cluster state remains.
+func assertNothingLeft(t *testing.T, state string) {
+	t.Helper()
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		data, err := os.ReadFile(p)
+		if err == nil && bytes.Contains(data, []byte(state)) {
+			t.Errorf("process left behind: %s", strings.ReplaceAll(string(data), "\x00", " "))
+		}
+	}
+	entries, _ := os.ReadDir(state)
+	for _, e := range entries {
+		t.Errorf("cluster state left behind: %s", filepath.Join(state, e.Name()))
+	}
+}
+
+type junitCase struct {
+	Name    string `xml:"name,attr"`
+	Failure *struct {
+		Message string `xml:"message,attr"`
+		Body    string `xml:",chardata"`
+	} `xml:"failure"`
+	Skipped *struct{} `xml:"skipped"`
+}
+
+func readJUnit(t *testing.T, path string) []junitCase {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("the suite wrote no JUnit: %v", err)
+	}
+	var doc struct {
+		Suites []struct {
+			Cases []junitCase `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(data, &doc); err != nil {
+		t.Fatalf("parse %s: %v", path, err)
+	}
+	var out []junitCase
+	for _, s := range doc.Suites {
+		out = append(out, s.Cases...)
+	}
+	return out
+}
+
+func sourceRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// e2eBinary is $E2E_TEST, or the suite built into a temporary folder.
+func e2eBinary(t *testing.T) string {
+	if p := os.Getenv("E2E_TEST"); p != "" {
+		return p
+	}
+	out := filepath.Join(t.TempDir(), "e2e.test")
+	cmd := exec.Command("go", "test", "-c", "-o", out, "./e2e")
+	cmd.Dir = sourceRoot(t)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build the suite: %v\n%s", err, b)
+	}
+	return out
+}
