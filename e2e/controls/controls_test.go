@@ -79,7 +79,7 @@ var controls = []control{
 		label:  "node-lifecycle",
 		faults: []api.Fault{{Operation: api.OpAny, Kind: api.FaultCorrupt, Field: api.CorruptState, Value: string(api.StateRunning)}},
 		fail: map[string][]string{
-			"taints the NotReady node of a stopped instance": {"node stop-", "expected taint node.cloudprovider.kubernetes.io/shutdown present", "actual taints:"},
+			"taints the NotReady node of a stopped instance":     {"node stop-", "expected taint node.cloudprovider.kubernetes.io/shutdown present", "actual taints:"},
 			"deletes the NotReady node of a terminated instance": {"node term-", "expected the Node deleted, actual: still present"},
 		},
 	},
