@@ -89,6 +89,9 @@ type Cluster struct {
 	Managers []Manager
 	// Steps are the bring-up steps with their durations.
 	Steps []Step
+	// Health reports components that died since bring-up; nil where the
+	// runtime cannot tell.
+	Health func() error
 }
 
 // Manager returns the manager called name, or nil.

@@ -133,6 +133,14 @@ var _ = ginkgo.BeforeSuite(func(ctx context.Context) {
 	scenarios.SetEnv(env)
 })
 
+// A component that crashed explains a spec's failure better than the
+// timeout it caused, so every spec ends by asking.
+var _ = ginkgo.AfterEach(func() {
+	if c := scenarios.Cluster(); c != nil && c.Health != nil {
+		framework.ExpectNoError(c.Health(), "cluster components")
+	}
+})
+
 func scaled(d time.Duration) time.Duration { return time.Duration(float64(d) * *waitScale) }
 
 func clientFor(kubeconfig string) kubernetes.Interface {

@@ -43,6 +43,14 @@ var current *Env
 // SetEnv hands the specs their cluster.
 func SetEnv(e *Env) { current = e }
 
+// Cluster is the cluster the specs run against, or nil before SetEnv.
+func Cluster() *cluster.Cluster {
+	if current == nil {
+		return nil
+	}
+	return current.Cluster
+}
+
 func env() *Env {
 	if current == nil {
 		ginkgo.Fail("scenarios: no environment: the suite must call scenarios.SetEnv in its BeforeSuite")

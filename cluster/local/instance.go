@@ -149,6 +149,7 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 		Cloud:             in.cloud,
 		Managers:          managers,
 		Steps:             in.steps,
+		Health:            in.procs.Dead,
 	}
 	if pool.cloud != nil {
 		c.Nodes = pool

@@ -2,6 +2,7 @@ package process
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 )
@@ -98,4 +99,19 @@ func (g *Group) Restart(ctx context.Context, p *Process, grace time.Duration) er
 	err := p.Restart(ctx, grace)
 	g.changed()
 	return err
+}
+
+// Dead reports members that exited although nobody stopped them, quoting
+// their logs: a crashed CCM explains many failures better than a timeout.
+func (g *Group) Dead() error {
+	g.mu.Lock()
+	procs := append([]*Process(nil), g.procs...)
+	g.mu.Unlock()
+	var errs []error
+	for _, p := range procs {
+		if err := p.died(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }

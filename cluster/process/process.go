@@ -49,6 +49,8 @@ type Process struct {
 	cmd    *exec.Cmd
 	exited chan struct{}
 	err    error // set before exited is closed
+	// stopping is set by Stop, so an exit it caused is not a crash.
+	stopping bool
 }
 
 // Start runs spec and waits until it is ready. If it exits or never becomes
@@ -92,7 +94,7 @@ func (p *Process) start(ctx context.Context) error {
 	}
 	exited := make(chan struct{})
 	p.mu.Lock()
-	p.cmd, p.exited, p.err = cmd, exited, nil
+	p.cmd, p.exited, p.err, p.stopping = cmd, exited, nil, false
 	p.mu.Unlock()
 	go func() {
 		err := cmd.Wait()
@@ -144,6 +146,23 @@ func (p *Process) waitReady(ctx context.Context) error {
 	}
 }
 
+// died is an error if the process has exited without Stop; a restart in
+// progress does not count.
+func (p *Process) died() error {
+	p.mu.Lock()
+	exited, stopping := p.exited, p.stopping
+	p.mu.Unlock()
+	select {
+	case <-exited:
+		if stopping {
+			return nil
+		}
+		return fmt.Errorf("%s exited unexpectedly (%v)%s", p.spec.Name, p.ExitErr(), LogTail(p.spec.LogPath(), 15))
+	default:
+		return nil
+	}
+}
+
 // Name is the component's name.
 func (p *Process) Name() string { return p.spec.Name }
 
@@ -178,6 +197,7 @@ func (p *Process) Record() Record {
 func (p *Process) Stop(grace time.Duration) error {
 	p.mu.Lock()
 	cmd, exited := p.cmd, p.exited
+	p.stopping = true
 	p.mu.Unlock()
 	if cmd == nil {
 		return nil
