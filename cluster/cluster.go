@@ -85,6 +85,9 @@ type Cluster struct {
 	Cloud providers.Cloud
 	// Nodes is nil where the runtime cannot add or power nodes.
 	Nodes NodePool
+	// DataPlane is true when nodes run pods and carry traffic; simulated
+	// nodes do not.
+	DataPlane bool
 	// Managers are the controller-manager processes scenarios may restart.
 	Managers []Manager
 	// Steps are the bring-up steps with their durations.

@@ -114,6 +114,7 @@ var _ = ginkgo.BeforeSuite(func(ctx context.Context) {
 	timeouts := scenarios.DefaultTimeouts
 	timeouts.NodeInit = scaled(timeouts.NodeInit)
 	timeouts.NodeLifecycle = scaled(timeouts.NodeLifecycle)
+	timeouts.LoadBalancer = scaled(timeouts.LoadBalancer)
 	env := &scenarios.Env{Cluster: c, Timeouts: timeouts}
 
 	// Bring-up is measured to "nodes initialized by the CCM"; not reaching
@@ -131,6 +132,13 @@ var _ = ginkgo.BeforeSuite(func(ctx context.Context) {
 	writeBringUp(absArtifacts, c, env)
 	framework.Logf("kubeconfig: %s (kubectl --kubeconfig %s get nodes)", c.Kubeconfig, c.Kubeconfig)
 	scenarios.SetEnv(env)
+	// Runs before the teardown registered above: whatever the specs left
+	// in the cloud is a leak of the CCM's, named here.
+	ginkgo.DeferCleanup(func(ctx context.Context) {
+		if c.Cloud != nil {
+			framework.ExpectNoError(scenarios.CheckNoLeaks(ctx, cs, c.Cloud.Inspector(), timeouts.LoadBalancer), "cloud resources at the end of the suite")
+		}
+	})
 })
 
 // A component that crashed explains a spec's failure better than the

@@ -70,6 +70,10 @@ type Profile struct {
 	ProviderIDScheme string
 	// CCM is the cloud-controller-manager to build and run.
 	CCM binaries.Component
+	// CloudBinaries are what the cloud runs, if it runs anything here: a
+	// runtime resolves them with the rest before it starts anything, so a
+	// missing binary is reported at once.
+	CloudBinaries []binaries.Component
 	// CCMArgs are flags the CCM needs beyond the harness's common ones.
 	CCMArgs []string
 	// Capabilities are what the CCM claims to do.

@@ -30,13 +30,16 @@ type Timeouts struct {
 	// NodeLifecycle is how long a node may take to be noticed NotReady and
 	// then tainted or deleted by the CCM.
 	NodeLifecycle time.Duration
+	// LoadBalancer is how long the CCM may take to reconcile a Service's
+	// load balancer or a route.
+	LoadBalancer time.Duration
 	// Settle is how long a state must hold to count as stable.
 	Settle time.Duration
 }
 
 // DefaultTimeouts suit a healthy CCM on a loaded 2-core machine, with the
 // local runtime noticing silent nodes in 16 s.
-var DefaultTimeouts = Timeouts{NodeInit: 2 * time.Minute, NodeLifecycle: 3 * time.Minute, Settle: 5 * time.Second}
+var DefaultTimeouts = Timeouts{NodeInit: 2 * time.Minute, NodeLifecycle: 3 * time.Minute, LoadBalancer: 2 * time.Minute, Settle: 5 * time.Second}
 
 var current *Env
 

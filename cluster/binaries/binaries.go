@@ -105,7 +105,7 @@ func (s *Source) Paths(ctx context.Context, comps ...Component) (map[string]stri
 		for _, c := range comps {
 			p := filepath.Join(s.Dir, c.Name)
 			if err := checkExecutable(p); err != nil {
-				return nil, fmt.Errorf("%s not found in the binary directory %s: %v (put all of %s there, or unset it to build them)", c.Name, s.Dir, err, names(comps))
+				return nil, fmt.Errorf("%s not found in the binary directory %s: %v (put all of %s there, or leave --bin-dir and BIN_DIR unset to build them)", c.Name, s.Dir, err, names(comps))
 			}
 			out[c.Name] = p
 		}

@@ -71,7 +71,8 @@ func (in *instance) step(name string, fn func() error) error {
 
 func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 	spec := in.spec
-	comps := []binaries.Component{binaries.Etcd, binaries.KubeAPIServer, binaries.KubeControllerManager, binaries.Kwok, spec.Profile.CCM}
+	comps := append([]binaries.Component{binaries.Etcd, binaries.KubeAPIServer, binaries.KubeControllerManager, binaries.Kwok, spec.Profile.CCM},
+		spec.Profile.CloudBinaries...)
 	if err := in.step("binaries ready", func() (err error) {
 		in.bins, err = spec.Binaries.Paths(ctx, comps...)
 		return err
@@ -136,6 +137,11 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 		}
 		return g.Wait()
 	}); err != nil {
+		return nil, err
+	}
+	// A component can pass its health check and die a moment later (a CCM
+	// whose controllers fail to start); better said now than as a timeout.
+	if err := in.procs.Dead(); err != nil {
 		return nil, err
 	}
 	in.steps = append(in.steps, cluster.Step{Name: "total", Duration: time.Since(start)})
@@ -318,7 +324,16 @@ func (in *instance) startCCM(ctx context.Context) (*process.Process, error) {
 		// The webhook server is off: nothing here calls it, and it would
 		// take a fixed port.
 		"--webhook-secure-port=0",
+		// Names the cluster's resources in the cloud (LB tags, routes).
+		"--cluster-name="+in.spec.Name,
 	)
+	if in.spec.Profile.Has(providers.Routes) {
+		// The route controller runs only where the CCM believes it
+		// allocates node CIDRs; kube-controller-manager's node-ipam does.
+		args = append(args, "--configure-cloud-routes=true", "--allocate-node-cidrs=true", "--cluster-cidr="+clusterCIDR)
+	} else {
+		args = append(args, "--configure-cloud-routes=false")
+	}
 	return in.procs.Start(ctx, process.Spec{
 		Name:   "cloud-controller-manager",
 		Path:   in.bins[in.spec.Profile.CCM.Name],

@@ -36,15 +36,21 @@ func (in *instance) startKwok(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	config := filepath.Join(in.dir, "kwok.yaml")
-	stages := strings.Join([]string{nodeinit.DefaultNodeInit, nodeheartbeat.DefaultNodeHeartbeatWithLease}, "\n---\n")
-	if err := os.WriteFile(config, []byte(stages), 0o600); err != nil {
+	const config = "kwok.yaml"
+	stages, err := kubeletStages()
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(in.dir, config), []byte(stages), 0o600); err != nil {
 		return err
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	_, err = in.procs.Start(ctx, process.Spec{
 		Name: "kwok",
 		Path: in.bins["kwok"],
+		// kwok splits --config at commas; a relative path keeps a comma in
+		// the state folder's path out of it.
+		Dir: in.dir,
 		Args: []string{
 			"--config=" + config,
 			"--kubeconfig=" + kubeconfig,
@@ -70,4 +76,41 @@ func (in *instance) startKwok(ctx context.Context) error {
 		},
 	})
 	return err
+}
+
+// kubeletStages are kwok's node stages at the pinned version, less the
+// NetworkUnavailable condition kwok reports as "RouteCreated" on its own. A
+// kubelet never sets that condition; the route controller does, and the
+// [route] specs must see the controller's word, not kwok's.
+func kubeletStages() (string, error) {
+	var out []string
+	for _, stage := range []string{nodeinit.DefaultNodeInit, nodeheartbeat.DefaultNodeHeartbeatWithLease} {
+		s, err := withoutCondition(stage, "NetworkUnavailable")
+		if err != nil {
+			return "", err
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, "\n---\n"), nil
+}
+
+// withoutCondition wraps the body of the stage's one loop over
+// NodeConditions in a filter. The loop's body holds no other template
+// action, so the first {{ end }} after it closes the loop.
+func withoutCondition(stage, condition string) (string, error) {
+	const loop, end = "{{ range NodeConditions }}", "{{ end }}"
+	i := strings.Index(stage, loop)
+	if i < 0 || strings.Count(stage, loop) != 1 {
+		return "", fmt.Errorf("kwok stage template changed: want exactly one %q (update withoutCondition for this kwok version)", loop)
+	}
+	j := strings.Index(stage[i:], end)
+	if j < 0 {
+		return "", fmt.Errorf("kwok stage template changed: no %q after %q", end, loop)
+	}
+	j += i
+	if strings.Contains(stage[i+len(loop):j], "{{ if") || strings.Contains(stage[i+len(loop):j], "{{ with") {
+		return "", fmt.Errorf("kwok stage template changed: the NodeConditions loop holds a block")
+	}
+	filter := fmt.Sprintf("{{ if ne .type %q }}", condition)
+	return stage[:i+len(loop)] + filter + stage[i+len(loop):j] + end + stage[j:], nil
 }

@@ -9,7 +9,6 @@ package process
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -28,6 +27,8 @@ type Spec struct {
 	Args []string
 	// Env is added to the harness's environment.
 	Env []string
+	// Dir is the working directory; default the harness's.
+	Dir string
 	// LogDir receives <Name>.log; it is appended to, so a restart keeps the
 	// earlier run's lines.
 	LogDir string
@@ -83,6 +84,7 @@ func (p *Process) start(ctx context.Context) error {
 	// component's life.
 	cmd := exec.Command(spec.Path, spec.Args...)
 	cmd.Env = append(os.Environ(), spec.Env...)
+	cmd.Dir = spec.Dir
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if !p.detached {
@@ -112,7 +114,7 @@ func (p *Process) start(ctx context.Context) error {
 	return nil
 }
 
-func (p *Process) waitReady(ctx context.Context) error {
+func (p *Process) waitReady(parent context.Context) error {
 	spec := p.spec
 	if spec.Ready == nil {
 		return nil
@@ -121,7 +123,7 @@ func (p *Process) waitReady(ctx context.Context) error {
 	if timeout == 0 {
 		timeout = 60 * time.Second
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
@@ -137,7 +139,9 @@ func (p *Process) waitReady(ctx context.Context) error {
 		case <-p.Exited():
 			return fmt.Errorf("%s exited at start (%v)%s", spec.Name, p.ExitErr(), LogTail(spec.LogPath(), 15))
 		case <-ctx.Done():
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			// Only our own deadline means the component was too slow; the
+			// caller's (a deadline or Ctrl-C) interrupted us.
+			if parent.Err() == nil {
 				return fmt.Errorf("%s did not become ready within %s (last probe: %v)%s", spec.Name, timeout, last, LogTail(spec.LogPath(), 15))
 			}
 			return fmt.Errorf("%s: start-up interrupted: %w", spec.Name, ctx.Err())
@@ -227,7 +231,9 @@ func stopGroup(pid int, done <-chan struct{}, grace time.Duration) {
 				return false
 			}
 		}
-		return syscall.Kill(pid, 0) == syscall.ESRCH
+		// A process that is not our child lingers as a zombie until its
+		// parent (often init) reaps it; dead is dead.
+		return syscall.Kill(pid, 0) == syscall.ESRCH || startTicks(pid) == 0
 	}
 	if gone() {
 		// The leader is gone, but children it forked may still hold the group.

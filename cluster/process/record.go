@@ -31,7 +31,8 @@ func (r Record) Stop(grace time.Duration) {
 	stopGroup(r.PID, nil, grace)
 }
 
-// startTicks reads field 22 of /proc/<pid>/stat; 0 if the process is gone.
+// startTicks reads field 22 of /proc/<pid>/stat; 0 if the process is gone
+// or a zombie.
 func startTicks(pid int) uint64 {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
@@ -48,6 +49,9 @@ func startTicks(pid int) uint64 {
 	// fields[0] is field 3 (state); field 22 is fields[19].
 	if len(fields) < 20 {
 		return 0
+	}
+	if fields[0] == "Z" || fields[0] == "X" {
+		return 0 // exited, not yet reaped: not running
 	}
 	v, err := strconv.ParseUint(fields[19], 10, 64)
 	if err != nil {

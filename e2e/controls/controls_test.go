@@ -25,7 +25,9 @@ import (
 type control struct {
 	name string
 	// label is the Ginkgo label filter: the specs this control exercises.
-	label  string
+	label string
+	// focus, if set, narrows them further (a Ginkgo focus regexp).
+	focus  string
 	faults []api.Fault
 	// fail maps a spec's text to what its failure message must contain.
 	// Every other spec run must pass: a fault that breaks unrelated specs
@@ -75,6 +77,70 @@ var controls = []control{
 		},
 	},
 	{
+		name:   "load balancer ports dropped",
+		label:  "loadbalancer",
+		focus:  "provisions a TCP load balancer",
+		faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreListeners}},
+		fail: map[string][]string{
+			"provisions a TCP load balancer": {"Service loadbalancer-", "expected cloud load balancer", "listeners [TCP:80->", "actual []"},
+		},
+	},
+	{
+		name:   "load balancer backend missing",
+		label:  "loadbalancer",
+		focus:  "updates the backends when nodes join",
+		faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreBackends}},
+		fail: map[string][]string{
+			"updates the backends when nodes join": {"Service loadbalancer-", "backends [node-1 node-2 node-3] (every eligible node), actual []"},
+		},
+	},
+	{
+		name:   "load balancer source ranges dropped",
+		label:  "loadbalancer",
+		focus:  "hands loadBalancerSourceRanges to the cloud",
+		faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreSourceRanges}},
+		fail: map[string][]string{
+			"hands loadBalancerSourceRanges to the cloud": {"expected cloud load balancer", "source ranges [127.0.0.1/32 127.0.100.0/24], actual []"},
+		},
+	},
+	{
+		name:   "load balancer health check dropped",
+		label:  "loadbalancer",
+		focus:  "health-checks the healthCheckNodePort",
+		faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreHealthCheck}},
+		fail: map[string][]string{
+			"health-checks the healthCheckNodePort": {"expected cloud load balancer", "health check on node port 3", "actual 0"},
+		},
+	},
+	{
+		name:   "wrong ingress IP",
+		label:  "loadbalancer",
+		focus:  "provisions a TCP load balancer",
+		faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultCorrupt, Field: api.CorruptIP, Value: "127.19.9.9"}},
+		fail: map[string][]string{
+			"provisions a TCP load balancer": {"expected status ingress IP to be the cloud load balancer's 127.20.", "actual 127.19.9.9"},
+		},
+	},
+	{
+		name:   "load balancer leaked, finalizer never removed",
+		label:  "loadbalancer",
+		focus:  "when the Service is deleted|when the type changes to ClusterIP",
+		faults: []api.Fault{{Operation: api.OpDeleteLoadBalancer, Kind: api.FaultError, Status: 500, Message: "injected: delete failed"}},
+		fail: map[string][]string{
+			"removes the cloud load balancer when the Service is deleted": {"expected deleted, actual: still present with finalizers [service.kubernetes.io/load-balancer-cleanup]"},
+			"when the type changes to ClusterIP":                          {"expected finalizer service.kubernetes.io/load-balancer-cleanup absent"},
+		},
+	},
+	{
+		name:   "route never created",
+		label:  "route",
+		focus:  "creates a route to every node's pod CIDR",
+		faults: []api.Fault{{Operation: api.OpCreateRoute, Kind: api.FaultError, Status: 500, Message: "injected: route table full"}},
+		fail: map[string][]string{
+			"creates a route to every node's pod CIDR": {"node node-", "expected condition NetworkUnavailable=False reason RouteCreated, actual True"},
+		},
+	},
+	{
 		name:   "node never deleted nor tainted",
 		label:  "node-lifecycle",
 		faults: []api.Fault{{Operation: api.OpAny, Kind: api.FaultCorrupt, Field: api.CorruptState, Value: string(api.StateRunning)}},
@@ -97,6 +163,13 @@ func TestNegativeControls(t *testing.T) {
 
 func run(t *testing.T, suite string, c control) {
 	state, artifacts := t.TempDir(), t.TempDir()
+	// Under $ARTIFACTS the runs' JUnit and logs outlive the test, for CI.
+	if dir := os.Getenv("ARTIFACTS"); dir != "" {
+		artifacts = filepath.Join(dir, "controls", strings.NewReplacer(" ", "-", ",", "").Replace(c.name))
+		if err := os.RemoveAll(artifacts); err != nil {
+			t.Fatal(err)
+		}
+	}
 	cfg, err := json.Marshal(map[string]any{"faults": c.faults})
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +183,7 @@ func run(t *testing.T, suite string, c control) {
 		// A quarter of the usual waits: long enough for a healthy CCM on
 		// this machine, short enough that a broken one fails quickly.
 		"--wait-scale=0.25",
-		"-ginkgo.label-filter="+c.label, "-ginkgo.no-color")
+		"-ginkgo.label-filter="+c.label, "-ginkgo.focus="+c.focus, "-ginkgo.no-color")
 	cmd.Dir = sourceRoot(t)
 	cmd.Env = append(os.Environ(), "CCM_HARNESS_STATE="+state)
 	var out bytes.Buffer
@@ -145,11 +218,11 @@ func run(t *testing.T, suite string, c control) {
 			msg := tc.Failure.Message + "\n" + tc.Failure.Body
 			for _, s := range want {
 				if !strings.Contains(msg, s) {
-					t.Errorf("%s: failure message lacks %q; it was:\n%s", tc.Name, s, tc.Failure.Message)
+					t.Errorf("%s: failure message lacks %q; it was:\n%s", tc.Name, s, msg)
 				}
 			}
 		case tc.Failure != nil:
-			t.Errorf("%s: failed, but %s should not affect it: %s", tc.Name, c.name, tc.Failure.Message)
+			t.Errorf("%s: failed, but %s should not affect it: %s", tc.Name, c.name, tc.Failure.Message+"\n"+tc.Failure.Body)
 		}
 	}
 	for spec := range c.fail {

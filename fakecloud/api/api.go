@@ -15,6 +15,7 @@ package api
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -26,6 +27,22 @@ const (
 	PathInstances = "/v1/instances"
 	// PathInstance: GET /v1/instances/{id}. Operation GetInstance.
 	PathInstance = "/v1/instances/"
+	// PathLoadBalancers: GET lists load balancers. Operation
+	// ListLoadBalancers.
+	PathLoadBalancers = "/v1/loadbalancers"
+	// PathLoadBalancer: /v1/loadbalancers/{name}. GET returns one
+	// (GetLoadBalancer). PUT with a LoadBalancerSpec creates it (201) or
+	// updates it in place (200) (EnsureLoadBalancer). DELETE removes it (204;
+	// 404 when there is none, which a caller may take as done)
+	// (DeleteLoadBalancer).
+	PathLoadBalancer = "/v1/loadbalancers/"
+	// PathRoutes: GET lists routes, only those of ?cluster= when given.
+	// Operation ListRoutes.
+	PathRoutes = "/v1/routes"
+	// PathRoute: /v1/routes/{name}. PUT with a RouteSpec creates it (201; 200
+	// when an identical one exists; 409 when the name holds a different one)
+	// (CreateRoute). DELETE removes it (204 or 404) (DeleteRoute).
+	PathRoute = "/v1/routes/"
 )
 
 // Paths of the admin API (token: admin).
@@ -39,6 +56,15 @@ const (
 	// AdminPathFaults: GET lists, POST adds one Fault, DELETE clears all;
 	// DELETE /admin/v1/faults/{id} removes one.
 	AdminPathFaults = "/admin/v1/faults"
+	// AdminPathLoadBalancers: GET lists every load balancer as it truly is.
+	AdminPathLoadBalancers = "/admin/v1/loadbalancers"
+	// AdminPathLoadBalancer: GET /admin/v1/loadbalancers/{name or id}.
+	AdminPathLoadBalancer = "/admin/v1/loadbalancers/"
+	// AdminPathRoutes: GET lists every route.
+	AdminPathRoutes = "/admin/v1/routes"
+	// AdminPathRoute: DELETE /admin/v1/routes/{name} removes a route behind
+	// the CCM's back.
+	AdminPathRoute = "/admin/v1/routes/"
 	// AdminPathAudit: GET returns AuditLog entries with Seq > ?since=.
 	AdminPathAudit = "/admin/v1/audit"
 	// PathHealthz answers "ok" without authentication.
@@ -47,11 +73,25 @@ const (
 
 // Operation names, as used in faults and the audit log.
 const (
-	OpListInstances = "ListInstances"
-	OpGetInstance   = "GetInstance"
+	OpListInstances      = "ListInstances"
+	OpGetInstance        = "GetInstance"
+	OpListLoadBalancers  = "ListLoadBalancers"
+	OpGetLoadBalancer    = "GetLoadBalancer"
+	OpEnsureLoadBalancer = "EnsureLoadBalancer"
+	OpDeleteLoadBalancer = "DeleteLoadBalancer"
+	OpListRoutes         = "ListRoutes"
+	OpCreateRoute        = "CreateRoute"
+	OpDeleteRoute        = "DeleteRoute"
 	// OpAny matches every cloud API operation in a Fault.
 	OpAny = "*"
 )
+
+// operations are the cloud API operations a Fault can name besides OpAny.
+var operations = []string{
+	OpListInstances, OpGetInstance,
+	OpListLoadBalancers, OpGetLoadBalancer, OpEnsureLoadBalancer, OpDeleteLoadBalancer,
+	OpListRoutes, OpCreateRoute, OpDeleteRoute,
+}
 
 // InstanceState is the power state of an instance.
 type InstanceState string
@@ -109,6 +149,94 @@ type CreateInstanceRequest struct {
 	Addresses    []Address `json:"addresses,omitempty"`
 }
 
+// Protocol is the transport protocol of a load balancer listener.
+type Protocol string
+
+const (
+	ProtocolTCP Protocol = "TCP"
+	ProtocolUDP Protocol = "UDP"
+)
+
+// Listener is one frontend port of a load balancer. TCP and UDP listeners
+// may share a port number.
+type Listener struct {
+	Port     int32    `json:"port"`
+	Protocol Protocol `json:"protocol"`
+	// NodePort is the backend port traffic goes to. 0 means Port itself, as
+	// for a Service with allocateLoadBalancerNodePorts=false.
+	NodePort int32 `json:"nodePort"`
+}
+
+// LoadBalancerSpec is what a caller wants a load balancer to be. A PUT sends
+// all of it and replaces the previous spec.
+type LoadBalancerSpec struct {
+	Listeners []Listener `json:"listeners"`
+	// Backends are instance IDs; traffic goes to each one's first
+	// InternalIP.
+	Backends []string `json:"backends"`
+	// HealthCheckNodePort, when not 0, is probed on every backend at
+	// http://<address>:<port>/healthz; only backends answering 200 get new
+	// connections.
+	HealthCheckNodePort int32 `json:"healthCheckNodePort,omitempty"`
+	// SourceRanges are the CIDRs clients may come from; empty allows all.
+	SourceRanges []string `json:"sourceRanges,omitempty"`
+	// Tags are kept as given. A CCM records there whose load balancer it is,
+	// so a leaked one can be traced back to its Service.
+	Tags map[string]string `json:"tags,omitempty"`
+}
+
+// LoadBalancer is a load balancer in the fake cloud. Its listeners are real
+// sockets on IP, forwarding to the backends.
+type LoadBalancer struct {
+	// Name is the caller's. ID and IP are the server's and survive updates.
+	Name string `json:"name"`
+	ID   string `json:"id"`
+	IP   string `json:"ip"`
+	LoadBalancerSpec
+	// BackendStatus is read-only: how the data plane sees each backend,
+	// in the order of Backends.
+	BackendStatus []BackendStatus `json:"backendStatus"`
+	CreatedAt     time.Time       `json:"createdAt"`
+}
+
+// BackendStatus is the data plane's view of one backend.
+type BackendStatus struct {
+	Instance string `json:"instance"`
+	// Address is the instance's first InternalIP, empty if it has none.
+	Address string `json:"address,omitempty"`
+	// Healthy backends get new connections.
+	Healthy bool `json:"healthy"`
+	// LastError says why a backend is not healthy.
+	LastError string `json:"lastError,omitempty"`
+}
+
+// LoadBalancerList is the body of a list response.
+type LoadBalancerList struct {
+	LoadBalancers []LoadBalancer `json:"loadBalancers"`
+}
+
+// RouteSpec is the body of a CreateRoute call.
+type RouteSpec struct {
+	Cluster         string `json:"cluster"`
+	DestinationCIDR string `json:"destinationCIDR"`
+	// TargetInstance is an instance ID.
+	TargetInstance string `json:"targetInstance"`
+}
+
+// Route sends DestinationCIDR to TargetInstance.
+type Route struct {
+	Name string `json:"name"`
+	RouteSpec
+	// Blackhole is read-only: the target instance is terminated or gone.
+	Blackhole bool      `json:"blackhole"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// RouteList is the body of a list response.
+type RouteList struct {
+	Routes []Route `json:"routes"`
+}
+
 // FaultKind says what a fault does to a matching cloud API call.
 type FaultKind string
 
@@ -120,9 +248,24 @@ const (
 	// FaultThrottle answers 429 with code "Throttled" and Retry-After: 1.
 	FaultThrottle FaultKind = "throttle"
 	// FaultCorrupt serves the call but reports Field of the matching
-	// instances as Value: a cloud that lies, for negative controls.
+	// instances or load balancers as Value: a cloud that lies, for negative
+	// controls.
 	FaultCorrupt FaultKind = "corrupt"
+	// FaultIgnore accepts an EnsureLoadBalancer but keeps Field as it was
+	// (empty on creation): a cloud that silently drops part of a request,
+	// so what it holds, not only what it says, is wrong.
+	FaultIgnore FaultKind = "ignore"
 )
+
+// Fields a FaultIgnore can drop from an EnsureLoadBalancer.
+const (
+	IgnoreListeners    = "listeners"
+	IgnoreBackends     = "backends"
+	IgnoreSourceRanges = "sourceRanges"
+	IgnoreHealthCheck  = "healthCheckNodePort"
+)
+
+var ignoreFields = []string{IgnoreListeners, IgnoreBackends, IgnoreSourceRanges, IgnoreHealthCheck}
 
 // Fields a FaultCorrupt can falsify. For CorruptAddresses, Value is a
 // comma-separated list of Type=address pairs. For CorruptState, Value is an
@@ -136,6 +279,36 @@ const (
 	CorruptState        = "state"
 )
 
+// Load balancer fields a FaultCorrupt can falsify.
+const (
+	// CorruptIP reports the frontend IP as Value (any string, "" included).
+	CorruptIP = "ip"
+	// CorruptListeners reports the load balancer with no listeners. Value
+	// must be empty.
+	CorruptListeners = "listeners"
+)
+
+var (
+	instanceFields = []string{CorruptZone, CorruptRegion, CorruptInstanceType, CorruptAddresses, CorruptID, CorruptState}
+	lbFields       = []string{CorruptIP, CorruptListeners}
+)
+
+// CorruptsOperation reports whether a corrupt fault on field can falsify the
+// answer of op: only operations that answer with the field's resource can
+// lie about it. A fault for OpAny fires only on those, so a zone lie is not
+// spent on a load balancer call.
+func CorruptsOperation(field, op string) bool {
+	switch {
+	case op == OpAny:
+		return true
+	case slices.Contains(instanceFields, field):
+		return op == OpListInstances || op == OpGetInstance
+	case slices.Contains(lbFields, field):
+		return op == OpListLoadBalancers || op == OpGetLoadBalancer || op == OpEnsureLoadBalancer
+	}
+	return false
+}
+
 // Fault is an injected misbehaviour of the cloud API.
 type Fault struct {
 	// ID is assigned by the server.
@@ -143,7 +316,9 @@ type Fault struct {
 	// Operation is an Op* name, or OpAny.
 	Operation string `json:"operation"`
 	// Instance limits the fault to calls about the instance with this name
-	// or ID; empty means every call of Operation.
+	// or ID; for load balancer operations, about the load balancer with this
+	// name or ID; for route operations, about the route with this name.
+	// Empty means every call of Operation.
 	Instance string    `json:"instance,omitempty"`
 	Kind     FaultKind `json:"kind"`
 	Status   int       `json:"status,omitempty"`
@@ -224,12 +399,13 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 // naming the JSON field, so a bad fault fails when it is added rather than
 // silently never firing. The ID is not checked: the server assigns it.
 func (f Fault) Validate() error {
-	switch f.Operation {
-	case OpListInstances, OpGetInstance, OpAny:
-	case "":
-		return fmt.Errorf("operation is required (one of %s, %s or %q)", OpListInstances, OpGetInstance, OpAny)
+	ops := strings.Join(operations, ", ") + " or \"" + OpAny + "\""
+	switch {
+	case f.Operation == OpAny || slices.Contains(operations, f.Operation):
+	case f.Operation == "":
+		return fmt.Errorf("operation is required (one of %s)", ops)
 	default:
-		return fmt.Errorf("operation %q is not one of %s, %s or %q", f.Operation, OpListInstances, OpGetInstance, OpAny)
+		return fmt.Errorf("operation %q is not one of %s", f.Operation, ops)
 	}
 	if f.Count < 0 {
 		return fmt.Errorf("count %d is negative (use 0 for a fault that fires until removed)", f.Count)
@@ -240,8 +416,8 @@ func (f Fault) Validate() error {
 	if f.Delay.Duration != 0 && f.Kind != FaultLatency {
 		return fmt.Errorf("delay only applies to kind %q, not %q", FaultLatency, f.Kind)
 	}
-	if (f.Field != "" || f.Value != "") && f.Kind != FaultCorrupt {
-		return fmt.Errorf("field and value only apply to kind %q, not %q", FaultCorrupt, f.Kind)
+	if (f.Field != "" || f.Value != "") && f.Kind != FaultCorrupt && f.Kind != FaultIgnore {
+		return fmt.Errorf("field and value only apply to kinds %q and %q, not %q", FaultCorrupt, FaultIgnore, f.Kind)
 	}
 	switch f.Kind {
 	case FaultError:
@@ -254,11 +430,30 @@ func (f Fault) Validate() error {
 		}
 	case FaultThrottle:
 	case FaultCorrupt:
-		return validateCorruption(f.Field, f.Value)
+		if err := validateCorruption(f.Field, f.Value); err != nil {
+			return err
+		}
+		if !CorruptsOperation(f.Field, f.Operation) {
+			what := "instances"
+			if slices.Contains(lbFields, f.Field) {
+				what = "load balancers"
+			}
+			return fmt.Errorf("field %q is a field of %s, which operation %s does not answer with", f.Field, what, f.Operation)
+		}
+	case FaultIgnore:
+		if f.Operation != OpEnsureLoadBalancer {
+			return fmt.Errorf("kind %q applies only to operation %s", FaultIgnore, OpEnsureLoadBalancer)
+		}
+		if !slices.Contains(ignoreFields, f.Field) {
+			return fmt.Errorf("field %q cannot be ignored (one of %s)", f.Field, strings.Join(ignoreFields, ", "))
+		}
+		if f.Value != "" {
+			return fmt.Errorf("value does not apply to kind %q", FaultIgnore)
+		}
 	case "":
-		return fmt.Errorf("kind is required (one of %s, %s, %s or %s)", FaultError, FaultLatency, FaultThrottle, FaultCorrupt)
+		return fmt.Errorf("kind is required (one of %s, %s, %s, %s or %s)", FaultError, FaultLatency, FaultThrottle, FaultCorrupt, FaultIgnore)
 	default:
-		return fmt.Errorf("kind %q is not one of %s, %s, %s or %s", f.Kind, FaultError, FaultLatency, FaultThrottle, FaultCorrupt)
+		return fmt.Errorf("kind %q is not one of %s, %s, %s, %s or %s", f.Kind, FaultError, FaultLatency, FaultThrottle, FaultCorrupt, FaultIgnore)
 	}
 	return nil
 }
@@ -279,11 +474,17 @@ func validateCorruption(field, value string) error {
 			return fmt.Errorf("value: %w", err)
 		}
 		return nil
+	case CorruptIP:
+		return nil
+	case CorruptListeners:
+		if value != "" {
+			return fmt.Errorf("value must be empty for field %q: the listeners are reported as none", CorruptListeners)
+		}
+		return nil
 	case "":
 		return fmt.Errorf("field is required for kind %q", FaultCorrupt)
 	default:
-		return fmt.Errorf("field %q is not one of %s, %s, %s, %s, %s or %s", field,
-			CorruptZone, CorruptRegion, CorruptInstanceType, CorruptAddresses, CorruptID, CorruptState)
+		return fmt.Errorf("field %q is not one of %s", field, strings.Join(append(slices.Clone(instanceFields), lbFields...), ", "))
 	}
 }
 

@@ -59,10 +59,38 @@ func TestValidateAcceptsEveryKind(t *testing.T) {
 		{Operation: OpAny, Kind: FaultCorrupt, Field: CorruptState, Value: string(StateStopped)},
 		{Operation: OpAny, Kind: FaultCorrupt, Field: CorruptAddresses, Value: "InternalIP=127.1.0.9"},
 		{Operation: OpAny, Kind: FaultCorrupt, Field: CorruptZone},
+		{Operation: OpDeleteLoadBalancer, Instance: "lb1", Kind: FaultError},
+		{Operation: OpCreateRoute, Kind: FaultThrottle},
+		{Operation: OpGetLoadBalancer, Kind: FaultCorrupt, Field: CorruptIP, Value: "127.9.9.9"},
+		{Operation: OpEnsureLoadBalancer, Kind: FaultCorrupt, Field: CorruptListeners},
 	}
 	for _, f := range good {
 		if err := f.Validate(); err != nil {
 			t.Errorf("Validate(%+v): %v", f, err)
+		}
+	}
+}
+
+func TestCorruptsOperation(t *testing.T) {
+	tests := []struct {
+		field, op string
+		want      bool
+	}{
+		{CorruptZone, OpGetInstance, true},
+		{CorruptAddresses, OpListInstances, true},
+		{CorruptZone, OpGetLoadBalancer, false},
+		{CorruptIP, OpGetLoadBalancer, true},
+		{CorruptIP, OpListLoadBalancers, true},
+		{CorruptListeners, OpEnsureLoadBalancer, true},
+		{CorruptIP, OpDeleteLoadBalancer, false}, // answers nothing to lie in
+		{CorruptIP, OpGetInstance, false},
+		{CorruptIP, OpListRoutes, false},
+		{CorruptIP, OpAny, true},
+		{"color", OpGetInstance, false},
+	}
+	for _, tt := range tests {
+		if got := CorruptsOperation(tt.field, tt.op); got != tt.want {
+			t.Errorf("CorruptsOperation(%s, %s) = %v, want %v", tt.field, tt.op, got, tt.want)
 		}
 	}
 }

@@ -41,6 +41,13 @@ func IsNotFound(err error) bool {
 	return errors.As(err, &e) && e.Status == http.StatusNotFound
 }
 
+// IsConflict reports whether err is the API refusing a change that clashes
+// with what exists, such as a route name holding a different route.
+func IsConflict(err error) bool {
+	var e *APIError
+	return errors.As(err, &e) && e.Status == http.StatusConflict
+}
+
 // IsThrottled reports whether err is the API asking the caller to slow down.
 func IsThrottled(err error) bool {
 	var e *APIError
@@ -164,6 +171,72 @@ func (c *Cloud) GetInstance(ctx context.Context, id string) (*api.Instance, erro
 	return &out, nil
 }
 
+// ListLoadBalancers lists every load balancer.
+func (c *Cloud) ListLoadBalancers(ctx context.Context) ([]api.LoadBalancer, error) {
+	var out api.LoadBalancerList
+	if err := c.d.do(ctx, http.MethodGet, api.PathLoadBalancers, nil, nil, &out); err != nil {
+		return nil, err
+	}
+	return out.LoadBalancers, nil
+}
+
+// GetLoadBalancer returns the load balancer named name; IsNotFound tells
+// when there is none.
+func (c *Cloud) GetLoadBalancer(ctx context.Context, name string) (*api.LoadBalancer, error) {
+	var out api.LoadBalancer
+	if err := c.d.do(ctx, http.MethodGet, api.PathLoadBalancer+url.PathEscape(name), nil, nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// EnsureLoadBalancer creates the load balancer named name, or replaces its
+// spec in place, keeping its ID and IP.
+func (c *Cloud) EnsureLoadBalancer(ctx context.Context, name string, spec api.LoadBalancerSpec) (*api.LoadBalancer, error) {
+	var out api.LoadBalancer
+	if err := c.d.do(ctx, http.MethodPut, api.PathLoadBalancer+url.PathEscape(name), nil, spec, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DeleteLoadBalancer deletes the load balancer named name; IsNotFound tells
+// when there was none, which a caller may take as done.
+func (c *Cloud) DeleteLoadBalancer(ctx context.Context, name string) error {
+	return c.d.do(ctx, http.MethodDelete, api.PathLoadBalancer+url.PathEscape(name), nil, nil, nil)
+}
+
+// ListRoutes lists the routes of cluster, or every route if cluster is
+// empty.
+func (c *Cloud) ListRoutes(ctx context.Context, cluster string) ([]api.Route, error) {
+	var q url.Values
+	if cluster != "" {
+		q = url.Values{"cluster": {cluster}}
+	}
+	var out api.RouteList
+	if err := c.d.do(ctx, http.MethodGet, api.PathRoutes, q, nil, &out); err != nil {
+		return nil, err
+	}
+	return out.Routes, nil
+}
+
+// CreateRoute creates the route named name. An identical route of that
+// name is success; a different one is an error for which IsConflict is
+// true.
+func (c *Cloud) CreateRoute(ctx context.Context, name string, spec api.RouteSpec) (*api.Route, error) {
+	var out api.Route
+	if err := c.d.do(ctx, http.MethodPut, api.PathRoute+url.PathEscape(name), nil, spec, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DeleteRoute deletes the route named name; IsNotFound tells when there was
+// none.
+func (c *Cloud) DeleteRoute(ctx context.Context, name string) error {
+	return c.d.do(ctx, http.MethodDelete, api.PathRoute+url.PathEscape(name), nil, nil, nil)
+}
+
 // Healthz returns nil when fakecloud answers at all.
 func (c *Cloud) Healthz(ctx context.Context) error { return c.d.healthz(ctx) }
 
@@ -223,6 +296,40 @@ func (a *Admin) instance(ctx context.Context, method, idOrName, action string) (
 		return nil, err
 	}
 	return &out, nil
+}
+
+// LoadBalancers lists every load balancer as it truly is, with the data
+// plane's view of its backends.
+func (a *Admin) LoadBalancers(ctx context.Context) ([]api.LoadBalancer, error) {
+	var out api.LoadBalancerList
+	if err := a.d.do(ctx, http.MethodGet, api.AdminPathLoadBalancers, nil, nil, &out); err != nil {
+		return nil, err
+	}
+	return out.LoadBalancers, nil
+}
+
+// LoadBalancer returns the load balancer with this name or, failing that,
+// this ID.
+func (a *Admin) LoadBalancer(ctx context.Context, nameOrID string) (*api.LoadBalancer, error) {
+	var out api.LoadBalancer
+	if err := a.d.do(ctx, http.MethodGet, api.AdminPathLoadBalancer+url.PathEscape(nameOrID), nil, nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Routes lists every route, of every cluster.
+func (a *Admin) Routes(ctx context.Context) ([]api.Route, error) {
+	var out api.RouteList
+	if err := a.d.do(ctx, http.MethodGet, api.AdminPathRoutes, nil, nil, &out); err != nil {
+		return nil, err
+	}
+	return out.Routes, nil
+}
+
+// DeleteRoute deletes a route behind the CCM's back.
+func (a *Admin) DeleteRoute(ctx context.Context, name string) error {
+	return a.d.do(ctx, http.MethodDelete, api.AdminPathRoute+url.PathEscape(name), nil, nil, nil)
 }
 
 // AddFault adds a fault and returns it with the ID the server gave it.

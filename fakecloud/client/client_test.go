@@ -20,6 +20,7 @@ func newClients(t *testing.T) (*Cloud, *Admin, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(s.Close)
 	hs := httptest.NewServer(s)
 	t.Cleanup(hs.Close)
 	// A trailing slash is a common way to write an endpoint; it must not
@@ -187,5 +188,95 @@ func TestFaultsAndAudit(t *testing.T) {
 	later, err := admin.Audit(ctx, last.Seq-1)
 	if err != nil || len(later) != 2 || later[0].Seq != last.Seq {
 		t.Errorf("Audit(since %d) = %+v, %v; want the list call and the first audit read", last.Seq-1, later, err)
+	}
+}
+
+// TestLoadBalancers uses listener-less load balancers: the client's part is
+// the HTTP calls, and those need no sockets on load balancer IPs.
+func TestLoadBalancers(t *testing.T) {
+	ctx := context.Background()
+	cloud, admin, _ := newClients(t)
+	inst, err := admin.CreateInstance(ctx, api.CreateInstanceRequest{Name: "n1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := api.LoadBalancerSpec{Backends: []string{inst.ID}, Tags: map[string]string{"service": "default/web"}}
+	created, err := cloud.EnsureLoadBalancer(ctx, "lb 1", spec)
+	if err != nil || created.Name != "lb 1" || created.ID == "" || created.IP == "" || created.Tags["service"] != "default/web" {
+		t.Fatalf("EnsureLoadBalancer = %+v, %v", created, err)
+	}
+	spec.Backends = nil
+	updated, err := cloud.EnsureLoadBalancer(ctx, "lb 1", spec)
+	if err != nil || updated.ID != created.ID || updated.IP != created.IP || len(updated.Backends) != 0 {
+		t.Fatalf("update = %+v, %v; want same ID and IP, no backends", updated, err)
+	}
+	if got, err := cloud.GetLoadBalancer(ctx, "lb 1"); err != nil || got.ID != created.ID {
+		t.Errorf("GetLoadBalancer = %+v, %v", got, err)
+	}
+	if list, err := cloud.ListLoadBalancers(ctx); err != nil || len(list) != 1 {
+		t.Errorf("ListLoadBalancers = %+v, %v", list, err)
+	}
+	if list, err := admin.LoadBalancers(ctx); err != nil || len(list) != 1 {
+		t.Errorf("admin LoadBalancers = %+v, %v", list, err)
+	}
+	if got, err := admin.LoadBalancer(ctx, created.ID); err != nil || got.Name != "lb 1" {
+		t.Errorf("admin LoadBalancer(ID) = %+v, %v", got, err)
+	}
+	if _, err := cloud.EnsureLoadBalancer(ctx, "lb2", api.LoadBalancerSpec{Listeners: []api.Listener{{Port: 80, Protocol: "SCTP"}}}); err == nil || !strings.Contains(err.Error(), "listeners[0].protocol") {
+		t.Errorf("invalid spec: %v, want a 400 naming the field", err)
+	}
+	if err := cloud.DeleteLoadBalancer(ctx, "lb 1"); err != nil {
+		t.Fatalf("DeleteLoadBalancer: %v", err)
+	}
+	if err := cloud.DeleteLoadBalancer(ctx, "lb 1"); !IsNotFound(err) {
+		t.Errorf("deleting twice: %v, want NotFound", err)
+	}
+	if _, err := cloud.GetLoadBalancer(ctx, "lb 1"); !IsNotFound(err) {
+		t.Errorf("GetLoadBalancer after delete: %v, want NotFound", err)
+	}
+	if _, err := admin.LoadBalancer(ctx, "lb 1"); !IsNotFound(err) {
+		t.Errorf("admin LoadBalancer after delete: %v, want NotFound", err)
+	}
+}
+
+func TestRoutes(t *testing.T) {
+	ctx := context.Background()
+	cloud, admin, _ := newClients(t)
+	inst, err := admin.CreateInstance(ctx, api.CreateInstanceRequest{Name: "n1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := api.RouteSpec{Cluster: "c1", DestinationCIDR: "10.244.1.0/24", TargetInstance: inst.ID}
+	for range 2 { // the second time is the idempotent retry
+		if rt, err := cloud.CreateRoute(ctx, "c1-n1", spec); err != nil || rt.Name != "c1-n1" || rt.Blackhole {
+			t.Fatalf("CreateRoute = %+v, %v", rt, err)
+		}
+	}
+	other := spec
+	other.DestinationCIDR = "10.244.2.0/24"
+	if _, err := cloud.CreateRoute(ctx, "c1-n1", other); !IsConflict(err) || IsNotFound(err) {
+		t.Errorf("conflicting CreateRoute: %v, want a Conflict", err)
+	}
+	other.Cluster = "c2"
+	if _, err := cloud.CreateRoute(ctx, "c2-n1", other); err != nil {
+		t.Fatal(err)
+	}
+	if list, err := cloud.ListRoutes(ctx, "c1"); err != nil || len(list) != 1 || list[0].Name != "c1-n1" {
+		t.Errorf("ListRoutes(c1) = %+v, %v", list, err)
+	}
+	if list, err := cloud.ListRoutes(ctx, ""); err != nil || len(list) != 2 {
+		t.Errorf("ListRoutes() = %+v, %v", list, err)
+	}
+	if err := admin.DeleteRoute(ctx, "c2-n1"); err != nil {
+		t.Errorf("admin DeleteRoute: %v", err)
+	}
+	if err := cloud.DeleteRoute(ctx, "c1-n1"); err != nil {
+		t.Errorf("DeleteRoute: %v", err)
+	}
+	if err := cloud.DeleteRoute(ctx, "c1-n1"); !IsNotFound(err) {
+		t.Errorf("deleting twice: %v, want NotFound", err)
+	}
+	if list, err := admin.Routes(ctx); err != nil || len(list) != 0 {
+		t.Errorf("admin Routes = %+v, %v; want none", list, err)
 	}
 }

@@ -72,9 +72,11 @@ type Cloud struct {
 }
 
 var (
-	_ cloudprovider.Interface   = (*Cloud)(nil)
-	_ cloudprovider.InstancesV2 = (*Cloud)(nil)
-	_ cloudprovider.Zones       = (*Cloud)(nil)
+	_ cloudprovider.Interface    = (*Cloud)(nil)
+	_ cloudprovider.InstancesV2  = (*Cloud)(nil)
+	_ cloudprovider.Zones        = (*Cloud)(nil)
+	_ cloudprovider.LoadBalancer = (*Cloud)(nil)
+	_ cloudprovider.Routes       = (*Cloud)(nil)
 )
 
 // New reads the cloud config from r, the --cloud-config file (nil when the
@@ -196,13 +198,11 @@ func (c *Cloud) Instances() (cloudprovider.Instances, bool) { return nil, false 
 // makes the node controllers take zones from InstanceMetadata.
 func (c *Cloud) Zones() (cloudprovider.Zones, bool) { return c, true }
 
-// LoadBalancer is not supported yet; fakecloud load balancers will be a
-// resource of their own (server) and a loadbalancer.go here.
-func (c *Cloud) LoadBalancer() (cloudprovider.LoadBalancer, bool) { return nil, false }
+// LoadBalancer is implemented in loadbalancer.go.
+func (c *Cloud) LoadBalancer() (cloudprovider.LoadBalancer, bool) { return c, true }
 
-// Routes is not supported yet; like load balancers, routes will come as a
-// fakecloud resource and a routes.go here.
-func (c *Cloud) Routes() (cloudprovider.Routes, bool) { return nil, false }
+// Routes is implemented in routes.go.
+func (c *Cloud) Routes() (cloudprovider.Routes, bool) { return c, true }
 
 // Clusters is not part of what a CCM needs.
 func (c *Cloud) Clusters() (cloudprovider.Clusters, bool) { return nil, false }

@@ -3,6 +3,8 @@ package cloudprovider
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http/httptest"
 	"os"
@@ -37,10 +39,19 @@ func writeFile(t *testing.T, name, content string) string {
 
 func newEnv(t *testing.T) env {
 	t.Helper()
-	s, err := server.New(server.Config{CloudToken: "cloud-token", AdminToken: "admin-token"})
+	// Pools picked at random in 127.0.0.0/8, so that load balancer sockets
+	// of tests running at the same time elsewhere on the machine do not
+	// meet these.
+	s, err := server.New(server.Config{
+		CloudToken:   "cloud-token",
+		AdminToken:   "admin-token",
+		InternalCIDR: fmt.Sprintf("127.%d.%d.0/24", 30+rand.IntN(70), rand.IntN(256)),
+		LBCIDR:       fmt.Sprintf("127.%d.%d.0/24", 100+rand.IntN(100), rand.IntN(256)),
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(s.Close)
 	hs := httptest.NewServer(s)
 	t.Cleanup(hs.Close)
 	token := writeFile(t, "token", "cloud-token\n")
@@ -81,7 +92,7 @@ func TestInterfaces(t *testing.T) {
 	_, supported["LoadBalancer"] = c.LoadBalancer()
 	_, supported["Routes"] = c.Routes()
 	_, supported["Clusters"] = c.Clusters()
-	want := map[string]bool{"InstancesV2": true, "Instances": false, "Zones": true, "LoadBalancer": false, "Routes": false, "Clusters": false}
+	want := map[string]bool{"InstancesV2": true, "Instances": false, "Zones": true, "LoadBalancer": true, "Routes": true, "Clusters": false}
 	for k, v := range want {
 		if supported[k] != v {
 			t.Errorf("%s supported = %v, want %v", k, supported[k], v)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -82,5 +83,53 @@ func TestAuditIsBounded(t *testing.T) {
 	f.must(http.StatusOK, "GET", api.AdminPathAudit, adminToken, nil, &all)
 	if len(all.Entries) != 3 || all.Entries[0].Seq != 3 || all.Entries[2].Seq != 5 {
 		t.Errorf("entries %+v, want the newest three, seqs 3 to 5", all.Entries)
+	}
+}
+
+func TestAuditLBAndRoutes(t *testing.T) {
+	f := newFixture(t, netConfig())
+	inst := f.create("n1")
+	var before api.AuditLog
+	f.must(http.StatusOK, "GET", api.AdminPathAudit, adminToken, nil, &before)
+	since := before.Entries[len(before.Entries)-1].Seq
+
+	f.ensure("lb1", api.LoadBalancerSpec{}, http.StatusCreated)
+	f.do("GET", api.PathLoadBalancer+"lb1", cloudToken, nil)
+	f.do("GET", api.PathLoadBalancers, cloudToken, nil)
+	f.do("DELETE", api.PathLoadBalancer+"lb1", cloudToken, nil)
+	f.do("DELETE", api.PathLoadBalancer+"lb1", cloudToken, nil)
+	f.createRoute("r1", api.RouteSpec{Cluster: "c", DestinationCIDR: "10.0.0.0/24", TargetInstance: inst.ID}, http.StatusCreated)
+	f.do("GET", api.PathRoutes+"?cluster=c", cloudToken, nil)
+	f.do("DELETE", api.PathRoute+"r1", cloudToken, nil)
+	f.do("GET", api.AdminPathLoadBalancer+"lb1", adminToken, nil)
+	f.do("DELETE", api.AdminPathRoute+"r1", adminToken, nil)
+	f.do("PUT", api.PathLoadBalancer+"lb2", adminToken, api.LoadBalancerSpec{})
+
+	var log api.AuditLog
+	f.must(http.StatusOK, "GET", api.AdminPathAudit+"?since="+strconv.FormatInt(since, 10), adminToken, nil, &log)
+	want := []api.AuditEntry{
+		{Caller: "cloud", Method: "PUT", Path: api.PathLoadBalancer + "lb1", Operation: api.OpEnsureLoadBalancer, Instance: "lb1", Status: 201},
+		{Caller: "cloud", Method: "GET", Path: api.PathLoadBalancer + "lb1", Operation: api.OpGetLoadBalancer, Instance: "lb1", Status: 200},
+		{Caller: "cloud", Method: "GET", Path: api.PathLoadBalancers, Operation: api.OpListLoadBalancers, Status: 200},
+		{Caller: "cloud", Method: "DELETE", Path: api.PathLoadBalancer + "lb1", Operation: api.OpDeleteLoadBalancer, Instance: "lb1", Status: 204},
+		{Caller: "cloud", Method: "DELETE", Path: api.PathLoadBalancer + "lb1", Operation: api.OpDeleteLoadBalancer, Instance: "lb1", Status: 404},
+		{Caller: "cloud", Method: "PUT", Path: api.PathRoute + "r1", Operation: api.OpCreateRoute, Instance: "r1", Status: 201},
+		{Caller: "cloud", Method: "GET", Path: api.PathRoutes, Operation: api.OpListRoutes, Status: 200},
+		{Caller: "cloud", Method: "DELETE", Path: api.PathRoute + "r1", Operation: api.OpDeleteRoute, Instance: "r1", Status: 204},
+		{Caller: "admin", Method: "GET", Path: api.AdminPathLoadBalancer + "lb1", Instance: "lb1", Status: 404},
+		{Caller: "admin", Method: "DELETE", Path: api.AdminPathRoute + "r1", Instance: "r1", Status: 404},
+		{Caller: "anonymous", Method: "PUT", Path: api.PathLoadBalancer + "lb2", Operation: api.OpEnsureLoadBalancer, Status: 401},
+	}
+	// The first entry after since is the audit read above.
+	got := log.Entries[1:]
+	if len(got) != len(want) {
+		t.Fatalf("%d entries, want %d: %+v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		g := got[i]
+		g.Seq, g.Time, g.Duration = 0, w.Time, w.Duration
+		if g != w {
+			t.Errorf("entry %d\n got %+v\nwant %+v", i, g, w)
+		}
 	}
 }

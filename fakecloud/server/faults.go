@@ -59,7 +59,7 @@ func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, c *call, op 
 			writeError(w, statusClientClosed, api.CodeInternal, "client went away during injected latency "+f.ID)
 			return nil, false
 		}
-	case api.FaultCorrupt:
+	case api.FaultCorrupt, api.FaultIgnore:
 		return f, true
 	}
 	return nil, true
@@ -81,6 +81,11 @@ func (s *Server) fireLocked(op string, about func(ref string) bool) (*api.Fault,
 			continue
 		}
 		if f.Instance != "" && !about(f.Instance) {
+			continue
+		}
+		// A lie about a field op does not answer with could not be told;
+		// firing would spend the fault's count on nothing.
+		if f.Kind == api.FaultCorrupt && !api.CorruptsOperation(f.Field, op) {
 			continue
 		}
 		fired := *f
@@ -119,6 +124,37 @@ func corrupt(f *api.Fault, inst *api.Instance) {
 	case api.CorruptAddresses:
 		// Validated when the fault was added.
 		inst.Addresses, _ = api.ParseAddresses(f.Value)
+	}
+}
+
+// corruptLB falsifies lb as f says, if f is a corrupt fault about lb.
+func corruptLB(f *api.Fault, lb *api.LoadBalancer) {
+	if f == nil || f.Kind != api.FaultCorrupt || (f.Instance != "" && f.Instance != lb.Name && f.Instance != lb.ID) {
+		return
+	}
+	switch f.Field {
+	case api.CorruptIP:
+		lb.IP = f.Value
+	case api.CorruptListeners:
+		lb.Listeners = []api.Listener{}
+	}
+}
+
+// ignore keeps field of the spec as it was before the request, if f is an
+// ignore fault: the request succeeds, the cloud holds the old value.
+func ignore(f *api.Fault, before, next *api.LoadBalancerSpec) {
+	if f == nil || f.Kind != api.FaultIgnore {
+		return
+	}
+	switch f.Field {
+	case api.IgnoreListeners:
+		next.Listeners = before.Listeners
+	case api.IgnoreBackends:
+		next.Backends = before.Backends
+	case api.IgnoreSourceRanges:
+		next.SourceRanges = before.SourceRanges
+	case api.IgnoreHealthCheck:
+		next.HealthCheckNodePort = before.HealthCheckNodePort
 	}
 }
 

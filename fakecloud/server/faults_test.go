@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -211,6 +212,11 @@ func TestFaultValidation(t *testing.T) {
 		{"status on a throttle", api.Fault{Operation: api.OpAny, Kind: api.FaultThrottle, Status: 500}, "status"},
 		{"unparsable delay", `{"operation":"*","kind":"latency","delay":"soon"}`, `duration "soon"`},
 		{"unknown JSON field", `{"operation":"*","kind":"error","instanse":"n1"}`, "instanse"},
+		{"load balancer field on an instance op", api.Fault{Operation: api.OpGetInstance, Kind: api.FaultCorrupt, Field: api.CorruptIP}, `field "ip" is a field of load balancers`},
+		{"instance field on a load balancer op", api.Fault{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultCorrupt, Field: api.CorruptZone}, `field "zone" is a field of instances`},
+		{"corrupting a route op", api.Fault{Operation: api.OpListRoutes, Kind: api.FaultCorrupt, Field: api.CorruptListeners}, "ListRoutes"},
+		{"listeners with a value", api.Fault{Operation: api.OpAny, Kind: api.FaultCorrupt, Field: api.CorruptListeners, Value: "80/TCP"}, "value must be empty"},
+		{"unknown operation near a real one", api.Fault{Operation: "EnsureLoadBalancers", Kind: api.FaultError}, "EnsureLoadBalancer, DeleteLoadBalancer"},
 	}
 	f := newFixture(t, Config{})
 	for _, tt := range tests {
@@ -251,5 +257,144 @@ func TestFaultAdmin(t *testing.T) {
 	f.must(http.StatusOK, "GET", api.PathInstances, cloudToken, nil, nil)
 	if d := f.addFault(api.Fault{Operation: api.OpAny, Kind: api.FaultThrottle}); d.ID != "f-4" {
 		t.Errorf("ID %s after clearing, want f-4: IDs are never reused", d.ID)
+	}
+}
+
+func TestFaultsOnLBAndRouteOperations(t *testing.T) {
+	spec := api.LoadBalancerSpec{}
+	route := func(id string) api.RouteSpec {
+		return api.RouteSpec{Cluster: "c1", DestinationCIDR: "10.244.0.0/24", TargetInstance: id}
+	}
+	tests := []struct {
+		name     string
+		op       string
+		instance string // the fault's; "$lb1" stands for lb1's ID
+		method   string
+		path     string
+		body     func(instanceID string) any
+		fires    bool
+	}{
+		{"list with lb1 in it", api.OpListLoadBalancers, "lb1", "GET", api.PathLoadBalancers, nil, true},
+		{"list by ID", api.OpListLoadBalancers, "$lb1", "GET", api.PathLoadBalancers, nil, true},
+		{"list without it", api.OpListLoadBalancers, "ghost", "GET", api.PathLoadBalancers, nil, false},
+		{"get by name", api.OpGetLoadBalancer, "lb1", "GET", api.PathLoadBalancer + "lb1", nil, true},
+		{"get by ID", api.OpGetLoadBalancer, "$lb1", "GET", api.PathLoadBalancer + "lb1", nil, true},
+		{"get of another", api.OpGetLoadBalancer, "lb1", "GET", api.PathLoadBalancer + "lb2", nil, false},
+		{"ensure", api.OpEnsureLoadBalancer, "lb1", "PUT", api.PathLoadBalancer + "lb1", func(string) any { return spec }, true},
+		{"ensure of a new one by name", api.OpEnsureLoadBalancer, "lb9", "PUT", api.PathLoadBalancer + "lb9", func(string) any { return spec }, true},
+		{"ensure of another", api.OpEnsureLoadBalancer, "lb1", "PUT", api.PathLoadBalancer + "lb9", func(string) any { return spec }, false},
+		{"delete", api.OpDeleteLoadBalancer, "$lb1", "DELETE", api.PathLoadBalancer + "lb1", nil, true},
+		{"any op, no instance", api.OpAny, "", "DELETE", api.PathLoadBalancer + "lb1", nil, true},
+		{"list routes with r1 in it", api.OpListRoutes, "r1", "GET", api.PathRoutes + "?cluster=c1", nil, true},
+		{"list routes of another cluster", api.OpListRoutes, "r1", "GET", api.PathRoutes + "?cluster=c2", nil, false},
+		{"create route", api.OpCreateRoute, "r2", "PUT", api.PathRoute + "r2", func(id string) any { return route(id) }, true},
+		{"create another route", api.OpCreateRoute, "r1", "PUT", api.PathRoute + "r2", func(id string) any { return route(id) }, false},
+		{"delete route", api.OpDeleteRoute, "r1", "DELETE", api.PathRoute + "r1", nil, true},
+		{"a route op is not an instance op", api.OpGetInstance, "", "DELETE", api.PathRoute + "r1", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, netConfig())
+			inst := f.create("n1")
+			lb1 := f.ensure("lb1", spec, http.StatusCreated)
+			f.createRoute("r1", route(inst.ID), http.StatusCreated)
+			fault := f.addFault(api.Fault{Operation: tt.op, Instance: strings.ReplaceAll(tt.instance, "$lb1", lb1.ID), Kind: api.FaultError, Status: 418})
+			var body any
+			if tt.body != nil {
+				body = tt.body(inst.ID)
+			}
+			r := f.do(tt.method, tt.path, cloudToken, body)
+			if fired := r.status == 418; fired != tt.fires {
+				t.Fatalf("status %d %s: fired=%v, want %v", r.status, r.body, fired, tt.fires)
+			}
+			var audit api.AuditLog
+			f.must(http.StatusOK, "GET", api.AdminPathAudit, adminToken, nil, &audit)
+			// The audit read itself is recorded after it answers.
+			call := audit.Entries[len(audit.Entries)-1]
+			if (call.Fault == fault.ID) != tt.fires {
+				t.Errorf("audit entry %+v, want fault %s recorded: %v", call, fault.ID, tt.fires)
+			}
+			if !tt.fires {
+				return
+			}
+			// A failed call changed nothing.
+			var lbs api.LoadBalancerList
+			f.must(http.StatusOK, "GET", api.AdminPathLoadBalancers, adminToken, nil, &lbs)
+			var routes api.RouteList
+			f.must(http.StatusOK, "GET", api.AdminPathRoutes, adminToken, nil, &routes)
+			if len(lbs.LoadBalancers) != 1 || len(routes.Routes) != 1 {
+				t.Errorf("a faulted call changed the cloud: %d load balancers, %d routes", len(lbs.LoadBalancers), len(routes.Routes))
+			}
+		})
+	}
+}
+
+func TestFaultCorruptLB(t *testing.T) {
+	tests := []struct {
+		field, value string
+		check        func(api.LoadBalancer) string
+		want         string
+	}{
+		{api.CorruptIP, "127.99.99.99", func(lb api.LoadBalancer) string { return lb.IP }, "127.99.99.99"},
+		{api.CorruptIP, "", func(lb api.LoadBalancer) string { return lb.IP }, ""},
+		{api.CorruptListeners, "", func(lb api.LoadBalancer) string { return fmt.Sprint(len(lb.Listeners)) }, "0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.field+"="+tt.value, func(t *testing.T) {
+			cfg := netConfig()
+			f := newFixture(t, cfg)
+			ip := firstLBIP(cfg)
+			spec := api.LoadBalancerSpec{Listeners: []api.Listener{tcp(freePort(t, ip), 0)}}
+			f.ensure("lb1", spec, http.StatusCreated)
+			lb2 := f.ensure("lb2", api.LoadBalancerSpec{Listeners: []api.Listener{tcp(freePort(t, ip.Next()), 0)}}, http.StatusCreated)
+			f.addFault(api.Fault{Operation: api.OpAny, Instance: "lb1", Kind: api.FaultCorrupt, Field: tt.field, Value: tt.value})
+
+			var got api.LoadBalancer
+			f.must(http.StatusOK, "GET", api.PathLoadBalancer+"lb1", cloudToken, nil, &got)
+			if v := tt.check(got); v != tt.want {
+				t.Errorf("GetLoadBalancer reports %s %q, want the lie %q", tt.field, v, tt.want)
+			}
+			if v := tt.check(f.ensure("lb1", spec, http.StatusOK)); v != tt.want {
+				t.Errorf("EnsureLoadBalancer reports %s %q, want the lie %q", tt.field, v, tt.want)
+			}
+			var list api.LoadBalancerList
+			f.must(http.StatusOK, "GET", api.PathLoadBalancers, cloudToken, nil, &list)
+			if v := tt.check(list.LoadBalancers[0]); v != tt.want {
+				t.Errorf("ListLoadBalancers reports lb1's %s %q, want the lie %q", tt.field, v, tt.want)
+			}
+			if v, truth := tt.check(list.LoadBalancers[1]), tt.check(lb2); v != truth {
+				t.Errorf("ListLoadBalancers reports lb2's %s %q, want the truth %q", tt.field, v, truth)
+			}
+			if v := tt.check(f.adminLB("lb1")); v == tt.want {
+				t.Errorf("admin API reports the lie %q", v)
+			}
+		})
+	}
+}
+
+// TestCorruptFaultSkipsOtherResources: a lie about a field an operation
+// does not answer with is not told there, and not spent there either.
+func TestCorruptFaultSkipsOtherResources(t *testing.T) {
+	f := newFixture(t, netConfig())
+	inst := f.create("n1")
+	f.ensure("lb1", api.LoadBalancerSpec{}, http.StatusCreated)
+	zone := f.addFault(api.Fault{Operation: api.OpAny, Kind: api.FaultCorrupt, Field: api.CorruptZone, Value: "atlantis", Count: 1})
+	ip := f.addFault(api.Fault{Operation: api.OpAny, Kind: api.FaultCorrupt, Field: api.CorruptIP, Value: "127.9.9.9", Count: 1})
+
+	var lb api.LoadBalancer
+	r := f.must(http.StatusOK, "GET", api.PathLoadBalancer+"lb1", cloudToken, nil, &lb)
+	if lb.IP != "127.9.9.9" {
+		t.Errorf("the ip lie was not told: %s", r.body)
+	}
+	var got api.Instance
+	f.must(http.StatusOK, "GET", api.PathInstance+inst.ID, cloudToken, nil, &got)
+	if got.Zone != "atlantis" {
+		t.Errorf("the zone lie was spent elsewhere: zone %q", got.Zone)
+	}
+	var audit api.AuditLog
+	f.must(http.StatusOK, "GET", api.AdminPathAudit, adminToken, nil, &audit)
+	n := len(audit.Entries)
+	if audit.Entries[n-2].Fault != ip.ID || audit.Entries[n-1].Fault != zone.ID {
+		t.Errorf("audit %+v %+v, want %s then %s", audit.Entries[n-2], audit.Entries[n-1], ip.ID, zone.ID)
 	}
 }

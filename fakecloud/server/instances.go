@@ -324,6 +324,9 @@ func (s *Server) adminInstanceAction(w http.ResponseWriter, r *http.Request, c *
 	}
 	if inst.State != to {
 		inst.State = to
+		// A stopped or terminated instance must stop getting traffic at
+		// once, as it would in a real cloud.
+		s.refreshBackendsLocked(inst.ID)
 		if err := s.saveLocked(); err != nil {
 			saveFailed(w, err)
 			return

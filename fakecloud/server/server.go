@@ -4,8 +4,10 @@
 // misbehave on purpose, a state file so it survives restarts, and an audit
 // log of every call so tests can see what the CCM actually asked.
 //
-// Resources live in their own files (instances.go today); cross-cutting
-// concerns are auth.go, faults.go, audit.go and state.go.
+// Resources live in their own files (instances.go, loadbalancers.go,
+// routes.go); cross-cutting concerns are auth.go, faults.go, audit.go and
+// state.go. Load balancers are real: dataplane.go owns their sockets,
+// proxy.go moves their traffic and healthcheck.go probes their backends.
 package server
 
 import (
@@ -30,6 +32,10 @@ type Config struct {
 	// from. They default to loopback ranges (127.1.0.0/16, 127.2.0.0/16) so
 	// that whatever a cluster does with a node address stays on the machine.
 	InternalCIDR, ExternalCIDR string
+	// LBCIDR is the pool load balancer IPs come from, default
+	// 127.20.0.0/16. Those IPs are really listened on, so the pool must be
+	// loopback: inside 127.0.0.0/8, or ::1/128.
+	LBCIDR string
 	// StateFile, when set, is loaded by New if it exists and rewritten
 	// atomically after every change.
 	StateFile string
@@ -47,6 +53,7 @@ const (
 	defaultRegion       = "fake-region-1"
 	defaultInternalCIDR = "127.1.0.0/16"
 	defaultExternalCIDR = "127.2.0.0/16"
+	defaultLBCIDR       = "127.20.0.0/16"
 	maxBodyBytes        = 1 << 20
 )
 
@@ -56,6 +63,7 @@ type Server struct {
 	zones      []string
 	internal   netip.Prefix
 	external   netip.Prefix
+	lbPool     netip.Prefix
 	stateFile  string
 	cloudToken []byte
 	adminToken []byte
@@ -67,6 +75,10 @@ type Server struct {
 	mu    sync.Mutex
 	st    state
 	audit auditTrail
+
+	// dp holds the load balancers' sockets. It is changed only under mu,
+	// right after the state it mirrors, and never takes mu itself.
+	dp *dataplane
 }
 
 // New builds a Server from cfg, loading cfg.StateFile if it exists and
@@ -105,6 +117,12 @@ func New(cfg Config) (*Server, error) {
 	if s.external, err = parsePool("external", cfg.ExternalCIDR, defaultExternalCIDR); err != nil {
 		return nil, err
 	}
+	if s.lbPool, err = parsePool("load balancer", cfg.LBCIDR, defaultLBCIDR); err != nil {
+		return nil, err
+	}
+	if !isLoopbackPrefix(s.lbPool) {
+		return nil, fmt.Errorf("load balancer CIDR %s is not inside 127.0.0.0/8 or ::1/128: fakecloud really listens on load balancer IPs, and only loopback keeps that traffic on this machine", s.lbPool)
+	}
 	for i, f := range cfg.Faults {
 		if err := f.Validate(); err != nil {
 			return nil, fmt.Errorf("initial fault %d: %w", i+1, err)
@@ -133,9 +151,22 @@ func New(cfg Config) (*Server, error) {
 	if err := s.saveLocked(); err != nil {
 		return nil, err
 	}
+	s.dp = newDataplane()
+	for _, lb := range s.st.LoadBalancers {
+		if err := s.dp.apply(lb, s.backendsLocked(lb.Backends)); err != nil {
+			s.dp.close()
+			return nil, fmt.Errorf("cannot re-open load balancer %q (%s) from state file %s: %w (free the address, or remove the load balancer from the file)", lb.Name, lb.ID, s.stateFile, err)
+		}
+	}
 	s.routes()
 	return s, nil
 }
+
+// Close stops the load balancers' data plane: when it returns, every
+// listener and proxied connection is closed and every health checker has
+// stopped. The HTTP API still answers, but load balancers can no longer be
+// created or changed. Closing twice is harmless.
+func (s *Server) Close() { s.dp.close() }
 
 func parsePool(name, cidr, def string) (netip.Prefix, error) {
 	if cidr == "" {
@@ -146,6 +177,13 @@ func parsePool(name, cidr, def string) (netip.Prefix, error) {
 		return netip.Prefix{}, fmt.Errorf("%s CIDR %q: %w", name, cidr, err)
 	}
 	return p.Masked(), nil
+}
+
+func isLoopbackPrefix(p netip.Prefix) bool {
+	if p.Addr().Is4() {
+		return p.Bits() >= 8 && netip.MustParsePrefix("127.0.0.0/8").Contains(p.Addr())
+	}
+	return p == netip.MustParsePrefix("::1/128")
 }
 
 // caller says which token a route needs, and is what the audit log records.
@@ -166,11 +204,22 @@ func (s *Server) routes() {
 
 	s.handle("GET "+api.PathInstances, callerCloud, api.OpListInstances, s.listInstances)
 	s.handle("GET "+api.PathInstance+"{id}", callerCloud, api.OpGetInstance, s.getInstance)
+	s.handle("GET "+api.PathLoadBalancers, callerCloud, api.OpListLoadBalancers, s.listLoadBalancers)
+	s.handle("GET "+api.PathLoadBalancer+"{name}", callerCloud, api.OpGetLoadBalancer, s.getLoadBalancer)
+	s.handle("PUT "+api.PathLoadBalancer+"{name}", callerCloud, api.OpEnsureLoadBalancer, s.ensureLoadBalancer)
+	s.handle("DELETE "+api.PathLoadBalancer+"{name}", callerCloud, api.OpDeleteLoadBalancer, s.deleteLoadBalancer)
+	s.handle("GET "+api.PathRoutes, callerCloud, api.OpListRoutes, s.listRoutes)
+	s.handle("PUT "+api.PathRoute+"{name}", callerCloud, api.OpCreateRoute, s.createRoute)
+	s.handle("DELETE "+api.PathRoute+"{name}", callerCloud, api.OpDeleteRoute, s.deleteRoute)
 
 	s.handle("GET "+api.AdminPathInstances, callerAdmin, "", s.adminListInstances)
 	s.handle("POST "+api.AdminPathInstances, callerAdmin, "", s.adminCreateInstance)
 	s.handle("GET "+api.AdminPathInstance+"{ref}", callerAdmin, "", s.adminGetInstance)
 	s.handle("POST "+api.AdminPathInstance+"{ref}/{action}", callerAdmin, "", s.adminInstanceAction)
+	s.handle("GET "+api.AdminPathLoadBalancers, callerAdmin, "", s.adminListLoadBalancers)
+	s.handle("GET "+api.AdminPathLoadBalancer+"{ref}", callerAdmin, "", s.adminGetLoadBalancer)
+	s.handle("GET "+api.AdminPathRoutes, callerAdmin, "", s.adminListRoutes)
+	s.handle("DELETE "+api.AdminPathRoute+"{name}", callerAdmin, "", s.adminDeleteRoute)
 	s.handle("GET "+api.AdminPathFaults, callerAdmin, "", s.adminListFaults)
 	s.handle("POST "+api.AdminPathFaults, callerAdmin, "", s.adminAddFault)
 	s.handle("DELETE "+api.AdminPathFaults, callerAdmin, "", s.adminClearFaults)

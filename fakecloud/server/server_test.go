@@ -37,6 +37,7 @@ func newFixture(t *testing.T, cfg Config) *fixture {
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
+	t.Cleanup(s.Close)
 	hs := httptest.NewServer(s)
 	t.Cleanup(hs.Close)
 	return &fixture{t: t, srv: s, url: hs.URL}
@@ -400,6 +401,10 @@ func TestNewRejects(t *testing.T) {
 		{"same tokens", Config{CloudToken: "x", AdminToken: "x"}, "must differ"},
 		{"bad internal CIDR", Config{CloudToken: "c", AdminToken: "a", InternalCIDR: "127.1.0.0"}, "internal CIDR"},
 		{"bad external CIDR", Config{CloudToken: "c", AdminToken: "a", ExternalCIDR: "x/8"}, "external CIDR"},
+		{"bad LB CIDR", Config{CloudToken: "c", AdminToken: "a", LBCIDR: "127.20.0.1"}, "load balancer CIDR"},
+		{"private LB CIDR", Config{CloudToken: "c", AdminToken: "a", LBCIDR: "10.20.0.0/16"}, "not inside 127.0.0.0/8"},
+		{"LB CIDR wider than loopback", Config{CloudToken: "c", AdminToken: "a", LBCIDR: "127.0.0.0/7"}, "not inside 127.0.0.0/8"},
+		{"IPv6 LB CIDR off loopback", Config{CloudToken: "c", AdminToken: "a", LBCIDR: "fd00::/64"}, "::1/128"},
 		{"empty zone", Config{CloudToken: "c", AdminToken: "a", Zones: []string{"a", ""}}, "zone 2"},
 		{"bad fault", Config{CloudToken: "c", AdminToken: "a", Faults: []api.Fault{{Operation: "*", Kind: "explode"}}}, "initial fault 1: kind"},
 		{"unwritable state dir", Config{CloudToken: "c", AdminToken: "a", StateFile: "/nonexistent/dir/state.json"}, "/nonexistent/dir/state.json"},

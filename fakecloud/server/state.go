@@ -21,18 +21,24 @@ type state struct {
 	// Instances are in creation order, which is what "newest" means.
 	Instances []*api.Instance `json:"instances"`
 	Faults    []api.Fault     `json:"faults"`
+	// LoadBalancers and Routes are in creation order. Files written before
+	// they existed lack them, which reads as none.
+	LoadBalancers []*lbRecord    `json:"loadBalancers"`
+	Routes        []*routeRecord `json:"routes"`
 	// The allocators' positions: reusing an address or a fault ID after a
 	// restart would make old audit entries and test expectations ambiguous.
 	NextFaultID    int64  `json:"nextFaultID"`
 	NextZone       int    `json:"nextZone"`
 	LastInternalIP string `json:"lastInternalIP,omitempty"`
 	LastExternalIP string `json:"lastExternalIP,omitempty"`
+	LastLBIP       string `json:"lastLBIP,omitempty"`
 	// AuditSeqFloor is above every audit sequence number handed out so far.
 	AuditSeqFloor int64 `json:"auditSeqFloor"`
 }
 
 func newState() state {
-	return state{Version: stateVersion, Instances: []*api.Instance{}, Faults: []api.Fault{}, NextFaultID: 1}
+	return state{Version: stateVersion, Instances: []*api.Instance{}, Faults: []api.Fault{},
+		LoadBalancers: []*lbRecord{}, Routes: []*routeRecord{}, NextFaultID: 1}
 }
 
 // loadState returns nil, nil when the file does not exist yet.
@@ -69,8 +75,20 @@ func loadState(path string) (*state, error) {
 			return nil, corrupt(fmt.Sprintf("fault %d: %v", i+1, err))
 		}
 	}
+	if err := checkLoadBalancers(st.LoadBalancers); err != nil {
+		return nil, corrupt(err.Error())
+	}
+	if err := checkRoutes(st.Routes); err != nil {
+		return nil, corrupt(err.Error())
+	}
 	if st.Instances == nil {
 		st.Instances = []*api.Instance{}
+	}
+	if st.LoadBalancers == nil {
+		st.LoadBalancers = []*lbRecord{}
+	}
+	if st.Routes == nil {
+		st.Routes = []*routeRecord{}
 	}
 	if st.Faults == nil {
 		st.Faults = []api.Fault{}

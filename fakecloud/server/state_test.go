@@ -98,6 +98,12 @@ func TestCorruptStateFile(t *testing.T) {
 		{"instance without ID", `{"version":1,"instances":[{"name":"n1"}]}`, "instance 1"},
 		{"invalid fault", `{"version":1,"faults":[{"operation":"*","kind":"boom"}]}`, "fault 1"},
 		{"trailing data", `{"version":1} {}`, "trailing"},
+		{"load balancer without ID", `{"version":1,"loadBalancers":[{"name":"lb","ip":"127.20.0.1"}]}`, "load balancer 1 has no name or id"},
+		{"load balancer with a bad IP", `{"version":1,"loadBalancers":[{"name":"lb","id":"lb-1","ip":"x"}]}`, `load balancer "lb": ip`},
+		{"load balancer with a bad listener", `{"version":1,"loadBalancers":[{"name":"lb","id":"lb-1","ip":"127.20.0.1","listeners":[{"port":80,"protocol":"SCTP"}]}]}`, "listeners[0].protocol"},
+		{"load balancers sharing a name", `{"version":1,"loadBalancers":[{"name":"lb","id":"lb-1","ip":"127.20.0.1"},{"name":"lb","id":"lb-2","ip":"127.20.0.2"}]}`, "load balancer 2 repeats"},
+		{"route with a bad CIDR", `{"version":1,"routes":[{"name":"r","cluster":"c","destinationCIDR":"10.0.0.1/8","targetInstance":"i-1"}]}`, `route "r": destinationCIDR`},
+		{"route without a name", `{"version":1,"routes":[{"cluster":"c"}]}`, "route 1 has no name"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -134,5 +140,38 @@ func TestInitialFaultsReplaceSaved(t *testing.T) {
 	g.must(http.StatusOK, "GET", api.AdminPathFaults, adminToken, nil, &list)
 	if len(list.Faults) != 1 || list.Faults[0].Kind != api.FaultError || list.Faults[0].ID != "f-2" {
 		t.Errorf("faults %+v, want only the initial error fault, as f-2", list.Faults)
+	}
+}
+
+func TestStateKeepsRoutes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	f := newFixture(t, Config{StateFile: path})
+	inst := f.create("n1")
+	f.createRoute("c-n1", api.RouteSpec{Cluster: "c", DestinationCIDR: "10.244.1.0/24", TargetInstance: inst.ID}, http.StatusCreated)
+
+	g := newFixture(t, Config{StateFile: path})
+	var list api.RouteList
+	g.must(http.StatusOK, "GET", api.PathRoutes+"?cluster=c", cloudToken, nil, &list)
+	if len(list.Routes) != 1 || list.Routes[0].Name != "c-n1" || list.Routes[0].TargetInstance != inst.ID || list.Routes[0].Blackhole {
+		t.Errorf("routes after restart %+v", list.Routes)
+	}
+}
+
+// A state file written before load balancers and routes existed still
+// loads: the new fields are optional.
+func TestStateFromBeforeLoadBalancers(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	old := `{"version":1,"instances":[],"faults":[],"nextFaultID":1,"nextZone":0,"auditSeqFloor":0}`
+	if err := os.WriteFile(path, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, Config{StateFile: path})
+	var lbs api.LoadBalancerList
+	if r := f.must(http.StatusOK, "GET", api.AdminPathLoadBalancers, adminToken, nil, &lbs); !strings.Contains(string(r.body), `"loadBalancers":[]`) {
+		t.Errorf("load balancers of an old state file: %s", r.body)
+	}
+	var routes api.RouteList
+	if r := f.must(http.StatusOK, "GET", api.AdminPathRoutes, adminToken, nil, &routes); !strings.Contains(string(r.body), `"routes":[]`) {
+		t.Errorf("routes of an old state file: %s", r.body)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -36,7 +37,9 @@ func Profile() providers.Profile {
 		CloudProvider:    cloudprovider.ProviderName,
 		ProviderIDScheme: cloudprovider.ProviderName,
 		CCM:              binaries.FakeCloudCCM,
-		Capabilities:     providers.NewCapabilities(providers.Instances, providers.Zones, providers.NodeLifecycle),
+		CloudBinaries:    []binaries.Component{binaries.FakeCloud},
+		Capabilities: providers.NewCapabilities(providers.Instances, providers.Zones, providers.NodeLifecycle,
+			providers.LoadBalancers, providers.Routes),
 		NewCloud: func(config []byte) (providers.Cloud, error) {
 			var c Config
 			if len(config) > 0 {
@@ -91,6 +94,13 @@ func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
 		}
 	}
 	c.endpoint = "http://127.0.0.1:" + strconv.Itoa(port)
+	// Load balancers really listen on their frontend IPs: a /24 of
+	// 127.20.0.0/16 of its own keeps clusters that run side by side (the
+	// negative controls) from competing for the same IP and port.
+	lbNet, err := rand.Int(rand.Reader, big.NewInt(256))
+	if err != nil {
+		return err
+	}
 	c.admin = client.NewAdmin(c.endpoint, adminToken)
 	args := []string{
 		"--listen=127.0.0.1:" + strconv.Itoa(port),
@@ -98,6 +108,7 @@ func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
 		"--token-file=" + filepath.Join(c.dir, "cloud.token"),
 		"--admin-token-file=" + filepath.Join(c.dir, "admin.token"),
 		"--audit-log=" + filepath.Join(env.LogDir, "fakecloud-audit.jsonl"),
+		fmt.Sprintf("--lb-cidr=127.20.%d.0/24", lbNet.Int64()),
 	}
 	if c.config.Region != "" {
 		args = append(args, "--region="+c.config.Region)
@@ -143,11 +154,9 @@ func (c *Cloud) CCMConfig() ([]byte, error) {
 func (c *Cloud) Instances() providers.InstanceControl { return instances{c.admin} }
 
 // Inspector reads fakecloud's admin API, which no fault ever touches, so it
-// tells the truth even when the cloud API is made to lie.
+// tells the truth even when the cloud API is made to lie. It lists load
+// balancers and routes too, and can delete a route behind the CCM's back.
 func (c *Cloud) Inspector() providers.Inspector { return instances{c.admin} }
-
-// Admin is fakecloud's admin client, for scenarios that inject faults.
-func (c *Cloud) Admin() *client.Admin { return c.admin }
 
 type instances struct{ admin *client.Admin }
 

@@ -32,7 +32,8 @@ func main() {
 
 type options struct {
 	listen, stateFile, tokenFile, adminTokenFile, auditLog string
-	region, zones, internalCIDR, externalCIDR, faults      string
+	region, zones, faults                                  string
+	internalCIDR, externalCIDR, lbCIDR                     string
 }
 
 // run is main without the process: it returns the exit code, and stops
@@ -54,6 +55,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	fs.StringVar(&o.zones, "zones", "", "comma-separated `zones` instances are spread over (default: the region suffixed with a, b and c)")
 	fs.StringVar(&o.internalCIDR, "internal-cidr", "127.1.0.0/16", "`CIDR` internal instance addresses come from")
 	fs.StringVar(&o.externalCIDR, "external-cidr", "127.2.0.0/16", "`CIDR` external instance addresses come from")
+	fs.StringVar(&o.lbCIDR, "lb-cidr", "127.20.0.0/16", "loopback `CIDR` load balancer IPs come from; fakecloud really listens on them")
 	fs.StringVar(&o.faults, "faults", "", "JSON `file` holding a list of faults to start with, replacing those in the state file")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -81,6 +83,9 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 		logger.Print(err)
 		return 1
 	}
+	// Load balancer listeners are sockets of this process; they close with
+	// it, but a clean close also ends their connections in order.
+	defer srv.Close()
 	l, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		logger.Printf("cannot listen on %s: %v (pick a free port with --listen)", o.listen, listenCause(err))
@@ -144,12 +149,16 @@ func (o options) config() (cfg server.Config, closeAudit func(), err error) {
 			cfg.Zones = append(cfg.Zones, z)
 		}
 	}
-	for _, c := range []struct{ flag, value string }{{"--internal-cidr", o.internalCIDR}, {"--external-cidr", o.externalCIDR}} {
+	for _, c := range []struct{ flag, value, example string }{
+		{"--internal-cidr", o.internalCIDR, "127.1.0.0/16"},
+		{"--external-cidr", o.externalCIDR, "127.2.0.0/16"},
+		{"--lb-cidr", o.lbCIDR, "127.20.0.0/16"},
+	} {
 		if _, err := netip.ParsePrefix(c.value); err != nil {
-			return cfg, closeAudit, fmt.Errorf("%s: %v (give a CIDR such as 127.1.0.0/16)", c.flag, err)
+			return cfg, closeAudit, fmt.Errorf("%s: %v (give a CIDR such as %s)", c.flag, err, c.example)
 		}
 	}
-	cfg.InternalCIDR, cfg.ExternalCIDR = o.internalCIDR, o.externalCIDR
+	cfg.InternalCIDR, cfg.ExternalCIDR, cfg.LBCIDR = o.internalCIDR, o.externalCIDR, o.lbCIDR
 	if o.faults != "" {
 		if cfg.Faults, err = readFaults(o.faults); err != nil {
 			return cfg, closeAudit, err

@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -70,6 +73,8 @@ func TestBadInput(t *testing.T) {
 		{"argument", append(tokens, "serve"), []string{`unexpected argument "serve"`}},
 		{"empty zone", append(tokens, "--zones", "a,,b"), []string{`--zones "a,,b" has an empty zone`}},
 		{"bad CIDR", append(tokens, "--internal-cidr", "127.1.0.0"), []string{"--internal-cidr", "127.1.0.0/16"}},
+		{"bad LB CIDR", append(tokens, "--lb-cidr", "127.20.0.0"), []string{"--lb-cidr", "127.20.0.0/16"}},
+		{"private LB CIDR", append(tokens, "--lb-cidr", "10.20.0.0/16"), []string{"load balancer CIDR 10.20.0.0/16 is not inside 127.0.0.0/8"}},
 		{"malformed faults", append(tokens, "--faults", badJSON), []string{"--faults " + badJSON + " line 3", "invalid character"}},
 		{"invalid fault", append(tokens, "--faults", badFault), []string{"--faults " + badFault + ": fault 2: kind \"explode\""}},
 		{"missing faults", append(tokens, "--faults", dir+"/none.json"), []string{"cannot read --faults"}},
@@ -100,10 +105,14 @@ func TestBadInput(t *testing.T) {
 func TestServeAndShutdown(t *testing.T) {
 	dir := t.TempDir()
 	faults := file(t, dir, "faults.json", `[{"operation":"ListInstances","kind":"throttle"}]`)
+	// A load balancer pool of its own, at random in 127.0.0.0/8, so the
+	// listener below meets nobody else's.
+	lbPool := fmt.Sprintf("127.%d.%d.0/24", 100+rand.IntN(100), rand.IntN(256))
+	lbAddr := netip.MustParsePrefix(lbPool).Addr().Next()
 	args := []string{
 		"--token-file", file(t, dir, "cloud", "c\n"), "--admin-token-file", file(t, dir, "admin", " a "),
 		"--listen", "127.0.0.1:0", "--state-file", filepath.Join(dir, "state.json"),
-		"--audit-log", filepath.Join(dir, "audit.jsonl"), "--faults", faults,
+		"--audit-log", filepath.Join(dir, "audit.jsonl"), "--faults", faults, "--lb-cidr", lbPool,
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -122,8 +131,8 @@ func TestServeAndShutdown(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 
-	get := func(path, token string) int {
-		req, _ := http.NewRequest("GET", url+path, nil)
+	do := func(method, path, token, body string) int {
+		req, _ := http.NewRequest(method, url+path, strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+token)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -132,11 +141,27 @@ func TestServeAndShutdown(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode
 	}
-	if got := get("/admin/v1/instances", "a"); got != 200 {
+	if got := do("GET", "/admin/v1/instances", "a", ""); got != 200 {
 		t.Errorf("admin token from a file with spaces: status %d", got)
 	}
-	if got := get("/v1/instances", "c"); got != 429 {
+	if got := do("GET", "/v1/instances", "c", ""); got != 429 {
 		t.Errorf("the --faults throttle did not fire: status %d", got)
+	}
+	// A load balancer listener in the --lb-cidr pool; shutting down must
+	// close it.
+	l, err := net.Listen("tcp", netip.AddrPortFrom(lbAddr, 0).String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	spec := fmt.Sprintf(`{"listeners":[{"port":%d,"protocol":"TCP","nodePort":0}],"backends":[]}`, port)
+	if got := do("PUT", "/v1/loadbalancers/lb1", "c", spec); got != 201 {
+		t.Fatalf("creating a load balancer: status %d", got)
+	}
+	if l, err := net.Listen("tcp", fmt.Sprintf("%s:%d", lbAddr, port)); err == nil {
+		l.Close()
+		t.Fatalf("the load balancer listener on %s:%d is not open", lbAddr, port)
 	}
 
 	cancel()
@@ -148,9 +173,14 @@ func TestServeAndShutdown(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("run did not return after the context was cancelled")
 	}
+	if l, err := net.Listen("tcp", fmt.Sprintf("%s:%d", lbAddr, port)); err != nil {
+		t.Errorf("the load balancer listener outlived the shutdown: %v", err)
+	} else {
+		l.Close()
+	}
 	audit, err := os.ReadFile(filepath.Join(dir, "audit.jsonl"))
-	if err != nil || strings.Count(string(audit), "\n") != 2 {
-		t.Errorf("audit log %q, %v; want two lines", audit, err)
+	if err != nil || strings.Count(string(audit), "\n") != 3 {
+		t.Errorf("audit log %q, %v; want three lines", audit, err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "state.json")); err != nil {
 		t.Errorf("state file not written: %v", err)

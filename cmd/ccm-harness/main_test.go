@@ -1,0 +1,636 @@
+package main_test
+
+// These tests run the real ccm-harness binary against the real components,
+// because what they guard is what a user sees: one clear line on stderr,
+// exit code 1, and no process or state left behind after a failed `up`.
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var (
+	// cli is the ccm-harness built for this run.
+	cli string
+	// bins maps component names to the paths `ccm-harness binaries` gave.
+	bins map[string]string
+)
+
+// components are what the local runtime and the fake provider run.
+var components = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kwok", "fakecloud", "fakecloud-ccm"}
+
+func TestMain(m *testing.M) {
+	os.Exit(runMain(m))
+}
+
+func runMain(m *testing.M) int {
+	tmp, err := os.MkdirTemp("", "ccm-harness-cli-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(tmp)
+	cli = filepath.Join(tmp, "ccm-harness")
+	if out, err := exec.Command("go", "build", "-o", cli, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building ccm-harness: %v\n%s", err, out)
+		return 1
+	}
+	// `binaries` finds the cached upstream builds (building only what is
+	// missing) and refreshes the harness's own if their sources changed, so
+	// the tests run the fakecloud-ccm of this tree.
+	cmd := exec.Command(cli, "binaries")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ccm-harness binaries: %v\n%s%s", err, out, stderr.Bytes())
+		return 1
+	}
+	bins = map[string]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(line); len(f) == 2 {
+			bins[f[0]] = f[1]
+		}
+	}
+	for _, c := range components {
+		if st, err := os.Stat(bins[c]); err != nil || st.Mode()&0o111 == 0 {
+			fmt.Fprintf(os.Stderr, "ccm-harness binaries gave no executable %s (%v):\n%s", c, err, out)
+			return 1
+		}
+	}
+	return m.Run()
+}
+
+// env is one test's private harness environment.
+type env struct {
+	state, artifacts string
+}
+
+func newEnv(t *testing.T) env {
+	return env{state: t.TempDir(), artifacts: t.TempDir()}
+}
+
+// clusterName is unique per test and run, and a valid cluster name.
+func clusterName(t *testing.T) string {
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	base := strings.ToLower(regexp.MustCompile(`[^A-Za-z0-9]+`).ReplaceAllString(strings.TrimPrefix(t.Name(), "Test"), "-"))
+	if len(base) > 30 {
+		base = base[:30]
+	}
+	return strings.Trim(base, "-") + "-" + hex.EncodeToString(b)
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+}
+
+// command prepares ccm-harness with only this test's state and artifacts:
+// settings inherited from the developer's shell must not leak in.
+func (e env) command(ctx context.Context, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+	cmd := exec.CommandContext(ctx, cli, args...)
+	for _, kv := range os.Environ() {
+		switch strings.SplitN(kv, "=", 2)[0] {
+		case "CCM_HARNESS_STATE", "ARTIFACTS", "BIN_DIR", "XDG_STATE_HOME":
+			continue
+		}
+		cmd.Env = append(cmd.Env, kv)
+	}
+	cmd.Env = append(cmd.Env, "CCM_HARNESS_STATE="+e.state, "ARTIFACTS="+e.artifacts)
+	cmd.WaitDelay = 10 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	return cmd, &stdout, &stderr
+}
+
+func (e env) run(t *testing.T, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd, stdout, stderr := e.command(ctx, args...)
+	err := cmd.Run()
+	return result{code: exitCode(t, err), stdout: stdout.String(), stderr: stderr.String()}
+}
+
+func exitCode(t *testing.T, err error) int {
+	t.Helper()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &exit):
+		return exit.ExitCode()
+	default:
+		t.Fatalf("running ccm-harness: %v", err)
+		return -1
+	}
+}
+
+// progress matches the step timings `up` prints to stderr before any error.
+var progress = regexp.MustCompile(`^\S.* +\d+\.\d\ds$`)
+
+// errorReport returns the error's first line and the whole report (the
+// first line and the log lines quoted under it). The error must be the first
+// line after the progress lines.
+func errorReport(t *testing.T, r result) (first, report string) {
+	t.Helper()
+	lines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n")
+	for i, l := range lines {
+		if progress.MatchString(l) {
+			continue
+		}
+		if !strings.HasPrefix(l, "ccm-harness: ") {
+			t.Fatalf("stderr line %d is neither progress nor a line starting %q:\n%s", i+1, "ccm-harness: ", r)
+		}
+		return l, strings.Join(lines[i:], "\n")
+	}
+	t.Fatalf("no error on stderr:\n%s", r)
+	return "", ""
+}
+
+// leftovers lists the processes whose command line names dir: every
+// component of a cluster is given paths under its state directory.
+func leftovers(dir string) []string {
+	entries, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !bytes.Contains(data, []byte(dir+"/")) {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%d: %s", pid, strings.TrimSpace(string(bytes.ReplaceAll(data, []byte{0}, []byte{' '})))))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func pidOf(leftover string) int {
+	pid, _ := strconv.Atoi(strings.SplitN(leftover, ":", 2)[0])
+	return pid
+}
+
+// assertNothingLeft fails the test if a process of the cluster still runs or
+// its state directory exists, and then ends those processes so one failure
+// does not leak into the next test.
+func assertNothingLeft(t *testing.T, e env, name string) {
+	t.Helper()
+	var left []string
+	// A process SIGKILLed a moment ago may still be tearing down.
+	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if left = leftovers(e.state); len(left) == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if len(left) > 0 {
+		t.Errorf("processes left behind:\n  %s", strings.Join(left, "\n  "))
+		killAll(left)
+	}
+	dir := filepath.Join(e.state, name)
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		entries, _ := os.ReadDir(dir)
+		var names []string
+		for _, en := range entries {
+			names = append(names, en.Name())
+		}
+		t.Errorf("state directory %s left behind (err %v), holding %v", dir, err, names)
+	}
+}
+
+func killAll(left []string) {
+	for _, l := range left {
+		if pid := pidOf(l); pid > 0 {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// cleanupCluster takes the cluster down whatever the test did, so a failing
+// test leaves this machine as it found it.
+func cleanupCluster(t *testing.T, e env, name string) {
+	t.Cleanup(func() {
+		e.run(t, "down", "--name", name)
+		killAll(leftovers(e.state))
+	})
+}
+
+// binDir makes a --bin-dir of the real components. A non-empty ccmScript
+// replaces fakecloud-ccm, to make the CCM misbehave in a chosen way.
+func binDir(t *testing.T, ccmScript string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, c := range components {
+		if c == "fakecloud-ccm" && ccmScript != "" {
+			if err := os.WriteFile(filepath.Join(dir, c), []byte(ccmScript), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.Symlink(bins[c], filepath.Join(dir, c)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// ccmWithConfig is a fakecloud-ccm that gets the harness's flags and then a
+// --cloud-config of the test's: the last flag wins.
+func ccmWithConfig(configPath string) string {
+	return fmt.Sprintf("#!/bin/sh\nexec %s \"$@\" --cloud-config=%s\n", bins["fakecloud-ccm"], configPath)
+}
+
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func closedPort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	return port
+}
+
+func assertContains(t *testing.T, what, s string, want []string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(s, w) {
+			t.Errorf("%s does not contain %q:\n%s", what, w, s)
+		}
+	}
+}
+
+func TestUpBadInput(t *testing.T) {
+	tests := []struct {
+		name string
+		// setup returns the arguments after `up --name <name>`, and the
+		// strings the error's first line and its whole report must hold.
+		setup func(t *testing.T, e env, name string) (args, first, report []string)
+		// started are steps that must have completed first, so that the
+		// check for leftovers has something to find if cleanup fails.
+		started []string
+	}{
+		{
+			name: "missing binary directory",
+			setup: func(t *testing.T, e env, name string) ([]string, []string, []string) {
+				return []string{"--bin-dir", "/nonexistent"},
+					[]string{"etcd not found in the binary directory /nonexistent", "put all of", "there, or leave --bin-dir and BIN_DIR unset to build them"}, nil
+			},
+		},
+		{
+			name: "apiserver port in use",
+			setup: func(t *testing.T, e env, name string) ([]string, []string, []string) {
+				l, err := net.Listen("tcp", "127.0.0.1:0")
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { l.Close() })
+				port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+				return []string{"--bin-dir", binDir(t, ""), "--apiserver-port", port},
+					[]string{"cluster " + name + ": ", "port " + port + " on 127.0.0.1 is in use", "choose another with --apiserver-port"}, nil
+			},
+			started: []string{"etcd ready"},
+		},
+		{
+			name: "CCM exits at start",
+			setup: func(t *testing.T, e env, name string) ([]string, []string, []string) {
+				cfg := writeFile(t, t.TempDir(), "cloud-config", "endpoint: [unclosed\n")
+				log := filepath.Join(e.artifacts, "logs", name, "cloud-controller-manager.log")
+				return []string{"--bin-dir", binDir(t, ccmWithConfig(cfg))},
+					[]string{"cluster " + name + ": cloud-controller-manager exited at start", log},
+					// The CCM's own reason, quoted from its log, names the
+					// file and what it must hold.
+					[]string{"\n    fakecloud-ccm: fakecloud: cloud config " + cfg + ": ", "(it must be YAML with the fields endpoint, tokenFile and region)"}
+			},
+			started: []string{"etcd ready", "kube-apiserver ready", "cloud ready"},
+		},
+		{
+			name: "fakecloud unreachable",
+			setup: func(t *testing.T, e env, name string) ([]string, []string, []string) {
+				dir := t.TempDir()
+				token := writeFile(t, dir, "token", "secret\n")
+				endpoint := "http://127.0.0.1:" + strconv.Itoa(closedPort(t))
+				cfg := writeFile(t, dir, "cloud-config", fmt.Sprintf("endpoint: %s\ntokenFile: %s\nregion: fake-region-1\n", endpoint, token))
+				return []string{"--bin-dir", binDir(t, ccmWithConfig(cfg))},
+					[]string{"cluster " + name + ": cloud-controller-manager exited at start"},
+					[]string{"\n    fakecloud-ccm: fakecloud: cannot reach the fakecloud API at " + endpoint, `is fakecloud running, and is "endpoint" in the cloud config right?`}
+			},
+			started: []string{"etcd ready", "kube-apiserver ready", "cloud ready"},
+		},
+		{
+			name: "unknown provider",
+			setup: func(t *testing.T, e env, name string) ([]string, []string, []string) {
+				return []string{"--provider", "nosuch"}, []string{`unknown provider "nosuch"`, "(known: fake)"}, nil
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, name := newEnv(t), clusterName(t)
+			cleanupCluster(t, e, name)
+			args, first, report := tt.setup(t, e, name)
+			r := e.run(t, append([]string{"up", "--name", name}, args...)...)
+			if r.code != 1 {
+				t.Fatalf("want exit code 1:\n%s", r)
+			}
+			if r.stdout != "" {
+				t.Errorf("a failed up printed to stdout:\n%s", r.stdout)
+			}
+			line, full := errorReport(t, r)
+			assertContains(t, "first error line", line, first)
+			assertContains(t, "error report", full, report)
+			for _, step := range tt.started {
+				if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(step) + ` +\d`).MatchString(r.stderr) {
+					t.Errorf("up failed before step %q, so nothing was started to clean up:\n%s", step, r.stderr)
+				}
+			}
+			assertNothingLeft(t, e, name)
+		})
+	}
+}
+
+// TestUpQuotesCCMLog checks the quoted reason is the CCM's own, not one the
+// harness made up, so a user can trust the quote to be in the log.
+func TestUpQuotesCCMLog(t *testing.T) {
+	e, name := newEnv(t), clusterName(t)
+	cleanupCluster(t, e, name)
+	cfg := writeFile(t, t.TempDir(), "cloud-config", "endpoint: [unclosed\n")
+	r := e.run(t, "up", "--name", name, "--bin-dir", binDir(t, ccmWithConfig(cfg)))
+	if r.code != 1 {
+		t.Fatalf("want exit code 1:\n%s", r)
+	}
+	_, report := errorReport(t, r)
+	var reason string
+	for _, l := range strings.Split(report, "\n") {
+		if s, ok := strings.CutPrefix(l, "    fakecloud-ccm: "); ok {
+			reason = "fakecloud-ccm: " + s
+		}
+	}
+	if reason == "" {
+		t.Fatalf("no fakecloud-ccm line quoted:\n%s", report)
+	}
+	log, err := os.ReadFile(filepath.Join(e.artifacts, "logs", name, "cloud-controller-manager.log"))
+	if err != nil {
+		t.Fatalf("the CCM's log is gone: %v", err)
+	}
+	if !strings.Contains(string(log), reason+"\n") {
+		t.Fatalf("quoted %q is not a line of the CCM's log:\n%s", reason, log)
+	}
+	assertNothingLeft(t, e, name)
+}
+
+// TestBinDirErrorNamesEveryBinary follows the missing-binary error's advice
+// to the letter: a directory holding exactly what it lists must do.
+func TestBinDirErrorNamesEveryBinary(t *testing.T) {
+	e, name := newEnv(t), clusterName(t)
+	cleanupCluster(t, e, name)
+	r := e.run(t, "up", "--name", name, "--bin-dir", "/nonexistent")
+	m := regexp.MustCompile(`put all of (.+) there`).FindStringSubmatch(r.stderr)
+	if m == nil {
+		t.Fatalf("no list of binaries in the error:\n%s", r)
+	}
+	dir := t.TempDir()
+	for _, c := range strings.Split(m[1], ", ") {
+		if bins[c] == "" {
+			t.Fatalf("the error lists %q, not a component:\n%s", c, r)
+		}
+		if err := os.Symlink(bins[c], filepath.Join(dir, c)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r = e.run(t, "up", "--name", name, "--bin-dir", dir, "--nodes", "1")
+	if r.code != 0 {
+		t.Fatalf("up with every binary the error listed (%s) failed:\n%s", m[1], r)
+	}
+	if r = e.run(t, "down", "--name", name); r.code != 0 {
+		t.Fatalf("down:\n%s", r)
+	}
+	assertNothingLeft(t, e, name)
+}
+
+func TestUpTwiceThenDownTwice(t *testing.T) {
+	e, name := newEnv(t), clusterName(t)
+	cleanupCluster(t, e, name)
+	bin := binDir(t, "")
+
+	r := e.run(t, "up", "--name", name, "--bin-dir", bin)
+	if r.code != 0 {
+		t.Fatalf("up:\n%s", r)
+	}
+	kubeconfig := filepath.Join(e.state, name, "admin.kubeconfig")
+	assertContains(t, "stdout of up", r.stdout, []string{"cluster " + name + " is up", kubeconfig, "ccm-harness down --name " + name})
+	// A component that passes its readiness probe and dies a moment later
+	// leaves a cluster that `up` called up; give it that moment.
+	time.Sleep(time.Second)
+	running := leftovers(e.state)
+	for _, c := range components {
+		found := false
+		for _, l := range running {
+			found = found || strings.Contains(l, ": "+filepath.Join(bin, c)+" ")
+		}
+		if !found {
+			t.Errorf("after up reported success, %s is not running; its log ends:\n%s", c, logTail(filepath.Join(e.artifacts, "logs", name), c, 5))
+		}
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+
+	r = e.run(t, "up", "--name", name, "--bin-dir", bin)
+	if r.code != 1 {
+		t.Fatalf("second up: want exit code 1:\n%s", r)
+	}
+	line, _ := errorReport(t, r)
+	assertContains(t, "first error line", line, []string{"cluster " + name + " is already up", kubeconfig, "`ccm-harness down --name " + name + "`"})
+	// The refused up must leave the running cluster alone.
+	if now := leftovers(e.state); !slices.Equal(now, running) {
+		t.Fatalf("the refused up changed the running cluster:\nbefore:\n  %s\nafter:\n  %s", strings.Join(running, "\n  "), strings.Join(now, "\n  "))
+	}
+	if _, err := os.Stat(kubeconfig); err != nil {
+		t.Fatalf("the refused up removed the running cluster's kubeconfig: %v", err)
+	}
+
+	for i := 1; i <= 2; i++ {
+		begin := time.Now()
+		r = e.run(t, "down", "--name", name)
+		// Not asserted: how fast the dead are reaped depends on this
+		// machine's init (see TestRecordStopOrphan in cluster/process).
+		t.Logf("down #%d took %s", i, time.Since(begin).Round(10*time.Millisecond))
+		if r.code != 0 {
+			t.Fatalf("down #%d:\n%s", i, r)
+		}
+		assertContains(t, fmt.Sprintf("stdout of down #%d", i), r.stdout, []string{"cluster " + name + " is down"})
+		assertNothingLeft(t, e, name)
+	}
+}
+
+func TestUpInterrupted(t *testing.T) {
+	tests := []struct {
+		name string
+		// ccmScript, if set, replaces fakecloud-ccm; it may use DIR, a
+		// directory for files the test reads.
+		ccmScript string
+		// due reports whether the bring-up has reached the point to
+		// interrupt, with the pids of processes that must not survive
+		// though their command line does not name the state directory.
+		due func(e env, dir string, begun time.Time) (bool, []int)
+		// cause is how the error may name the interrupt: one must appear.
+		cause []string
+	}{
+		{
+			name: "after 1.5s",
+			due: func(e env, dir string, begun time.Time) (bool, []int) {
+				return time.Since(begun) >= 1500*time.Millisecond && len(leftovers(e.state)) > 0, nil
+			},
+			// Usually a component is starting then; between components
+			// the step's own call sees the cancelled context.
+			cause: []string{"start-up interrupted", "context canceled"},
+		},
+		{
+			// The CCM never becomes ready here, so the interrupt lands while
+			// the managers start in parallel, and the CCM has a child of its
+			// own that must be stopped with it.
+			name:      "while the managers start",
+			ccmScript: "#!/bin/sh\nsleep 1000 &\necho $! > DIR/ccm-child.pid.tmp\nmv DIR/ccm-child.pid.tmp DIR/ccm-child.pid\nwait\n",
+			due: func(e env, dir string, begun time.Time) (bool, []int) {
+				data, err := os.ReadFile(filepath.Join(dir, "ccm-child.pid"))
+				if err != nil {
+					return false, nil
+				}
+				pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+				return err == nil, []int{pid}
+			},
+			// kube-controller-manager or kwok may still be starting too, and
+			// the first of them to notice is reported.
+			cause: []string{"start-up interrupted"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, name := newEnv(t), clusterName(t)
+			cleanupCluster(t, e, name)
+			dir := t.TempDir()
+			bin := binDir(t, strings.ReplaceAll(tt.ccmScript, "DIR", dir))
+
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			cmd, stdout, stderr := e.command(ctx, "up", "--name", name, "--bin-dir", bin)
+			exited := make(chan error, 1)
+			begun := time.Now()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			go func() { exited <- cmd.Wait() }()
+			var waitErr error
+			ended := false
+			t.Cleanup(func() {
+				if !ended {
+					_ = cmd.Process.Kill()
+					<-exited
+				}
+			})
+
+			var survivors []int
+			for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+				select {
+				case waitErr = <-exited:
+					ended = true
+					t.Fatalf("up ended before it could be interrupted (%v):\n%s%s", waitErr, stdout, stderr)
+				default:
+				}
+				var ok bool
+				if ok, survivors = tt.due(e, dir, begun); ok {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("up did not reach the point to interrupt within a minute:\n%s", stderr)
+				}
+			}
+			if err := cmd.Process.Signal(os.Interrupt); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case waitErr = <-exited:
+				ended = true
+			case <-time.After(time.Minute):
+				t.Fatalf("up still runs a minute after SIGINT:\n%s", stderr)
+			}
+			r := result{code: exitCode(t, waitErr), stdout: stdout.String(), stderr: stderr.String()}
+			if r.code == 0 {
+				t.Fatalf("interrupted up exited 0:\n%s", r)
+			}
+			line, _ := errorReport(t, r)
+			assertContains(t, "first error line", line, []string{"cluster " + name + ": "})
+			if !slices.ContainsFunc(tt.cause, func(c string) bool { return strings.Contains(line, c) }) {
+				t.Errorf("first error line names none of %q:\n%s", tt.cause, line)
+			}
+			assertNothingLeft(t, e, name)
+			for _, pid := range survivors {
+				if running(pid) {
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+					t.Errorf("the CCM's child %d survived the interrupt", pid)
+				}
+			}
+		})
+	}
+}
+
+// logTail is the end of a component's log; the CCM's is named for its role.
+func logTail(dir, component string, n int) string {
+	name := component
+	if component == "fakecloud-ccm" {
+		name = "cloud-controller-manager"
+	}
+	data, err := os.ReadFile(filepath.Join(dir, name+".log"))
+	if err != nil {
+		return err.Error()
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return "    " + strings.Join(lines, "\n    ")
+}
+
+// running reports whether pid is a live process; a zombie awaiting its
+// reaper is not.
+func running(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(data)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
+}

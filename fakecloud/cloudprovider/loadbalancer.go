@@ -1,0 +1,160 @@
+package cloudprovider
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	cloudprovider "k8s.io/cloud-provider"
+	servicehelpers "k8s.io/cloud-provider/service/helpers"
+
+	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/client"
+)
+
+// Tags the provider puts on every load balancer, so that one left behind
+// can be traced to the cluster and Service that made it.
+const (
+	TagCluster = "kubernetes-cluster"
+	// TagService is the Service's namespace/name.
+	TagService    = "kubernetes-service"
+	TagServiceUID = "kubernetes-service-uid"
+)
+
+// GetLoadBalancerName is the upstream default: "a" and the Service's UID,
+// which stays the same for the Service's life and differs between clusters.
+func (c *Cloud) GetLoadBalancerName(_ context.Context, _ string, service *v1.Service) string {
+	return cloudprovider.DefaultLoadBalancerName(service)
+}
+
+// GetLoadBalancer reports whether the Service's load balancer exists, and
+// its status if it does.
+func (c *Cloud) GetLoadBalancer(ctx context.Context, clusterName string, service *v1.Service) (*v1.LoadBalancerStatus, bool, error) {
+	name := c.GetLoadBalancerName(ctx, clusterName, service)
+	lb, err := c.api.GetLoadBalancer(ctx, name)
+	if client.IsNotFound(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, lbError(name, service, err)
+	}
+	status, err := lbStatus(lb)
+	return status, true, err
+}
+
+// EnsureLoadBalancer creates or updates the Service's load balancer so that
+// it forwards the Service's ports to nodes.
+func (c *Cloud) EnsureLoadBalancer(ctx context.Context, clusterName string, service *v1.Service, nodes []*v1.Node) (*v1.LoadBalancerStatus, error) {
+	name := c.GetLoadBalancerName(ctx, clusterName, service)
+	spec, err := lbSpec(clusterName, service, nodes)
+	if err != nil {
+		return nil, lbError(name, service, err)
+	}
+	lb, err := c.api.EnsureLoadBalancer(ctx, name, spec)
+	if err != nil {
+		return nil, lbError(name, service, err)
+	}
+	return lbStatus(lb)
+}
+
+// UpdateLoadBalancer points the Service's load balancer at nodes. The spec
+// is rebuilt from the Service rather than patched from what the cloud
+// answers, so that a cloud lying in its answers cannot get its lie written
+// back. It never creates: a node update racing with the Service's deletion
+// must not bring back a load balancer that was just deleted.
+func (c *Cloud) UpdateLoadBalancer(ctx context.Context, clusterName string, service *v1.Service, nodes []*v1.Node) error {
+	name := c.GetLoadBalancerName(ctx, clusterName, service)
+	if _, err := c.api.GetLoadBalancer(ctx, name); err != nil {
+		if client.IsNotFound(err) {
+			return lbError(name, service, fmt.Errorf("it does not exist, so there are no backends to update (EnsureLoadBalancer creates it)"))
+		}
+		return lbError(name, service, err)
+	}
+	spec, err := lbSpec(clusterName, service, nodes)
+	if err != nil {
+		return lbError(name, service, err)
+	}
+	if _, err := c.api.EnsureLoadBalancer(ctx, name, spec); err != nil {
+		return lbError(name, service, err)
+	}
+	return nil
+}
+
+// EnsureLoadBalancerDeleted deletes the Service's load balancer; one that
+// is already gone is deleted.
+func (c *Cloud) EnsureLoadBalancerDeleted(ctx context.Context, clusterName string, service *v1.Service) error {
+	name := c.GetLoadBalancerName(ctx, clusterName, service)
+	if err := c.api.DeleteLoadBalancer(ctx, name); err != nil && !client.IsNotFound(err) {
+		return lbError(name, service, err)
+	}
+	return nil
+}
+
+func lbError(name string, service *v1.Service, err error) error {
+	return fmt.Errorf("load balancer %s of service %s/%s: %w", name, service.Namespace, service.Name, err)
+}
+
+// lbSpec turns a Service and the nodes it should reach into a load
+// balancer spec.
+func lbSpec(clusterName string, service *v1.Service, nodes []*v1.Node) (api.LoadBalancerSpec, error) {
+	spec := api.LoadBalancerSpec{
+		Listeners: []api.Listener{},
+		Backends:  []string{},
+		Tags: map[string]string{
+			TagCluster:    clusterName,
+			TagService:    service.Namespace + "/" + service.Name,
+			TagServiceUID: string(service.UID),
+		},
+	}
+	for _, p := range service.Spec.Ports {
+		var proto api.Protocol
+		switch p.Protocol {
+		case v1.ProtocolTCP, "": // "" is what the API server defaults to TCP
+			proto = api.ProtocolTCP
+		case v1.ProtocolUDP:
+			proto = api.ProtocolUDP
+		default:
+			return spec, fmt.Errorf("port %q: protocol %s is not supported; fakecloud load balancers carry TCP and UDP only", p.Name, p.Protocol)
+		}
+		// NodePort is 0 with allocateLoadBalancerNodePorts=false; the
+		// cloud then sends traffic to the backends on Port.
+		spec.Listeners = append(spec.Listeners, api.Listener{Port: p.Port, Protocol: proto, NodePort: p.NodePort})
+	}
+	for _, n := range nodes {
+		// A node without a fakecloud provider ID has not been initialized
+		// by this CCM yet: there is no instance to send traffic to.
+		id, err := InstanceID(n.Spec.ProviderID)
+		if err != nil {
+			continue
+		}
+		spec.Backends = append(spec.Backends, id)
+	}
+	// Sorted, so that the same nodes in another order are no change.
+	slices.Sort(spec.Backends)
+	spec.Backends = slices.Compact(spec.Backends)
+	_, spec.HealthCheckNodePort = servicehelpers.GetServiceHealthCheckPathPort(service)
+	// The helper answers 0.0.0.0/0 when nothing is set; sending nothing
+	// instead says "all", IPv6 clients included.
+	if len(service.Spec.LoadBalancerSourceRanges) > 0 || strings.TrimSpace(service.Annotations[v1.AnnotationLoadBalancerSourceRangesKey]) != "" {
+		ranges, err := servicehelpers.GetLoadBalancerSourceRanges(service)
+		if err != nil {
+			return spec, err
+		}
+		spec.SourceRanges = ranges.StringSlice()
+		slices.Sort(spec.SourceRanges)
+	}
+	return spec, nil
+}
+
+// lbStatus is what the service controller writes into the Service. A
+// well-formed IP is passed on as the cloud gives it, even a false one: the
+// harness must see what the CCM was told.
+func lbStatus(lb *api.LoadBalancer) (*v1.LoadBalancerStatus, error) {
+	if _, err := netip.ParseAddr(lb.IP); err != nil {
+		return nil, fmt.Errorf("fakecloud: load balancer %s (%s) has IP %q, which is not an IP address", lb.Name, lb.ID, lb.IP)
+	}
+	return &v1.LoadBalancerStatus{Ingress: []v1.LoadBalancerIngress{{IP: lb.IP}}}, nil
+}

@@ -1,0 +1,78 @@
+package cloudprovider
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/types"
+	cloudprovider "k8s.io/cloud-provider"
+
+	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/client"
+)
+
+// RouteName is what CreateRoute calls a route. The cluster's name comes
+// first because fakecloud's route names are global, like a VPC route
+// table's, while the route controller's name hint (the node's UID) is only
+// unique within one cluster.
+func RouteName(clusterName, nameHint string) string { return clusterName + "-" + nameHint }
+
+// ListRoutes lists the routes of clusterName, naming each target by its
+// instance's name, which is the node's name.
+func (c *Cloud) ListRoutes(ctx context.Context, clusterName string) ([]*cloudprovider.Route, error) {
+	routes, err := c.api.ListRoutes(ctx, clusterName)
+	if err != nil {
+		return nil, fmt.Errorf("listing the routes of cluster %q: %w", clusterName, err)
+	}
+	out := []*cloudprovider.Route{}
+	if len(routes) == 0 {
+		return out, nil
+	}
+	insts, err := c.api.ListInstances(ctx, "")
+	if err != nil {
+		return nil, fmt.Errorf("listing instances to name the targets of routes: %w", err)
+	}
+	names := map[string]string{}
+	for _, inst := range insts {
+		names[inst.ID] = inst.Name
+	}
+	// The cloud answers only clusterName's routes.
+	for _, r := range routes {
+		out = append(out, &cloudprovider.Route{
+			Name: r.Name,
+			// Empty for an instance the cloud no longer knows; such a
+			// route is a blackhole anyway.
+			TargetNode:      types.NodeName(names[r.TargetInstance]),
+			DestinationCIDR: r.DestinationCIDR,
+			Blackhole:       r.Blackhole,
+		})
+	}
+	return out, nil
+}
+
+// CreateRoute sends route.DestinationCIDR to the live instance named after
+// route.TargetNode.
+func (c *Cloud) CreateRoute(ctx context.Context, clusterName string, nameHint string, route *cloudprovider.Route) error {
+	inst, err := c.byName(ctx, string(route.TargetNode))
+	if err != nil {
+		return fmt.Errorf("creating a route to node %q: finding its instance: %w", route.TargetNode, err)
+	}
+	if inst == nil {
+		return fmt.Errorf("creating a route to node %q: no live instance has that name", route.TargetNode)
+	}
+	name := RouteName(clusterName, nameHint)
+	spec := api.RouteSpec{Cluster: clusterName, DestinationCIDR: route.DestinationCIDR, TargetInstance: inst.ID}
+	if _, err := c.api.CreateRoute(ctx, name, spec); err != nil {
+		return fmt.Errorf("creating route %s to node %q: %w", name, route.TargetNode, err)
+	}
+	return nil
+}
+
+// DeleteRoute deletes a route ListRoutes returned; one already gone is
+// deleted.
+func (c *Cloud) DeleteRoute(ctx context.Context, clusterName string, route *cloudprovider.Route) error {
+	if err := c.api.DeleteRoute(ctx, route.Name); err != nil && !client.IsNotFound(err) {
+		return fmt.Errorf("deleting route %s: %w", route.Name, err)
+	}
+	return nil
+}

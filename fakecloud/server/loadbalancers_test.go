@@ -1,0 +1,661 @@
+package server
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"sigs.k8s.io/ccm-harness/fakecloud/api"
+)
+
+func tcp(port, nodePort uint16) api.Listener {
+	return api.Listener{Port: int32(port), Protocol: api.ProtocolTCP, NodePort: int32(nodePort)}
+}
+
+func udp(port, nodePort uint16) api.Listener {
+	return api.Listener{Port: int32(port), Protocol: api.ProtocolUDP, NodePort: int32(nodePort)}
+}
+
+func TestLBValidation(t *testing.T) {
+	f := newFixture(t, netConfig())
+	inst := f.create("n1")
+	tests := []struct {
+		name string
+		body any
+		msg  string
+	}{
+		{"bad protocol", api.LoadBalancerSpec{Listeners: []api.Listener{{Port: 80, Protocol: "SCTP"}}}, "listeners[0].protocol"},
+		{"lowercase protocol", api.LoadBalancerSpec{Listeners: []api.Listener{{Port: 80, Protocol: "tcp"}}}, "listeners[0].protocol"},
+		{"port 0", api.LoadBalancerSpec{Listeners: []api.Listener{{Port: 0, Protocol: api.ProtocolTCP}}}, "listeners[0].port"},
+		{"port too big", api.LoadBalancerSpec{Listeners: []api.Listener{{Port: 65536, Protocol: api.ProtocolTCP}}}, "listeners[0].port"},
+		{"negative node port", api.LoadBalancerSpec{Listeners: []api.Listener{{Port: 80, Protocol: api.ProtocolTCP, NodePort: -1}}}, "listeners[0].nodePort"},
+		{"duplicate port and protocol", api.LoadBalancerSpec{Listeners: []api.Listener{tcp(80, 1), udp(80, 1), tcp(80, 2)}}, "listeners[2] repeats 80/TCP of listeners[0]"},
+		{"unknown backend", api.LoadBalancerSpec{Backends: []string{inst.ID, "i-000000000000"}}, `backends[1]: instance "i-000000000000" not found`},
+		{"backend by name", api.LoadBalancerSpec{Backends: []string{"n1"}}, `backends[0]`},
+		{"duplicate backend", api.LoadBalancerSpec{Backends: []string{inst.ID, inst.ID}}, "backends[1] repeats"},
+		{"bad health check port", api.LoadBalancerSpec{HealthCheckNodePort: 70000}, "healthCheckNodePort"},
+		{"bad CIDR", api.LoadBalancerSpec{SourceRanges: []string{"127.0.0.1/32", "127.0.0.1"}}, "sourceRanges[1]"},
+		{"unknown field", `{"listeners":[],"backend":[]}`, `unknown field "backend"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := f.must(http.StatusBadRequest, "PUT", api.PathLoadBalancer+"lb1", cloudToken, tt.body, nil)
+			if e := r.errorBody(t); e.Code != api.CodeInvalid || !strings.Contains(e.Message, tt.msg) {
+				t.Errorf("error %+v, want Invalid naming %q", e, tt.msg)
+			}
+		})
+	}
+	var list api.LoadBalancerList
+	f.must(http.StatusOK, "GET", api.AdminPathLoadBalancers, adminToken, nil, &list)
+	if len(list.LoadBalancers) != 0 {
+		t.Errorf("invalid specs created load balancers: %+v", list.LoadBalancers)
+	}
+}
+
+func TestLBLifecycle(t *testing.T) {
+	cfg := netConfig()
+	f := newFixture(t, cfg)
+	n1, n2 := f.create("n1"), f.create("n2")
+	ip := firstLBIP(cfg)
+	p1, p2, p3 := freePort(t, ip), freePort(t, ip), freePort(t, ip)
+	addr := func(p uint16) netip.AddrPort { return netip.AddrPortFrom(ip, p) }
+
+	spec := api.LoadBalancerSpec{
+		Listeners: []api.Listener{tcp(p1, 30001), udp(p1, 30001), tcp(p2, 30002)},
+		Backends:  []string{n1.ID},
+		Tags:      map[string]string{"cluster": "c1", "service": "default/web"},
+	}
+	created := f.ensure("lb1", spec, http.StatusCreated)
+	if !regexp.MustCompile(`^lb-[0-9a-f]{12}$`).MatchString(created.ID) {
+		t.Errorf("ID %q is not lb- and 12 hex digits", created.ID)
+	}
+	if created.IP != ip.String() || created.Name != "lb1" || created.Tags["service"] != "default/web" || len(created.Listeners) != 3 {
+		t.Errorf("created %+v, want lb1 on %s with the spec", created, ip)
+	}
+	if len(created.BackendStatus) != 1 || created.BackendStatus[0].Instance != n1.ID || !created.BackendStatus[0].Healthy ||
+		created.BackendStatus[0].Address != internalIP(t, n1).String() {
+		t.Errorf("backend status %+v, want n1 healthy at its first InternalIP", created.BackendStatus)
+	}
+	assertListening(t, addr(p1), api.ProtocolTCP, true)
+	assertListening(t, addr(p1), api.ProtocolUDP, true)
+	assertListening(t, addr(p2), api.ProtocolTCP, true)
+
+	// An update replaces the spec in place: same ID and IP; the listener
+	// that stays stays open, the removed one closes, the new one opens.
+	spec.Listeners = []api.Listener{tcp(p1, 30011), udp(p3, 0)}
+	spec.Backends = []string{n2.ID, n1.ID}
+	spec.Tags = nil
+	updated := f.ensure("lb1", spec, http.StatusOK)
+	if updated.ID != created.ID || updated.IP != created.IP || !updated.CreatedAt.Equal(created.CreatedAt) {
+		t.Errorf("update changed identity: %s %s, was %s %s", updated.ID, updated.IP, created.ID, created.IP)
+	}
+	if len(updated.Backends) != 2 || updated.Backends[0] != n2.ID || len(updated.Tags) != 0 || updated.Listeners[0].NodePort != 30011 {
+		t.Errorf("update not applied: %+v", updated)
+	}
+	assertListening(t, addr(p1), api.ProtocolTCP, true)
+	assertListening(t, addr(p1), api.ProtocolUDP, false)
+	assertListening(t, addr(p2), api.ProtocolTCP, false)
+	assertListening(t, addr(p3), api.ProtocolUDP, true)
+
+	var got api.LoadBalancer
+	f.must(http.StatusOK, "GET", api.PathLoadBalancer+"lb1", cloudToken, nil, &got)
+	if got.ID != created.ID || len(got.Listeners) != 2 {
+		t.Errorf("GetLoadBalancer = %+v", got)
+	}
+	if byID := f.adminLB(created.ID); byID.Name != "lb1" {
+		t.Errorf("admin lookup by ID gave %+v", byID)
+	}
+	second := f.ensure("lb2", api.LoadBalancerSpec{}, http.StatusCreated)
+	if second.IP == created.IP || second.ID == created.ID {
+		t.Errorf("second load balancer shares %s/%s with the first", second.IP, second.ID)
+	}
+	var list api.LoadBalancerList
+	f.must(http.StatusOK, "GET", api.PathLoadBalancers, cloudToken, nil, &list)
+	if len(list.LoadBalancers) != 2 || list.LoadBalancers[0].Name != "lb1" || list.LoadBalancers[1].Name != "lb2" {
+		t.Errorf("list %+v, want lb1 and lb2 in creation order", list.LoadBalancers)
+	}
+	if !strings.Contains(string(f.must(http.StatusOK, "GET", api.PathLoadBalancer+"lb2", cloudToken, nil, nil).body), `"listeners":[],"backends":[]`) {
+		t.Errorf("an empty spec should read as empty lists, not null")
+	}
+
+	// Deleting frees the ports at once; deleting again is 404.
+	f.must(http.StatusNoContent, "DELETE", api.PathLoadBalancer+"lb1", cloudToken, nil, nil)
+	assertListening(t, addr(p1), api.ProtocolTCP, false)
+	assertListening(t, addr(p3), api.ProtocolUDP, false)
+	r := f.must(http.StatusNotFound, "DELETE", api.PathLoadBalancer+"lb1", cloudToken, nil, nil)
+	if e := r.errorBody(t); e.Code != api.CodeNotFound || !strings.Contains(e.Message, "lb1") {
+		t.Errorf("second delete: %+v", e)
+	}
+	f.must(http.StatusNotFound, "GET", api.PathLoadBalancer+"lb1", cloudToken, nil, nil)
+	f.must(http.StatusNotFound, "GET", api.AdminPathLoadBalancer+"lb1", adminToken, nil, nil)
+	// A freed IP is not handed out again while the pool has others.
+	if third := f.ensure("lb3", api.LoadBalancerSpec{}, http.StatusCreated); third.IP == created.IP || third.IP == second.IP {
+		t.Errorf("third load balancer got %s, reusing a recent IP", third.IP)
+	}
+}
+
+func TestLBAddressPool(t *testing.T) {
+	// 127.x.y.0/30 holds .1 and .2: .0 is the network, .3 the broadcast.
+	cfg := netConfig()
+	cfg.LBCIDR = strings.Replace(cfg.LBCIDR, "/24", "/30", 1)
+	f := newFixture(t, cfg)
+	a := f.ensure("a", api.LoadBalancerSpec{}, http.StatusCreated)
+	b := f.ensure("b", api.LoadBalancerSpec{}, http.StatusCreated)
+	r := f.must(http.StatusConflict, "PUT", api.PathLoadBalancer+"c", cloudToken, api.LoadBalancerSpec{}, nil)
+	if msg := r.errorBody(t).Message; !strings.Contains(msg, cfg.LBCIDR) || !strings.Contains(msg, "exhausted") {
+		t.Errorf("message %q does not name the exhausted pool", msg)
+	}
+	f.must(http.StatusNoContent, "DELETE", api.PathLoadBalancer+"a", cloudToken, nil, nil)
+	// Released on delete: the allocator wraps around to it.
+	if c := f.ensure("c", api.LoadBalancerSpec{}, http.StatusCreated); c.IP != a.IP {
+		t.Errorf("c got %s, want the released %s (b has %s)", c.IP, a.IP, b.IP)
+	}
+}
+
+func TestUsableLBAddr(t *testing.T) {
+	tests := []struct {
+		pool, addr string
+		want       bool
+	}{
+		{"127.20.0.0/16", "127.20.0.1", true},
+		{"127.20.0.0/16", "127.20.0.0", false},
+		{"127.20.0.0/16", "127.20.1.0", false}, // .0 inside the pool
+		{"127.20.0.0/16", "127.20.1.255", true},
+		{"127.20.0.0/16", "127.20.255.255", false},
+		{"127.20.0.7/32", "127.20.0.7", true},
+		{"127.20.0.0/32", "127.20.0.0", false},
+		{"::1/128", "::1", true},
+	}
+	for _, tt := range tests {
+		if got := usableLBAddr(netip.MustParsePrefix(tt.pool), netip.MustParseAddr(tt.addr)); got != tt.want {
+			t.Errorf("usableLBAddr(%s, %s) = %v, want %v", tt.pool, tt.addr, got, tt.want)
+		}
+	}
+}
+
+func TestLBForwarding(t *testing.T) {
+	tests := []struct {
+		name     string
+		proto    api.Protocol
+		nodePort bool // false: the listener has nodePort 0
+	}{
+		{"TCP to the node port", api.ProtocolTCP, true},
+		{"TCP to the listener's port", api.ProtocolTCP, false},
+		{"UDP to the node port", api.ProtocolUDP, true},
+		{"UDP to the listener's port", api.ProtocolUDP, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := netConfig()
+			f := newFixture(t, cfg)
+			n1 := f.create("n1")
+			lbIP, backendIP := firstLBIP(cfg), internalIP(t, n1)
+			port := freePort(t, lbIP, backendIP)
+			backendPort, nodePort := port, uint16(0)
+			if tt.nodePort {
+				nodePort = freePort(t, backendIP)
+				backendPort = nodePort
+			}
+			backend := netip.AddrPortFrom(backendIP, backendPort)
+			l := api.Listener{Port: int32(port), Protocol: tt.proto, NodePort: int32(nodePort)}
+			f.ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{l}, Backends: []string{n1.ID}}, http.StatusCreated)
+
+			frontend := netip.AddrPortFrom(lbIP, port)
+			var e *echo
+			var got string
+			var err error
+			if tt.proto == api.ProtocolTCP {
+				e = tcpEcho(t, backend, "n1")
+				got, err = tcpCall(netip.Addr{}, frontend, "hello")
+			} else {
+				e = udpEcho(t, backend, "n1")
+				got, err = udpCall(netip.Addr{}, frontend, "hello", 3*time.Second)
+			}
+			if err != nil || got != "n1:hello" {
+				t.Fatalf("through %s/%s: %q, %v; want n1:hello from %s", frontend, tt.proto, got, err, backend)
+			}
+			if e.hits.Load() != 1 {
+				t.Errorf("backend got %d connections or datagrams, want 1", e.hits.Load())
+			}
+		})
+	}
+}
+
+// TestLBTCPAndUDPSharePort checks both protocols on one port number, each
+// reaching its own backend server, and a UDP session carrying several
+// datagrams both ways.
+func TestLBTCPAndUDPSharePort(t *testing.T) {
+	cfg := netConfig()
+	f := newFixture(t, cfg)
+	n1 := f.create("n1")
+	lbIP, backendIP := firstLBIP(cfg), internalIP(t, n1)
+	port, nodePort := freePort(t, lbIP), freePort(t, backendIP)
+	tcpEcho(t, netip.AddrPortFrom(backendIP, nodePort), "tcp")
+	udpBackend := udpEcho(t, netip.AddrPortFrom(backendIP, nodePort), "udp")
+	f.ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{tcp(port, nodePort), udp(port, nodePort)}, Backends: []string{n1.ID}}, http.StatusCreated)
+
+	frontend := netip.AddrPortFrom(lbIP, port)
+	if got, err := tcpCall(netip.Addr{}, frontend, "a"); got != "tcp:a" {
+		t.Errorf("TCP: %q, %v", got, err)
+	}
+	c, err := net.DialUDP("udp", nil, net.UDPAddrFromAddrPort(frontend))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, msg := range []string{"x", "y", "z"} {
+		if got, err := udpRoundTrip(c, msg); got != "udp:"+msg {
+			t.Errorf("UDP %s: %q, %v", msg, got, err)
+		}
+	}
+	if n := udpBackend.hits.Load(); n != 3 {
+		t.Errorf("UDP backend got %d datagrams, want 3", n)
+	}
+}
+
+func TestLBSourceRanges(t *testing.T) {
+	cfg := netConfig()
+	f := newFixture(t, cfg)
+	n1 := f.create("n1")
+	lbIP, backendIP := firstLBIP(cfg), internalIP(t, n1)
+	port := freePort(t, lbIP, backendIP)
+	tcpBackend := tcpEcho(t, netip.AddrPortFrom(backendIP, port), "n1")
+	udpBackend := udpEcho(t, netip.AddrPortFrom(backendIP, port), "n1")
+	spec := api.LoadBalancerSpec{
+		Listeners:    []api.Listener{tcp(port, 0), udp(port, 0)},
+		Backends:     []string{n1.ID},
+		SourceRanges: []string{"127.0.0.1/32"},
+	}
+	f.ensure("lb", spec, http.StatusCreated)
+	frontend := netip.AddrPortFrom(lbIP, port)
+	inside, outside := netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr("127.0.0.77")
+
+	if got, _ := tcpCall(outside, frontend, "hi"); got != "" {
+		t.Errorf("TCP client outside the ranges heard %q", got)
+	}
+	if got, err := udpCall(outside, frontend, "hi", 300*time.Millisecond); got != "" || !isTimeout(err) {
+		t.Errorf("UDP client outside the ranges: %q, %v; want no answer", got, err)
+	}
+	if tcpBackend.hits.Load() != 0 || udpBackend.hits.Load() != 0 {
+		t.Fatalf("refused clients reached the backends: %d TCP, %d UDP", tcpBackend.hits.Load(), udpBackend.hits.Load())
+	}
+	if got, err := tcpCall(inside, frontend, "hi"); got != "n1:hi" {
+		t.Errorf("TCP client inside the ranges: %q, %v", got, err)
+	}
+	if got, err := udpCall(inside, frontend, "hi", 3*time.Second); got != "n1:hi" {
+		t.Errorf("UDP client inside the ranges: %q, %v", got, err)
+	}
+
+	// Widening the ranges takes effect on the open listeners.
+	spec.SourceRanges = []string{"127.0.0.64/26"}
+	f.ensure("lb", spec, http.StatusOK)
+	if got, err := tcpCall(outside, frontend, "again"); got != "n1:again" {
+		t.Errorf("after widening: %q, %v", got, err)
+	}
+	if got, _ := tcpCall(inside, frontend, "again"); got != "" {
+		t.Errorf("127.0.0.1 is outside the new range but heard %q", got)
+	}
+}
+
+func TestLBHealthChecks(t *testing.T) {
+	cfg := netConfig()
+	f := newFixture(t, cfg)
+	a, b := f.create("a"), f.create("b")
+	lbIP, ipA, ipB := firstLBIP(cfg), internalIP(t, a), internalIP(t, b)
+	port, nodePort, hcPort := freePort(t, lbIP), freePort(t, ipA, ipB), freePort(t, ipA, ipB)
+	echoA := tcpEcho(t, netip.AddrPortFrom(ipA, nodePort), "a")
+	echoB := tcpEcho(t, netip.AddrPortFrom(ipB, nodePort), "b")
+	healthServer(t, netip.AddrPortFrom(ipA, hcPort), http.StatusOK)
+	hcB := healthServer(t, netip.AddrPortFrom(ipB, hcPort), http.StatusServiceUnavailable)
+	f.ensure("lb", api.LoadBalancerSpec{
+		Listeners:           []api.Listener{tcp(port, nodePort)},
+		Backends:            []string{a.ID, b.ID},
+		HealthCheckNodePort: int32(hcPort),
+	}, http.StatusCreated)
+
+	eventually(t, 5*time.Second, "a healthy, b not", func() (bool, string) {
+		lb := f.adminLB("lb")
+		st := lb.BackendStatus
+		return len(st) == 2 && st[0].Healthy && !st[1].Healthy && strings.Contains(st[1].LastError, "503"), statusOf(lb)
+	})
+	frontend := netip.AddrPortFrom(lbIP, port)
+	for i := range 6 {
+		if got, err := tcpCall(netip.Addr{}, frontend, "x"); got != "a:x" {
+			t.Fatalf("connection %d: %q, %v; want the healthy backend a", i, got, err)
+		}
+	}
+	if echoB.hits.Load() != 0 {
+		t.Errorf("unhealthy backend b got %d connections", echoB.hits.Load())
+	}
+
+	// b recovers: round-robin uses both.
+	hcB.status.Store(http.StatusOK)
+	eventually(t, 5*time.Second, "b healthy", func() (bool, string) {
+		lb := f.adminLB("lb")
+		return len(lb.BackendStatus) == 2 && lb.BackendStatus[1].Healthy && lb.BackendStatus[1].LastError == "", statusOf(lb)
+	})
+	seen := map[string]int{}
+	for range 4 {
+		got, _ := tcpCall(netip.Addr{}, frontend, "x")
+		seen[got]++
+	}
+	if seen["a:x"] != 2 || seen["b:x"] != 2 {
+		t.Errorf("four connections went %v, want two each", seen)
+	}
+
+	// A stopped instance serves nothing, whatever its health check says.
+	f.must(http.StatusOK, "POST", api.AdminPathInstance+"a/stop", adminToken, nil, nil)
+	lb := f.adminLB("lb")
+	if st := lb.BackendStatus[0]; st.Healthy || !strings.Contains(st.LastError, "stopped") {
+		t.Errorf("stopped a: %+v", st)
+	}
+	hitsA := echoA.hits.Load()
+	for range 3 {
+		if got, err := tcpCall(netip.Addr{}, frontend, "y"); got != "b:y" {
+			t.Errorf("with a stopped: %q, %v", got, err)
+		}
+	}
+	if echoA.hits.Load() != hitsA {
+		t.Errorf("stopped backend a got connections")
+	}
+}
+
+func TestLBBackendsFollowInstanceState(t *testing.T) {
+	cfg := netConfig()
+	f := newFixture(t, cfg)
+	n1 := f.create("n1")
+	lbIP, backendIP := firstLBIP(cfg), internalIP(t, n1)
+	port := freePort(t, lbIP, backendIP)
+	tcpEcho(t, netip.AddrPortFrom(backendIP, port), "n1")
+	f.ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{tcp(port, 0)}, Backends: []string{n1.ID}}, http.StatusCreated)
+	frontend := netip.AddrPortFrom(lbIP, port)
+
+	steps := []struct {
+		action  string
+		healthy bool
+		reply   string
+		lastErr string
+	}{
+		{"", true, "n1:m", ""},
+		{"stop", false, "", "instance is stopped"},
+		{"start", true, "n1:m", ""},
+		{"terminate", false, "", "instance is terminated"},
+	}
+	for _, st := range steps {
+		if st.action != "" {
+			f.must(http.StatusOK, "POST", api.AdminPathInstance+n1.ID+"/"+st.action, adminToken, nil, nil)
+		}
+		bs := f.adminLB("lb").BackendStatus[0]
+		if bs.Healthy != st.healthy || bs.LastError != st.lastErr {
+			t.Errorf("after %q: backend %+v, want healthy=%v %q", st.action, bs, st.healthy, st.lastErr)
+		}
+		if got, _ := tcpCall(netip.Addr{}, frontend, "m"); got != st.reply {
+			t.Errorf("after %q: heard %q, want %q", st.action, got, st.reply)
+		}
+	}
+}
+
+func TestLBNonLoopbackBackendIsNeverDialed(t *testing.T) {
+	cfg := netConfig()
+	f := newFixture(t, cfg)
+	var inst api.Instance
+	// A documentation address (TEST-NET-1): it must not even be tried.
+	f.must(http.StatusCreated, "POST", api.AdminPathInstances, adminToken,
+		api.CreateInstanceRequest{Name: "far", Addresses: []api.Address{{Type: api.AddressInternalIP, Address: "192.0.2.10"}}}, &inst)
+	lb := f.ensure("lb", api.LoadBalancerSpec{Backends: []string{inst.ID}, HealthCheckNodePort: 31000}, http.StatusCreated)
+	if st := lb.BackendStatus[0]; st.Healthy || !strings.Contains(st.LastError, "not a loopback address") {
+		t.Errorf("backend %+v, want it unhealthy for not being loopback", st)
+	}
+	if err := loopbackDialer(time.Second).Control("tcp", "192.0.2.10:80", nil); err == nil {
+		t.Error("the data plane's dialer would connect off loopback")
+	}
+}
+
+func TestLBRestart(t *testing.T) {
+	cfg := netConfig()
+	cfg.StateFile = filepath.Join(t.TempDir(), "state.json")
+	f := newFixture(t, cfg)
+	n1 := f.create("n1")
+	lbIP, backendIP := firstLBIP(cfg), internalIP(t, n1)
+	port := freePort(t, lbIP, backendIP)
+	tcpEcho(t, netip.AddrPortFrom(backendIP, port), "n1")
+	udpEcho(t, netip.AddrPortFrom(backendIP, port), "n1")
+	before := f.ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{tcp(port, 0), udp(port, 0)}, Backends: []string{n1.ID}}, http.StatusCreated)
+	frontend := netip.AddrPortFrom(lbIP, port)
+
+	f.srv.Close()
+	assertListening(t, frontend, api.ProtocolTCP, false)
+	assertListening(t, frontend, api.ProtocolUDP, false)
+	// A closed server still answers, but cannot change load balancers.
+	f.must(http.StatusServiceUnavailable, "PUT", api.PathLoadBalancer+"lb", cloudToken, api.LoadBalancerSpec{}, nil)
+
+	g := newFixture(t, cfg)
+	after := g.adminLB("lb")
+	if after.ID != before.ID || after.IP != before.IP || len(after.Listeners) != 2 {
+		t.Errorf("after restart %+v, was %+v", after, before)
+	}
+	if got, err := tcpCall(netip.Addr{}, frontend, "back"); got != "n1:back" {
+		t.Errorf("TCP after restart: %q, %v", got, err)
+	}
+	if got, err := udpCall(netip.Addr{}, frontend, "back", 3*time.Second); got != "n1:back" {
+		t.Errorf("UDP after restart: %q, %v", got, err)
+	}
+	if next := g.ensure("lb2", api.LoadBalancerSpec{}, http.StatusCreated); next.IP == before.IP {
+		t.Errorf("restarted allocator handed out %s again", next.IP)
+	}
+}
+
+func TestLBRestartWithPortTaken(t *testing.T) {
+	cfg := netConfig()
+	cfg.StateFile = filepath.Join(t.TempDir(), "state.json")
+	f := newFixture(t, cfg)
+	port := freePort(t, firstLBIP(cfg))
+	f.ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{tcp(port, 0)}}, http.StatusCreated)
+	f.srv.Close()
+	squatter := tcpEcho(t, netip.AddrPortFrom(firstLBIP(cfg), port), "squatter")
+	defer squatter.close()
+
+	cfg.CloudToken, cfg.AdminToken = cloudToken, adminToken
+	_, err := New(cfg)
+	if err == nil || !strings.Contains(err.Error(), `load balancer "lb"`) || !strings.Contains(err.Error(), "address already in use") {
+		t.Fatalf("New with a listener's port taken: %v, want an error naming the load balancer and the cause", err)
+	}
+}
+
+func TestLBEnsureWithPortTaken(t *testing.T) {
+	cfg := netConfig()
+	f := newFixture(t, cfg)
+	ip := firstLBIP(cfg)
+	free, taken := freePort(t, ip), freePort(t, ip)
+	f.ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{tcp(free, 0)}}, http.StatusCreated)
+	squatter := tcpEcho(t, netip.AddrPortFrom(ip, taken), "squatter")
+	defer squatter.close()
+	r := f.must(http.StatusConflict, "PUT", api.PathLoadBalancer+"lb", cloudToken,
+		api.LoadBalancerSpec{Listeners: []api.Listener{udp(free, 0), tcp(taken, 0)}}, nil)
+	if msg := r.errorBody(t).Message; !strings.Contains(msg, "address already in use") {
+		t.Errorf("message %q", msg)
+	}
+	// Nothing changed: the old listener is open, the UDP one never opened.
+	if lb := f.adminLB("lb"); len(lb.Listeners) != 1 || lb.Listeners[0].Protocol != api.ProtocolTCP {
+		t.Errorf("failed update changed the spec: %+v", lb.Listeners)
+	}
+	assertListening(t, netip.AddrPortFrom(ip, free), api.ProtocolTCP, true)
+	assertListening(t, netip.AddrPortFrom(ip, free), api.ProtocolUDP, false)
+}
+
+func TestLBUDPSessionIdles(t *testing.T) {
+	cfg := netConfig()
+	f := newFixture(t, cfg)
+	f.srv.dp.udpIdle = 200 * time.Millisecond
+	n1 := f.create("n1")
+	lbIP, backendIP := firstLBIP(cfg), internalIP(t, n1)
+	port := freePort(t, lbIP, backendIP)
+	udpEcho(t, netip.AddrPortFrom(backendIP, port), "n1")
+	lb := f.ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{udp(port, 0)}, Backends: []string{n1.ID}}, http.StatusCreated)
+	sessions := func() int {
+		f.srv.dp.mu.Lock()
+		defer f.srv.dp.mu.Unlock()
+		fe := f.srv.dp.lbs[lb.ID].listeners[listenerKey{port: int32(port), protocol: api.ProtocolUDP}].(*udpFrontend)
+		fe.mu.Lock()
+		defer fe.mu.Unlock()
+		return len(fe.sessions)
+	}
+	frontend := netip.AddrPortFrom(lbIP, port)
+	if got, err := udpCall(netip.Addr{}, frontend, "1", 3*time.Second); got != "n1:1" {
+		t.Fatalf("%q, %v", got, err)
+	}
+	if n := sessions(); n != 1 {
+		t.Fatalf("%d sessions, want 1", n)
+	}
+	eventually(t, 3*time.Second, "idle session ends", func() (bool, string) {
+		n := sessions()
+		return n == 0, strings.Repeat("session ", n)
+	})
+	if got, err := udpCall(netip.Addr{}, frontend, "2", 3*time.Second); got != "n1:2" {
+		t.Errorf("after the session ended: %q, %v", got, err)
+	}
+}
+
+// TestCloseReleasesEverything holds a TCP connection and a UDP session open
+// through health-checked load balancers, closes the server, and checks that
+// every port is free and every goroutine it started has ended.
+func TestCloseReleasesEverything(t *testing.T) {
+	cfg := netConfig()
+	cfg.CloudToken, cfg.AdminToken = cloudToken, adminToken
+	base := runtime.NumGoroutine()
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Straight to the handler: an HTTP server would add goroutines of its
+	// own to the count.
+	call := func(method, path, token string, body any, want int, out any) {
+		t.Helper()
+		serveDirect(t, s, method, path, token, body, want, out)
+	}
+	var n1 api.Instance
+	call("POST", api.AdminPathInstances, adminToken, api.CreateInstanceRequest{Name: "n1"}, http.StatusCreated, &n1)
+	lbIP, backendIP := firstLBIP(cfg), internalIP(t, n1)
+	port := freePort(t, lbIP, backendIP)
+	hcPort := freePort(t, backendIP)
+	tcpBackend := tcpEcho(t, netip.AddrPortFrom(backendIP, port), "n1")
+	udpBackend := udpEcho(t, netip.AddrPortFrom(backendIP, port), "n1")
+	hc := healthServer(t, netip.AddrPortFrom(backendIP, hcPort), http.StatusOK)
+	call("PUT", api.PathLoadBalancer+"lb", cloudToken, api.LoadBalancerSpec{
+		Listeners: []api.Listener{tcp(port, 0), udp(port, 0)}, Backends: []string{n1.ID}, HealthCheckNodePort: int32(hcPort),
+	}, http.StatusCreated, nil)
+	frontend := netip.AddrPortFrom(lbIP, port)
+	eventually(t, 5*time.Second, "backend healthy", func() (bool, string) {
+		var lb api.LoadBalancer
+		call("GET", api.AdminPathLoadBalancer+"lb", adminToken, nil, http.StatusOK, &lb)
+		return lb.BackendStatus[0].Healthy, statusOf(lb)
+	})
+
+	// A TCP connection left open mid-stream, and a live UDP session.
+	held, err := netDialTCP(frontend)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	if got, err := held.roundTrip("open", len("n1:open")); got != "n1:open" {
+		t.Fatalf("held connection: %q, %v", got, err)
+	}
+	if got, err := udpCall(netip.Addr{}, frontend, "u", 3*time.Second); got != "n1:u" {
+		t.Fatalf("UDP: %q, %v", got, err)
+	}
+
+	closed := make(chan struct{})
+	go func() {
+		s.Close()
+		s.Close() // twice is harmless
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close has not returned after 10s: something it waits for never ends")
+	}
+	assertListening(t, frontend, api.ProtocolTCP, false)
+	assertListening(t, frontend, api.ProtocolUDP, false)
+	if _, err := held.roundTrip("more", len("more")); err == nil {
+		t.Error("the held connection still works after Close")
+	}
+	held.Close()
+	tcpBackend.close()
+	udpBackend.close()
+	hc.close()
+	eventually(t, 5*time.Second, "goroutines back to the baseline", func() (bool, string) {
+		n := runtime.NumGoroutine()
+		if n <= base {
+			return true, ""
+		}
+		buf := make([]byte, 1<<16)
+		return false, string(buf[:runtime.Stack(buf, true)])
+	})
+}
+
+// An ignore fault makes the cloud hold the wrong thing while answering
+// success: the harness's negative controls rely on the stored (admin) view
+// being wrong, not only the answer.
+func TestLBIgnoreFault(t *testing.T) {
+	cfg := netConfig()
+	f := newFixture(t, cfg)
+	n1, n2 := f.create("n1"), f.create("n2")
+	ip := firstLBIP(cfg)
+	p1, p2 := freePort(t, ip), freePort(t, ip)
+
+	tests := []struct {
+		field string
+		check func(before, after api.LoadBalancer) string
+	}{
+		{api.IgnoreListeners, func(b, a api.LoadBalancer) string {
+			if len(a.Listeners) != 1 || a.Listeners[0].Port != int32(p1) {
+				return fmt.Sprintf("listeners %+v, want the old %+v", a.Listeners, b.Listeners)
+			}
+			return ""
+		}},
+		{api.IgnoreBackends, func(b, a api.LoadBalancer) string {
+			if len(a.Backends) != 1 || a.Backends[0] != n1.ID {
+				return fmt.Sprintf("backends %v, want the old %v", a.Backends, b.Backends)
+			}
+			return ""
+		}},
+		{api.IgnoreSourceRanges, func(b, a api.LoadBalancer) string {
+			if len(a.SourceRanges) != 0 {
+				return fmt.Sprintf("source ranges %v, want none as before", a.SourceRanges)
+			}
+			return ""
+		}},
+		{api.IgnoreHealthCheck, func(b, a api.LoadBalancer) string {
+			if a.HealthCheckNodePort != 0 {
+				return fmt.Sprintf("health check node port %d, want 0 as before", a.HealthCheckNodePort)
+			}
+			return ""
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.field, func(t *testing.T) {
+			name := "lb-" + tt.field
+			before := f.ensure(name, api.LoadBalancerSpec{Listeners: []api.Listener{tcp(p1, 30001)}, Backends: []string{n1.ID}}, http.StatusCreated)
+			fault := f.addFault(api.Fault{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: tt.field})
+			f.ensure(name, api.LoadBalancerSpec{
+				Listeners:           []api.Listener{tcp(p2, 30002)},
+				Backends:            []string{n1.ID, n2.ID},
+				SourceRanges:        []string{"127.0.0.1/32"},
+				HealthCheckNodePort: 31000,
+			}, http.StatusOK)
+			f.must(http.StatusNoContent, "DELETE", api.AdminPathFaults+"/"+fault.ID, adminToken, nil, nil)
+			if msg := tt.check(before, f.adminLB(name)); msg != "" {
+				t.Errorf("after an ignored %s: %s", tt.field, msg)
+			}
+			f.must(http.StatusNoContent, "DELETE", api.PathLoadBalancer+name, cloudToken, nil, nil)
+		})
+	}
+}

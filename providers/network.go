@@ -1,0 +1,70 @@
+package providers
+
+import (
+	"context"
+
+	v1 "k8s.io/api/core/v1"
+)
+
+// LoadBalancer is what a cloud says about a Service's load balancer.
+type LoadBalancer struct {
+	Name string
+	// Service is "namespace/name" of the Service the cloud's records tie
+	// the load balancer to; "" when the cloud cannot say.
+	Service string
+	// ServiceUID is the UID the cloud's records name, if any.
+	ServiceUID string
+	IP         string
+	Listeners  []Listener
+	// Backends are the names of the nodes traffic may go to.
+	Backends            []string
+	HealthCheckNodePort int32
+	SourceRanges        []string
+}
+
+// Listener is one frontend port of a load balancer.
+type Listener struct {
+	Port     int32
+	Protocol v1.Protocol
+	// NodePort is where traffic goes on the backends; 0 when the Service
+	// allocates none.
+	NodePort int32
+}
+
+// LoadBalancerInspector is an Inspector that can list load balancers.
+type LoadBalancerInspector interface {
+	LoadBalancers(ctx context.Context) ([]LoadBalancer, error)
+}
+
+// Route is a pod CIDR route in the cloud's network.
+type Route struct {
+	Name            string
+	DestinationCIDR string
+	// TargetNode is the name of the node the route sends traffic to.
+	TargetNode string
+	// Blackhole is true when the target no longer exists.
+	Blackhole bool
+}
+
+// RouteInspector is an Inspector that can list routes.
+type RouteInspector interface {
+	Routes(ctx context.Context) ([]Route, error)
+}
+
+// RouteTamperer removes a route behind the CCM's back, to see it repaired.
+type RouteTamperer interface {
+	DeleteRoute(ctx context.Context, name string) error
+}
+
+// Operation is a cloud call a FaultInjector can make fail.
+type Operation string
+
+// OpEnsureLoadBalancer is the creation or update of a load balancer.
+const OpEnsureLoadBalancer Operation = "EnsureLoadBalancer"
+
+// FaultInjector makes a cloud fail on purpose, for specs about how a CCM
+// copes. Clouds that cannot are not FaultInjectors, and those specs skip.
+type FaultInjector interface {
+	// Fail makes every call of op fail until clear is called.
+	Fail(ctx context.Context, op Operation, message string) (clear func(context.Context) error, err error)
+}

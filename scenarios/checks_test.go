@@ -1,0 +1,338 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	cloudproviderapi "k8s.io/cloud-provider/api"
+
+	"sigs.k8s.io/ccm-harness/providers"
+)
+
+const (
+	zoneLabel       = "topology.kubernetes.io/zone"
+	legacyZoneLabel = "failure-domain.beta.kubernetes.io/zone"
+	typeLabel       = "node.kubernetes.io/instance-type"
+)
+
+// testNodeOpt shapes a test node the way a CCM or kubelet would have.
+type testNodeOpt func(*v1.Node)
+
+// testNode is node-1 as an initialized node with no conditions, shaped by opts.
+func testNode(opts ...testNodeOpt) *v1.Node {
+	n := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1", Labels: map[string]string{}}}
+	for _, o := range opts {
+		o(n)
+	}
+	return n
+}
+
+func withName(name string) testNodeOpt { return func(n *v1.Node) { n.Name = name } }
+
+func withProviderID(id string) testNodeOpt { return func(n *v1.Node) { n.Spec.ProviderID = id } }
+
+func withLabel(k, v string) testNodeOpt { return func(n *v1.Node) { n.Labels[k] = v } }
+
+func withTaint(key string) testNodeOpt {
+	return func(n *v1.Node) {
+		n.Spec.Taints = append(n.Spec.Taints, v1.Taint{Key: key, Effect: v1.TaintEffectNoSchedule})
+	}
+}
+
+var testUninitialized = withTaint(cloudproviderapi.TaintExternalCloudProvider)
+
+func withReady(s v1.ConditionStatus) testNodeOpt {
+	return func(n *v1.Node) {
+		n.Status.Conditions = append(n.Status.Conditions,
+			v1.NodeCondition{Type: v1.NodeMemoryPressure, Status: v1.ConditionFalse},
+			v1.NodeCondition{Type: v1.NodeReady, Status: s})
+	}
+}
+
+func withAddresses(a ...v1.NodeAddress) testNodeOpt {
+	return func(n *v1.Node) { n.Status.Addresses = append([]v1.NodeAddress(nil), a...) }
+}
+
+func internalIP(ip string) v1.NodeAddress {
+	return v1.NodeAddress{Type: v1.NodeInternalIP, Address: ip}
+}
+func externalIP(ip string) v1.NodeAddress {
+	return v1.NodeAddress{Type: v1.NodeExternalIP, Address: ip}
+}
+func hostnameAddr(h string) v1.NodeAddress { return v1.NodeAddress{Type: v1.NodeHostName, Address: h} }
+func internalDNS(h string) v1.NodeAddress {
+	return v1.NodeAddress{Type: v1.NodeInternalDNS, Address: h}
+}
+
+var testInstance = providers.Instance{
+	Name:         "node-1",
+	ProviderID:   "fakecloud://i-0001",
+	InstanceType: "fake.small",
+	Zone:         "fake-zone-a",
+	Region:       "fake-region-1",
+	Addresses:    []v1.NodeAddress{internalIP("10.0.0.1"), externalIP("203.0.113.1")},
+	Running:      true,
+}
+
+var testCloud = map[string]providers.Instance{"node-1": testInstance}
+
+type testCheckCase struct {
+	name  string
+	check NodeCheck
+	node  *v1.Node
+	// want is empty for a node that must pass; otherwise every string must
+	// be in the error, so a failure names the node, the expected and the
+	// actual value.
+	want []string
+}
+
+func runCheckCases(t *testing.T, tests []testCheckCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.check(tt.node)
+			if len(tt.want) == 0 {
+				if err != nil {
+					t.Fatalf("check failed on a node that is as wanted: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("check passed; want an error containing %q", tt.want)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error does not contain %q:\n%v", w, err)
+				}
+			}
+		})
+	}
+}
+
+func TestInitialized(t *testing.T) {
+	runCheckCases(t, []testCheckCase{
+		{name: "taint removed", check: Initialized, node: testNode(withTaint("other"))},
+		{
+			name:  "taint present",
+			check: Initialized,
+			node:  testNode(testUninitialized, withProviderID("fakecloud://i-0001")),
+			want:  []string{"node node-1", "expected taint " + cloudproviderapi.TaintExternalCloudProvider + " removed", "actual: still present", `"fakecloud://i-0001"`},
+		},
+	})
+}
+
+func TestProviderIDFromCloud(t *testing.T) {
+	check := ProviderIDFromCloud("fakecloud", testCloud)
+	runCheckCases(t, []testCheckCase{
+		{name: "the cloud's ID", check: check, node: testNode(withProviderID("fakecloud://i-0001"))},
+		// The cloud is only asked about some nodes; the others need the
+		// scheme alone.
+		{name: "node the cloud was not asked about", check: check, node: testNode(withName("node-9"), withProviderID("fakecloud://i-0009"))},
+		{
+			name: "wrong scheme", check: check, node: testNode(withProviderID("aws:///us-east-1a/i-0001")),
+			want: []string{"node node-1", "scheme fakecloud://", `actual "aws:///us-east-1a/i-0001"`},
+		},
+		{
+			name: "empty", check: check, node: testNode(),
+			want: []string{"node node-1", "scheme fakecloud://", `actual ""`},
+		},
+		{
+			name: "another instance's ID", check: check, node: testNode(withProviderID("fakecloud://i-0002")),
+			want: []string{"node node-1", `expected spec.providerID "fakecloud://i-0001"`, `actual "fakecloud://i-0002"`},
+		},
+		{
+			name: "not initialized", check: check, node: testNode(testUninitialized, withProviderID("fakecloud://i-0001")),
+			want: []string{"node node-1", cloudproviderapi.TaintExternalCloudProvider, "still present"},
+		},
+	})
+}
+
+func TestLabelsFromCloud(t *testing.T) {
+	zone := LabelsFromCloud(testCloud, "zone", func(i providers.Instance) string { return i.Zone }, zoneLabel, legacyZoneLabel)
+	itype := LabelsFromCloud(testCloud, "instance type", func(i providers.Instance) string { return i.InstanceType }, typeLabel)
+	runCheckCases(t, []testCheckCase{
+		{name: "zone labels", check: zone, node: testNode(withLabel(zoneLabel, "fake-zone-a"), withLabel(legacyZoneLabel, "fake-zone-a"))},
+		{name: "instance type", check: itype, node: testNode(withLabel(typeLabel, "fake.small"))},
+		{
+			name: "wrong zone", check: zone, node: testNode(withLabel(zoneLabel, "fake-zone-b"), withLabel(legacyZoneLabel, "fake-zone-a")),
+			want: []string{"node node-1", zoneLabel + `="fake-zone-a"`, "the cloud's zone", `actual "fake-zone-b"`},
+		},
+		// Every listed label is checked, not only the first.
+		{
+			name: "wrong legacy zone", check: zone, node: testNode(withLabel(zoneLabel, "fake-zone-a"), withLabel(legacyZoneLabel, "fake-zone-c")),
+			want: []string{"node node-1", legacyZoneLabel + `="fake-zone-a"`, `actual "fake-zone-c"`},
+		},
+		{
+			name: "label not set", check: itype, node: testNode(withLabel(zoneLabel, "fake-zone-a")),
+			want: []string{"node node-1", typeLabel + `="fake.small"`, "the cloud's instance type", "actual: label not set"},
+		},
+		// An empty value is set, and wrong: it must not read as "not set".
+		{
+			name: "empty value", check: itype, node: testNode(withLabel(typeLabel, "")),
+			want: []string{"node node-1", typeLabel + `="fake.small"`, `actual ""`},
+		},
+		{
+			name: "no cloud instance", check: zone, node: testNode(withName("node-9"), withLabel(zoneLabel, "fake-zone-a")),
+			want: []string{"node node-9", "the cloud has no instance"},
+		},
+		{
+			name: "not initialized", check: zone, node: testNode(testUninitialized, withLabel(zoneLabel, "fake-zone-a"), withLabel(legacyZoneLabel, "fake-zone-a")),
+			want: []string{"node node-1", cloudproviderapi.TaintExternalCloudProvider},
+		},
+	})
+}
+
+func TestAddressesFromCloud(t *testing.T) {
+	check := AddressesFromCloud(testCloud)
+	withHost := providers.Instance{Name: "node-2", Addresses: []v1.NodeAddress{internalIP("10.0.0.2"), hostnameAddr("ip-10-0-0-2"), internalDNS("ip-10-0-0-2.internal")}}
+	check2 := AddressesFromCloud(map[string]providers.Instance{"node-2": withHost})
+	runCheckCases(t, []testCheckCase{
+		// The cloud reports no Hostname, so the kubelet's stays.
+		{name: "cloud's plus kubelet hostname", check: check, node: testNode(withAddresses(internalIP("10.0.0.1"), externalIP("203.0.113.1"), hostnameAddr("node-1")))},
+		{name: "any order", check: check, node: testNode(withAddresses(hostnameAddr("node-1"), externalIP("203.0.113.1"), internalIP("10.0.0.1")))},
+		{name: "cloud's own hostname", check: check2, node: testNode(withName("node-2"), withAddresses(internalDNS("ip-10-0-0-2.internal"), hostnameAddr("ip-10-0-0-2"), internalIP("10.0.0.2")))},
+		{
+			name: "kubelet hostname dropped", check: check, node: testNode(withAddresses(internalIP("10.0.0.1"), externalIP("203.0.113.1"))),
+			want: []string{"node node-1", "expected addresses [ExternalIP=203.0.113.1 Hostname=node-1 InternalIP=10.0.0.1]", "actual [ExternalIP=203.0.113.1 InternalIP=10.0.0.1]"},
+		},
+		// When the cloud names the host, the kubelet's name must give way.
+		{
+			name: "kubelet hostname kept over the cloud's", check: check2, node: testNode(withName("node-2"), withAddresses(internalIP("10.0.0.2"), hostnameAddr("node-2"), internalDNS("ip-10-0-0-2.internal"))),
+			want: []string{"node node-2", "Hostname=ip-10-0-0-2 ", "actual [Hostname=node-2 "},
+		},
+		{
+			name: "missing external", check: check, node: testNode(withAddresses(internalIP("10.0.0.1"), hostnameAddr("node-1"))),
+			want: []string{"node node-1", "ExternalIP=203.0.113.1", "actual [Hostname=node-1 InternalIP=10.0.0.1]"},
+		},
+		{
+			name: "extra address", check: check, node: testNode(withAddresses(internalIP("10.0.0.1"), internalIP("192.168.0.1"), externalIP("203.0.113.1"), hostnameAddr("node-1"))),
+			want: []string{"node node-1", "expected addresses [ExternalIP=203.0.113.1 Hostname=node-1 InternalIP=10.0.0.1]", "InternalIP=192.168.0.1"},
+		},
+		{
+			name: "wrong IP", check: check, node: testNode(withAddresses(internalIP("10.0.0.99"), externalIP("203.0.113.1"), hostnameAddr("node-1"))),
+			want: []string{"node node-1", "InternalIP=10.0.0.1]", "InternalIP=10.0.0.99]"},
+		},
+		{
+			name: "no cloud instance", check: check, node: testNode(withName("node-9"), withAddresses(hostnameAddr("node-9"))),
+			want: []string{"node node-9", "the cloud has no instance"},
+		},
+		{
+			name: "not initialized", check: check, node: testNode(testUninitialized, withAddresses(internalIP("10.0.0.1"), externalIP("203.0.113.1"), hostnameAddr("node-1"))),
+			want: []string{"node node-1", cloudproviderapi.TaintExternalCloudProvider},
+		},
+	})
+}
+
+func TestProvidedNodeIPHonoured(t *testing.T) {
+	multi := providers.Instance{Name: "node-1", Addresses: []v1.NodeAddress{internalIP("10.0.0.1"), internalIP("10.0.0.2"), externalIP("203.0.113.1")}}
+	check := ProvidedNodeIPHonoured("10.0.0.2", multi)
+	runCheckCases(t, []testCheckCase{
+		{name: "provided IP only", check: check, node: testNode(withAddresses(internalIP("10.0.0.2"), externalIP("203.0.113.1"), hostnameAddr("node-1")))},
+		// The CCM puts the provided IP first; the check must not care.
+		{name: "any order", check: check, node: testNode(withAddresses(hostnameAddr("node-1"), externalIP("203.0.113.1"), internalIP("10.0.0.2")))},
+		{
+			name: "other InternalIP kept", check: check, node: testNode(withAddresses(internalIP("10.0.0.2"), internalIP("10.0.0.1"), externalIP("203.0.113.1"), hostnameAddr("node-1"))),
+			want: []string{"node node-1", "provided-node-ip 10.0.0.2", "expected addresses [ExternalIP=203.0.113.1 Hostname=node-1 InternalIP=10.0.0.2]", "InternalIP=10.0.0.1 InternalIP=10.0.0.2]"},
+		},
+		{
+			name: "provided IP ignored", check: check, node: testNode(withAddresses(internalIP("10.0.0.1"), externalIP("203.0.113.1"), hostnameAddr("node-1"))),
+			want: []string{"node node-1", "provided-node-ip 10.0.0.2", "InternalIP=10.0.0.2]", "actual [ExternalIP=203.0.113.1 Hostname=node-1 InternalIP=10.0.0.1]"},
+		},
+		{
+			name: "cloud's other types dropped", check: check, node: testNode(withAddresses(internalIP("10.0.0.2"), hostnameAddr("node-1"))),
+			want: []string{"node node-1", "ExternalIP=203.0.113.1", "actual [Hostname=node-1 InternalIP=10.0.0.2]"},
+		},
+		{
+			name: "not initialized", check: check, node: testNode(testUninitialized, withAddresses(internalIP("10.0.0.2"), externalIP("203.0.113.1"), hostnameAddr("node-1"))),
+			want: []string{"node node-1", cloudproviderapi.TaintExternalCloudProvider},
+		},
+	})
+}
+
+func TestTainted(t *testing.T) {
+	runCheckCases(t, []testCheckCase{
+		{name: "present as wanted", check: Tainted(ShutdownTaint, true), node: testNode(withTaint("a"), withTaint(ShutdownTaint))},
+		{name: "absent as wanted", check: Tainted(ShutdownTaint, false), node: testNode(withTaint("a"))},
+		{
+			name: "absent, wanted present", check: Tainted(ShutdownTaint, true), node: testNode(withTaint("a"), withTaint("b")),
+			want: []string{"node node-1", "expected taint " + ShutdownTaint + " present", "actual taints: a,b"},
+		},
+		{
+			name: "no taints, wanted present", check: Tainted(ShutdownTaint, true), node: testNode(),
+			want: []string{"node node-1", ShutdownTaint + " present", "actual taints: none"},
+		},
+		{
+			name: "present, wanted absent", check: Tainted(ShutdownTaint, false), node: testNode(withTaint(ShutdownTaint)),
+			want: []string{"node node-1", "expected taint " + ShutdownTaint + " absent", "actual taints: " + ShutdownTaint},
+		},
+	})
+}
+
+func TestReadyIs(t *testing.T) {
+	runCheckCases(t, []testCheckCase{
+		{name: "ready", check: ReadyIs(true), node: testNode(withReady(v1.ConditionTrue))},
+		{name: "not ready", check: ReadyIs(false), node: testNode(withReady(v1.ConditionFalse))},
+		{name: "unknown counts as not ready", check: ReadyIs(false), node: testNode(withReady(v1.ConditionUnknown))},
+		{name: "no condition counts as not ready", check: ReadyIs(false), node: testNode()},
+		{
+			name: "not ready, wanted ready", check: ReadyIs(true), node: testNode(withReady(v1.ConditionFalse)),
+			want: []string{"node node-1", "expected Ready=true", "actual Ready=False"},
+		},
+		{
+			name: "no condition, wanted ready", check: ReadyIs(true), node: testNode(),
+			want: []string{"node node-1", "expected Ready=true", "actual Ready=Unknown"},
+		},
+		{
+			name: "ready, wanted not ready", check: ReadyIs(false), node: testNode(withReady(v1.ConditionTrue)),
+			want: []string{"node node-1", "expected Ready=false", "actual Ready=True"},
+		},
+	})
+}
+
+func TestAll(t *testing.T) {
+	stopped := All(ReadyIs(false), Tainted(ShutdownTaint, true))
+	runCheckCases(t, []testCheckCase{
+		{name: "no checks", check: All(), node: testNode()},
+		{name: "all pass", check: stopped, node: testNode(withReady(v1.ConditionUnknown), withTaint(ShutdownTaint))},
+		{
+			name: "second fails", check: stopped, node: testNode(withReady(v1.ConditionFalse)),
+			want: []string{"node node-1", "expected taint " + ShutdownTaint + " present"},
+		},
+		{
+			name: "first fails", check: stopped, node: testNode(withReady(v1.ConditionTrue), withTaint(ShutdownTaint)),
+			want: []string{"node node-1", "expected Ready=false"},
+		},
+	})
+
+	// The first failure is the one reported, so a message reads in the
+	// order the checks were written.
+	err := stopped(testNode(withReady(v1.ConditionTrue)))
+	if err == nil || !strings.Contains(err.Error(), "Ready") || strings.Contains(err.Error(), "taint") {
+		t.Fatalf("both checks fail: got %v, want the first (Ready) alone", err)
+	}
+}
+
+// The deadline of the wait itself must not replace what the cloud last said.
+func TestWaitForCloudReportsLastRealMismatch(t *testing.T) {
+	calls := 0
+	err := WaitForCloud(context.Background(), 1200*time.Millisecond, "a thing", func(ctx context.Context) error {
+		calls++
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(300 * time.Millisecond):
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("node n1: expected x, actual y")
+	})
+	if err == nil || !strings.Contains(err.Error(), "expected x, actual y") || !strings.Contains(err.Error(), "timed out after 1.2s waiting for a thing") {
+		t.Fatalf("err = %v, want the last real mismatch after %d calls", err, calls)
+	}
+}

@@ -1,0 +1,85 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	watchtools "k8s.io/client-go/tools/watch"
+)
+
+// WaitForCloud polls the cloud, which offers no watch, every half second
+// until check passes; on timeout it returns check's last complaint. Each
+// poll gets its own bounded context rather than the wait's deadline, so the
+// last complaint is about the cloud, not about a poll cut short.
+func WaitForCloud(ctx context.Context, timeout time.Duration, what string, check func(context.Context) error) error {
+	const pollTimeout = 10 * time.Second
+	deadline := time.Now().Add(timeout)
+	for {
+		pctx, cancel := context.WithTimeout(ctx, pollTimeout)
+		err := check(pctx)
+		cancel()
+		switch {
+		case err == nil:
+			return nil
+		case ctx.Err() != nil:
+			return fmt.Errorf("waiting for %s: %w (last: %v)", what, ctx.Err(), err)
+		case time.Now().After(deadline):
+			return fmt.Errorf("timed out after %s waiting for %s: %w", timeout, what, err)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// ServiceCheck says what is wrong with a Service, or nil.
+type ServiceCheck func(*v1.Service) error
+
+// WaitForService waits on a watch until check passes for the Service and
+// returns it as it then was.
+func WaitForService(ctx context.Context, cs kubernetes.Interface, ns, name string, timeout time.Duration, what string, check ServiceCheck) (*v1.Service, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var last *v1.Service
+	lastErr := fmt.Errorf("Service %s/%s: not seen", ns, name)
+	eval := func(s *v1.Service) bool {
+		last = s
+		lastErr = check(s)
+		return lastErr == nil
+	}
+	lw := cache.NewListWatchFromClient(cs.CoreV1().RESTClient(), "services", ns, fields.OneTermEqualSelector("metadata.name", name))
+	_, err := watchtools.UntilWithSync(ctx, lw, &v1.Service{},
+		func(store cache.Store) (bool, error) {
+			for _, obj := range store.List() {
+				if eval(obj.(*v1.Service)) {
+					return true, nil
+				}
+			}
+			return false, nil
+		},
+		func(ev watch.Event) (bool, error) {
+			s, ok := ev.Object.(*v1.Service)
+			if !ok {
+				return false, nil
+			}
+			if ev.Type == watch.Deleted {
+				last, lastErr = nil, fmt.Errorf("Service %s/%s: deleted", ns, name)
+				return false, nil
+			}
+			return eval(s), nil
+		})
+	if err == nil {
+		return last, nil
+	}
+	if ctx.Err() != nil {
+		return last, fmt.Errorf("timed out after %s waiting for %s: %w", timeout, what, lastErr)
+	}
+	return last, fmt.Errorf("waiting for %s: %w", what, err)
+}

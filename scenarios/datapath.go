@@ -1,0 +1,179 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/kubernetes/test/e2e/framework"
+	e2eservice "k8s.io/kubernetes/test/e2e/framework/service"
+
+	"sigs.k8s.io/ccm-harness/providers"
+)
+
+// The [datapath] specs send real packets through the cloud's load balancer
+// to pods, so they need nodes that run pods: they skip on runtimes whose
+// nodes are simulated. Backends are the e2e framework's agnhost netexec
+// pods (HTTP and UDP on port 80), made by its service test jig.
+var _ = framework.Describe("LoadBalancer data path", func() {
+	f := framework.NewDefaultFramework("datapath")
+	dp := framework.WithLabel("datapath")
+
+	ginkgo.BeforeEach(func(ctx context.Context) {
+		requireCapability(providers.LoadBalancers)
+		if !env().Cluster.DataPlane {
+			ginkgo.Skip("needs real nodes: this runtime's nodes are simulated and run no pods")
+		}
+		deferLeakCheck(f.ClientSet)
+	})
+
+	framework.It("carries TCP and UDP from the ingress IP to a backend pod", dp, func(ctx context.Context) {
+		jig := e2eservice.NewTestJig(f.ClientSet, f.Namespace.Name, "datapath")
+		_, err := jig.Run(ctx, nil)
+		framework.ExpectNoError(err, "start the backend pods")
+		s, err := jig.CreateLoadBalancerService(ctx, env().Timeouts.LoadBalancer, func(s *v1.Service) {
+			s.Spec.Ports = []v1.ServicePort{
+				{Name: "http", Port: 80, Protocol: v1.ProtocolTCP},
+				{Name: "udp", Port: 80, Protocol: v1.ProtocolUDP},
+			}
+		})
+		framework.ExpectNoError(err, "create the LoadBalancer Service")
+		ip := ingressIP(s)
+		e2eservice.TestReachableHTTP(ctx, ip, 80, env().Timeouts.LoadBalancer)
+		framework.ExpectNoError(WaitForCloud(ctx, env().Timeouts.LoadBalancer, "a UDP answer from a backend pod through "+ip,
+			func(ctx context.Context) error { _, err := udpHostname(ip, 80); return err }))
+	})
+
+	framework.It("preserves the client source IP and health-checks only nodes with endpoints, with externalTrafficPolicy=Local", dp, func(ctx context.Context) {
+		jig := e2eservice.NewTestJig(f.ClientSet, f.Namespace.Name, "datapath-local")
+		s, err := jig.CreateOnlyLocalLoadBalancerService(ctx, env().Timeouts.LoadBalancer, true, nil)
+		framework.ExpectNoError(err, "create the Service and its backend")
+		ip := ingressIP(s)
+
+		ginkgo.By("asking the backend which client address it saw")
+		framework.ExpectNoError(WaitForCloud(ctx, env().Timeouts.LoadBalancer, "the backend to see the client's own address", func(ctx context.Context) error {
+			local, seen, err := clientIP(ctx, ip, 80)
+			if err != nil {
+				return err
+			}
+			if seen != local {
+				return fmt.Errorf("Service %s/%s: expected the backend to see client address %s, actual %s", s.Namespace, s.Name, local, seen)
+			}
+			return nil
+		}))
+
+		ginkgo.By("probing the health check node port on every node")
+		withEndpoint, err := jig.GetEndpointNodeNames(ctx)
+		framework.ExpectNoError(err)
+		nodes, err := f.ClientSet.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		framework.ExpectNoError(err)
+		for _, n := range nodes.Items {
+			addr := nodeInternalIP(&n)
+			if addr == "" {
+				continue
+			}
+			want := http.StatusServiceUnavailable
+			if withEndpoint.Has(n.Name) {
+				want = http.StatusOK
+			}
+			framework.ExpectNoError(WaitForCloud(ctx, env().Timeouts.LoadBalancer, "the health check of node "+n.Name, func(ctx context.Context) error {
+				got, err := httpStatus(ctx, "http://"+net.JoinHostPort(addr, strconv.Itoa(int(s.Spec.HealthCheckNodePort)))+"/healthz")
+				if err != nil {
+					return err
+				}
+				if got != want {
+					return fmt.Errorf("node %s: expected health check status %d (endpoints here: %t), actual %d", n.Name, want, withEndpoint.Has(n.Name), got)
+				}
+				return nil
+			}))
+		}
+	})
+})
+
+func ingressIP(s *v1.Service) string {
+	if err := HasIngress(s); err != nil {
+		framework.Fail(err.Error())
+	}
+	return s.Status.LoadBalancer.Ingress[0].IP
+}
+
+func nodeInternalIP(n *v1.Node) string {
+	for _, a := range n.Status.Addresses {
+		if a.Type == v1.NodeInternalIP {
+			return a.Address
+		}
+	}
+	return ""
+}
+
+// udpHostname asks netexec's UDP server for its hostname.
+func udpHostname(ip string, port int) (string, error) {
+	conn, err := net.DialTimeout("udp", net.JoinHostPort(ip, strconv.Itoa(port)), 2*time.Second)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(2 * time.Second))
+	if _, err := conn.Write([]byte("hostname")); err != nil {
+		return "", err
+	}
+	buf := make([]byte, 256)
+	n, err := conn.Read(buf)
+	if err != nil {
+		return "", fmt.Errorf("no UDP answer from %s:%d: %w", ip, port, err)
+	}
+	return strings.TrimSpace(string(buf[:n])), nil
+}
+
+// clientIP returns the local address of a connection to ip:port and the
+// address netexec's /clientip says the connection came from.
+func clientIP(ctx context.Context, ip string, port int) (local, seen string, err error) {
+	var localAddr string
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := (&net.Dialer{Timeout: 2 * time.Second}).DialContext(ctx, network, addr)
+		if err == nil {
+			localAddr, _, _ = net.SplitHostPort(c.LocalAddr().String())
+		}
+		return c, err
+	}}
+	defer tr.CloseIdleConnections()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+net.JoinHostPort(ip, strconv.Itoa(port))+"/clientip", nil)
+	if err != nil {
+		return "", "", err
+	}
+	resp, err := (&http.Client{Transport: tr, Timeout: 5 * time.Second}).Do(req)
+	if err != nil {
+		return "", "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return "", "", err
+	}
+	host, _, err := net.SplitHostPort(strings.TrimSpace(string(body)))
+	if err != nil {
+		return "", "", fmt.Errorf("netexec /clientip answered %q: %w", body, err)
+	}
+	return localAddr, host, nil
+}
+
+func httpStatus(ctx context.Context, url string) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := (&http.Client{Timeout: 3 * time.Second}).Do(req)
+	if err != nil {
+		return 0, err
+	}
+	resp.Body.Close()
+	return resp.StatusCode, nil
+}

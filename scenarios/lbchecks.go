@@ -1,0 +1,144 @@
+package scenarios
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+
+	"sigs.k8s.io/ccm-harness/providers"
+)
+
+// LoadBalancerCleanupFinalizer is what the service controller puts on a
+// Service it provisions for, and removes once the cloud's LB is gone.
+const LoadBalancerCleanupFinalizer = "service.kubernetes.io/load-balancer-cleanup"
+
+// HasIngress passes once the Service's status names an ingress IP.
+func HasIngress(s *v1.Service) error {
+	for _, in := range s.Status.LoadBalancer.Ingress {
+		if in.IP != "" || in.Hostname != "" {
+			return nil
+		}
+	}
+	return fmt.Errorf("Service %s/%s: expected status.loadBalancer.ingress, actual: none", s.Namespace, s.Name)
+}
+
+// NoIngress passes once the Service's status names no ingress.
+func NoIngress(s *v1.Service) error {
+	if len(s.Status.LoadBalancer.Ingress) > 0 {
+		return fmt.Errorf("Service %s/%s: expected no status.loadBalancer.ingress, actual %v", s.Namespace, s.Name, s.Status.LoadBalancer.Ingress)
+	}
+	return nil
+}
+
+// HasFinalizer passes when the cleanup finalizer is present (want) or not.
+func HasFinalizer(want bool) ServiceCheck {
+	return func(s *v1.Service) error {
+		got := false
+		for _, f := range s.Finalizers {
+			got = got || f == LoadBalancerCleanupFinalizer
+		}
+		if got != want {
+			return fmt.Errorf("Service %s/%s: expected finalizer %s %s, actual finalizers %v", s.Namespace, s.Name,
+				LoadBalancerCleanupFinalizer, map[bool]string{true: "present", false: "absent"}[want], s.Finalizers)
+		}
+		return nil
+	}
+}
+
+// ServiceChecks passes when every check passes.
+func ServiceChecks(checks ...ServiceCheck) ServiceCheck {
+	return func(s *v1.Service) error {
+		for _, c := range checks {
+			if err := c(s); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// LoadBalancerOf finds the Service's load balancer among the cloud's.
+func LoadBalancerOf(lbs []providers.LoadBalancer, s *v1.Service) (*providers.LoadBalancer, error) {
+	key := s.Namespace + "/" + s.Name
+	var names []string
+	for i := range lbs {
+		lb := &lbs[i]
+		if lb.Service == key && (lb.ServiceUID == "" || lb.ServiceUID == string(s.UID)) {
+			return lb, nil
+		}
+		names = append(names, lb.Name+"("+lb.Service+")")
+	}
+	return nil, fmt.Errorf("Service %s: expected a load balancer in the cloud, actual: none (the cloud has %v)", key, names)
+}
+
+// LoadBalancerMatches compares the cloud's load balancer with what the
+// Service asks for: ports, protocols and node ports, the eligible nodes as
+// backends, the health check node port and the source ranges, and the
+// ingress IP in the Service's status.
+func LoadBalancerMatches(s *v1.Service, eligible []string, lb *providers.LoadBalancer) error {
+	key := s.Namespace + "/" + s.Name
+	var want []providers.Listener
+	for _, p := range s.Spec.Ports {
+		want = append(want, providers.Listener{Port: p.Port, Protocol: p.Protocol, NodePort: p.NodePort})
+	}
+	if got, exp := formatListeners(lb.Listeners), formatListeners(want); got != exp {
+		return fmt.Errorf("Service %s: expected cloud load balancer %s listeners %s, actual %s", key, lb.Name, exp, got)
+	}
+	if got, exp := sortedJoin(lb.Backends), sortedJoin(eligible); got != exp {
+		return fmt.Errorf("Service %s: expected cloud load balancer %s backends [%s] (every eligible node), actual [%s]", key, lb.Name, exp, got)
+	}
+	wantHC := int32(0)
+	if s.Spec.ExternalTrafficPolicy == v1.ServiceExternalTrafficPolicyLocal {
+		wantHC = s.Spec.HealthCheckNodePort
+	}
+	if lb.HealthCheckNodePort != wantHC {
+		return fmt.Errorf("Service %s: expected cloud load balancer %s health check on node port %d, actual %d", key, lb.Name, wantHC, lb.HealthCheckNodePort)
+	}
+	if got, exp := sortedJoin(lb.SourceRanges), sortedJoin(s.Spec.LoadBalancerSourceRanges); got != exp {
+		return fmt.Errorf("Service %s: expected cloud load balancer %s source ranges [%s], actual [%s]", key, lb.Name, exp, got)
+	}
+	if len(s.Status.LoadBalancer.Ingress) > 0 {
+		if ip := s.Status.LoadBalancer.Ingress[0].IP; ip != "" && ip != lb.IP {
+			return fmt.Errorf("Service %s: expected status ingress IP to be the cloud load balancer's %s, actual %s", key, lb.IP, ip)
+		}
+	}
+	return nil
+}
+
+// EligibleNodes are the nodes the service controller hands the CCM: not
+// being deleted, not labelled node.kubernetes.io/exclude-from-external-load-
+// balancers, not tainted for deletion by the cluster autoscaler; of those,
+// the initialized ones, since a CCM can only name a node by its provider ID.
+func EligibleNodes(nodes []v1.Node) []string {
+	var out []string
+	for _, n := range nodes {
+		if !n.DeletionTimestamp.IsZero() || n.Spec.ProviderID == "" {
+			continue
+		}
+		if v, ok := n.Labels[v1.LabelNodeExcludeBalancers]; ok && v != "false" {
+			continue
+		}
+		if hasTaint(&n, "ToBeDeletedByClusterAutoscaler") {
+			continue
+		}
+		out = append(out, n.Name)
+	}
+	return out
+}
+
+func formatListeners(ls []providers.Listener) string {
+	s := make([]string, 0, len(ls))
+	for _, l := range ls {
+		s = append(s, fmt.Sprintf("%s:%d->%d", l.Protocol, l.Port, l.NodePort))
+	}
+	sort.Strings(s)
+	return "[" + strings.Join(s, " ") + "]"
+}
+
+func sortedJoin(s []string) string {
+	c := append([]string(nil), s...)
+	sort.Strings(c)
+	return strings.Join(c, " ")
+}

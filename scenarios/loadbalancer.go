@@ -1,0 +1,355 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/kubernetes/test/e2e/framework"
+
+	"sigs.k8s.io/ccm-harness/providers"
+)
+
+var _ = framework.Describe("LoadBalancer Services", func() {
+	f := framework.NewDefaultFramework("loadbalancer")
+	lb := framework.WithLabel("loadbalancer")
+
+	ginkgo.BeforeEach(func(ctx context.Context) {
+		requireCapability(providers.LoadBalancers)
+		deferLeakCheck(f.ClientSet)
+	})
+
+	framework.It("provisions a TCP load balancer with the Service's ports, every eligible node as backend, and the cleanup finalizer", lb, func(ctx context.Context) {
+		start := time.Now()
+		s := createService(ctx, f.ClientSet, f.Namespace.Name, tcp(80))
+		s = waitService(ctx, f.ClientSet, s, "an ingress IP and the cleanup finalizer", ServiceChecks(HasIngress, HasFinalizer(true)))
+		ginkgo.AddReportEntry("load balancer ingress after creation", time.Since(start).Round(time.Millisecond).String())
+		framework.Logf("Service %s/%s got ingress %v after %s", s.Namespace, s.Name, s.Status.LoadBalancer.Ingress, time.Since(start).Round(time.Millisecond))
+		expectCloudLoadBalancer(ctx, f.ClientSet, s)
+	})
+
+	framework.It("serves UDP", lb, func(ctx context.Context) {
+		s := createService(ctx, f.ClientSet, f.Namespace.Name, udp(53))
+		s = waitService(ctx, f.ClientSet, s, "an ingress IP", HasIngress)
+		expectCloudLoadBalancer(ctx, f.ClientSet, s)
+	})
+
+	framework.It("serves TCP and UDP on the same port in one Service", lb, func(ctx context.Context) {
+		s := createService(ctx, f.ClientSet, f.Namespace.Name, tcp(53), udp(53))
+		s = waitService(ctx, f.ClientSet, s, "an ingress IP", HasIngress)
+		expectCloudLoadBalancer(ctx, f.ClientSet, s)
+	})
+
+	framework.It("follows a changed port and node port, keeping the ingress IP", lb, func(ctx context.Context) {
+		s := createService(ctx, f.ClientSet, f.Namespace.Name, tcp(80))
+		s = waitService(ctx, f.ClientSet, s, "an ingress IP", HasIngress)
+		ip := s.Status.LoadBalancer.Ingress[0].IP
+
+		ginkgo.By("changing the port to 8080 and moving the node port")
+		s = updateService(ctx, f.ClientSet, s, func(s *v1.Service) {
+			s.Spec.Ports[0].Port = 8080
+			s.Spec.Ports[0].NodePort = otherNodePort(s.Spec.Ports[0].NodePort)
+		})
+		expectCloudLoadBalancer(ctx, f.ClientSet, s)
+		waitService(ctx, f.ClientSet, s, "the same ingress IP", func(s *v1.Service) error {
+			if err := HasIngress(s); err != nil {
+				return err
+			}
+			if got := s.Status.LoadBalancer.Ingress[0].IP; got != ip {
+				return fmt.Errorf("Service %s/%s: expected ingress IP %s kept across the port change, actual %s", s.Namespace, s.Name, ip, got)
+			}
+			return nil
+		})
+	})
+
+	framework.It("updates the backends when nodes join, leave, or are excluded", lb, func(ctx context.Context) {
+		pool := nodePool()
+		s := createService(ctx, f.ClientSet, f.Namespace.Name, tcp(80))
+		s = waitService(ctx, f.ClientSet, s, "an ingress IP", HasIngress)
+		expectCloudLoadBalancer(ctx, f.ClientSet, s)
+
+		name := "lb-" + rand.String(5)
+		ginkgo.By("adding node " + name)
+		addNode(ctx, pool, name)
+		framework.ExpectNoError(WaitForNodes(ctx, f.ClientSet, env().Timeouts.NodeInit, "the CCM to initialize the node", []string{name}, Initialized))
+		expectCloudLoadBalancer(ctx, f.ClientSet, s)
+
+		ginkgo.By("labelling node " + name + " " + v1.LabelNodeExcludeBalancers)
+		_, err := f.ClientSet.CoreV1().Nodes().Patch(ctx, name, "application/merge-patch+json",
+			[]byte(`{"metadata":{"labels":{"`+v1.LabelNodeExcludeBalancers+`":"true"}}}`), metav1.PatchOptions{})
+		framework.ExpectNoError(err)
+		expectCloudLoadBalancer(ctx, f.ClientSet, s)
+
+		ginkgo.By("removing the label and deleting node " + name)
+		_, err = f.ClientSet.CoreV1().Nodes().Patch(ctx, name, "application/merge-patch+json",
+			[]byte(`{"metadata":{"labels":{"`+v1.LabelNodeExcludeBalancers+`":null}}}`), metav1.PatchOptions{})
+		framework.ExpectNoError(err)
+		expectCloudLoadBalancer(ctx, f.ClientSet, s)
+		framework.ExpectNoError(pool.Remove(ctx, name))
+		expectCloudLoadBalancer(ctx, f.ClientSet, s)
+	})
+
+	framework.It("health-checks the healthCheckNodePort with externalTrafficPolicy=Local", lb, func(ctx context.Context) {
+		s := newService(f.Namespace.Name, tcp(80))
+		s.Spec.ExternalTrafficPolicy = v1.ServiceExternalTrafficPolicyLocal
+		s = create(ctx, f.ClientSet, s)
+		s = waitService(ctx, f.ClientSet, s, "an ingress IP", HasIngress)
+		if s.Spec.HealthCheckNodePort == 0 {
+			framework.Failf("Service %s/%s: expected a healthCheckNodePort allocated for externalTrafficPolicy=Local, actual 0", s.Namespace, s.Name)
+		}
+		expectCloudLoadBalancer(ctx, f.ClientSet, s)
+	})
+
+	framework.It("hands loadBalancerSourceRanges to the cloud", lb, func(ctx context.Context) {
+		s := newService(f.Namespace.Name, tcp(80))
+		s.Spec.LoadBalancerSourceRanges = []string{"127.0.0.1/32", "127.0.100.0/24"}
+		s = create(ctx, f.ClientSet, s)
+		s = waitService(ctx, f.ClientSet, s, "an ingress IP", HasIngress)
+		expectCloudLoadBalancer(ctx, f.ClientSet, s)
+	})
+
+	framework.It("provisions without node ports when allocateLoadBalancerNodePorts=false", lb, func(ctx context.Context) {
+		s := newService(f.Namespace.Name, tcp(80))
+		s.Spec.AllocateLoadBalancerNodePorts = new(false)
+		s = create(ctx, f.ClientSet, s)
+		s = waitService(ctx, f.ClientSet, s, "an ingress IP", HasIngress)
+		if np := s.Spec.Ports[0].NodePort; np != 0 {
+			framework.Failf("Service %s/%s: expected no node port with allocateLoadBalancerNodePorts=false, actual %d", s.Namespace, s.Name, np)
+		}
+		expectCloudLoadBalancer(ctx, f.ClientSet, s)
+	})
+
+	framework.It("ignores a Service with a loadBalancerClass", lb, func(ctx context.Context) {
+		s := newService(f.Namespace.Name, tcp(80))
+		s.Spec.LoadBalancerClass = new("example.com/not-this-ccm")
+		s = create(ctx, f.ClientSet, s)
+		ginkgo.By("waiting to see the CCM leave it alone")
+		time.Sleep(env().Timeouts.Settle)
+		s, err := f.ClientSet.CoreV1().Services(s.Namespace).Get(ctx, s.Name, metav1.GetOptions{})
+		framework.ExpectNoError(err)
+		framework.ExpectNoError(ServiceChecks(NoIngress, HasFinalizer(false))(s))
+		if insp, ok := lbInspector(); ok {
+			lbs, err := insp.LoadBalancers(ctx)
+			framework.ExpectNoError(err)
+			if lb, err := LoadBalancerOf(lbs, s); err == nil {
+				framework.Failf("Service %s/%s has loadBalancerClass %s: expected no cloud load balancer, actual %s (%s)", s.Namespace, s.Name, *s.Spec.LoadBalancerClass, lb.Name, lb.IP)
+			}
+		}
+	})
+
+	framework.It("removes the load balancer, ingress and finalizer when the type changes to ClusterIP", lb, func(ctx context.Context) {
+		s := createService(ctx, f.ClientSet, f.Namespace.Name, tcp(80))
+		s = waitService(ctx, f.ClientSet, s, "an ingress IP", HasIngress)
+		s = updateService(ctx, f.ClientSet, s, func(s *v1.Service) {
+			s.Spec.Type = v1.ServiceTypeClusterIP
+			for i := range s.Spec.Ports {
+				s.Spec.Ports[i].NodePort = 0
+			}
+		})
+		s = waitService(ctx, f.ClientSet, s, "no ingress and no finalizer", ServiceChecks(NoIngress, HasFinalizer(false)))
+		expectNoCloudLoadBalancer(ctx, s)
+	})
+
+	framework.It("reports a failed creation as an event and retries until the cloud recovers", lb, func(ctx context.Context) {
+		fi, ok := env().Cluster.Cloud.(providers.FaultInjector)
+		if !ok {
+			ginkgo.Skip(fmt.Sprintf("provider %s cannot inject cloud faults", env().Cluster.Profile.Name))
+		}
+		const msg = "injected by the harness: load balancer quota exceeded"
+		clear, err := fi.Fail(ctx, providers.OpEnsureLoadBalancer, msg)
+		framework.ExpectNoError(err)
+		ginkgo.DeferCleanup(clear)
+		s := createService(ctx, f.ClientSet, f.Namespace.Name, tcp(80))
+		ginkgo.By("waiting for a SyncLoadBalancerFailed event")
+		framework.ExpectNoError(WaitForCloud(ctx, env().Timeouts.LoadBalancer, "a SyncLoadBalancerFailed event naming the cloud's error", func(ctx context.Context) error {
+			return hasEvent(ctx, f.ClientSet, s, "SyncLoadBalancerFailed", msg)
+		}))
+		ginkgo.By("clearing the fault")
+		framework.ExpectNoError(clear(ctx))
+		s = waitService(ctx, f.ClientSet, s, "an ingress IP after the cloud recovered", HasIngress)
+		expectCloudLoadBalancer(ctx, f.ClientSet, s)
+	})
+
+	framework.It("removes the cloud load balancer when the Service is deleted", lb, func(ctx context.Context) {
+		s := createService(ctx, f.ClientSet, f.Namespace.Name, tcp(80))
+		s = waitService(ctx, f.ClientSet, s, "an ingress IP", HasIngress)
+		expectCloudLoadBalancer(ctx, f.ClientSet, s)
+		framework.ExpectNoError(f.ClientSet.CoreV1().Services(s.Namespace).Delete(ctx, s.Name, metav1.DeleteOptions{}))
+		waitServiceGone(ctx, f.ClientSet, s)
+		expectNoCloudLoadBalancer(ctx, s)
+	})
+})
+
+func tcp(port int32) v1.ServicePort {
+	return v1.ServicePort{Name: fmt.Sprintf("tcp-%d", port), Port: port, Protocol: v1.ProtocolTCP}
+}
+
+func udp(port int32) v1.ServicePort {
+	return v1.ServicePort{Name: fmt.Sprintf("udp-%d", port), Port: port, Protocol: v1.ProtocolUDP}
+}
+
+func newService(ns string, ports ...v1.ServicePort) *v1.Service {
+	name := "lb-" + rand.String(5)
+	return &v1.Service{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: v1.ServiceSpec{
+			Type:     v1.ServiceTypeLoadBalancer,
+			Selector: map[string]string{"app": name},
+			Ports:    ports,
+		},
+	}
+}
+
+func createService(ctx context.Context, cs kubernetes.Interface, ns string, ports ...v1.ServicePort) *v1.Service {
+	return create(ctx, cs, newService(ns, ports...))
+}
+
+// create makes the Service and, after the spec, deletes it and waits until
+// it is gone: its finalizer holds it until the CCM removed the cloud LB.
+func create(ctx context.Context, cs kubernetes.Interface, s *v1.Service) *v1.Service {
+	created, err := cs.CoreV1().Services(s.Namespace).Create(ctx, s, metav1.CreateOptions{})
+	framework.ExpectNoError(err, "create Service %s/%s", s.Namespace, s.Name)
+	ginkgo.DeferCleanup(func(ctx context.Context) {
+		err := cs.CoreV1().Services(s.Namespace).Delete(ctx, s.Name, metav1.DeleteOptions{})
+		if apierrors.IsNotFound(err) {
+			return
+		}
+		framework.ExpectNoError(err)
+		waitServiceGone(ctx, cs, created)
+	})
+	return created
+}
+
+func updateService(ctx context.Context, cs kubernetes.Interface, s *v1.Service, change func(*v1.Service)) *v1.Service {
+	var out *v1.Service
+	err := WaitForCloud(ctx, 30*time.Second, "an update of Service "+s.Name, func(ctx context.Context) error {
+		cur, err := cs.CoreV1().Services(s.Namespace).Get(ctx, s.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		change(cur)
+		out, err = cs.CoreV1().Services(s.Namespace).Update(ctx, cur, metav1.UpdateOptions{})
+		return err
+	})
+	framework.ExpectNoError(err)
+	return out
+}
+
+func waitService(ctx context.Context, cs kubernetes.Interface, s *v1.Service, what string, check ServiceCheck) *v1.Service {
+	got, err := WaitForService(ctx, cs, s.Namespace, s.Name, env().Timeouts.LoadBalancer, what, check)
+	framework.ExpectNoError(err)
+	return got
+}
+
+func waitServiceGone(ctx context.Context, cs kubernetes.Interface, s *v1.Service) {
+	framework.ExpectNoError(WaitForCloud(ctx, env().Timeouts.LoadBalancer, fmt.Sprintf("Service %s/%s to be deleted (its finalizer waits for the CCM)", s.Namespace, s.Name),
+		func(ctx context.Context) error {
+			cur, err := cs.CoreV1().Services(s.Namespace).Get(ctx, s.Name, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			return fmt.Errorf("Service %s/%s: expected deleted, actual: still present with finalizers %v", s.Namespace, s.Name, cur.Finalizers)
+		}))
+}
+
+// otherNodePort picks a node port near np; the API server refuses one in
+// use, and updateService retries with the next.
+func otherNodePort(np int32) int32 {
+	if np >= 32767 {
+		return 30000 + np%100
+	}
+	return np + 1
+}
+
+func lbInspector() (providers.LoadBalancerInspector, bool) {
+	c := env().Cluster.Cloud
+	if c == nil {
+		return nil, false
+	}
+	insp, ok := c.Inspector().(providers.LoadBalancerInspector)
+	return insp, ok && insp != nil
+}
+
+// expectCloudLoadBalancer waits until the cloud's LB matches the Service,
+// or skips the cloud-side part, saying so, where the cloud cannot be asked.
+func expectCloudLoadBalancer(ctx context.Context, cs kubernetes.Interface, s *v1.Service) {
+	insp, ok := lbInspector()
+	if !ok {
+		ginkgo.Skip(fmt.Sprintf("cloud-side checks skipped: provider %s has no load balancer inspector (the Service's status was checked)", env().Cluster.Profile.Name))
+	}
+	framework.ExpectNoError(WaitForCloud(ctx, env().Timeouts.LoadBalancer, "the cloud load balancer to match Service "+s.Namespace+"/"+s.Name,
+		func(ctx context.Context) error {
+			cur, err := cs.CoreV1().Services(s.Namespace).Get(ctx, s.Name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return err
+			}
+			lbs, err := insp.LoadBalancers(ctx)
+			if err != nil {
+				return err
+			}
+			lb, err := LoadBalancerOf(lbs, cur)
+			if err != nil {
+				return err
+			}
+			return LoadBalancerMatches(cur, EligibleNodes(nodes.Items), lb)
+		}))
+}
+
+func expectNoCloudLoadBalancer(ctx context.Context, s *v1.Service) {
+	insp, ok := lbInspector()
+	if !ok {
+		ginkgo.Skip(fmt.Sprintf("cloud-side checks skipped: provider %s has no load balancer inspector (the Service's status was checked)", env().Cluster.Profile.Name))
+	}
+	framework.ExpectNoError(WaitForCloud(ctx, env().Timeouts.LoadBalancer, "the cloud load balancer of Service "+s.Namespace+"/"+s.Name+" to be deleted",
+		func(ctx context.Context) error {
+			lbs, err := insp.LoadBalancers(ctx)
+			if err != nil {
+				return err
+			}
+			if lb, err := LoadBalancerOf(lbs, s); err == nil {
+				return fmt.Errorf("Service %s/%s: expected its cloud load balancer deleted, actual: %s (%s) still there", s.Namespace, s.Name, lb.Name, lb.IP)
+			}
+			return nil
+		}))
+}
+
+func hasEvent(ctx context.Context, cs kubernetes.Interface, s *v1.Service, reason, substr string) error {
+	evs, err := cs.CoreV1().Events(s.Namespace).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=" + s.Name})
+	if err != nil {
+		return err
+	}
+	var seen []string
+	for _, e := range evs.Items {
+		if e.Reason == reason && strings.Contains(e.Message, substr) {
+			return nil
+		}
+		seen = append(seen, e.Reason+": "+e.Message)
+	}
+	return fmt.Errorf("Service %s/%s: expected event %s mentioning %q, actual events %v", s.Namespace, s.Name, reason, substr, seen)
+}
+
+// deferLeakCheck checks, after the spec and its cleanups, that the cloud
+// holds nothing no Service or Node owns.
+func deferLeakCheck(cs kubernetes.Interface) {
+	ginkgo.DeferCleanup(func(ctx context.Context) {
+		c := env().Cluster.Cloud
+		if c == nil || c.Inspector() == nil {
+			return
+		}
+		framework.ExpectNoError(CheckNoLeaks(ctx, cs, c.Inspector(), env().Timeouts.LoadBalancer))
+	})
+}
