@@ -1,0 +1,172 @@
+// Package jobs holds this repository's Prow job configs and testgrid
+// configuration, and the check that keeps them loadable: Prow's own strict
+// loader, testgrid dashboards that exist, job names Kubernetes accepts, and
+// commands that are make targets of this repository.
+package jobs
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/prow/pkg/config"
+	"sigs.k8s.io/yaml"
+)
+
+// Testgrid annotations every job must carry.
+const (
+	annDashboards = "testgrid-dashboards"
+	annTab        = "testgrid-tab-name"
+	annEmail      = "testgrid-alert-email"
+)
+
+// maxNameLength is what Prow allows: job names become label values.
+const maxNameLength = 63
+
+// Paths name the files a Check reads.
+type Paths struct {
+	ProwConfig string // Prow's component config (test-infra's config/prow/config.yaml)
+	Jobs       string // a folder of job config files
+	Testgrid   string // the testgrid configuration declaring dashboards
+	Makefile   string // the Makefile whose targets jobs may run
+}
+
+// Check returns every problem with the job configs; none means Prow will
+// load them, testgrid will show them, and each runs a real make target.
+func Check(p Paths) []error {
+	c, err := config.LoadStrict(p.ProwConfig, p.Jobs, nil, "")
+	if err != nil {
+		return []error{fmt.Errorf("prow cannot load %s: %w", p.Jobs, err)}
+	}
+	dashboards, err := readDashboards(p.Testgrid)
+	if err != nil {
+		return []error{err}
+	}
+	targets, err := makeTargets(p.Makefile)
+	if err != nil {
+		return []error{err}
+	}
+
+	var errs []error
+	tabs := map[string]string{}
+	for _, j := range allJobs(c) {
+		if len(j.Name) > maxNameLength {
+			errs = append(errs, fmt.Errorf("job %s: name is %d characters, Prow allows %d", j.Name, len(j.Name), maxNameLength))
+		}
+		for _, key := range []string{annDashboards, annTab, annEmail} {
+			if j.Annotations[key] == "" {
+				errs = append(errs, fmt.Errorf("job %s: annotation %s is missing", j.Name, key))
+			}
+		}
+		for _, d := range strings.Split(j.Annotations[annDashboards], ",") {
+			d = strings.TrimSpace(d)
+			if d == "" {
+				continue
+			}
+			if !dashboards[d] {
+				errs = append(errs, fmt.Errorf("job %s: testgrid dashboard %q is not in %s", j.Name, d, p.Testgrid))
+			}
+			key := d + "/" + j.Annotations[annTab]
+			if other, dup := tabs[key]; dup {
+				errs = append(errs, fmt.Errorf("job %s: tab %q on dashboard %s is taken by job %s", j.Name, j.Annotations[annTab], d, other))
+			}
+			tabs[key] = j.Name
+		}
+		if err := checkCommand(j, targets); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
+type job struct {
+	Name        string
+	Annotations map[string]string
+	Spec        *v1.PodSpec
+}
+
+func allJobs(c *config.Config) []job {
+	var out []job
+	for _, ps := range c.PresubmitsStatic {
+		for _, j := range ps {
+			out = append(out, job{j.Name, j.Annotations, j.Spec})
+		}
+	}
+	for _, ps := range c.PostsubmitsStatic {
+		for _, j := range ps {
+			out = append(out, job{j.Name, j.Annotations, j.Spec})
+		}
+	}
+	for _, j := range c.Periodics {
+		out = append(out, job{j.Name, j.Annotations, j.Spec})
+	}
+	sort.Slice(out, func(i, k int) bool { return out[i].Name < out[k].Name })
+	return out
+}
+
+// checkCommand accepts `make [VAR=value...] target [VAR=value...]` with a
+// target the Makefile defines.
+func checkCommand(j job, targets map[string]bool) error {
+	if j.Spec == nil || len(j.Spec.Containers) == 0 {
+		return fmt.Errorf("job %s: no container", j.Name)
+	}
+	ctr := j.Spec.Containers[0]
+	argv := append(append([]string{}, ctr.Command...), ctr.Args...)
+	if len(argv) == 0 || argv[0] != "make" {
+		return fmt.Errorf("job %s: command %q is not a make target (run the harness through its Makefile)", j.Name, strings.Join(argv, " "))
+	}
+	var named []string
+	for _, a := range argv[1:] {
+		if strings.Contains(a, "=") || strings.HasPrefix(a, "-") {
+			continue
+		}
+		named = append(named, a)
+		if !targets[a] {
+			return fmt.Errorf("job %s: make target %q does not exist in the Makefile", j.Name, a)
+		}
+	}
+	if len(named) == 0 {
+		return fmt.Errorf("job %s: command %q names no make target", j.Name, strings.Join(argv, " "))
+	}
+	return nil
+}
+
+func readDashboards(path string) (map[string]bool, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var tg struct {
+		Dashboards []struct {
+			Name string `json:"name"`
+		} `json:"dashboards"`
+	}
+	if err := yaml.Unmarshal(data, &tg); err != nil {
+		return nil, fmt.Errorf("testgrid config %s: %w", path, err)
+	}
+	out := map[string]bool{}
+	for _, d := range tg.Dashboards {
+		out[d.Name] = true
+	}
+	return out, nil
+}
+
+var targetLine = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9_.-]*)\s*:([^=]|$)`)
+
+// makeTargets lists the explicit targets of a Makefile.
+func makeTargets(path string) (map[string]bool, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if m := targetLine.FindStringSubmatch(line); m != nil {
+			out[m[1]] = true
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,61 @@
+package jobs
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func paths(jobs string) Paths {
+	return Paths{
+		ProwConfig: "testdata/prow-config.yaml",
+		Jobs:       jobs,
+		Testgrid:   "testgrid/ccm-harness.yaml",
+		Makefile:   "../Makefile",
+	}
+}
+
+func TestJobConfigs(t *testing.T) {
+	for _, err := range Check(paths("config/jobs")) {
+		t.Error(err)
+	}
+}
+
+// Each broken job must be caught, with the reason named.
+func TestCheckCatches(t *testing.T) {
+	good, err := os.ReadFile("config/jobs/ccm-harness/ccm-harness-periodics.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, from, to, want string
+	}{
+		{"unknown field", "  interval: 6h", "  interval: 6h\n  intervall: 7h", "unknown field"},
+		{"long name", "name: ci-ccm-harness-e2e-fake", "name: ci-ccm-harness-e2e-fake-" + strings.Repeat("x", 40), "characters, Prow allows 63"},
+		{"missing dashboard", "testgrid-dashboards: sig-cloud-provider-ccm-harness", "testgrid-dashboards: sig-nonexistent", `dashboard "sig-nonexistent" is not in`},
+		{"no alert email", "    testgrid-alert-email: sig-cloud-provider-ccm-harness-alerts@kubernetes.io\n", "", "annotation testgrid-alert-email is missing"},
+		{"unknown make target", "      - e2e\n", "      - e2e-everything\n", `make target "e2e-everything" does not exist`},
+		{"not make", "      - make\n", "      - bash\n", "is not a make target"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if !strings.Contains(string(good), tt.from) {
+				t.Fatalf("fixture lacks %q", tt.from)
+			}
+			dir := t.TempDir()
+			bad := strings.Replace(string(good), tt.from, tt.to, 1)
+			if err := os.WriteFile(filepath.Join(dir, "bad.yaml"), []byte(bad), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			errs := Check(paths(dir))
+			var all []string
+			for _, e := range errs {
+				all = append(all, e.Error())
+			}
+			if !strings.Contains(strings.Join(all, "\n"), tt.want) {
+				t.Errorf("errors %q, want one containing %q", all, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,133 @@
+package reports
+
+import (
+	"fmt"
+	"html/template"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// The pages are single static files: styles inline, links relative to the
+// artifacts folder, nothing fetched.
+var pages = template.Must(template.New("").Funcs(template.FuncMap{
+	"dur": func(d time.Duration) string { return d.Round(10 * time.Millisecond).String() },
+	"rel": func(base, target string) string {
+		if r, err := filepath.Rel(base, target); err == nil {
+			return r
+		}
+		return target
+	},
+}).Parse(`
+{{define "style"}}<style>
+body{font-family:sans-serif;margin:1.5em;color:#222}
+table{border-collapse:collapse;margin:1em 0}
+td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
+.passed{background:#c8e6c9}.failed{background:#e53935;color:#fff}.skipped{background:#eee;color:#555}
+.missing{background:#fff}
+pre{white-space:pre-wrap;font-size:12px;background:#f7f7f7;padding:6px;max-height:20em;overflow:auto}
+.summary span{display:inline-block;margin-right:1.5em;font-weight:bold}
+</style>{{end}}
+
+{{define "run"}}<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>ccm-harness run: {{index .Run.Metadata "provider"}} {{index .Run.Metadata "job-version"}}</title>{{template "style"}}</head><body>
+<h1>ccm-harness run</h1>
+<table>{{range $k, $v := .Run.Metadata}}<tr><th>{{$k}}</th><td>{{$v}}</td></tr>{{end}}</table>
+<p class="summary"><span id="passed">{{.Passed}} passed</span><span id="failed">{{.Failed}} failed</span><span id="skipped">{{.Skipped}} skipped</span></p>
+<h2>Scenarios</h2>
+<table id="matrix"><tr><th>tag</th><th>spec</th><th>{{index .Run.Metadata "provider"}}</th><th>time</th><th>why</th></tr>
+{{range .Run.Cases}}<tr><td>{{range .Tags}}[{{.}}] {{end}}</td><td>{{.Name}}</td><td class="{{.Outcome}}">{{.Outcome}}</td><td>{{dur .Duration}}</td><td>{{if ne .Outcome "passed"}}{{.Message}}{{end}}</td></tr>
+{{end}}</table>
+{{if .Failures}}<h2>Failures</h2>{{range .Failures}}<h3 class="failed">{{.Name}}</h3><pre>{{.Message}}</pre>{{if .Detail}}<details><summary>details</summary><pre>{{.Detail}}</pre></details>{{end}}{{end}}{{end}}
+{{if .Links}}<h2>Logs and timelines</h2><ul>{{range .Links}}<li><a href="{{rel $.Run.Dir .}}">{{rel $.Run.Dir .}}</a></li>{{end}}</ul>{{end}}
+</body></html>{{end}}
+
+{{define "grid"}}<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>ccm-harness grid</title>{{template "style"}}</head><body>
+<h1>ccm-harness: {{len .Runs}} runs</h1>
+<table id="grid"><tr><th>spec</th>{{range .Runs}}<th>{{index .Metadata "provider"}}<br>{{index .Metadata "job-version"}}<br>{{.Dir}}</th>{{end}}</tr>
+{{range $row := .Rows}}<tr><td>{{$row.Name}}</td>{{range $row.Cells}}<td class="{{.}}">{{.}}</td>{{end}}</tr>
+{{end}}</table></body></html>{{end}}
+`))
+
+// WriteRunReport writes dir/report.html for the run in dir and returns its
+// path.
+func WriteRunReport(dir string) (string, error) {
+	r, err := ReadRun(dir)
+	if err != nil {
+		return "", err
+	}
+	var failures []Case
+	for _, c := range r.Cases {
+		if c.Outcome == Failed {
+			failures = append(failures, c)
+		}
+	}
+	var links []string
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".log") || strings.HasSuffix(p, ".jsonl") || strings.HasSuffix(p, ".svg") || strings.HasSuffix(p, "bringup.txt")) {
+			links = append(links, p)
+		}
+		return nil
+	})
+	passed, failed, skipped := r.Counts()
+	out := filepath.Join(dir, "report.html")
+	return out, writePage(out, "run", map[string]any{
+		"Run": r, "Failures": failures, "Links": links, "Passed": passed, "Failed": failed, "Skipped": skipped,
+	})
+}
+
+type gridRow struct {
+	Name  string
+	Cells []Outcome
+}
+
+// WriteGrid writes a testgrid-like page to out: one row per spec, one
+// column per run, oldest run first.
+func WriteGrid(out string, dirs []string) error {
+	var runs []*Run
+	for _, d := range dirs {
+		r, err := ReadRun(d)
+		if err != nil {
+			return err
+		}
+		runs = append(runs, r)
+	}
+	sort.SliceStable(runs, func(i, j int) bool { return runs[i].Started.Before(runs[j].Started) })
+	names := map[string]bool{}
+	for _, r := range runs {
+		for _, c := range r.Cases {
+			names[c.Name] = true
+		}
+	}
+	var rows []gridRow
+	for name := range names {
+		row := gridRow{Name: name}
+		for _, r := range runs {
+			cell := Outcome("missing")
+			for _, c := range r.Cases {
+				if c.Name == name {
+					cell = c.Outcome
+				}
+			}
+			row.Cells = append(row.Cells, cell)
+		}
+		rows = append(rows, row)
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].Name < rows[j].Name })
+	return writePage(out, "grid", map[string]any{"Runs": runs, "Rows": rows})
+}
+
+func writePage(path, name string, data any) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pages.ExecuteTemplate(f, name, data); err != nil {
+		f.Close()
+		return fmt.Errorf("render %s: %w", path, err)
+	}
+	return f.Close()
+}

@@ -1,0 +1,142 @@
+package reports
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Outcome of one spec.
+type Outcome string
+
+const (
+	Passed  Outcome = "passed"
+	Failed  Outcome = "failed"
+	Skipped Outcome = "skipped"
+)
+
+// Case is one spec of a run.
+type Case struct {
+	Name     string
+	Tags     []string
+	Outcome  Outcome
+	Duration time.Duration
+	// Message is the failure message or skip reason.
+	Message string
+	// Detail is the failure body: the stack and log excerpts.
+	Detail string
+}
+
+// Run is what one artifacts folder says about a run.
+type Run struct {
+	Dir      string
+	Metadata map[string]string
+	Started  time.Time
+	Cases    []Case
+}
+
+var tagRe = regexp.MustCompile(`\[([a-z0-9:-]+)\]`)
+
+// ReadRun reads the JUnit files (testgrid's junit*.xml naming) and
+// metadata.json and started.json of an artifacts folder.
+func ReadRun(dir string) (*Run, error) {
+	r := &Run{Dir: dir, Metadata: map[string]string{}}
+	if data, err := os.ReadFile(filepath.Join(dir, "metadata.json")); err == nil {
+		_ = json.Unmarshal(data, &r.Metadata)
+	}
+	var st Started
+	if data, err := os.ReadFile(filepath.Join(dir, "started.json")); err == nil && json.Unmarshal(data, &st) == nil {
+		r.Started = time.Unix(st.Timestamp, 0)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "junit*.xml"))
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no junit*.xml in %s: not the artifacts of a run", dir)
+	}
+	for _, f := range files {
+		cases, err := readJUnit(f)
+		if err != nil {
+			return nil, err
+		}
+		r.Cases = append(r.Cases, cases...)
+	}
+	sort.Slice(r.Cases, func(i, j int) bool { return r.Cases[i].Name < r.Cases[j].Name })
+	return r, nil
+}
+
+type junitCase struct {
+	Name    string  `xml:"name,attr"`
+	Time    float64 `xml:"time,attr"`
+	Failure *struct {
+		Message string `xml:"message,attr"`
+		Body    string `xml:",chardata"`
+	} `xml:"failure"`
+	Error *struct {
+		Message string `xml:"message,attr"`
+		Body    string `xml:",chardata"`
+	} `xml:"error"`
+	Skipped *struct {
+		Message string `xml:"message,attr"`
+	} `xml:"skipped"`
+}
+
+func readJUnit(path string) ([]Case, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var doc struct {
+		Suites []struct {
+			Cases []junitCase `xml:"testcase"`
+		} `xml:"testsuite"`
+		Cases []junitCase `xml:"testcase"` // a root <testsuite>
+	}
+	if err := xml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	all := doc.Cases
+	for _, s := range doc.Suites {
+		all = append(all, s.Cases...)
+	}
+	var out []Case
+	for _, jc := range all {
+		// Suite-level nodes report only when they fail.
+		if !strings.HasPrefix(jc.Name, "[It]") && jc.Failure == nil && jc.Error == nil {
+			continue
+		}
+		c := Case{Name: strings.TrimSpace(strings.TrimPrefix(jc.Name, "[It]")), Outcome: Passed, Duration: time.Duration(jc.Time * float64(time.Second))}
+		for _, m := range tagRe.FindAllStringSubmatch(c.Name, -1) {
+			c.Tags = append(c.Tags, m[1])
+		}
+		switch {
+		case jc.Failure != nil:
+			c.Outcome, c.Message, c.Detail = Failed, jc.Failure.Message, jc.Failure.Body
+		case jc.Error != nil:
+			c.Outcome, c.Message, c.Detail = Failed, jc.Error.Message, jc.Error.Body
+		case jc.Skipped != nil:
+			c.Outcome, c.Message = Skipped, strings.TrimPrefix(jc.Skipped.Message, "skipped - ")
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// Counts returns how many specs passed, failed and were skipped.
+func (r *Run) Counts() (passed, failed, skipped int) {
+	for _, c := range r.Cases {
+		switch c.Outcome {
+		case Passed:
+			passed++
+		case Failed:
+			failed++
+		case Skipped:
+			skipped++
+		}
+	}
+	return
+}

@@ -1,0 +1,89 @@
+// Package reports writes what a run leaves for Prow, testgrid and people.
+//
+// Under Prow the pod utilities write started.json and finished.json and
+// merge $ARTIFACTS/metadata.json into finished.json's metadata, where
+// testgrid takes the column's version from "job-version". Outside Prow the
+// harness writes all three itself, so a local run's folder has the shape of
+// a Prow build folder and the same tools read both.
+package reports
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Metadata keys testgrid and people read.
+const (
+	// KeyJobVersion is testgrid's column version: the CCM under test.
+	KeyJobVersion        = "job-version"
+	KeyKubernetesVersion = "kubernetes-version"
+	KeyProvider          = "provider"
+	KeyCluster           = "cluster"
+	KeyCCM               = "ccm"
+	KeyCCMVersion        = "ccm-version"
+)
+
+// Started is Prow's started.json.
+type Started struct {
+	Timestamp int64             `json:"timestamp"`
+	Node      string            `json:"node,omitempty"`
+	Repos     map[string]string `json:"repos,omitempty"`
+	Metadata  map[string]string `json:"metadata,omitempty"`
+}
+
+// Finished is Prow's finished.json.
+type Finished struct {
+	Timestamp int64             `json:"timestamp"`
+	Passed    bool              `json:"passed"`
+	Result    string            `json:"result"`
+	Metadata  map[string]string `json:"metadata,omitempty"`
+}
+
+// UnderProw reports whether Prow's pod utilities will write started.json
+// and finished.json themselves.
+func UnderProw() bool { return os.Getenv("PROW_JOB_ID") != "" }
+
+// WriteMetadata writes dir/metadata.json, which Prow merges into
+// finished.json.
+func WriteMetadata(dir string, md map[string]string) error {
+	return writeJSON(filepath.Join(dir, "metadata.json"), md)
+}
+
+// WriteStarted writes dir/started.json unless Prow does.
+func WriteStarted(dir string, at time.Time) error {
+	if UnderProw() {
+		return nil
+	}
+	host, _ := os.Hostname()
+	return writeJSON(filepath.Join(dir, "started.json"), Started{Timestamp: at.Unix(), Node: host})
+}
+
+// WriteFinished writes dir/finished.json, with the metadata merged in as
+// Prow's sidecar does, unless Prow does.
+func WriteFinished(dir string, at time.Time, passed bool, md map[string]string) error {
+	if UnderProw() {
+		return nil
+	}
+	result := "FAILURE"
+	if passed {
+		result = "SUCCESS"
+	}
+	return writeJSON(filepath.Join(dir, "finished.json"), Finished{Timestamp: at.Unix(), Passed: passed, Result: result, Metadata: md})
+}
+
+func writeJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}

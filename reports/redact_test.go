@@ -1,0 +1,52 @@
+package reports
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestRedact(t *testing.T) {
+	dir := t.TempDir()
+	const planted = "planted-s3cret-value"
+	files := map[string]string{
+		"logs/ccm.log":      "I1121 loaded cloud config: user=admin " + planted + " ok\n",
+		"logs/cfg.log":      "global:\n  password: hunter2hunter\n  insecureFlag: true\n",
+		"logs/http.log":     "GET / Authorization: Bearer abc.def.ghi\n",
+		"logs/key.log":      "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE\n-----END EC PRIVATE KEY-----\n",
+		"junit_fake_01.xml": `<failure message="token=` + planted + `"></failure>`,
+		"logs/clean.log":    "nothing to see\n",
+	}
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := Redact(dir, []string{planted, "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 5 {
+		t.Errorf("changed %d files, want 5", n)
+	}
+	for name := range files {
+		data, _ := os.ReadFile(filepath.Join(dir, name))
+		s := string(data)
+		for _, secret := range []string{planted, "hunter2hunter", "abc.def.ghi", "MHcCAQEE"} {
+			if strings.Contains(s, secret) {
+				t.Errorf("%s still holds %q:\n%s", name, secret, s)
+			}
+		}
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "logs/cfg.log")); !strings.Contains(string(data), "insecureFlag: true") || !strings.Contains(string(data), "password: "+Redacted) {
+		t.Errorf("redaction went beyond the secret:\n%s", data)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "logs/clean.log")); string(data) != "nothing to see\n" {
+		t.Errorf("clean file changed: %q", data)
+	}
+}
