@@ -1,11 +1,15 @@
 # ccm-harness: conformance and migration tests for cloud-controller-managers.
 #
 #   make e2e                     the main job: fake provider, local cluster
+#   make e2e PROVIDER=vsphere    the real vSphere CCM against vcsim
 #   make e2e LABEL_FILTER=zone   a Ginkgo label filter
-#   make test                    unit tests, the e2e suite and its negative controls
+#   make test                    unit tests, every provider's suite and the negative controls
 #   make up / make down          a cluster left running for kubectl
 
 PROVIDER     ?= fake
+# CCM_VERSION picks another pinned version of the provider's CCM
+# (cluster/binaries/versions.go), e.g. PROVIDER=vsphere CCM_VERSION=v1.30.1.
+CCM_VERSION  ?=
 CLUSTER      ?= local
 LABEL_FILTER ?=
 ARTIFACTS    ?= $(CURDIR)/_artifacts
@@ -18,7 +22,7 @@ UNIT_PKGS     = $(shell $(GO) list ./... | grep -v -e '/e2e$$' -e '/e2e/controls
 
 export ARTIFACTS
 
-.PHONY: all build binaries e2e test unit vet controls jobs up down clean clean-cache
+.PHONY: all build binaries e2e e2e-vsphere test unit vet controls jobs up down clean clean-cache
 
 all: build
 
@@ -29,16 +33,20 @@ $(BIN)/e2e.test: $(GO_SOURCES)
 	$(GO) test -c -o $@ ./e2e
 
 # Upstream components go to the cache (built once per version), the
-# harness's own binaries to _output/bin.
+# harness's own binaries to _output/bin: what a cluster of PROVIDER runs.
 binaries: $(BIN)/ccm-harness
-	$(BIN)/ccm-harness binaries
+	$(BIN)/ccm-harness binaries --provider=$(PROVIDER) --ccm-version='$(CCM_VERSION)'
 
 build: binaries $(BIN)/e2e.test
 
 e2e: build
 	cd $(CURDIR) && $(BIN)/e2e.test -ginkgo.v -ginkgo.no-color \
 		-ginkgo.label-filter='$(LABEL_FILTER)' -ginkgo.timeout=1h \
-		--provider=$(PROVIDER) --cluster=$(CLUSTER) --artifacts=$(ARTIFACTS)
+		--provider=$(PROVIDER) --ccm-version='$(CCM_VERSION)' --cluster=$(CLUSTER) --artifacts=$(ARTIFACTS)
+
+# The vSphere suite in make test, its artifacts beside the default run's.
+e2e-vsphere:
+	$(MAKE) e2e PROVIDER=vsphere CCM_VERSION= ARTIFACTS=$(ARTIFACTS)/vsphere
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
@@ -50,6 +58,7 @@ unit: build
 # Every scenario run against a deliberately broken cloud must fail, naming
 # the node, the expected and the actual value.
 controls: build
+	$(BIN)/ccm-harness binaries --provider=vsphere --ccm-version= >/dev/null
 	E2E_TEST=$(BIN)/e2e.test $(GO) test -v -timeout 40m ./e2e/controls
 
 # The Prow job configs load with Prow's own strict loader (a module of its
@@ -57,10 +66,10 @@ controls: build
 jobs:
 	cd jobs && $(GO) vet ./... && $(GO) test ./...
 
-test: vet unit jobs e2e controls
+test: vet unit jobs e2e e2e-vsphere controls
 
 up: binaries
-	$(BIN)/ccm-harness up --name $(NAME) --provider $(PROVIDER)
+	$(BIN)/ccm-harness up --name $(NAME) --provider $(PROVIDER) --ccm-version='$(CCM_VERSION)'
 
 down: $(BIN)/ccm-harness
 	$(BIN)/ccm-harness down --name $(NAME)

@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/ccm-harness/cluster/local"
 	"sigs.k8s.io/ccm-harness/providers"
 	_ "sigs.k8s.io/ccm-harness/providers/fake"
+	_ "sigs.k8s.io/ccm-harness/providers/vsphere"
 	"sigs.k8s.io/ccm-harness/scenarios"
 )
 
@@ -34,7 +35,8 @@ var (
 	clusterKind    = flag.String("cluster", envOr("CLUSTER", "local"), "cluster runtime: local")
 	nodeCount      = flag.Int("nodes", 3, "nodes to register at start")
 	binDir         = flag.String("bin-dir", os.Getenv("BIN_DIR"), "directory holding ready-made etcd, kube-apiserver, kube-controller-manager, kwok and CCM binaries (default: build them into the cache)")
-	providerConfig = flag.String("provider-config", "", "provider config file (for fake: region, zones, faults to inject)")
+	providerConfig = flag.String("provider-config", "", "provider config file (fake: region, zones, faults to inject; vsphere: region, zones, credentials, faults)")
+	ccmVersion     = flag.String("ccm-version", os.Getenv("CCM_VERSION"), "CCM version, one of those pinned for the provider (default: the first pinned)")
 	artifacts      = flag.String("artifacts", envOr("ARTIFACTS", "_artifacts"), "where JUnit, logs and reports go")
 	waitScale      = flag.Float64("wait-scale", 1, "multiplies every scenario timeout (negative controls shorten them)")
 )
@@ -73,6 +75,8 @@ func TestE2E(t *testing.T) {
 var _ = ginkgo.BeforeSuite(func(ctx context.Context) {
 	profile, err := providers.Get(framework.TestContext.Provider)
 	framework.ExpectNoError(err)
+	profile, err = profile.WithCCMVersion(*ccmVersion)
+	framework.ExpectNoError(err)
 	var rt cluster.Runtime
 	switch *clusterKind {
 	case "local":
@@ -97,7 +101,7 @@ var _ = ginkgo.BeforeSuite(func(ctx context.Context) {
 		Binaries:       &binaries.Source{Dir: *binDir, Logf: logf},
 		Logf:           logf,
 	}
-	framework.Logf("bringing up a %s cluster %s with provider %s and %d nodes", *clusterKind, spec.Name, profile.Name, spec.Nodes)
+	framework.Logf("bringing up a %s cluster %s with provider %s (%s) and %d nodes", *clusterKind, spec.Name, profile.Name, profile.CCM, spec.Nodes)
 	c, err := rt.Up(ctx, spec)
 	// Registered before checking err: a failed Up cleans itself, and Down
 	// is idempotent, so Ctrl-C at any point leaves nothing behind.
@@ -162,7 +166,7 @@ func clientFor(kubeconfig string) kubernetes.Interface {
 // writeBringUp leaves the bring-up timings beside the JUnit.
 func writeBringUp(dir string, c *cluster.Cluster, env *scenarios.Env) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "cluster %s, Kubernetes %s, provider %s\n", c.Name, c.KubernetesVersion, c.Profile.Name)
+	fmt.Fprintf(&b, "cluster %s, Kubernetes %s, provider %s (%s)\n", c.Name, c.KubernetesVersion, c.Profile.Name, c.Profile.CCM)
 	for _, s := range c.Steps {
 		fmt.Fprintf(&b, "%-28s %7.2fs\n", s.Name, s.Duration.Seconds())
 	}

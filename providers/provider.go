@@ -86,6 +86,17 @@ type Profile struct {
 // Has reports whether the profile claims c.
 func (p Profile) Has(c Capability) bool { return p.Capabilities[c] }
 
+// WithCCMVersion is the profile with its CCM built from another pinned
+// version; "" keeps the default.
+func (p Profile) WithCCMVersion(version string) (Profile, error) {
+	ccm, err := p.CCM.At(version)
+	if err != nil {
+		return Profile{}, fmt.Errorf("provider %s: %w", p.Name, err)
+	}
+	p.CCM = ccm
+	return p, nil
+}
+
 // CloudEnv is what a runtime hands a cloud when it starts one.
 type CloudEnv struct {
 	// Dir is the cloud's private working directory, removed on down.
@@ -97,6 +108,9 @@ type CloudEnv struct {
 	Processes *process.Group
 	// Binaries builds or finds executables.
 	Binaries *binaries.Source
+	// Kubeconfig is the cluster's admin kubeconfig, for objects a CCM's
+	// installer creates beside it (a Secret with the cloud's credentials).
+	Kubeconfig string
 }
 
 // Cloud is the cloud behind one cluster: a simulator the harness runs, or
@@ -122,6 +136,9 @@ type Instance struct {
 	Addresses    []v1.NodeAddress
 	// Running is false for stopped instances.
 	Running bool
+	// SystemUUID is the machine's SMBIOS UUID, which its kubelet reports
+	// as status.nodeInfo.systemUUID; "" where the cloud has none.
+	SystemUUID string
 }
 
 // InstanceControl makes and changes the machines behind nodes.

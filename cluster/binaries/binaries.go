@@ -3,22 +3,28 @@
 // Upstream components (etcd, kube-apiserver, kube-controller-manager, kwok)
 // are built from the module versions pinned in this repository's go.mod and
 // kept in a cache keyed by component and version, outside the repository, so
-// a second run builds nothing. The harness's own binaries (fakecloud and its
-// CCM) are rebuilt when their sources change. A user who has binaries already
-// names a directory instead.
+// a second run builds nothing. Upstream CCMs whose dependencies conflict with
+// ours (the vSphere CCM) are built the same way from a module generated for
+// each in the cache. The harness's own binaries (fakecloud and its CCM,
+// vcsim) are rebuilt when their sources change. A user who has binaries
+// already names a directory instead.
 package binaries
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/mod/modfile"
 )
 
 // ModulePath is this repository's module, whose own components are built
@@ -36,9 +42,39 @@ type Component struct {
 	// VersionLDFlags, if set, maps the module version to -X flags so the
 	// binary reports the version it was built from.
 	VersionLDFlags func(version string) []string
+	// Version is the module version to build; empty for the pinned
+	// default. Set it with At.
+	Version string
 }
 
-// The components the local runtime and the fake provider use.
+// String names the component and the version it is built from.
+func (c Component) String() string { return describe([]Component{c}) }
+
+// version is the module version c is built from.
+func (c Component) version() string {
+	if c.Version != "" {
+		return c.Version
+	}
+	return ModuleVersion(c.Module)
+}
+
+// At is c built from another pinned version of its module; "" keeps the
+// default.
+func (c Component) At(version string) (Component, error) {
+	if version == "" {
+		return c, nil
+	}
+	if c.Module == ModulePath {
+		return Component{}, fmt.Errorf("%s is built from this repository and has no other version than its source (drop the version %s)", c.Name, version)
+	}
+	if pinned := PinnedVersions(c.Module); !slices.Contains(pinned, version) {
+		return Component{}, fmt.Errorf("%s: version %s of %s is not pinned (pinned: %s; add it to cluster/binaries/versions.go)", c.Name, version, c.Module, strings.Join(pinned, ", "))
+	}
+	c.Version = version
+	return c, nil
+}
+
+// The components the local runtime and the providers use.
 var (
 	Etcd                  = Component{Name: "etcd", Module: "go.etcd.io/etcd/server/v3", Package: ModulePath + "/cmd/etcd"}
 	KubeAPIServer         = Component{Name: "kube-apiserver", Module: "k8s.io/kubernetes", Package: "k8s.io/kubernetes/cmd/kube-apiserver", VersionLDFlags: kubeVersion}
@@ -50,6 +86,16 @@ var (
 		// the control plane; report that rather than "v0.0.0-master".
 		return kubeVersion(ModuleVersion("k8s.io/kubernetes"))
 	}}
+	// VCSim is govmomi's vCenter simulator, served for the vSphere provider.
+	VCSim = Component{Name: "vcsim", Module: ModulePath, Package: ModulePath + "/providers/vsphere/cmd/vcsim"}
+	// VSphereCCM is the vSphere CCM, built in a module of its own (see
+	// OwnModuleVersions). Its main reports main.version.
+	VSphereCCM = Component{
+		Name:           "vsphere-cloud-controller-manager",
+		Module:         "k8s.io/cloud-provider-vsphere",
+		Package:        "k8s.io/cloud-provider-vsphere/cmd/vsphere-cloud-controller-manager",
+		VersionLDFlags: func(v string) []string { return []string{"-X", "main.version=" + v} },
+	}
 )
 
 func kubeVersion(v string) []string {
@@ -140,31 +186,45 @@ func (s *Source) cachedPath(c Component) (string, bool, error) {
 		p := filepath.Join(src, "_output", "bin", c.Name)
 		return p, newerThanSources(p, src), nil
 	}
-	v := ModuleVersion(c.Module)
+	v := c.version()
 	if v == "" {
-		return "", false, fmt.Errorf("%s: module %s is not in this build's module graph (is go.mod intact?)", c.Name, c.Module)
+		return "", false, fmt.Errorf("%s: module %s has no pinned version (is cluster/binaries/versions.go intact?)", c.Name, c.Module)
 	}
 	p := filepath.Join(s.cacheDir(), "bin", runtime.GOOS+"-"+runtime.GOARCH, c.Name, v, c.Name)
 	return p, checkExecutable(p) == nil, nil
 }
 
 func (s *Source) build(ctx context.Context, comps []Component, paths map[string]string) error {
-	src, err := s.sourceDir()
-	if err != nil {
-		return fmt.Errorf("%s missing from the cache: %w", names(comps), err)
-	}
-	// Components with different -X flags cannot share one go build.
+	// Components with different -X flags cannot share one go build, nor
+	// can those built in a module of their own, which need no source tree.
 	groups := map[string][]Component{}
 	var order []string
 	for _, c := range comps {
+		if _, own := OwnModuleVersions[c.Module]; own {
+			if err := s.buildOwnModule(ctx, c, paths[c.Name]); err != nil {
+				return err
+			}
+			continue
+		}
 		flags := ""
 		if c.VersionLDFlags != nil {
-			flags = strings.Join(c.VersionLDFlags(ModuleVersion(c.Module)), " ")
+			flags = strings.Join(c.VersionLDFlags(c.version()), " ")
 		}
 		if _, ok := groups[flags]; !ok {
 			order = append(order, flags)
 		}
 		groups[flags] = append(groups[flags], c)
+	}
+	if len(order) == 0 {
+		return nil
+	}
+	src, err := s.sourceDir()
+	if err != nil {
+		var missing []Component
+		for _, flags := range order {
+			missing = append(missing, groups[flags]...)
+		}
+		return fmt.Errorf("%s missing from the cache: %w", names(missing), err)
 	}
 	for _, flags := range order {
 		if err := s.buildGroup(ctx, src, groups[flags], flags, paths); err != nil {
@@ -211,27 +271,120 @@ func (s *Source) buildGroup(ctx context.Context, src string, comps []Component, 
 		return fmt.Errorf("building %s failed (%v): %s", names(todo), err, strings.TrimSpace(string(out)))
 	}
 	for _, c := range todo {
-		dst := paths[c.Name]
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		if err := install(filepath.Join(tmp, c.Name), paths[c.Name]); err != nil {
 			return err
-		}
-		// Rename within a filesystem is atomic; across filesystems, copy to
-		// a temporary name beside dst first.
-		if err := os.Rename(filepath.Join(tmp, c.Name), dst); err != nil {
-			data, rerr := os.ReadFile(filepath.Join(tmp, c.Name))
-			if rerr != nil {
-				return rerr
-			}
-			if werr := os.WriteFile(dst+".tmp", data, 0o755); werr != nil {
-				return werr
-			}
-			if err := os.Rename(dst+".tmp", dst); err != nil {
-				return err
-			}
 		}
 	}
 	s.logf("built %s in %s", names(todo), time.Since(start).Round(time.Second))
 	return nil
+}
+
+// buildOwnModule builds c in a module generated for it in the cache: a
+// go.mod that requires c's module at its version and repeats the replace
+// directives of that module's own go.mod (they apply only where it is the
+// main module, and some modules build only with them) and its go version
+// (which sets the binary's GODEBUG defaults, as upstream's own build does).
+// The go.sum there is filled and checked against the checksum database by
+// `go build -mod=mod`, like any module's.
+func (s *Source) buildOwnModule(ctx context.Context, c Component, dst string) error {
+	unlock, err := lockFile(filepath.Join(s.cacheDir(), "build.lock"))
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if checkExecutable(dst) == nil {
+		return nil // another process built it while we waited for the lock
+	}
+	v := c.version()
+	dir := filepath.Join(s.cacheDir(), "modules", c.Name+"@"+v)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	gomod := filepath.Join(dir, "go.mod")
+	if err := os.WriteFile(gomod, []byte("module ccm-harness.local/build/"+c.Name+"\n"), 0o644); err != nil {
+		return err
+	}
+	out, err := goCommand(ctx, dir, "mod", "download", "-json", c.Module+"@"+v).Output()
+	var dl struct{ GoMod, Error string }
+	if jerr := json.Unmarshal(out, &dl); jerr != nil || dl.GoMod == "" {
+		return fmt.Errorf("%s: download %s@%s: %v %s", c.Name, c.Module, v, err, dl.Error)
+	}
+	upstream, err := os.ReadFile(dl.GoMod)
+	if err != nil {
+		return err
+	}
+	up, err := modfile.Parse(dl.GoMod, upstream, nil)
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.Name, err)
+	}
+	f := &modfile.File{}
+	_ = f.AddModuleStmt("ccm-harness.local/build/" + c.Name)
+	if up.Go != nil {
+		_ = f.AddGoStmt(up.Go.Version)
+	}
+	_ = f.AddRequire(c.Module, v)
+	for _, r := range up.Replace {
+		if r.New.Version != "" { // a directory in upstream's checkout has nothing to repeat
+			_ = f.AddReplace(r.Old.Path, r.Old.Version, r.New.Path, r.New.Version)
+		}
+	}
+	data, err := f.Format()
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(gomod, data, 0o644); err != nil {
+		return err
+	}
+
+	tmp, err := os.MkdirTemp("", "ccm-harness-build-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	s.logf("building %s (first run only: several minutes on 2 cores)", describe([]Component{c}))
+	start := time.Now()
+	ldflags := "-s -w"
+	if c.VersionLDFlags != nil {
+		ldflags += " " + strings.Join(c.VersionLDFlags(v), " ")
+	}
+	cmd := goCommand(ctx, dir, "build", "-mod=mod", "-trimpath", "-ldflags", ldflags, "-o", tmp+"/", c.Package)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("building %s %s in %s failed (%v): %s", c.Name, v, dir, err, strings.TrimSpace(string(out)))
+	}
+	if err := install(filepath.Join(tmp, filepath.Base(c.Package)), dst); err != nil {
+		return err
+	}
+	s.logf("built %s in %s", c.Name, time.Since(start).Round(time.Second))
+	return nil
+}
+
+// goCommand runs go in dir as its own main module, whatever go.work the
+// user has.
+func goCommand(ctx context.Context, dir string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	return cmd
+}
+
+// install moves a built binary into place. Rename within a filesystem is
+// atomic; across filesystems, it copies to a temporary name beside dst
+// first.
+func install(src, dst string) error {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	if err := os.Rename(src, dst); err == nil {
+		return nil
+	}
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(dst+".tmp", data, 0o755); err != nil {
+		return err
+	}
+	return os.Rename(dst+".tmp", dst)
 }
 
 func (s *Source) cacheDir() string {
@@ -341,7 +494,7 @@ func describe(comps []Component) string {
 		if c.Module == ModulePath {
 			n = append(n, c.Name)
 		} else {
-			n = append(n, c.Name+" "+ModuleVersion(c.Module))
+			n = append(n, c.Name+" "+c.version())
 		}
 	}
 	return strings.Join(n, ", ")

@@ -71,6 +71,11 @@ func (in *instance) step(name string, fn func() error) error {
 
 func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 	spec := in.spec
+	// A bad provider config is said before anything starts.
+	var err error
+	if in.cloud, err = spec.Profile.NewCloud(spec.ProviderConfig); err != nil {
+		return nil, err
+	}
 	comps := append([]binaries.Component{binaries.Etcd, binaries.KubeAPIServer, binaries.KubeControllerManager, binaries.Kwok, spec.Profile.CCM},
 		spec.Profile.CloudBinaries...)
 	if err := in.step("binaries ready", func() (err error) {
@@ -99,13 +104,10 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 	}); err != nil {
 		return nil, err
 	}
-	if err := in.step("cloud ready", func() (err error) {
-		in.cloud, err = spec.Profile.NewCloud(spec.ProviderConfig)
-		if err != nil {
-			return err
-		}
+	if err := in.step("cloud ready", func() error {
 		return in.cloud.Start(ctx, providers.CloudEnv{
 			Dir: filepath.Join(in.dir, "cloud"), LogDir: in.logDir(), Processes: &in.procs, Binaries: spec.Binaries,
+			Kubeconfig: in.kubeconfig,
 		})
 	}); err != nil {
 		return nil, err

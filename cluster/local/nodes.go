@@ -55,8 +55,10 @@ func (p *nodePool) Add(ctx context.Context, name string, opts ...cluster.NodeOpt
 		}}},
 	}
 	// A kubelet sends its status with the registration itself, so the CCM
-	// never sees the node without addresses.
+	// never sees the node without addresses, or without the machine's
+	// SMBIOS UUID (the vSphere CCM finds VMs by it).
 	node.Status.Addresses = []v1.NodeAddress{{Type: v1.NodeHostName, Address: name}}
+	node.Status.NodeInfo.SystemUUID = inst.SystemUUID
 	if o.ProvidedNodeIP != nil {
 		ip := o.ProvidedNodeIP(inst.Addresses)
 		node.Annotations[cloudproviderapi.AnnotationAlphaProvidedIPAddr] = ip

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"sigs.k8s.io/ccm-harness/cluster/local"
 	"sigs.k8s.io/ccm-harness/providers"
 	_ "sigs.k8s.io/ccm-harness/providers/fake"
+	_ "sigs.k8s.io/ccm-harness/providers/vsphere"
 )
 
 func main() {
@@ -35,6 +37,7 @@ func main() {
 type options struct {
 	name           string
 	provider       string
+	ccmVersion     string
 	providerConfig string
 	nodes          int
 	binDir         string
@@ -58,7 +61,8 @@ func newRoot() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return o.up(cmd.Context()) },
 	}
-	up.Flags().StringVar(&o.provider, "provider", "fake", "provider profile")
+	up.Flags().StringVar(&o.provider, "provider", "fake", "provider profile ("+strings.Join(providers.Names(), ", ")+")")
+	up.Flags().StringVar(&o.ccmVersion, "ccm-version", os.Getenv("CCM_VERSION"), "CCM version, one of those pinned for the provider (default: the first pinned)")
 	up.Flags().StringVar(&o.providerConfig, "provider-config", "", "provider config file")
 	up.Flags().IntVar(&o.nodes, "nodes", 3, "nodes to register")
 	up.Flags().StringVar(&o.binDir, "bin-dir", os.Getenv("BIN_DIR"), "directory of ready-made binaries (default: build them into the cache)")
@@ -80,26 +84,42 @@ func newRoot() *cobra.Command {
 
 	bins := &cobra.Command{
 		Use:   "binaries",
-		Short: "Build the upstream components and the harness's own into the cache, and print their paths",
+		Short: "Build the components a local cluster of the provider runs into the cache, and print their paths",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			src := &binaries.Source{Logf: logf}
-			paths, err := src.Paths(cmd.Context(), binaries.Etcd, binaries.KubeAPIServer, binaries.KubeControllerManager, binaries.Kwok, binaries.FakeCloud, binaries.FakeCloudCCM)
+			profile, err := o.profile()
 			if err != nil {
 				return err
 			}
-			for _, name := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kwok", "fakecloud", "fakecloud-ccm"} {
-				fmt.Printf("%-24s %s\n", name, paths[name])
+			comps := append([]binaries.Component{binaries.Etcd, binaries.KubeAPIServer, binaries.KubeControllerManager, binaries.Kwok, profile.CCM}, profile.CloudBinaries...)
+			src := &binaries.Source{Logf: logf}
+			paths, err := src.Paths(cmd.Context(), comps...)
+			if err != nil {
+				return err
+			}
+			for _, c := range comps {
+				fmt.Printf("%-32s %s\n", c.Name, paths[c.Name])
 			}
 			return nil
 		},
 	}
+	bins.Flags().StringVar(&o.provider, "provider", "fake", "provider profile ("+strings.Join(providers.Names(), ", ")+")")
+	bins.Flags().StringVar(&o.ccmVersion, "ccm-version", os.Getenv("CCM_VERSION"), "CCM version, one of those pinned for the provider (default: the first pinned)")
 	root.AddCommand(up, down, bins)
 	return root
 }
 
+// profile is the chosen provider with the chosen CCM version.
+func (o *options) profile() (providers.Profile, error) {
+	p, err := providers.Get(o.provider)
+	if err != nil {
+		return providers.Profile{}, err
+	}
+	return p.WithCCMVersion(o.ccmVersion)
+}
+
 func (o *options) up(ctx context.Context) error {
-	profile, err := providers.Get(o.provider)
+	profile, err := o.profile()
 	if err != nil {
 		return err
 	}
@@ -131,7 +151,7 @@ func (o *options) up(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("cluster %s is up in %.1fs: Kubernetes %s, provider %s, %d nodes\n", c.Name, time.Since(start).Seconds(), c.KubernetesVersion, profile.Name, o.nodes)
+	fmt.Printf("cluster %s is up in %.1fs: Kubernetes %s, provider %s (%s), %d nodes\n", c.Name, time.Since(start).Seconds(), c.KubernetesVersion, profile.Name, profile.CCM, o.nodes)
 	fmt.Printf("  kubectl --kubeconfig %s get nodes\n", c.Kubeconfig)
 	fmt.Printf("  logs: %s\n", filepath.Join(artifacts, "logs", c.Name))
 	fmt.Printf("  ccm-harness down --name %s\n", c.Name)

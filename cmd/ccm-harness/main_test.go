@@ -34,6 +34,9 @@ var (
 // components are what the local runtime and the fake provider run.
 var components = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kwok", "fakecloud", "fakecloud-ccm"}
 
+// vsphereComponents are what the local runtime and the vSphere provider run.
+var vsphereComponents = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kwok", "vcsim", "vsphere-cloud-controller-manager"}
+
 func TestMain(m *testing.M) {
 	os.Exit(runMain(m))
 }
@@ -52,24 +55,26 @@ func runMain(m *testing.M) int {
 	}
 	// `binaries` finds the cached upstream builds (building only what is
 	// missing) and refreshes the harness's own if their sources changed, so
-	// the tests run the fakecloud-ccm of this tree.
-	cmd := exec.Command(cli, "binaries")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "ccm-harness binaries: %v\n%s%s", err, out, stderr.Bytes())
-		return 1
-	}
+	// the tests run the fakecloud-ccm and vcsim of this tree.
 	bins = map[string]string{}
-	for _, line := range strings.Split(string(out), "\n") {
-		if f := strings.Fields(line); len(f) == 2 {
-			bins[f[0]] = f[1]
+	for _, provider := range []string{"fake", "vsphere"} {
+		cmd := exec.Command(cli, "binaries", "--provider", provider, "--ccm-version=")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "ccm-harness binaries --provider %s: %v\n%s%s", provider, err, out, stderr.Bytes())
+			return 1
+		}
+		for _, line := range strings.Split(string(out), "\n") {
+			if f := strings.Fields(line); len(f) == 2 {
+				bins[f[0]] = f[1]
+			}
 		}
 	}
-	for _, c := range components {
+	for _, c := range append(components, vsphereComponents...) {
 		if st, err := os.Stat(bins[c]); err != nil || st.Mode()&0o111 == 0 {
-			fmt.Fprintf(os.Stderr, "ccm-harness binaries gave no executable %s (%v):\n%s", c, err, out)
+			fmt.Fprintf(os.Stderr, "ccm-harness binaries gave no executable %s (%v): %v\n", c, err, bins)
 			return 1
 		}
 	}
@@ -237,13 +242,20 @@ func cleanupCluster(t *testing.T, e env, name string) {
 	})
 }
 
-// binDir makes a --bin-dir of the real components. A non-empty ccmScript
-// replaces fakecloud-ccm, to make the CCM misbehave in a chosen way.
+// binDir makes a --bin-dir of the real components of the fake provider. A
+// non-empty ccmScript replaces fakecloud-ccm, to make the CCM misbehave in a
+// chosen way.
 func binDir(t *testing.T, ccmScript string) string {
+	return binDirOf(t, components, "fakecloud-ccm", ccmScript)
+}
+
+// binDirOf makes a --bin-dir of comps, with ccm replaced by ccmScript if
+// it is not empty.
+func binDirOf(t *testing.T, comps []string, ccm, ccmScript string) string {
 	t.Helper()
 	dir := t.TempDir()
-	for _, c := range components {
-		if c == "fakecloud-ccm" && ccmScript != "" {
+	for _, c := range comps {
+		if c == ccm && ccmScript != "" {
 			if err := os.WriteFile(filepath.Join(dir, c), []byte(ccmScript), 0o755); err != nil {
 				t.Fatal(err)
 			}
@@ -258,8 +270,11 @@ func binDir(t *testing.T, ccmScript string) string {
 
 // ccmWithConfig is a fakecloud-ccm that gets the harness's flags and then a
 // --cloud-config of the test's: the last flag wins.
-func ccmWithConfig(configPath string) string {
-	return fmt.Sprintf("#!/bin/sh\nexec %s \"$@\" --cloud-config=%s\n", bins["fakecloud-ccm"], configPath)
+func ccmWithConfig(configPath string) string { return withConfig("fakecloud-ccm", configPath) }
+
+// withConfig is the CCM called ccm, given configPath as its cloud config.
+func withConfig(ccm, configPath string) string {
+	return fmt.Sprintf("#!/bin/sh\nexec %s \"$@\" --cloud-config=%s\n", bins[ccm], configPath)
 }
 
 func writeFile(t *testing.T, dir, name, content string) string {
@@ -351,8 +366,36 @@ func TestUpBadInput(t *testing.T) {
 		{
 			name: "unknown provider",
 			setup: func(t *testing.T, e env, name string) ([]string, []string, []string) {
-				return []string{"--provider", "nosuch"}, []string{`unknown provider "nosuch"`, "(known: fake)"}, nil
+				return []string{"--provider", "nosuch"}, []string{`unknown provider "nosuch"`, "(known: fake, vsphere)"}, nil
 			},
+		},
+		{
+			name: "CCM version not pinned",
+			setup: func(t *testing.T, e env, name string) ([]string, []string, []string) {
+				return []string{"--provider", "vsphere", "--ccm-version", "v0.0.1"},
+					[]string{"provider vsphere: vsphere-cloud-controller-manager: version v0.0.1 of k8s.io/cloud-provider-vsphere is not pinned (pinned: v1.31.0", "add it to cluster/binaries/versions.go"}, nil
+			},
+		},
+		{
+			name: "bad vsphere provider config",
+			setup: func(t *testing.T, e env, name string) ([]string, []string, []string) {
+				cfg := writeFile(t, t.TempDir(), "provider.yaml", "credentials: file\n")
+				return []string{"--provider", "vsphere", "--provider-config", cfg},
+					[]string{"cluster " + name + `: vsphere provider config: credentials: "file" is neither "secret" nor "inline"`}, nil
+			},
+		},
+		{
+			name: "vSphere CCM exits at start",
+			setup: func(t *testing.T, e env, name string) ([]string, []string, []string) {
+				cfg := writeFile(t, t.TempDir(), "cloud-config", "global: [unclosed\n")
+				ccm := "vsphere-cloud-controller-manager"
+				return []string{"--provider", "vsphere", "--bin-dir", binDirOf(t, vsphereComponents, ccm, withConfig(ccm, cfg))},
+					[]string{"cluster " + name + ": cloud-controller-manager exited at start"},
+					// The vSphere CCM's last words: it tried YAML, then the
+					// legacy INI format.
+					[]string{"ReadCPIConfigYAML failed: yaml: line 1", `Cloud provider could not be initialized: could not init cloud provider "vsphere"`}
+			},
+			started: []string{"etcd ready", "kube-apiserver ready", "cloud ready"},
 		},
 	}
 	for _, tt := range tests {

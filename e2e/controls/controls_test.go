@@ -20,15 +20,20 @@ import (
 	"testing"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/providers/fake"
+	"sigs.k8s.io/ccm-harness/providers/vsphere"
 )
 
 type control struct {
 	name string
+	// provider is the profile whose cloud is broken; default fake.
+	provider string
 	// label is the Ginkgo label filter: the specs this control exercises.
 	label string
 	// focus, if set, narrows them further (a Ginkgo focus regexp).
-	focus  string
-	faults []api.Fault
+	focus string
+	// config is the provider config that breaks the cloud.
+	config any
 	// fail maps a spec's text to what its failure message must contain.
 	// Every other spec run must pass: a fault that breaks unrelated specs
 	// would show a scenario failing for the wrong reason.
@@ -39,7 +44,7 @@ var controls = []control{
 	{
 		name:   "taint never removed",
 		label:  "node-init",
-		faults: []api.Fault{{Operation: api.OpAny, Instance: "node-2", Kind: api.FaultError, Status: 500, Message: "injected: instance API down"}},
+		config: fake.Config{Faults: []api.Fault{{Operation: api.OpAny, Instance: "node-2", Kind: api.FaultError, Status: 500, Message: "injected: instance API down"}}},
 		fail: map[string][]string{
 			"removes the uninitialized taint from every node": {"node node-2", "expected taint node.cloudprovider.kubernetes.io/uninitialized removed", "actual: still present"},
 		},
@@ -47,7 +52,7 @@ var controls = []control{
 	{
 		name:   "wrong provider ID",
 		label:  "provider-id",
-		faults: []api.Fault{{Operation: api.OpAny, Instance: "node-2", Kind: api.FaultCorrupt, Field: api.CorruptID, Value: "i-bogus"}},
+		config: fake.Config{Faults: []api.Fault{{Operation: api.OpAny, Instance: "node-2", Kind: api.FaultCorrupt, Field: api.CorruptID, Value: "i-bogus"}}},
 		fail: map[string][]string{
 			"sets spec.providerID with the provider's scheme": {"node node-2", "expected spec.providerID \"fakecloud://i-", `actual "fakecloud://i-bogus"`},
 		},
@@ -55,7 +60,7 @@ var controls = []control{
 	{
 		name:   "wrong address",
 		label:  "node-address",
-		faults: []api.Fault{{Operation: api.OpAny, Instance: "node-3", Kind: api.FaultCorrupt, Field: api.CorruptAddresses, Value: "InternalIP=127.9.9.9,Hostname=node-3"}},
+		config: fake.Config{Faults: []api.Fault{{Operation: api.OpAny, Instance: "node-3", Kind: api.FaultCorrupt, Field: api.CorruptAddresses, Value: "InternalIP=127.9.9.9,Hostname=node-3"}}},
 		fail: map[string][]string{
 			"sets the addresses the cloud reports": {"node node-3", "expected addresses [", "actual [Hostname=node-3 InternalIP=127.9.9.9]"},
 		},
@@ -63,7 +68,7 @@ var controls = []control{
 	{
 		name:   "wrong instance type",
 		label:  "instance-type",
-		faults: []api.Fault{{Operation: api.OpAny, Instance: "node-1", Kind: api.FaultCorrupt, Field: api.CorruptInstanceType, Value: "fake.wrong"}},
+		config: fake.Config{Faults: []api.Fault{{Operation: api.OpAny, Instance: "node-1", Kind: api.FaultCorrupt, Field: api.CorruptInstanceType, Value: "fake.wrong"}}},
 		fail: map[string][]string{
 			"labels the instance type the cloud reports": {"node node-1", `="fake.medium" (the cloud's instance type)`, `actual "fake.wrong"`},
 		},
@@ -71,7 +76,7 @@ var controls = []control{
 	{
 		name:   "wrong zone",
 		label:  "zone",
-		faults: []api.Fault{{Operation: api.OpAny, Instance: "node-1", Kind: api.FaultCorrupt, Field: api.CorruptZone, Value: "fake-region-9z"}},
+		config: fake.Config{Faults: []api.Fault{{Operation: api.OpAny, Instance: "node-1", Kind: api.FaultCorrupt, Field: api.CorruptZone, Value: "fake-region-9z"}}},
 		fail: map[string][]string{
 			"labels the zone and region the cloud reports": {"node node-1", "expected label topology.kubernetes.io/zone=\"fake-region-1", `actual "fake-region-9z"`},
 		},
@@ -80,7 +85,7 @@ var controls = []control{
 		name:   "load balancer ports dropped",
 		label:  "loadbalancer",
 		focus:  "provisions a TCP load balancer",
-		faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreListeners}},
+		config: fake.Config{Faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreListeners}}},
 		fail: map[string][]string{
 			"provisions a TCP load balancer": {"Service loadbalancer-", "expected cloud load balancer", "listeners [TCP:80->", "actual []"},
 		},
@@ -89,7 +94,7 @@ var controls = []control{
 		name:   "load balancer backend missing",
 		label:  "loadbalancer",
 		focus:  "updates the backends when nodes join",
-		faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreBackends}},
+		config: fake.Config{Faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreBackends}}},
 		fail: map[string][]string{
 			"updates the backends when nodes join": {"Service loadbalancer-", "backends [node-1 node-2 node-3] (every eligible node), actual []"},
 		},
@@ -98,7 +103,7 @@ var controls = []control{
 		name:   "load balancer source ranges dropped",
 		label:  "loadbalancer",
 		focus:  "hands loadBalancerSourceRanges to the cloud",
-		faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreSourceRanges}},
+		config: fake.Config{Faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreSourceRanges}}},
 		fail: map[string][]string{
 			"hands loadBalancerSourceRanges to the cloud": {"expected cloud load balancer", "source ranges [127.0.0.1/32 127.0.100.0/24], actual []"},
 		},
@@ -107,7 +112,7 @@ var controls = []control{
 		name:   "load balancer health check dropped",
 		label:  "loadbalancer",
 		focus:  "health-checks the healthCheckNodePort",
-		faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreHealthCheck}},
+		config: fake.Config{Faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreHealthCheck}}},
 		fail: map[string][]string{
 			"health-checks the healthCheckNodePort": {"expected cloud load balancer", "health check on node port 3", "actual 0"},
 		},
@@ -116,7 +121,7 @@ var controls = []control{
 		name:   "wrong ingress IP",
 		label:  "loadbalancer",
 		focus:  "provisions a TCP load balancer",
-		faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultCorrupt, Field: api.CorruptIP, Value: "127.19.9.9"}},
+		config: fake.Config{Faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultCorrupt, Field: api.CorruptIP, Value: "127.19.9.9"}}},
 		fail: map[string][]string{
 			"provisions a TCP load balancer": {"expected status ingress IP to be the cloud load balancer's 127.20.", "actual 127.19.9.9"},
 		},
@@ -125,7 +130,7 @@ var controls = []control{
 		name:   "load balancer leaked, finalizer never removed",
 		label:  "loadbalancer",
 		focus:  "when the Service is deleted|when the type changes to ClusterIP",
-		faults: []api.Fault{{Operation: api.OpDeleteLoadBalancer, Kind: api.FaultError, Status: 500, Message: "injected: delete failed"}},
+		config: fake.Config{Faults: []api.Fault{{Operation: api.OpDeleteLoadBalancer, Kind: api.FaultError, Status: 500, Message: "injected: delete failed"}}},
 		fail: map[string][]string{
 			"removes the cloud load balancer when the Service is deleted": {"expected deleted, actual: still present with finalizers [service.kubernetes.io/load-balancer-cleanup]"},
 			"when the type changes to ClusterIP":                          {"expected finalizer service.kubernetes.io/load-balancer-cleanup absent"},
@@ -135,7 +140,7 @@ var controls = []control{
 		name:   "route never created",
 		label:  "route",
 		focus:  "creates a route to every node's pod CIDR",
-		faults: []api.Fault{{Operation: api.OpCreateRoute, Kind: api.FaultError, Status: 500, Message: "injected: route table full"}},
+		config: fake.Config{Faults: []api.Fault{{Operation: api.OpCreateRoute, Kind: api.FaultError, Status: 500, Message: "injected: route table full"}}},
 		fail: map[string][]string{
 			"creates a route to every node's pod CIDR": {"node node-", "expected condition NetworkUnavailable=False reason RouteCreated, actual True"},
 		},
@@ -143,10 +148,36 @@ var controls = []control{
 	{
 		name:   "node never deleted nor tainted",
 		label:  "node-lifecycle",
-		faults: []api.Fault{{Operation: api.OpAny, Kind: api.FaultCorrupt, Field: api.CorruptState, Value: string(api.StateRunning)}},
+		config: fake.Config{Faults: []api.Fault{{Operation: api.OpAny, Kind: api.FaultCorrupt, Field: api.CorruptState, Value: string(api.StateRunning)}}},
 		fail: map[string][]string{
 			"taints the NotReady node of a stopped instance":     {"node stop-", "expected taint node.cloudprovider.kubernetes.io/shutdown present", "actual taints:"},
 			"deletes the NotReady node of a terminated instance": {"node term-", "expected the Node deleted, actual: still present"},
+		},
+	},
+	// vSphere: the real vSphere CCM against a vcsim made to lie or to hold
+	// a broken VM. Their CCM reads inline credentials, the e2e run's a
+	// Secret: a spec that passes here shows the inline ones work.
+	{
+		// The CCM's endpoint renames the zone tag while the inspector's
+		// endpoint tells the truth, so the labels the CCM sets differ
+		// from the tags vCenter holds: every node placed in zone-a1 fails.
+		name:     "vsphere zone tag read wrong",
+		provider: vsphere.Name,
+		label:    "zone",
+		config:   vsphere.Config{Credentials: "inline", Faults: vsphere.Faults{RenameTags: map[string]string{"zone-a1": "zone-a9"}}},
+		fail: map[string][]string{
+			"labels the zone and region the cloud reports": {"node node-", `expected label topology.kubernetes.io/zone="zone-a1" (the cloud's zone), actual "zone-a9"`},
+		},
+	},
+	{
+		// Without a guest hostname the CCM cannot find the node's VM by
+		// name; a joining node with one must still be initialized.
+		name:     "vsphere VM without guest hostname",
+		provider: vsphere.Name,
+		label:    "node-init",
+		config:   vsphere.Config{Credentials: "inline", Faults: vsphere.Faults{NoGuestHostname: []string{"node-2"}}},
+		fail: map[string][]string{
+			"removes the uninitialized taint from every node": {"node node-2", "expected taint node.cloudprovider.kubernetes.io/uninitialized removed", "actual: still present"},
 		},
 	},
 }
@@ -170,7 +201,11 @@ func run(t *testing.T, suite string, c control) {
 			t.Fatal(err)
 		}
 	}
-	cfg, err := json.Marshal(map[string]any{"faults": c.faults})
+	provider := c.provider
+	if provider == "" {
+		provider = fake.Name
+	}
+	cfg, err := json.Marshal(c.config)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +214,8 @@ func run(t *testing.T, suite string, c control) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(suite,
-		"--provider=fake", "--provider-config="+cfgFile, "--artifacts="+artifacts,
+		// The default CCM version, whatever CCM_VERSION says.
+		"--provider="+provider, "--ccm-version=", "--provider-config="+cfgFile, "--artifacts="+artifacts,
 		// A quarter of the usual waits: long enough for a healthy CCM on
 		// this machine, short enough that a broken one fails quickly.
 		"--wait-scale=0.25",
@@ -195,7 +231,7 @@ func run(t *testing.T, suite string, c control) {
 		t.Fatalf("the suite passed against a cloud with %s; a scenario cannot catch it (log: %s)", c.name, logFile)
 	}
 
-	cases := readJUnit(t, filepath.Join(artifacts, "junit_fake-local_01.xml"))
+	cases := readJUnit(t, filepath.Join(artifacts, "junit_"+provider+"-local_01.xml"))
 	seen := map[string]bool{}
 	ran := 0
 	for _, tc := range cases {

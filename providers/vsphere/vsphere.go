@@ -1,0 +1,319 @@
+// Package vsphere is the provider profile of the real vSphere CCM
+// (k8s.io/cloud-provider-vsphere) against vcsim, govmomi's vCenter
+// simulator, run by the harness on loopback over HTTPS with credentials.
+//
+// The harness shapes vcsim over the vSphere API as an administrator would
+// shape a vCenter: a region tag on the datacenter, a zone tag on each
+// cluster, and one VM per node, named after it, with the guest hostname
+// and IP VMware Tools would report. The CCM finds the VMs, reads their
+// hardware, power state and tags, and initializes and lifecycles the nodes.
+// The vSphere CCM has no load balancers or routes without NSX-T, so the
+// profile claims neither.
+package vsphere
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/yaml"
+
+	"sigs.k8s.io/ccm-harness/cluster/binaries"
+	"sigs.k8s.io/ccm-harness/cluster/pki"
+	"sigs.k8s.io/ccm-harness/cluster/process"
+	"sigs.k8s.io/ccm-harness/providers"
+)
+
+// Name selects this profile.
+const Name = "vsphere"
+
+// Profile returns the vSphere provider's profile.
+func Profile() providers.Profile {
+	return providers.Profile{
+		Name:             Name,
+		CloudProvider:    "vsphere",
+		ProviderIDScheme: "vsphere",
+		CCM:              binaries.VSphereCCM,
+		CloudBinaries:    []binaries.Component{binaries.VCSim},
+		Capabilities:     providers.NewCapabilities(providers.Instances, providers.Zones, providers.NodeLifecycle),
+		NewCloud: func(config []byte) (providers.Cloud, error) {
+			c := Config{}
+			if len(config) > 0 {
+				if err := yaml.UnmarshalStrict(config, &c); err != nil {
+					return nil, fmt.Errorf("vsphere provider config: %w", err)
+				}
+			}
+			if err := c.complete(); err != nil {
+				return nil, fmt.Errorf("vsphere provider config: %w", err)
+			}
+			return &Cloud{config: c}, nil
+		},
+	}
+}
+
+func init() { providers.Register(Profile()) }
+
+// Config is the vSphere provider's --provider-config file.
+type Config struct {
+	// Region names the region tag on the datacenter; default region-a.
+	Region string `json:"region,omitempty"`
+	// Zones name the zone tags, one per cluster; VMs are placed in them in
+	// turn. Default zone-a1, zone-a2.
+	Zones []string `json:"zones,omitempty"`
+	// Credentials says where the CCM finds vCenter's credentials: "secret"
+	// (default), a Secret in kube-system named by its cloud config, or
+	// "inline", in the cloud config itself.
+	Credentials string `json:"credentials,omitempty"`
+	// Faults break the cloud on purpose, for the negative controls.
+	Faults Faults `json:"faults,omitempty"`
+}
+
+// Faults make vcsim misbehave.
+type Faults struct {
+	// RenameTags makes the tag named by each key read as the value on the
+	// CCM's endpoint only: a tagging API that lies to the CCM while the
+	// inspector, on its own endpoint, reads the truth.
+	RenameTags map[string]string `json:"renameTags,omitempty"`
+	// NoGuestHostname leaves these nodes' VMs without guest.hostName, as
+	// when VMware Tools do not report it.
+	NoGuestHostname []string `json:"noGuestHostname,omitempty"`
+}
+
+// Where the CCM looks for tags, and where its credentials Secret is.
+const (
+	regionCategory  = "k8s-region"
+	zoneCategory    = "k8s-zone"
+	secretName      = "vsphere-credentials"
+	secretNamespace = "kube-system"
+	// datacenter is the one vcsim makes.
+	datacenter = "DC0"
+	// server is vCenter's address, and the key of its credentials in the
+	// Secret; the CCM and the harness reach vcsim on different ports.
+	server = "127.0.0.1"
+)
+
+func (c *Config) complete() error {
+	if c.Region == "" {
+		c.Region = "region-a"
+	}
+	if len(c.Zones) == 0 {
+		c.Zones = []string{"zone-a1", "zone-a2"}
+	}
+	switch c.Credentials {
+	case "":
+		c.Credentials = "secret"
+	case "secret", "inline":
+	default:
+		return fmt.Errorf("credentials: %q is neither \"secret\" nor \"inline\"", c.Credentials)
+	}
+	// One tag per zone in one category: names must differ.
+	seen := map[string]bool{}
+	for _, z := range c.Zones {
+		if z == "" || seen[z] {
+			return fmt.Errorf("zones: %q is empty or named twice", z)
+		}
+		seen[z] = true
+	}
+	return nil
+}
+
+// Cloud is a vcsim process and the harness's session with it.
+type Cloud struct {
+	config   Config
+	dir      string
+	caFile   string
+	user     string
+	password string
+	// ccmPort serves the CCM (with faults), adminPort the harness.
+	ccmPort, adminPort int
+	inv                *inventory
+}
+
+// Start runs vcsim, shapes its inventory and, unless credentials are
+// inline, stores them in the Secret the CCM reads.
+func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
+	bins, err := env.Binaries.Paths(ctx, binaries.VCSim)
+	if err != nil {
+		return err
+	}
+	c.dir = env.Dir
+	if err := os.MkdirAll(c.dir, 0o700); err != nil {
+		return err
+	}
+	if err := c.writeTLS(); err != nil {
+		return err
+	}
+	c.user, c.password = "administrator@vsphere.local", token()
+	creds := filepath.Join(c.dir, "credentials")
+	if err := os.WriteFile(creds, []byte(c.user+"\n"+c.password+"\n"), 0o600); err != nil {
+		return err
+	}
+	if c.ccmPort, err = process.FreePort(); err != nil {
+		return err
+	}
+	if c.adminPort, err = process.FreePort(); err != nil {
+		return err
+	}
+	args := []string{
+		"--listen=" + hostPort(c.ccmPort),
+		"--admin-listen=" + hostPort(c.adminPort),
+		"--tls-cert=" + filepath.Join(c.dir, "vcsim.crt"),
+		"--tls-key=" + filepath.Join(c.dir, "vcsim.key"),
+		"--credentials-file=" + creds,
+		"--clusters=" + strconv.Itoa(len(c.config.Zones)),
+	}
+	for from, to := range c.config.Faults.RenameTags {
+		args = append(args, "--rename-tag="+from+"="+to)
+	}
+	if _, err := env.Processes.Start(ctx, process.Spec{
+		Name:   "vcsim",
+		Path:   bins[binaries.VCSim.Name],
+		Args:   args,
+		LogDir: env.LogDir,
+		Ready:  c.ready,
+	}); err != nil {
+		return err
+	}
+	c.inv, err = connect(ctx, c.url(c.adminPort), c.caFile, url.UserPassword(c.user, c.password), c.config)
+	if err != nil {
+		return fmt.Errorf("vcsim at %s: %w", c.url(c.adminPort), err)
+	}
+	if err := c.inv.shape(ctx); err != nil {
+		return fmt.Errorf("vcsim: shape the inventory: %w", err)
+	}
+	if c.config.Credentials == "secret" {
+		return c.storeSecret(ctx, env.Kubeconfig)
+	}
+	return nil
+}
+
+// writeTLS issues vcsim a serving certificate from a CA of its own, so
+// the CCM and the harness verify whom they talk to.
+func (c *Cloud) writeTLS() error {
+	ca, err := pki.NewCA("vcsim-ca")
+	if err != nil {
+		return err
+	}
+	c.caFile = filepath.Join(c.dir, "ca.crt")
+	if err := os.WriteFile(c.caFile, ca.CertPEM, 0o644); err != nil {
+		return err
+	}
+	kp, err := ca.Issue(pki.Request{CommonName: "vcsim", DNSNames: []string{"localhost"}, IPs: []net.IP{net.ParseIP(server)}})
+	if err != nil {
+		return err
+	}
+	_, _, err = kp.Write(c.dir, "vcsim")
+	return err
+}
+
+// ready wants both endpoints to answer /about over verified TLS.
+func (c *Cloud) ready(ctx context.Context) error {
+	pool := x509.NewCertPool()
+	data, err := os.ReadFile(c.caFile)
+	if err != nil {
+		return err
+	}
+	pool.AppendCertsFromPEM(data)
+	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
+	for _, port := range []int{c.ccmPort, c.adminPort} {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+hostPort(port)+"/about", nil)
+		if err != nil {
+			return err
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("GET %s: %s", req.URL, resp.Status)
+		}
+	}
+	return nil
+}
+
+func (c *Cloud) storeSecret(ctx context.Context, kubeconfig string) error {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return err
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	_, err = cs.CoreV1().Secrets(secretNamespace).Create(ctx, &v1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: secretName, Namespace: secretNamespace},
+		// The CCM's credential manager reads <server>.username and
+		// <server>.password.
+		StringData: map[string]string{server + ".username": c.user, server + ".password": c.password},
+	}, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		err = nil
+	}
+	if err != nil {
+		return fmt.Errorf("store the vCenter credentials in Secret %s/%s: %w", secretNamespace, secretName, err)
+	}
+	return nil
+}
+
+// CCMConfig points the vSphere CCM at vcsim's CCM endpoint, verifying its
+// certificate, with the tag categories of zones and regions.
+func (c *Cloud) CCMConfig() ([]byte, error) {
+	global := map[string]any{
+		"port":     c.ccmPort,
+		"caFile":   c.caFile,
+		"ipFamily": []string{"ipv4"},
+	}
+	if c.config.Credentials == "inline" {
+		global["user"], global["password"] = c.user, c.password
+	} else {
+		global["secretName"], global["secretNamespace"] = secretName, secretNamespace
+	}
+	return yaml.Marshal(map[string]any{
+		"global":  global,
+		"vcenter": map[string]any{server: map[string]any{"server": server, "datacenters": []string{datacenter}}},
+		"labels":  map[string]string{"region": regionCategory, "zone": zoneCategory},
+	})
+}
+
+// Instances makes VMs in vcsim.
+func (c *Cloud) Instances() providers.InstanceControl {
+	if c.inv == nil {
+		return nil
+	}
+	return c.inv
+}
+
+// Inspector reads vcsim through the harness's endpoint, which faults never
+// touch.
+func (c *Cloud) Inspector() providers.Inspector {
+	if c.inv == nil {
+		return nil
+	}
+	return c.inv
+}
+
+func (c *Cloud) url(port int) string { return "https://" + hostPort(port) + "/sdk" }
+
+func hostPort(port int) string { return net.JoinHostPort(server, strconv.Itoa(port)) }
+
+func token() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

@@ -1,0 +1,165 @@
+package vsphere
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+
+	"sigs.k8s.io/ccm-harness/cluster/binaries"
+	"sigs.k8s.io/ccm-harness/cluster/process"
+	"sigs.k8s.io/ccm-harness/providers"
+)
+
+// TestCloud runs the real vcsim as the runtime does and drives it through
+// the provider: the topology, the VMs behind nodes, their power, what the
+// inspector reports, and the faults.
+func TestCloud(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cfg := "credentials: inline\nregion: r1\nzones: [za, zb]\nfaults:\n  renameTags: {za: zz}\n  noGuestHostname: [n3]\n"
+	cloud, err := Profile().NewCloud([]byte(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var procs process.Group
+	t.Cleanup(func() { procs.StopAll(5 * time.Second) })
+	if err := cloud.Start(ctx, providers.CloudEnv{Dir: t.TempDir(), LogDir: t.TempDir(), Processes: &procs, Binaries: &binaries.Source{Logf: t.Logf}}); err != nil {
+		t.Fatal(err)
+	}
+
+	vms := cloud.Instances()
+	var created []providers.Instance
+	for _, name := range []string{"n1", "n2", "n3"} {
+		inst, err := vms.Create(ctx, name)
+		if err != nil {
+			t.Fatalf("create %s: %v", name, err)
+		}
+		created = append(created, inst)
+	}
+	want := []struct {
+		zone, instanceType, ip string
+		hostname               bool
+	}{
+		{"za", "vsphere-vm.cpu-2.mem-4gb.os-ubuntu", "198.18.0.1", true},
+		{"zb", "vsphere-vm.cpu-4.mem-8gb.os-centos7", "198.18.0.2", true},
+		{"za", "vsphere-vm.cpu-2.mem-4gb.os-ubuntu", "198.18.0.3", false},
+	}
+	for i, inst := range created {
+		w := want[i]
+		if inst.Zone != w.zone || inst.Region != "r1" || inst.InstanceType != w.instanceType || !inst.Running {
+			t.Errorf("%s: got zone %q region %q type %q running %t, want %q r1 %q true", inst.Name, inst.Zone, inst.Region, inst.InstanceType, inst.Running, w.zone, w.instanceType)
+		}
+		if !strings.HasPrefix(inst.ProviderID, "vsphere://") || len(inst.ProviderID) != len("vsphere://")+36 {
+			t.Errorf("%s: provider ID %q is not vsphere://<BIOS UUID>", inst.Name, inst.ProviderID)
+		}
+		addrs := []v1.NodeAddress{{Type: v1.NodeInternalIP, Address: w.ip}, {Type: v1.NodeExternalIP, Address: w.ip}}
+		if w.hostname {
+			addrs = append([]v1.NodeAddress{{Type: v1.NodeHostName, Address: inst.Name}}, addrs...)
+		}
+		if got, want := addressString(inst.Addresses), addressString(addrs); got != want {
+			t.Errorf("%s: addresses %s, want %s", inst.Name, got, want)
+		}
+	}
+
+	insp := cloud.Inspector()
+	if err := vms.Stop(ctx, "n1"); err != nil {
+		t.Fatal(err)
+	}
+	if inst, err := insp.Instance(ctx, "n1"); err != nil || inst.Running {
+		t.Errorf("n1 after Stop: running %t, err %v; want stopped", inst.Running, err)
+	}
+	if err := vms.Start(ctx, "n1"); err != nil {
+		t.Fatal(err)
+	}
+	if inst, err := insp.Instance(ctx, "n1"); err != nil || !inst.Running {
+		t.Errorf("n1 after Start: running %t, err %v; want running", inst.Running, err)
+	}
+	if err := vms.Terminate(ctx, "n2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := insp.Instance(ctx, "n2"); err == nil || !strings.Contains(err.Error(), "n2") {
+		t.Errorf("n2 after Terminate: err %v, want one naming the VM", err)
+	}
+	if err := vms.Terminate(ctx, "n2"); err != nil {
+		t.Errorf("terminating a terminated VM: %v, want nil", err)
+	}
+
+	// The CCM's endpoint renames za; the inspector's does not.
+	c := cloud.(*Cloud)
+	ccmView, err := connect(ctx, c.url(c.ccmPort), c.caFile, url.UserPassword(c.user, c.password), c.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ccmView.load(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if inst, err := ccmView.Instance(ctx, "n1"); err != nil || inst.Zone != "zz" {
+		t.Errorf("n1 through the CCM's endpoint: zone %q, err %v; want the renamed zz", inst.Zone, err)
+	}
+
+	var ccm struct {
+		Global  map[string]any
+		Vcenter map[string]map[string]any
+		Labels  map[string]string
+	}
+	data, err := cloud.CCMConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(data, &ccm); err != nil {
+		t.Fatal(err)
+	}
+	if ccm.Global["port"] != float64(c.ccmPort) || ccm.Global["user"] != c.user || ccm.Global["password"] != c.password || ccm.Global["caFile"] != c.caFile {
+		t.Errorf("cloud config global section %v: want the CCM's port %d, inline credentials and the CA", ccm.Global, c.ccmPort)
+	}
+	if ccm.Vcenter[server]["server"] != server || ccm.Labels["zone"] != zoneCategory || ccm.Labels["region"] != regionCategory {
+		t.Errorf("cloud config %s: want vCenter %s and the zone and region categories", data, server)
+	}
+}
+
+func TestConfig(t *testing.T) {
+	for _, tt := range []struct{ config, err string }{
+		{"", ""},
+		{"zones: [a, b, c]\ncredentials: secret", ""},
+		{"credentials: file", `credentials: "file" is neither "secret" nor "inline"`},
+		{"zones: [a, a]", `zones: "a" is empty or named twice`},
+		{"zones: [a, '']", `zones: "" is empty or named twice`},
+		{"zone: a", `unknown field "zone"`},
+	} {
+		_, err := Profile().NewCloud([]byte(tt.config))
+		switch {
+		case tt.err == "" && err != nil:
+			t.Errorf("config %q: %v", tt.config, err)
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err) || !strings.HasPrefix(err.Error(), "vsphere provider config: ")):
+			t.Errorf("config %q: error %v, want one containing %q", tt.config, err, tt.err)
+		}
+	}
+}
+
+func TestGuestIP(t *testing.T) {
+	for n, want := range map[int]string{0: "198.18.0.1", 255: "198.18.1.0", 65535: "198.19.0.0", 131070: "198.19.255.255"} {
+		if got := guestIP(n); got != want {
+			t.Errorf("guestIP(%d) = %s, want %s", n, got, want)
+		}
+	}
+}
+
+func TestGuestUUID(t *testing.T) {
+	// The example of the vSphere CCM's ConvertK8sUUIDtoNormal.
+	if got := guestUUID("422e4956-ad22-1139-6d72-59cc8f26bc90"); got != "56492e42-22ad-3911-6d72-59cc8f26bc90" {
+		t.Errorf("guestUUID = %s", got)
+	}
+}
+
+func addressString(addrs []v1.NodeAddress) string {
+	var s []string
+	for _, a := range addrs {
+		s = append(s, string(a.Type)+"="+a.Address)
+	}
+	return "[" + strings.Join(s, " ") + "]"
+}
