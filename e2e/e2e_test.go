@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/ccm-harness/providers"
 	_ "sigs.k8s.io/ccm-harness/providers/fake"
 	_ "sigs.k8s.io/ccm-harness/providers/vsphere"
+	"sigs.k8s.io/ccm-harness/reports"
 	"sigs.k8s.io/ccm-harness/scenarios"
 )
 
@@ -69,7 +70,38 @@ func TestE2E(t *testing.T) {
 	suiteConfig, reporterConfig := framework.CreateGinkgoConfig()
 	// Scenarios share one cluster and restart its managers: run in order
 	// of definition is not needed, but one at a time is.
-	ginkgo.RunSpecs(t, "CCM conformance", suiteConfig, reporterConfig)
+	passed := ginkgo.RunSpecs(t, "CCM conformance", suiteConfig, reporterConfig)
+	finishRun(t, passed)
+}
+
+// run is what the suite learned for its artifacts: the metadata testgrid
+// reads and the secrets no artifact may hold.
+var run = struct {
+	dir      string
+	metadata map[string]string
+	secrets  []string
+}{metadata: map[string]string{}}
+
+// finishRun runs once every report is written: it scrubs secrets from the
+// artifacts, then leaves finished.json and the HTML report beside them.
+func finishRun(t *testing.T, passed bool) {
+	if run.dir == "" {
+		return
+	}
+	if n, err := reports.Redact(run.dir, run.secrets); err != nil {
+		t.Errorf("redact artifacts: %v", err)
+	} else if n > 0 {
+		t.Logf("redacted secrets from %d artifact files", n)
+	}
+	if err := reports.WriteFinished(run.dir, time.Now(), passed, run.metadata); err != nil {
+		t.Errorf("write finished.json: %v", err)
+	}
+	page, err := reports.WriteRunReport(run.dir)
+	if err != nil {
+		t.Errorf("write the HTML report: %v", err)
+		return
+	}
+	fmt.Printf("report: %s\n", page)
 }
 
 var _ = ginkgo.BeforeSuite(func(ctx context.Context) {
@@ -91,6 +123,19 @@ var _ = ginkgo.BeforeSuite(func(ctx context.Context) {
 	}
 	absArtifacts, err := filepath.Abs(*artifacts)
 	framework.ExpectNoError(err)
+	run.dir = absArtifacts
+	framework.ExpectNoError(reports.WriteStarted(absArtifacts, time.Now()))
+	run.metadata[reports.KeyProvider] = profile.Name
+	run.metadata[reports.KeyCluster] = *clusterKind
+	run.metadata[reports.KeyCCM] = profile.CCM.Name
+	// testgrid's column version: the CCM under test at its version. Our own
+	// CCM reports the Kubernetes release of the library it is built on.
+	jobVersion := strings.Replace(profile.CCM.String(), " ", "@", 1)
+	if !strings.Contains(jobVersion, "@") {
+		jobVersion += "@" + binaries.ModuleVersion("k8s.io/kubernetes")
+	}
+	run.metadata[reports.KeyJobVersion] = jobVersion
+	framework.ExpectNoError(reports.WriteMetadata(absArtifacts, run.metadata))
 	logf := func(format string, args ...any) { framework.Logf(format, args...) }
 	spec := cluster.Spec{
 		Name:           "e2e-" + rand.String(6),
@@ -111,6 +156,11 @@ var _ = ginkgo.BeforeSuite(func(ctx context.Context) {
 	})
 	framework.ExpectNoError(err, "bring up the cluster")
 	framework.TestContext.KubeConfig = c.Kubeconfig
+	run.metadata[reports.KeyKubernetesVersion] = c.KubernetesVersion
+	framework.ExpectNoError(reports.WriteMetadata(absArtifacts, run.metadata))
+	if sk, ok := c.Cloud.(providers.SecretKeeper); ok {
+		run.secrets = sk.Secrets()
+	}
 	// With no kubeconfig at flag time the framework defaulted Host, which
 	// would override the kubeconfig's server.
 	framework.TestContext.Host = ""

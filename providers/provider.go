@@ -126,6 +126,12 @@ type Cloud interface {
 	Inspector() Inspector
 }
 
+// SecretKeeper is a Cloud that knows credentials it made or was given;
+// the suite removes them from every artifact it leaves.
+type SecretKeeper interface {
+	Secrets() []string
+}
+
 // Instance is what a cloud says about the machine behind a node.
 type Instance struct {
 	Name         string

@@ -68,6 +68,7 @@ type Config struct {
 // Cloud is a fakecloud process.
 type Cloud struct {
 	config   Config
+	secrets  []string
 	endpoint string
 	dir      string
 	admin    *client.Admin
@@ -88,6 +89,7 @@ func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
 		return err
 	}
 	cloudToken, adminToken := token(), token()
+	c.secrets = []string{cloudToken, adminToken}
 	for name, tok := range map[string]string{"cloud.token": cloudToken, "admin.token": adminToken} {
 		if err := os.WriteFile(filepath.Join(c.dir, name), []byte(tok), 0o600); err != nil {
 			return err
@@ -149,6 +151,9 @@ func (c *Cloud) CCMConfig() ([]byte, error) {
 		"region":    region,
 	})
 }
+
+// Secrets are fakecloud's bearer tokens.
+func (c *Cloud) Secrets() []string { return c.secrets }
 
 // Instances makes fakecloud instances.
 func (c *Cloud) Instances() providers.InstanceControl { return instances{c.admin} }

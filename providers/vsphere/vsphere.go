@@ -144,6 +144,9 @@ type Cloud struct {
 	inv                *inventory
 }
 
+// Secrets is vCenter's password.
+func (c *Cloud) Secrets() []string { return []string{c.password} }
+
 // Start runs vcsim, shapes its inventory and, unless credentials are
 // inline, stores them in the Secret the CCM reads.
 func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
