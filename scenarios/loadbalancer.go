@@ -262,8 +262,9 @@ func waitServiceGone(ctx context.Context, cs kubernetes.Interface, s *v1.Service
 		}))
 }
 
-// otherNodePort picks a node port near np; the API server refuses one in
-// use, and updateService retries with the next.
+// otherNodePort picks a node port beside np. Another Service may hold it;
+// the API server then refuses the update and updateService retries it until
+// its timeout, so the spec fails saying the update could not be made.
 func otherNodePort(np int32) int32 {
 	if np >= 32767 {
 		return 30000 + np%100

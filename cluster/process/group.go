@@ -33,18 +33,6 @@ func (g *Group) Start(ctx context.Context, spec Spec) (*Process, error) {
 	return p, nil
 }
 
-// Get returns the member called name, or nil.
-func (g *Group) Get(name string) *Process {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for _, p := range g.procs {
-		if p.Name() == name {
-			return p
-		}
-	}
-	return nil
-}
-
 // Records lists the members.
 func (g *Group) Records() []Record {
 	g.mu.Lock()
