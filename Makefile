@@ -12,6 +12,8 @@ PROVIDER     ?= fake
 CCM_VERSION  ?=
 CLUSTER      ?= local
 LABEL_FILTER ?=
+# PROVIDER_CONFIG is the provider's config file (see the provider's Config).
+PROVIDER_CONFIG ?=
 ARTIFACTS    ?= $(CURDIR)/_artifacts
 NAME         ?= ccm-harness
 GO           ?= go
@@ -42,11 +44,16 @@ build: binaries $(BIN)/e2e.test
 e2e: build
 	cd $(CURDIR) && $(BIN)/e2e.test -ginkgo.v -ginkgo.no-color \
 		-ginkgo.label-filter='$(LABEL_FILTER)' -ginkgo.timeout=1h \
-		--provider=$(PROVIDER) --ccm-version='$(CCM_VERSION)' --cluster=$(CLUSTER) --artifacts=$(ARTIFACTS)
+		--provider=$(PROVIDER) --ccm-version='$(CCM_VERSION)' --cluster=$(CLUSTER) --artifacts=$(ARTIFACTS) \
+		--provider-config='$(PROVIDER_CONFIG)' 
 
-# The vSphere suite in make test, its artifacts beside the default run's.
+# The vSphere suite in make test, its artifacts beside the default run's:
+# the newest pinned CCM as configured by default, then the older one with
+# dual-stack guests and inline credentials.
 e2e-vsphere:
-	$(MAKE) e2e PROVIDER=vsphere CCM_VERSION= ARTIFACTS=$(ARTIFACTS)/vsphere
+	$(MAKE) e2e PROVIDER=vsphere CCM_VERSION= PROVIDER_CONFIG= ARTIFACTS=$(ARTIFACTS)/vsphere
+	$(MAKE) e2e PROVIDER=vsphere CCM_VERSION=v1.30.1 PROVIDER_CONFIG=$(CURDIR)/e2e/testdata/vsphere-dual-stack.yaml \
+		ARTIFACTS=$(ARTIFACTS)/vsphere-v1.30.1
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }

@@ -122,6 +122,8 @@ const (
 // Manager is a controller manager that can be restarted.
 type Manager interface {
 	Name() string
+	// Log is the path of the manager's log.
+	Log() string
 	// Restart stops the manager and starts it again, returning when healthy.
 	Restart(ctx context.Context) error
 }

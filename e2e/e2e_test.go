@@ -36,7 +36,7 @@ var (
 	clusterKind    = flag.String("cluster", envOr("CLUSTER", "local"), "cluster runtime: local")
 	nodeCount      = flag.Int("nodes", 3, "nodes to register at start")
 	binDir         = flag.String("bin-dir", os.Getenv("BIN_DIR"), "directory holding ready-made etcd, kube-apiserver, kube-controller-manager, kwok and CCM binaries (default: build them into the cache)")
-	providerConfig = flag.String("provider-config", "", "provider config file (fake: region, zones, faults to inject; vsphere: region, zones, credentials, faults)")
+	providerConfig = flag.String("provider-config", "", "provider config file (fake: region, zones, faults to inject; vsphere: region, zones, credentials, ipFamilies, faults)")
 	ccmVersion     = flag.String("ccm-version", os.Getenv("CCM_VERSION"), "CCM version, one of those pinned for the provider (default: the first pinned)")
 	artifacts      = flag.String("artifacts", envOr("ARTIFACTS", "_artifacts"), "where JUnit, logs and reports go")
 	waitScale      = flag.Float64("wait-scale", 1, "multiplies every scenario timeout (negative controls shorten them)")
@@ -175,7 +175,7 @@ var _ = ginkgo.BeforeSuite(func(ctx context.Context) {
 	// it is [node-init]'s failure to report, not the suite's.
 	cs := clientFor(c.Kubeconfig)
 	start := time.Now()
-	if err := scenarios.WaitForNodes(ctx, cs, timeouts.NodeInit, "initial nodes", nil, scenarios.Initialized); err != nil {
+	if err := c.WaitInitialized(ctx, timeouts.NodeInit); err != nil {
 		framework.Logf("initial nodes not initialized: %v", err)
 	} else {
 		env.InitialNodesInitialized = time.Since(start)

@@ -132,6 +132,20 @@ type SecretKeeper interface {
 	Secrets() []string
 }
 
+// CCMEnvironment is a cloud whose CCM needs environment variables besides
+// its cloud config, such as a feature switch the config relies on.
+type CCMEnvironment interface {
+	CCMEnv() []string
+}
+
+// Diagnoser is a cloud that can tell why its CCM might be stuck: it tries
+// what the CCM must do first (reach the cloud's API, log in with the
+// credentials the CCM was given) and says what failed. Nil means the cloud
+// found nothing wrong.
+type Diagnoser interface {
+	Diagnose(ctx context.Context) error
+}
+
 // Instance is what a cloud says about the machine behind a node.
 type Instance struct {
 	Name         string

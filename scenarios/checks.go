@@ -8,6 +8,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	cloudproviderapi "k8s.io/cloud-provider/api"
 
+	"sigs.k8s.io/ccm-harness/cluster/nodewait"
 	"sigs.k8s.io/ccm-harness/providers"
 )
 
@@ -15,20 +16,11 @@ import (
 // NotReady node of a stopped instance.
 const ShutdownTaint = cloudproviderapi.TaintNodeShutdown
 
-// Initialized passes once the CCM has removed the uninitialized taint.
-func Initialized(n *v1.Node) error {
-	if hasTaint(n, cloudproviderapi.TaintExternalCloudProvider) {
-		return fmt.Errorf("node %s: expected taint %s removed by the CCM, actual: still present (providerID %q)",
-			n.Name, cloudproviderapi.TaintExternalCloudProvider, n.Spec.ProviderID)
-	}
-	return nil
-}
-
 // ProviderIDFromCloud passes when spec.providerID has the profile's scheme
 // and, where the cloud was asked, equals the cloud's.
-func ProviderIDFromCloud(scheme string, cloud map[string]providers.Instance) NodeCheck {
+func ProviderIDFromCloud(scheme string, cloud map[string]providers.Instance) nodewait.Check {
 	return func(n *v1.Node) error {
-		if err := Initialized(n); err != nil {
+		if err := nodewait.Initialized(n); err != nil {
 			return err
 		}
 		got := n.Spec.ProviderID
@@ -44,9 +36,9 @@ func ProviderIDFromCloud(scheme string, cloud map[string]providers.Instance) Nod
 
 // LabelsFromCloud passes when each label equals the value pick takes from
 // the node's cloud instance. what names the value in messages.
-func LabelsFromCloud(cloud map[string]providers.Instance, what string, pick func(providers.Instance) string, labels ...string) NodeCheck {
+func LabelsFromCloud(cloud map[string]providers.Instance, what string, pick func(providers.Instance) string, labels ...string) nodewait.Check {
 	return func(n *v1.Node) error {
-		if err := Initialized(n); err != nil {
+		if err := nodewait.Initialized(n); err != nil {
 			return err
 		}
 		inst, ok := cloud[n.Name]
@@ -70,9 +62,9 @@ func LabelsFromCloud(cloud map[string]providers.Instance, what string, pick func
 // AddressesFromCloud passes when the node's addresses are the cloud's,
 // plus the kubelet's Hostname where the cloud reports none (the cloud node
 // controller keeps it then), and there is a Hostname.
-func AddressesFromCloud(cloud map[string]providers.Instance) NodeCheck {
+func AddressesFromCloud(cloud map[string]providers.Instance) nodewait.Check {
 	return func(n *v1.Node) error {
-		if err := Initialized(n); err != nil {
+		if err := nodewait.Initialized(n); err != nil {
 			return err
 		}
 		inst, ok := cloud[n.Name]
@@ -90,17 +82,27 @@ func AddressesFromCloud(cloud map[string]providers.Instance) NodeCheck {
 	}
 }
 
-// ProvidedNodeIPHonoured passes when the node's only InternalIP is the one
-// its kubelet was given, and other address types are the cloud's: what
-// k8s.io/cloud-provider's GetNodeAddressesFromNodeIP promises.
-func ProvidedNodeIPHonoured(ip string, inst providers.Instance) NodeCheck {
+// ProvidedNodeIPHonoured passes when the node's addresses are what
+// k8s.io/cloud-provider's GetNodeAddressesFromNodeIP makes of the cloud's:
+// every cloud address equal to the provided IP is kept, with its type, and
+// replaces the others of that type; addresses of other types are kept. (A
+// guest address that is both the InternalIP and the ExternalIP so wins
+// both types.)
+func ProvidedNodeIPHonoured(ip string, inst providers.Instance) nodewait.Check {
 	return func(n *v1.Node) error {
-		if err := Initialized(n); err != nil {
+		if err := nodewait.Initialized(n); err != nil {
 			return err
 		}
-		want := []v1.NodeAddress{{Type: v1.NodeInternalIP, Address: ip}}
+		var want []v1.NodeAddress
+		enforced := map[v1.NodeAddressType]bool{}
 		for _, a := range inst.Addresses {
-			if a.Type != v1.NodeInternalIP {
+			if a.Address == ip {
+				want = append(want, a)
+				enforced[a.Type] = true
+			}
+		}
+		for _, a := range inst.Addresses {
+			if !enforced[a.Type] {
 				want = append(want, a)
 			}
 		}
@@ -115,27 +117,27 @@ func ProvidedNodeIPHonoured(ip string, inst providers.Instance) NodeCheck {
 }
 
 // Tainted passes when the node has (want) or lacks (!want) the taint.
-func Tainted(key string, want bool) NodeCheck {
+func Tainted(key string, want bool) nodewait.Check {
 	return func(n *v1.Node) error {
 		if got := hasTaint(n, key); got != want {
-			return fmt.Errorf("node %s: expected taint %s %s, actual taints: %s", n.Name, key, map[bool]string{true: "present", false: "absent"}[want], taintKeys(n))
+			return fmt.Errorf("node %s: expected taint %s %s, actual taints: %s", n.Name, key, map[bool]string{true: "present", false: "absent"}[want], nodewait.TaintKeys(n))
 		}
 		return nil
 	}
 }
 
 // ReadyIs passes when the node's Ready condition is true (want) or not.
-func ReadyIs(want bool) NodeCheck {
+func ReadyIs(want bool) nodewait.Check {
 	return func(n *v1.Node) error {
-		if got := readyStatus(n) == v1.ConditionTrue; got != want {
-			return fmt.Errorf("node %s: expected Ready=%t, actual Ready=%s", n.Name, want, readyStatus(n))
+		if got := nodewait.ReadyStatus(n) == v1.ConditionTrue; got != want {
+			return fmt.Errorf("node %s: expected Ready=%t, actual Ready=%s", n.Name, want, nodewait.ReadyStatus(n))
 		}
 		return nil
 	}
 }
 
 // All passes when every check passes, reporting the first that does not.
-func All(checks ...NodeCheck) NodeCheck {
+func All(checks ...nodewait.Check) nodewait.Check {
 	return func(n *v1.Node) error {
 		for _, c := range checks {
 			if err := c(n); err != nil {

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	cloudproviderapi "k8s.io/cloud-provider/api"
 
+	"sigs.k8s.io/ccm-harness/cluster/nodewait"
 	"sigs.k8s.io/ccm-harness/providers"
 )
 
@@ -83,7 +84,7 @@ var testCloud = map[string]providers.Instance{"node-1": testInstance}
 
 type testCheckCase struct {
 	name  string
-	check NodeCheck
+	check nodewait.Check
 	node  *v1.Node
 	// want is empty for a node that must pass; otherwise every string must
 	// be in the error, so a failure names the node, the expected and the
@@ -116,10 +117,10 @@ func runCheckCases(t *testing.T, tests []testCheckCase) {
 
 func TestInitialized(t *testing.T) {
 	runCheckCases(t, []testCheckCase{
-		{name: "taint removed", check: Initialized, node: testNode(withTaint("other"))},
+		{name: "taint removed", check: nodewait.Initialized, node: testNode(withTaint("other"))},
 		{
 			name:  "taint present",
-			check: Initialized,
+			check: nodewait.Initialized,
 			node:  testNode(testUninitialized, withProviderID("fakecloud://i-0001")),
 			want:  []string{"node node-1", "expected taint " + cloudproviderapi.TaintExternalCloudProvider + " removed", "actual: still present", `"fakecloud://i-0001"`},
 		},
@@ -250,6 +251,20 @@ func TestProvidedNodeIPHonoured(t *testing.T) {
 		{
 			name: "not initialized", check: check, node: testNode(testUninitialized, withAddresses(internalIP("10.0.0.2"), externalIP("203.0.113.1"), hostnameAddr("node-1"))),
 			want: []string{"node node-1", cloudproviderapi.TaintExternalCloudProvider},
+		},
+	})
+	// vSphere reports each family's guest address as both InternalIP and
+	// ExternalIP: providing the IPv6 one makes it both, and drops the IPv4.
+	dual := providers.Instance{Name: "node-1", Addresses: []v1.NodeAddress{
+		hostnameAddr("node-1"), internalIP("198.18.0.1"), externalIP("198.18.0.1"), internalIP("2001:db8::1"), externalIP("2001:db8::1"),
+	}}
+	check = ProvidedNodeIPHonoured("2001:db8::1", dual)
+	runCheckCases(t, []testCheckCase{
+		{name: "dual-stack, both types enforced", check: check, node: testNode(withAddresses(hostnameAddr("node-1"), internalIP("2001:db8::1"), externalIP("2001:db8::1")))},
+		{
+			name: "dual-stack, other family's ExternalIP kept", check: check,
+			node: testNode(withAddresses(hostnameAddr("node-1"), internalIP("2001:db8::1"), externalIP("2001:db8::1"), externalIP("198.18.0.1"))),
+			want: []string{"node node-1", "expected addresses [ExternalIP=2001:db8::1 Hostname=node-1 InternalIP=2001:db8::1]"},
 		},
 	})
 }

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/kubernetes/test/e2e/framework"
 
+	"sigs.k8s.io/ccm-harness/cluster/nodewait"
 	"sigs.k8s.io/ccm-harness/providers"
 )
 
@@ -78,7 +79,7 @@ var _ = framework.Describe("LoadBalancer Services", func() {
 		name := "lb-" + rand.String(5)
 		ginkgo.By("adding node " + name)
 		addNode(ctx, pool, name)
-		framework.ExpectNoError(WaitForNodes(ctx, f.ClientSet, env().Timeouts.NodeInit, "the CCM to initialize the node", []string{name}, Initialized))
+		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, env().Timeouts.NodeInit, "the CCM to initialize the node", []string{name}, nodewait.Initialized))
 		expectCloudLoadBalancer(ctx, f.ClientSet, s)
 
 		ginkgo.By("labelling node " + name + " " + v1.LabelNodeExcludeBalancers)

@@ -14,6 +14,7 @@ import (
 	"k8s.io/kubernetes/test/e2e/framework"
 
 	"sigs.k8s.io/ccm-harness/cluster"
+	"sigs.k8s.io/ccm-harness/cluster/nodewait"
 	"sigs.k8s.io/ccm-harness/providers"
 )
 
@@ -23,7 +24,7 @@ var _ = framework.Describe("Nodes", func() {
 	framework.It("removes the uninitialized taint from every node", framework.WithLabel("node-init"), func(ctx context.Context) {
 		requireCapability(providers.Instances)
 		e := env()
-		framework.ExpectNoError(WaitForNodes(ctx, f.ClientSet, e.Timeouts.NodeInit, "the CCM to initialize every node", nil, Initialized))
+		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, e.Timeouts.NodeInit, "the CCM to initialize every node", nil, nodewait.Initialized))
 		if e.InitialNodesInitialized > 0 {
 			ginkgo.AddReportEntry("initial nodes initialized after registration", e.InitialNodesInitialized.Round(time.Millisecond).String())
 		}
@@ -35,7 +36,7 @@ var _ = framework.Describe("Nodes", func() {
 		name := "join-" + rand.String(5)
 		start := time.Now()
 		addNode(ctx, pool, name)
-		framework.ExpectNoError(WaitForNodes(ctx, f.ClientSet, env().Timeouts.NodeInit, "the CCM to initialize a joining node", []string{name}, Initialized))
+		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, env().Timeouts.NodeInit, "the CCM to initialize a joining node", []string{name}, nodewait.Initialized))
 		latency := time.Since(start)
 		framework.Logf("node %s initialized %s after registration", name, latency.Round(time.Millisecond))
 		ginkgo.AddReportEntry("joining node initialized after registration", latency.Round(time.Millisecond).String())
@@ -45,7 +46,7 @@ var _ = framework.Describe("Nodes", func() {
 		requireCapability(providers.Instances)
 		e := env()
 		cloud := cloudInstances(ctx, f.ClientSet, false)
-		framework.ExpectNoError(WaitForNodes(ctx, f.ClientSet, e.Timeouts.NodeInit, "spec.providerID on every node",
+		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, e.Timeouts.NodeInit, "spec.providerID on every node",
 			nil, ProviderIDFromCloud(e.Cluster.Profile.ProviderIDScheme, cloud)))
 	})
 
@@ -57,7 +58,7 @@ var _ = framework.Describe("Nodes", func() {
 			ginkgo.Skip("the runtime cannot restart the CCM")
 		}
 		scheme := e.Cluster.Profile.ProviderIDScheme
-		framework.ExpectNoError(WaitForNodes(ctx, f.ClientSet, e.Timeouts.NodeInit, "spec.providerID on every node", nil, ProviderIDFromCloud(scheme, nil)))
+		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, e.Timeouts.NodeInit, "spec.providerID on every node", nil, ProviderIDFromCloud(scheme, nil)))
 		before := providerIDs(ctx, f.ClientSet)
 
 		ginkgo.By("restarting the CCM")
@@ -72,7 +73,7 @@ var _ = framework.Describe("Nodes", func() {
 			ginkgo.By("checking the restarted CCM initializes a joining node")
 			name := "restart-" + rand.String(5)
 			addNode(ctx, e.Cluster.Nodes, name)
-			framework.ExpectNoError(WaitForNodes(ctx, f.ClientSet, e.Timeouts.NodeInit, "the restarted CCM to initialize a joining node",
+			framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, e.Timeouts.NodeInit, "the restarted CCM to initialize a joining node",
 				[]string{name}, ProviderIDFromCloud(scheme, cloudInstancesOf(ctx, name))))
 		}
 	})
@@ -80,7 +81,7 @@ var _ = framework.Describe("Nodes", func() {
 	framework.It("sets the addresses the cloud reports, with a Hostname", framework.WithLabel("node-address"), func(ctx context.Context) {
 		requireCapability(providers.Instances)
 		cloud := cloudInstances(ctx, f.ClientSet, true)
-		framework.ExpectNoError(WaitForNodes(ctx, f.ClientSet, env().Timeouts.NodeInit, "node addresses to match the cloud", nil, AddressesFromCloud(cloud)))
+		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, env().Timeouts.NodeInit, "node addresses to match the cloud", nil, AddressesFromCloud(cloud)))
 	})
 
 	framework.It("honours the alpha.kubernetes.io/provided-node-ip annotation", framework.WithLabel("node-address"), func(ctx context.Context) {
@@ -109,14 +110,14 @@ var _ = framework.Describe("Nodes", func() {
 		}
 		inst, err := insp.Instance(ctx, name)
 		framework.ExpectNoError(err, "ask the cloud about instance %s", name)
-		framework.ExpectNoError(WaitForNodes(ctx, f.ClientSet, env().Timeouts.NodeInit, "the provided node IP to be honoured",
+		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, env().Timeouts.NodeInit, "the provided node IP to be honoured",
 			[]string{name}, ProvidedNodeIPHonoured(provided, inst)))
 	})
 
 	framework.It("labels the instance type the cloud reports", framework.WithLabel("instance-type"), func(ctx context.Context) {
 		requireCapability(providers.Instances)
 		cloud := cloudInstances(ctx, f.ClientSet, true)
-		framework.ExpectNoError(WaitForNodes(ctx, f.ClientSet, env().Timeouts.NodeInit, "instance-type labels to match the cloud", nil,
+		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, env().Timeouts.NodeInit, "instance-type labels to match the cloud", nil,
 			LabelsFromCloud(cloud, "instance type", func(i providers.Instance) string { return i.InstanceType },
 				v1.LabelInstanceTypeStable, v1.LabelInstanceType)))
 	})
@@ -124,7 +125,7 @@ var _ = framework.Describe("Nodes", func() {
 	framework.It("labels the zone and region the cloud reports", framework.WithLabel("zone"), func(ctx context.Context) {
 		requireCapability(providers.Zones)
 		cloud := cloudInstances(ctx, f.ClientSet, true)
-		framework.ExpectNoError(WaitForNodes(ctx, f.ClientSet, env().Timeouts.NodeInit, "zone and region labels to match the cloud", nil,
+		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, env().Timeouts.NodeInit, "zone and region labels to match the cloud", nil,
 			All(
 				LabelsFromCloud(cloud, "zone", func(i providers.Instance) string { return i.Zone }, v1.LabelTopologyZone, v1.LabelFailureDomainBetaZone),
 				LabelsFromCloud(cloud, "region", func(i providers.Instance) string { return i.Region }, v1.LabelTopologyRegion, v1.LabelFailureDomainBetaRegion),
@@ -137,16 +138,16 @@ var _ = framework.Describe("Nodes", func() {
 		e := env()
 		name := "stop-" + rand.String(5)
 		addNode(ctx, pool, name)
-		framework.ExpectNoError(WaitForNodes(ctx, f.ClientSet, e.Timeouts.NodeInit, "the CCM to initialize the node", []string{name}, Initialized))
+		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, e.Timeouts.NodeInit, "the CCM to initialize the node", []string{name}, nodewait.Initialized))
 
 		ginkgo.By("powering the instance off")
 		framework.ExpectNoError(pool.PowerOff(ctx, name))
-		framework.ExpectNoError(WaitForNodes(ctx, f.ClientSet, e.Timeouts.NodeLifecycle, "the stopped node to go NotReady and get the shutdown taint",
+		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, e.Timeouts.NodeLifecycle, "the stopped node to go NotReady and get the shutdown taint",
 			[]string{name}, All(ReadyIs(false), Tainted(ShutdownTaint, true))))
 
 		ginkgo.By("powering the instance on")
 		framework.ExpectNoError(pool.PowerOn(ctx, name))
-		framework.ExpectNoError(WaitForNodes(ctx, f.ClientSet, e.Timeouts.NodeLifecycle, "the running node to go Ready and lose the shutdown taint",
+		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, e.Timeouts.NodeLifecycle, "the running node to go Ready and lose the shutdown taint",
 			[]string{name}, All(ReadyIs(true), Tainted(ShutdownTaint, false))))
 	})
 
@@ -156,11 +157,11 @@ var _ = framework.Describe("Nodes", func() {
 		e := env()
 		name := "term-" + rand.String(5)
 		addNode(ctx, pool, name)
-		framework.ExpectNoError(WaitForNodes(ctx, f.ClientSet, e.Timeouts.NodeInit, "the CCM to initialize the node", []string{name}, Initialized))
+		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, e.Timeouts.NodeInit, "the CCM to initialize the node", []string{name}, nodewait.Initialized))
 
 		ginkgo.By("terminating the instance")
 		framework.ExpectNoError(pool.Terminate(ctx, name))
-		framework.ExpectNoError(WaitForNodeGone(ctx, f.ClientSet, e.Timeouts.NodeLifecycle, name, "its instance was terminated"))
+		framework.ExpectNoError(nodewait.Gone(ctx, f.ClientSet, e.Timeouts.NodeLifecycle, name, "its instance was terminated"))
 	})
 })
 
@@ -211,7 +212,7 @@ func providerIDs(ctx context.Context, cs kubernetes.Interface) map[string]string
 	framework.ExpectNoError(err, "list nodes")
 	out := map[string]string{}
 	for _, n := range nodes.Items {
-		if err := Initialized(&n); err != nil {
+		if err := nodewait.Initialized(&n); err != nil {
 			out[n.Name] = fmt.Sprintf("<uninitialized: %v>", err)
 			continue
 		}

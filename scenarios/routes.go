@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/kubernetes/test/e2e/framework"
 
+	"sigs.k8s.io/ccm-harness/cluster/nodewait"
 	"sigs.k8s.io/ccm-harness/providers"
 )
 
@@ -26,7 +27,7 @@ var _ = framework.Describe("Routes", func() {
 	})
 
 	framework.It("creates a route to every node's pod CIDR and marks the node's network available", route, func(ctx context.Context) {
-		framework.ExpectNoError(WaitForNodes(ctx, f.ClientSet, env().Timeouts.LoadBalancer, "NetworkUnavailable=False (RouteCreated) on every node with a pod CIDR", nil, RouteCreated))
+		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, env().Timeouts.LoadBalancer, "NetworkUnavailable=False (RouteCreated) on every node with a pod CIDR", nil, RouteCreated))
 		expectRoutes(ctx, f.ClientSet)
 	})
 
@@ -35,7 +36,7 @@ var _ = framework.Describe("Routes", func() {
 		insp := routeInspector()
 		name := "route-" + rand.String(5)
 		addNode(ctx, pool, name)
-		framework.ExpectNoError(WaitForNodes(ctx, f.ClientSet, env().Timeouts.LoadBalancer, "the new node's route", []string{name}, RouteCreated))
+		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, env().Timeouts.LoadBalancer, "the new node's route", []string{name}, RouteCreated))
 		expectRoutes(ctx, f.ClientSet)
 
 		if t, ok := env().Cluster.Cloud.Inspector().(providers.RouteTamperer); ok {

@@ -336,10 +336,15 @@ func (in *instance) startCCM(ctx context.Context) (*process.Process, error) {
 	} else {
 		args = append(args, "--configure-cloud-routes=false")
 	}
+	var env []string
+	if e, ok := in.cloud.(providers.CCMEnvironment); ok {
+		env = e.CCMEnv()
+	}
 	return in.procs.Start(ctx, process.Spec{
 		Name:   "cloud-controller-manager",
 		Path:   in.bins[in.spec.Profile.CCM.Name],
 		Args:   append(args, in.spec.Profile.CCMArgs...),
+		Env:    env,
 		LogDir: in.logDir(),
 		Ready:  in.probe(url+"/healthz", p.admin),
 	})

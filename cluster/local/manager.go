@@ -16,6 +16,8 @@ type manager struct {
 
 func (m manager) Name() string { return m.name }
 
+func (m manager) Log() string { return m.proc.Spec().LogPath() }
+
 // Restart gives the manager the usual 10 s to exit cleanly, as a kubelet
 // would when replacing a static pod.
 func (m manager) Restart(ctx context.Context) error {

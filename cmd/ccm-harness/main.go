@@ -43,6 +43,7 @@ type options struct {
 	binDir         string
 	artifacts      string
 	apiserverPort  int
+	wait           time.Duration
 }
 
 func newRoot() *cobra.Command {
@@ -68,6 +69,7 @@ func newRoot() *cobra.Command {
 	up.Flags().StringVar(&o.binDir, "bin-dir", os.Getenv("BIN_DIR"), "directory of ready-made binaries (default: build them into the cache)")
 	up.Flags().StringVar(&o.artifacts, "artifacts", envOr("ARTIFACTS", "_artifacts"), "where component logs go")
 	up.Flags().IntVar(&o.apiserverPort, "apiserver-port", 0, "serve the API on this port (default: a free one)")
+	up.Flags().DurationVar(&o.wait, "wait", 2*time.Minute, "how long the CCM may take to initialize the nodes; 0 returns once they are registered")
 
 	down := &cobra.Command{
 		Use:   "down",
@@ -150,6 +152,18 @@ func (o *options) up(ctx context.Context) error {
 	})
 	if err != nil {
 		return err
+	}
+	if o.wait > 0 {
+		waitStart := time.Now()
+		if err := c.WaitInitialized(ctx, o.wait); err != nil {
+			// A cluster whose CCM cannot do its job is no cluster to leave
+			// running.
+			if derr := local.New().Down(context.WithoutCancel(ctx), c.Name); derr != nil {
+				logf("cluster %s: take down: %v", c.Name, derr)
+			}
+			return fmt.Errorf("cluster %s: %w", c.Name, err)
+		}
+		logf("%-28s %6.2fs", fmt.Sprintf("%d nodes initialized", o.nodes), time.Since(waitStart).Seconds())
 	}
 	fmt.Printf("cluster %s is up in %.1fs: Kubernetes %s, provider %s (%s), %d nodes\n", c.Name, time.Since(start).Seconds(), c.KubernetesVersion, profile.Name, profile.CCM, o.nodes)
 	fmt.Printf("  kubectl --kubeconfig %s get nodes\n", c.Kubeconfig)

@@ -152,7 +152,9 @@ func exitCode(t *testing.T, err error) int {
 }
 
 // progress matches the step timings `up` prints to stderr before any error.
-var progress = regexp.MustCompile(`^\S.* +\d+\.\d\ds$`)
+// Build lines count too: a source edited during the run rebuilds the
+// harness's own binaries.
+var progress = regexp.MustCompile(`^(\S.* +\d+\.\d\ds|building .*|built .* in .*)$`)
 
 // errorReport returns the error's first line and the whole report (the
 // first line and the log lines quoted under it). The error must be the first
@@ -383,6 +385,29 @@ func TestUpBadInput(t *testing.T) {
 				return []string{"--provider", "vsphere", "--provider-config", cfg},
 					[]string{"cluster " + name + `: vsphere provider config: credentials: "file" is neither "secret" nor "inline"`}, nil
 			},
+		},
+		{
+			// The CCM runs but is locked out of vCenter: `up` asks vcsim
+			// why the nodes wait, and says so long before its --wait.
+			name: "wrong vCenter password",
+			setup: func(t *testing.T, e env, name string) ([]string, []string, []string) {
+				cfg := writeFile(t, t.TempDir(), "provider.yaml", "faults:\n  wrongPassword: true\n")
+				return []string{"--provider", "vsphere", "--provider-config", cfg},
+					[]string{"cluster " + name + ": the CCM has not initialized every node after ", "rejects the CCM's credentials (user administrator@vsphere.local, from Secret kube-system/vsphere-credentials)", "Login failure", "fix the password there"}, nil
+			},
+			started: []string{"3 nodes registered"},
+		},
+		{
+			// No diagnosis to give: the wait times out and quotes the CCM.
+			name: "CCM never initializes the nodes",
+			setup: func(t *testing.T, e env, name string) ([]string, []string, []string) {
+				cfg := writeFile(t, t.TempDir(), "provider.yaml", "faults:\n- {operation: '*', kind: error, status: 500, message: 'injected: instance API down'}\n")
+				return []string{"--provider-config", cfg, "--wait", "6s"},
+					[]string{"cluster " + name + ": timed out after 6s waiting for the CCM to initialize every node"},
+					[]string{"expected taint node.cloudprovider.kubernetes.io/uninitialized removed by the CCM, actual: still present",
+						"last log lines (" + filepath.Join(e.artifacts, "logs", name, "cloud-controller-manager.log") + ")", "injected: instance API down"}
+			},
+			started: []string{"3 nodes registered"},
 		},
 		{
 			name: "vSphere CCM exits at start",

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/google/uuid"
@@ -76,6 +77,28 @@ func guestIP(n int) string {
 	return net.IPv4(198, byte(18+k>>16), byte(k>>8), byte(k)).String()
 }
 
+// guestIPv6 is the n-th VM's IPv6 address, from 2001:db8::/32 (RFC 3849,
+// documentation), for the same reason.
+func guestIPv6(n int) string {
+	ip := make(net.IP, net.IPv6len)
+	copy(ip, net.ParseIP("2001:db8::"))
+	k := n + 1
+	ip[13], ip[14], ip[15] = byte(k>>16), byte(k>>8), byte(k)
+	return ip.String()
+}
+
+func familyOf(addr string) string {
+	ip := net.ParseIP(addr)
+	switch {
+	case ip == nil:
+		return ""
+	case ip.To4() != nil:
+		return ipv4
+	default:
+		return ipv6
+	}
+}
+
 // connect logs in to the SOAP and the tagging APIs, verifying the server's
 // certificate with caFile.
 func connect(ctx context.Context, endpoint, caFile string, user *url.Userinfo, config Config) (*inventory, error) {
@@ -92,14 +115,23 @@ func connect(ctx context.Context, endpoint, caFile string, user *url.Userinfo, c
 		return nil, err
 	}
 	if err := session.NewManager(vc).Login(ctx, user); err != nil {
-		return nil, fmt.Errorf("log in: %w", err)
+		return nil, &loginError{api: "vSphere", err: err}
 	}
 	rc := rest.NewClient(vc)
 	if err := rc.Login(ctx, user); err != nil {
-		return nil, fmt.Errorf("log in to the tagging API: %w", err)
+		return nil, &loginError{api: "tagging", err: err}
 	}
 	return &inventory{config: config, vim: vc, tags: tags.NewManager(rc), finder: find.NewFinder(vc)}, nil
 }
+
+// loginError is a server that answered, and refused the credentials.
+type loginError struct {
+	api string
+	err error
+}
+
+func (e *loginError) Error() string { return "log in to the " + e.api + " API: " + e.err.Error() }
+func (e *loginError) Unwrap() error { return e.err }
 
 // shape tags the datacenter with the region and each cluster with its zone,
 // as an administrator prepares vCenter for the CCM's zone support.
@@ -251,7 +283,10 @@ func (i *inventory) Create(ctx context.Context, name string) (providers.Instance
 	}
 	vm := object.NewVirtualMachine(i.vim, res.Result.(types.ManagedObjectReference))
 
-	guest := []types.BaseOptionValue{&types.OptionValue{Key: "SET.guest.ipAddress", Value: guestIP(n)}}
+	guest, err := i.guestData(ctx, vm, n)
+	if err != nil {
+		return providers.Instance{}, fmt.Errorf("VM %s: %w", name, err)
+	}
 	if !slices.Contains(i.config.Faults.NoGuestHostname, name) {
 		guest = append(guest, &types.OptionValue{Key: "SET.guest.hostName", Value: name})
 	}
@@ -263,7 +298,46 @@ func (i *inventory) Create(ctx context.Context, name string) (providers.Instance
 	if err := wait(ctx, "power on VM "+name, func() (*object.Task, error) { return vm.PowerOn(ctx) }); err != nil {
 		return providers.Instance{}, err
 	}
-	return i.Instance(ctx, name)
+	inst, err := i.Instance(ctx, name)
+	if err != nil {
+		return providers.Instance{}, err
+	}
+	// Otherwise a family vcsim dropped would pass [node-address] unseen.
+	for _, f := range i.config.IPFamilies {
+		if !slices.ContainsFunc(inst.Addresses, func(a v1.NodeAddress) bool { return familyOf(a.Address) == f }) {
+			return providers.Instance{}, fmt.Errorf("VM %s: the guest reports no %s address (%s); vcsim did not take the guest data", name, f, formatAddresses(inst.Addresses))
+		}
+	}
+	return inst, nil
+}
+
+// guestData are the extraConfig keys that make vcsim report the n-th VM's
+// guest addresses as VMware Tools would: guest.ipAddress, the primary one,
+// and every asked family's address on the VM's NIC in guest.net.
+func (i *inventory) guestData(ctx context.Context, vm *object.VirtualMachine, n int) ([]types.BaseOptionValue, error) {
+	var m mo.VirtualMachine
+	if err := vm.Properties(ctx, vm.Reference(), []string{"guest.net"}, &m); err != nil {
+		return nil, err
+	}
+	if m.Guest == nil || len(m.Guest.Net) == 0 {
+		return nil, errors.New("vcsim made no guest NIC for the VM's network card")
+	}
+	var ips []string
+	for _, f := range i.config.IPFamilies {
+		if f == ipv6 {
+			ips = append(ips, guestIPv6(n))
+		} else {
+			ips = append(ips, guestIP(n))
+		}
+	}
+	nics := m.Guest.Net
+	nics[0].IpAddress = ips
+	return []types.BaseOptionValue{
+		&types.OptionValue{Key: "SET.guest.ipAddress", Value: ips[0]},
+		// After guest.ipAddress, which sets the first NIC's addresses to
+		// its one.
+		&types.OptionValue{Key: "SET.guest.net", Value: types.ArrayOfGuestNicInfo{GuestNicInfo: nics}},
+	}, nil
 }
 
 // Stop powers the VM off.
@@ -327,7 +401,7 @@ func (i *inventory) Instance(ctx context.Context, name string) (providers.Instan
 		Name:         name,
 		ProviderID:   "vsphere://" + m.Config.Uuid,
 		InstanceType: instanceType(m.Summary.Config),
-		Addresses:    addresses(m.Guest),
+		Addresses:    addresses(m.Guest, i.config.IPFamilies),
 		Running:      m.Runtime.PowerState == types.VirtualMachinePowerStatePoweredOn,
 		SystemUUID:   guestUUID(m.Config.Uuid),
 	}
@@ -370,10 +444,11 @@ func instanceType(c types.VirtualMachineConfigSummary) string {
 }
 
 // addresses are a VM's node addresses as vSphere defines them when the
-// CCM's config selects no subnets or networks: the guest hostname, and the
-// first IPv4 address of its NICs as both the internal and the external IP.
-// Loopback and link-local addresses are no node's.
-func addresses(g *types.GuestInfo) []v1.NodeAddress {
+// CCM's config selects no subnets or networks: the guest hostname, and for
+// each of the config's IP families, in order, the first such address of its
+// NICs as both the internal and the external IP. Loopback and link-local
+// addresses are no node's.
+func addresses(g *types.GuestInfo, families []string) []v1.NodeAddress {
 	if g == nil {
 		return nil
 	}
@@ -381,19 +456,36 @@ func addresses(g *types.GuestInfo) []v1.NodeAddress {
 	if g.HostName != "" {
 		out = append(out, v1.NodeAddress{Type: v1.NodeHostName, Address: g.HostName})
 	}
-	for _, nic := range g.Net {
+	for _, f := range families {
+		if a := firstAddress(g.Net, f); a != "" {
+			out = append(out, v1.NodeAddress{Type: v1.NodeInternalIP, Address: a}, v1.NodeAddress{Type: v1.NodeExternalIP, Address: a})
+		}
+	}
+	return out
+}
+
+func firstAddress(nics []types.GuestNicInfo, family string) string {
+	for _, nic := range nics {
 		if nic.DeviceConfigId == -1 { // not a virtual NIC of the VM
 			continue
 		}
 		for _, a := range nic.IpAddress {
 			ip := net.ParseIP(a)
-			if ip == nil || ip.To4() == nil || ip.IsLoopback() || ip.IsLinkLocalUnicast() || ip.IsUnspecified() {
+			if ip == nil || familyOf(a) != family || ip.IsLoopback() || ip.IsLinkLocalUnicast() || ip.IsUnspecified() {
 				continue
 			}
-			return append(out, v1.NodeAddress{Type: v1.NodeInternalIP, Address: a}, v1.NodeAddress{Type: v1.NodeExternalIP, Address: a})
+			return a
 		}
 	}
-	return out
+	return ""
+}
+
+func formatAddresses(addrs []v1.NodeAddress) string {
+	s := make([]string, len(addrs))
+	for k, a := range addrs {
+		s[k] = string(a.Type) + "=" + a.Address
+	}
+	return strings.Join(s, ", ")
 }
 
 // topology reads the zone and region tags of a host and its ancestors

@@ -17,6 +17,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -79,6 +80,10 @@ type Config struct {
 	// (default), a Secret in kube-system named by its cloud config, or
 	// "inline", in the cloud config itself.
 	Credentials string `json:"credentials,omitempty"`
+	// IPFamilies are the address families each VM's guest reports and the
+	// CCM is configured for, in the CCM's order of priority: "ipv4"
+	// (default), "ipv6", or both.
+	IPFamilies []string `json:"ipFamilies,omitempty"`
 	// Faults break the cloud on purpose, for the negative controls.
 	Faults Faults `json:"faults,omitempty"`
 }
@@ -92,6 +97,8 @@ type Faults struct {
 	// NoGuestHostname leaves these nodes' VMs without guest.hostName, as
 	// when VMware Tools do not report it.
 	NoGuestHostname []string `json:"noGuestHostname,omitempty"`
+	// WrongPassword gives the CCM a password vCenter rejects.
+	WrongPassword bool `json:"wrongPassword,omitempty"`
 }
 
 // Where the CCM looks for tags, and where its credentials Secret is.
@@ -105,6 +112,8 @@ const (
 	// server is vCenter's address, and the key of its credentials in the
 	// Secret; the CCM and the harness reach vcsim on different ports.
 	server = "127.0.0.1"
+	// The vSphere CCM's names of the address families.
+	ipv4, ipv6 = "ipv4", "ipv6"
 )
 
 func (c *Config) complete() error {
@@ -120,6 +129,16 @@ func (c *Config) complete() error {
 	case "secret", "inline":
 	default:
 		return fmt.Errorf("credentials: %q is neither \"secret\" nor \"inline\"", c.Credentials)
+	}
+	if len(c.IPFamilies) == 0 {
+		c.IPFamilies = []string{ipv4}
+	}
+	seenFamily := map[string]bool{}
+	for _, f := range c.IPFamilies {
+		if (f != ipv4 && f != ipv6) || seenFamily[f] {
+			return fmt.Errorf("ipFamilies: %q is not \"ipv4\" or \"ipv6\", or is named twice", f)
+		}
+		seenFamily[f] = true
 	}
 	// One tag per zone in one category: names must differ.
 	seen := map[string]bool{}
@@ -263,7 +282,7 @@ func (c *Cloud) storeSecret(ctx context.Context, kubeconfig string) error {
 		ObjectMeta: metav1.ObjectMeta{Name: secretName, Namespace: secretNamespace},
 		// The CCM's credential manager reads <server>.username and
 		// <server>.password.
-		StringData: map[string]string{server + ".username": c.user, server + ".password": c.password},
+		StringData: map[string]string{server + ".username": c.user, server + ".password": c.ccmPassword()},
 	}, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
 		err = nil
@@ -280,10 +299,10 @@ func (c *Cloud) CCMConfig() ([]byte, error) {
 	global := map[string]any{
 		"port":     c.ccmPort,
 		"caFile":   c.caFile,
-		"ipFamily": []string{"ipv4"},
+		"ipFamily": c.config.IPFamilies,
 	}
 	if c.config.Credentials == "inline" {
-		global["user"], global["password"] = c.user, c.password
+		global["user"], global["password"] = c.user, c.ccmPassword()
 	} else {
 		global["secretName"], global["secretNamespace"] = secretName, secretNamespace
 	}
@@ -292,6 +311,48 @@ func (c *Cloud) CCMConfig() ([]byte, error) {
 		"vcenter": map[string]any{server: map[string]any{"server": server, "datacenters": []string{datacenter}}},
 		"labels":  map[string]string{"region": regionCategory, "zone": zoneCategory},
 	})
+}
+
+// Diagnose logs in to vcsim's CCM endpoint as the CCM does, with the
+// credentials the CCM was given.
+func (c *Cloud) Diagnose(ctx context.Context) error {
+	if c.inv == nil {
+		return nil
+	}
+	where := "its cloud config"
+	if c.config.Credentials == "secret" {
+		where = "Secret " + secretNamespace + "/" + secretName
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	_, err := connect(ctx, c.url(c.ccmPort), c.caFile, url.UserPassword(c.user, c.ccmPassword()), c.config)
+	var login *loginError
+	switch {
+	case errors.As(err, &login):
+		return fmt.Errorf("vCenter %s rejects the CCM's credentials (user %s, from %s): %v; fix the password there", c.url(c.ccmPort), c.user, where, login.err)
+	case err != nil:
+		return fmt.Errorf("the CCM cannot reach vCenter %s: %w; is vcsim running, and do the cloud config's server and port name it?", c.url(c.ccmPort), err)
+	}
+	return nil
+}
+
+// ccmPassword is the password the CCM is given: vCenter's, unless a fault
+// says otherwise.
+func (c *Cloud) ccmPassword() string {
+	if c.config.Faults.WrongPassword {
+		return "not-" + c.password
+	}
+	return c.password
+}
+
+// CCMEnv switches on the vSphere CCM's dual-stack support, which it keeps
+// behind an environment variable and refuses a config with two IP
+// families without.
+func (c *Cloud) CCMEnv() []string {
+	if len(c.config.IPFamilies) > 1 {
+		return []string{"ENABLE_ALPHA_DUAL_STACK=true"}
+	}
+	return nil
 }
 
 // Instances makes VMs in vcsim.

@@ -21,7 +21,7 @@ import (
 func TestCloud(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cfg := "credentials: inline\nregion: r1\nzones: [za, zb]\nfaults:\n  renameTags: {za: zz}\n  noGuestHostname: [n3]\n"
+	cfg := "credentials: inline\nregion: r1\nzones: [za, zb]\nipFamilies: [ipv4, ipv6]\nfaults:\n  renameTags: {za: zz}\n  noGuestHostname: [n3]\n"
 	cloud, err := Profile().NewCloud([]byte(cfg))
 	if err != nil {
 		t.Fatal(err)
@@ -42,12 +42,12 @@ func TestCloud(t *testing.T) {
 		created = append(created, inst)
 	}
 	want := []struct {
-		zone, instanceType, ip string
-		hostname               bool
+		zone, instanceType, ip, ip6 string
+		hostname                    bool
 	}{
-		{"za", "vsphere-vm.cpu-2.mem-4gb.os-ubuntu", "198.18.0.1", true},
-		{"zb", "vsphere-vm.cpu-4.mem-8gb.os-centos7", "198.18.0.2", true},
-		{"za", "vsphere-vm.cpu-2.mem-4gb.os-ubuntu", "198.18.0.3", false},
+		{"za", "vsphere-vm.cpu-2.mem-4gb.os-ubuntu", "198.18.0.1", "2001:db8::1", true},
+		{"zb", "vsphere-vm.cpu-4.mem-8gb.os-centos7", "198.18.0.2", "2001:db8::2", true},
+		{"za", "vsphere-vm.cpu-2.mem-4gb.os-ubuntu", "198.18.0.3", "2001:db8::3", false},
 	}
 	for i, inst := range created {
 		w := want[i]
@@ -57,7 +57,10 @@ func TestCloud(t *testing.T) {
 		if !strings.HasPrefix(inst.ProviderID, "vsphere://") || len(inst.ProviderID) != len("vsphere://")+36 {
 			t.Errorf("%s: provider ID %q is not vsphere://<BIOS UUID>", inst.Name, inst.ProviderID)
 		}
-		addrs := []v1.NodeAddress{{Type: v1.NodeInternalIP, Address: w.ip}, {Type: v1.NodeExternalIP, Address: w.ip}}
+		addrs := []v1.NodeAddress{
+			{Type: v1.NodeInternalIP, Address: w.ip}, {Type: v1.NodeExternalIP, Address: w.ip},
+			{Type: v1.NodeInternalIP, Address: w.ip6}, {Type: v1.NodeExternalIP, Address: w.ip6},
+		}
 		if w.hostname {
 			addrs = append([]v1.NodeAddress{{Type: v1.NodeHostName, Address: inst.Name}}, addrs...)
 		}
@@ -117,6 +120,12 @@ func TestCloud(t *testing.T) {
 	if ccm.Global["port"] != float64(c.ccmPort) || ccm.Global["user"] != c.user || ccm.Global["password"] != c.password || ccm.Global["caFile"] != c.caFile {
 		t.Errorf("cloud config global section %v: want the CCM's port %d, inline credentials and the CA", ccm.Global, c.ccmPort)
 	}
+	if fam, _ := ccm.Global["ipFamily"].([]any); len(fam) != 2 || fam[0] != "ipv4" || fam[1] != "ipv6" {
+		t.Errorf("cloud config ipFamily %v, want [ipv4 ipv6]", ccm.Global["ipFamily"])
+	}
+	if env := c.CCMEnv(); len(env) != 1 || env[0] != "ENABLE_ALPHA_DUAL_STACK=true" {
+		t.Errorf("CCM environment %v: the vSphere CCM refuses two IP families without ENABLE_ALPHA_DUAL_STACK", env)
+	}
 	if ccm.Vcenter[server]["server"] != server || ccm.Labels["zone"] != zoneCategory || ccm.Labels["region"] != regionCategory {
 		t.Errorf("cloud config %s: want vCenter %s and the zone and region categories", data, server)
 	}
@@ -130,6 +139,9 @@ func TestConfig(t *testing.T) {
 		{"zones: [a, a]", `zones: "a" is empty or named twice`},
 		{"zones: [a, '']", `zones: "" is empty or named twice`},
 		{"zone: a", `unknown field "zone"`},
+		{"ipFamilies: [ipv6, ipv4]", ""},
+		{"ipFamilies: [ipv4, ipv4]", `ipFamilies: "ipv4" is not "ipv4" or "ipv6", or is named twice`},
+		{"ipFamilies: [IPv6]", `ipFamilies: "IPv6" is not`},
 	} {
 		_, err := Profile().NewCloud([]byte(tt.config))
 		switch {
@@ -145,6 +157,14 @@ func TestGuestIP(t *testing.T) {
 	for n, want := range map[int]string{0: "198.18.0.1", 255: "198.18.1.0", 65535: "198.19.0.0", 131070: "198.19.255.255"} {
 		if got := guestIP(n); got != want {
 			t.Errorf("guestIP(%d) = %s, want %s", n, got, want)
+		}
+	}
+}
+
+func TestGuestIPv6(t *testing.T) {
+	for n, want := range map[int]string{0: "2001:db8::1", 255: "2001:db8::100", 65535: "2001:db8::1:0"} {
+		if got := guestIPv6(n); got != want {
+			t.Errorf("guestIPv6(%d) = %s, want %s", n, got, want)
 		}
 	}
 }

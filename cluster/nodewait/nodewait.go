@@ -1,4 +1,7 @@
-package scenarios
+// Package nodewait waits on a watch of Nodes until they pass a check, and
+// says on timeout what each failing node last looked like. Scenarios and
+// bring-ups wait the same way.
+package nodewait
 
 import (
 	"context"
@@ -14,16 +17,28 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	watchtools "k8s.io/client-go/tools/watch"
+	cloudproviderapi "k8s.io/cloud-provider/api"
 )
 
-// NodeCheck says what is wrong with a node, or nil when it is as wanted.
-// Its error names the node, the expected and the actual value.
-type NodeCheck func(*v1.Node) error
+// Initialized passes once the CCM has removed the uninitialized taint.
+func Initialized(n *v1.Node) error {
+	for _, t := range n.Spec.Taints {
+		if t.Key == cloudproviderapi.TaintExternalCloudProvider {
+			return fmt.Errorf("node %s: expected taint %s removed by the CCM, actual: still present (providerID %q)",
+				n.Name, cloudproviderapi.TaintExternalCloudProvider, n.Spec.ProviderID)
+		}
+	}
+	return nil
+}
 
-// WaitForNodes waits, on a watch, until check passes for every node in
+// Check says what is wrong with a node, or nil when it is as wanted.
+// Its error names the node, the expected and the actual value.
+type Check func(*v1.Node) error
+
+// For waits, on a watch, until check passes for every node in
 // names (every node present at the start if names is empty). On timeout it
 // returns what each failing node last looked like.
-func WaitForNodes(ctx context.Context, cs kubernetes.Interface, timeout time.Duration, what string, names []string, check NodeCheck) error {
+func For(ctx context.Context, cs kubernetes.Interface, timeout time.Duration, what string, names []string, check Check) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	failing := map[string]error{}
@@ -73,8 +88,8 @@ func WaitForNodes(ctx context.Context, cs kubernetes.Interface, timeout time.Dur
 	return fmt.Errorf("waiting for %s: %w", what, err)
 }
 
-// WaitForNodeGone waits on a watch until the node is deleted.
-func WaitForNodeGone(ctx context.Context, cs kubernetes.Interface, timeout time.Duration, name, why string) error {
+// Gone waits on a watch until the node is deleted.
+func Gone(ctx context.Context, cs kubernetes.Interface, timeout time.Duration, name, why string) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var last *v1.Node
@@ -102,7 +117,7 @@ func WaitForNodeGone(ctx context.Context, cs kubernetes.Interface, timeout time.
 	if ctx.Err() != nil {
 		state := "not found"
 		if last != nil {
-			state = fmt.Sprintf("still present (Ready=%s, providerID %q, taints %s)", readyStatus(last), last.Spec.ProviderID, taintKeys(last))
+			state = fmt.Sprintf("still present (Ready=%s, providerID %q, taints %s)", ReadyStatus(last), last.Spec.ProviderID, TaintKeys(last))
 		}
 		return fmt.Errorf("timed out after %s waiting for node %s to be deleted (%s): expected the Node deleted, actual: %s", timeout, name, why, state)
 	}
@@ -118,7 +133,8 @@ func describe(failing map[string]error) string {
 	return strings.Join(lines, "\n")
 }
 
-func readyStatus(n *v1.Node) v1.ConditionStatus {
+// ReadyStatus is the node's Ready condition, Unknown when it has none.
+func ReadyStatus(n *v1.Node) v1.ConditionStatus {
 	for _, c := range n.Status.Conditions {
 		if c.Type == v1.NodeReady {
 			return c.Status
@@ -127,7 +143,8 @@ func readyStatus(n *v1.Node) v1.ConditionStatus {
 	return v1.ConditionUnknown
 }
 
-func taintKeys(n *v1.Node) string {
+// TaintKeys lists the node's taint keys for a message.
+func TaintKeys(n *v1.Node) string {
 	var keys []string
 	for _, t := range n.Spec.Taints {
 		keys = append(keys, t.Key)
