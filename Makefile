@@ -10,6 +10,9 @@ PROVIDER     ?= fake
 # CCM_VERSION picks another pinned version of the provider's CCM
 # (cluster/binaries/versions.go), e.g. PROVIDER=vsphere CCM_VERSION=v1.30.1.
 CCM_VERSION  ?=
+# CCM_IMAGE runs the provider's CCM from a container image instead:
+# docker-archive:PATH, oci:DIR or a registry reference (see cluster/oci).
+CCM_IMAGE    ?=
 CLUSTER      ?= local
 LABEL_FILTER ?=
 # PROVIDER_CONFIG is the provider's config file (see the provider's Config).
@@ -24,7 +27,7 @@ UNIT_PKGS     = $(shell $(GO) list ./... | grep -v -e '/e2e$$' -e '/e2e/controls
 
 export ARTIFACTS
 
-.PHONY: all build binaries e2e e2e-vsphere test unit vet controls jobs up down clean clean-cache
+.PHONY: all build binaries e2e e2e-vsphere e2e-image e2e-existing e2e-dry-run test unit vet controls jobs up down clean clean-cache kubetest2
 
 all: build
 
@@ -37,7 +40,7 @@ $(BIN)/e2e.test: $(GO_SOURCES)
 # Upstream components go to the cache (built once per version), the
 # harness's own binaries to _output/bin: what a cluster of PROVIDER runs.
 binaries: $(BIN)/ccm-harness
-	$(BIN)/ccm-harness binaries --provider=$(PROVIDER) --ccm-version='$(CCM_VERSION)'
+	$(BIN)/ccm-harness binaries --provider=$(PROVIDER) --ccm-version='$(CCM_VERSION)' --ccm-image='$(CCM_IMAGE)' --provider-config='$(PROVIDER_CONFIG)'
 
 build: binaries $(BIN)/e2e.test
 
@@ -45,7 +48,7 @@ e2e: build
 	cd $(CURDIR) && $(BIN)/e2e.test -ginkgo.v -ginkgo.no-color \
 		-ginkgo.label-filter='$(LABEL_FILTER)' -ginkgo.timeout=1h \
 		--provider=$(PROVIDER) --ccm-version='$(CCM_VERSION)' --cluster=$(CLUSTER) --artifacts=$(ARTIFACTS) \
-		--provider-config='$(PROVIDER_CONFIG)' 
+		--provider-config='$(PROVIDER_CONFIG)' --ccm-image='$(CCM_IMAGE)' 
 
 # The vSphere suite in make test, its artifacts beside the default run's:
 # the newest pinned CCM as configured by default, then the older one with
@@ -54,6 +57,39 @@ e2e-vsphere:
 	$(MAKE) e2e PROVIDER=vsphere CCM_VERSION= PROVIDER_CONFIG= ARTIFACTS=$(ARTIFACTS)/vsphere
 	$(MAKE) e2e PROVIDER=vsphere CCM_VERSION=v1.30.1 PROVIDER_CONFIG=$(CURDIR)/e2e/testdata/vsphere-dual-stack.yaml \
 		ARTIFACTS=$(ARTIFACTS)/vsphere-v1.30.1
+
+# The fakecloud CCM packed into an image with no Docker (ccm-harness pack),
+# and the suite run from that image: the path a provider's own CCM image
+# takes. The leader-migration specs build their own managers, so they are
+# left out.
+IMAGE_DIR := $(CURDIR)/_output/image
+e2e-image: $(BIN)/ccm-harness
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w' -o $(IMAGE_DIR)/fakecloud-ccm ./fakecloud/cmd/fakecloud-ccm
+	$(BIN)/ccm-harness pack $(IMAGE_DIR)/fakecloud-ccm --tag ccm-harness.local/fakecloud-ccm:dev --out $(IMAGE_DIR)/fakecloud-ccm.tar
+	$(MAKE) e2e PROVIDER=fake CCM_VERSION= CCM_IMAGE=docker-archive:$(IMAGE_DIR)/fakecloud-ccm.tar \
+		LABEL_FILTER='!leader-migration' ARTIFACTS=$(ARTIFACTS)/image
+
+# The suite against a cluster it did not make (CLUSTER=existing): a local
+# cluster brought up beforehand with ccm-harness up plays someone else's,
+# and is taken down after, whatever the suite did.
+EXISTING_STATE := $(CURDIR)/_output/existing-state
+e2e-existing: build
+	CCM_HARNESS_STATE=$(EXISTING_STATE) $(BIN)/ccm-harness up --name existing --provider fake --artifacts $(ARTIFACTS)/existing/cluster
+	status=0; cd $(CURDIR) && $(BIN)/e2e.test -ginkgo.no-color -ginkgo.label-filter='!leader-migration' --dry-run \
+		--provider=fake --cluster=existing --kubeconfig=$(EXISTING_STATE)/existing/admin.kubeconfig \
+		--artifacts=$(ARTIFACTS)/existing/dry-run >/dev/null && \
+	$(BIN)/e2e.test -ginkgo.v -ginkgo.no-color -ginkgo.timeout=1h \
+		-ginkgo.label-filter='!leader-migration' --provider=fake --cluster=existing \
+		--kubeconfig=$(EXISTING_STATE)/existing/admin.kubeconfig --artifacts=$(ARTIFACTS)/existing || status=$$?; \
+	CCM_HARNESS_STATE=$(EXISTING_STATE) $(BIN)/ccm-harness down --name existing; exit $$status
+
+# Which specs would run and why the others would be skipped, for PROVIDER
+# on CLUSTER: the cluster comes up, nothing runs, and every spec is
+# reported skipped with its reason ("dry run: would run" for the rest).
+e2e-dry-run: build
+	cd $(CURDIR) && $(BIN)/e2e.test -ginkgo.no-color -ginkgo.label-filter='$(LABEL_FILTER)' --dry-run \
+		--provider=$(PROVIDER) --ccm-version='$(CCM_VERSION)' --cluster=$(CLUSTER) --artifacts=$(ARTIFACTS)/dry-run \
+		--provider-config='$(PROVIDER_CONFIG)' --ccm-image='$(CCM_IMAGE)'
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
@@ -66,14 +102,14 @@ unit: build
 # the node, the expected and the actual value.
 controls: build
 	$(BIN)/ccm-harness binaries --provider=vsphere --ccm-version= >/dev/null
-	E2E_TEST=$(BIN)/e2e.test $(GO) test -v -timeout 40m ./e2e/controls
+	E2E_TEST=$(BIN)/e2e.test $(GO) test -count=1 -v -timeout 40m ./e2e/controls
 
 # The Prow job configs load with Prow's own strict loader (a module of its
 # own: Prow's dependencies stay out of the harness's build).
 jobs:
 	cd jobs && $(GO) vet ./... && $(GO) test ./...
 
-test: vet unit jobs e2e e2e-vsphere controls
+test: vet unit jobs e2e e2e-vsphere e2e-image e2e-existing e2e-dry-run controls kubetest2
 
 up: binaries
 	$(BIN)/ccm-harness up --name $(NAME) --provider $(PROVIDER) --ccm-version='$(CCM_VERSION)'
@@ -88,3 +124,11 @@ clean:
 # The cache of upstream builds lives outside the repository.
 clean-cache:
 	rm -rf "$${CCM_HARNESS_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/ccm-harness}"
+
+# The harness as a kubetest2 deployer (kubetest2-deployer/, a module of its
+# own: kubetest2's dependencies stay out of the harness's build). Its test
+# builds kubetest2 and its exec and ginkgo testers from the pinned module,
+# then runs kubetest2 ccm-harness --build --up --test --down for real.
+kubetest2:
+	@cd kubetest2-deployer && test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
+	cd kubetest2-deployer && $(GO) vet ./... && $(GO) test -v -timeout 20m ./...

@@ -43,6 +43,11 @@ type Spec struct {
 	Binaries *binaries.Source
 	// Detached leaves the cluster running after the harness exits (`up`).
 	Detached bool
+	// Managers are the control plane's controller-manager processes. Nil
+	// means one kube-controller-manager with --cloud-provider=external and
+	// the profile's CCM, without leader election. Given, they run with
+	// leader election, as the members of an HA control plane.
+	Managers []ManagerSpec
 	// Logf reports progress; may be nil.
 	Logf func(format string, args ...any)
 }
@@ -62,6 +67,13 @@ func (s Spec) Validate() error {
 	}
 	if s.ArtifactsDir == "" {
 		return fmt.Errorf("no artifacts directory given")
+	}
+	seen := map[string]bool{}
+	for _, m := range s.Managers {
+		if !dns1123.MatchString(m.Name) || seen[m.Name] {
+			return fmt.Errorf("manager name %q is not valid or is given twice: use lower-case letters, digits and '-', a name per manager", m.Name)
+		}
+		seen[m.Name] = true
 	}
 	return nil
 }
@@ -90,6 +102,12 @@ type Cluster struct {
 	DataPlane bool
 	// Managers are the controller-manager processes scenarios may restart.
 	Managers []Manager
+	// ControlPlane starts more manager processes; nil where the runtime
+	// cannot.
+	ControlPlane ControlPlane
+	// LeaderElection is how the managers of an HA control plane elect
+	// leaders; zero when they do not.
+	LeaderElection LeaderElection
 	// Steps are the bring-up steps with their durations.
 	Steps []Step
 	// Health reports components that died since bring-up; nil where the
@@ -119,13 +137,59 @@ const (
 	CloudControllerManager = "cloud-controller-manager"
 )
 
-// Manager is a controller manager that can be restarted.
+// Manager is a running controller-manager process.
 type Manager interface {
 	Name() string
+	// Spec is what the manager was started as, defaults filled in.
+	Spec() ManagerSpec
 	// Log is the path of the manager's log.
 	Log() string
 	// Restart stops the manager and starts it again, returning when healthy.
 	Restart(ctx context.Context) error
+	// Stop ends the manager, as a control-plane member being replaced.
+	Stop(ctx context.Context) error
+	// Controllers are the controllers the manager runs now, from its
+	// /healthz?verbose: a standby that holds no lease runs none.
+	Controllers(ctx context.Context) ([]string, error)
+}
+
+// LeaderElection are the managers' --leader-elect-* settings.
+type LeaderElection struct {
+	Lease, Renew, Retry time.Duration
+}
+
+// ControlPlane runs manager processes beside a cluster's, as members of
+// an HA control plane are replaced one at a time.
+type ControlPlane interface {
+	// Start runs a manager and returns once it serves /healthz.
+	Start(ctx context.Context, spec ManagerSpec) (Manager, error)
+}
+
+// ManagerSpec is a controller-manager process of a control-plane member.
+type ManagerSpec struct {
+	// Name names the process and its log; unique in the cluster.
+	Name string
+	// Kind is KubeControllerManager or CloudControllerManager.
+	Kind string
+	// Binary is what runs; zero means kube-controller-manager of the
+	// control plane's release, or the profile's CCM.
+	Binary binaries.Component
+	// CloudProvider is a kube-controller-manager's --cloud-provider:
+	// "external" (the default), or the name of a provider compiled into
+	// Binary, which then runs the cloud controllers in-tree with the
+	// cloud's config.
+	CloudProvider string
+	// LeaderMigration is the LeaderMigrationConfiguration the manager
+	// runs with (--enable-leader-migration); nil leaves migration off.
+	LeaderMigration []byte
+	// Args are added after the runtime's.
+	Args []string
+}
+
+// InTree reports whether the spec is a kube-controller-manager running
+// cloud controllers in-tree.
+func (s ManagerSpec) InTree() bool {
+	return s.Kind == KubeControllerManager && s.CloudProvider != "" && s.CloudProvider != "external"
 }
 
 // NodePool adds nodes and powers them. Each node has an instance in the
@@ -150,10 +214,19 @@ type NodeOptions struct {
 	// ProvidedNodeIP picks the kubelet's --node-ip from the instance's
 	// addresses; the node then carries alpha.kubernetes.io/provided-node-ip.
 	ProvidedNodeIP func(addresses []v1.NodeAddress) string
+	// InTreeCloud registers the node as a kubelet of a release with the
+	// cloud provider in-tree did: initialized by itself from the cloud.
+	InTreeCloud bool
 }
 
 // NodeOption sets a NodeOptions field.
 type NodeOption func(*NodeOptions)
+
+// WithInTreeCloud registers the node as a kubelet with an in-tree cloud
+// provider (before the move to CCMs) does: it asks the cloud for its
+// provider ID, addresses, instance type and zone itself, and sets no
+// uninitialized taint.
+func WithInTreeCloud() NodeOption { return func(o *NodeOptions) { o.InTreeCloud = true } }
 
 // WithProvidedNodeIP registers the node as a kubelet started with --node-ip.
 func WithProvidedNodeIP(pick func(addresses []v1.NodeAddress) string) NodeOption {

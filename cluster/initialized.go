@@ -3,6 +3,8 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -57,6 +59,51 @@ func (c *Cluster) WaitInitialized(ctx context.Context, timeout time.Duration) er
 			if err := diag.Diagnose(ctx); err != nil {
 				return fmt.Errorf("the CCM has not initialized every node after %s: %w", time.Since(start).Round(time.Second), err)
 			}
+		}
+	}
+}
+
+// CheckClaims waits, up to timeout, until the CCM runs a controller for
+// each capability its profile claims: a claim the CCM does not serve (its
+// cloud lacks the interface, or --controllers leaves the controller out)
+// would otherwise show as every spec of that capability timing out. Only a
+// cluster with the one CCM of its profile is checked: a standby of an HA
+// control plane runs nothing.
+func (c *Cluster) CheckClaims(ctx context.Context, timeout time.Duration) error {
+	ccm := c.Manager(CloudControllerManager)
+	if ccm == nil {
+		return nil
+	}
+	var want []string
+	for _, capability := range []providers.Capability{providers.Instances, providers.NodeLifecycle, providers.LoadBalancers, providers.Routes} {
+		if c.Profile.Has(capability) {
+			want = append(want, capability.Controller())
+		}
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		running, err := ccm.Controllers(ctx)
+		var missing []string
+		if err == nil {
+			for _, w := range want {
+				if !slices.Contains(running, w) {
+					missing = append(missing, w)
+				}
+			}
+			if len(missing) == 0 {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			if err != nil {
+				return fmt.Errorf("cannot ask the CCM which controllers it runs: %w", err)
+			}
+			return fmt.Errorf("provider %s claims %s, but its CCM runs no %s after %s (it runs %s): drop the claim from the profile, or make the CCM serve it (its cloud's interface, --controllers); see %s",
+				c.Profile.Name, c.Profile.Capabilities, strings.Join(missing, ", "), timeout, strings.Join(running, ", "), ccm.Log())
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(500 * time.Millisecond):
 		}
 	}
 }

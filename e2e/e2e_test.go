@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/kubernetes"
@@ -24,6 +25,7 @@ import (
 
 	"sigs.k8s.io/ccm-harness/cluster"
 	"sigs.k8s.io/ccm-harness/cluster/binaries"
+	"sigs.k8s.io/ccm-harness/cluster/existing"
 	"sigs.k8s.io/ccm-harness/cluster/local"
 	"sigs.k8s.io/ccm-harness/providers"
 	_ "sigs.k8s.io/ccm-harness/providers/fake"
@@ -33,13 +35,17 @@ import (
 )
 
 var (
-	clusterKind    = flag.String("cluster", envOr("CLUSTER", "local"), "cluster runtime: local")
-	nodeCount      = flag.Int("nodes", 3, "nodes to register at start")
-	binDir         = flag.String("bin-dir", os.Getenv("BIN_DIR"), "directory holding ready-made etcd, kube-apiserver, kube-controller-manager, kwok and CCM binaries (default: build them into the cache)")
-	providerConfig = flag.String("provider-config", "", "provider config file (fake: region, zones, faults to inject; vsphere: region, zones, credentials, ipFamilies, faults)")
-	ccmVersion     = flag.String("ccm-version", os.Getenv("CCM_VERSION"), "CCM version, one of those pinned for the provider (default: the first pinned)")
-	artifacts      = flag.String("artifacts", envOr("ARTIFACTS", "_artifacts"), "where JUnit, logs and reports go")
-	waitScale      = flag.Float64("wait-scale", 1, "multiplies every scenario timeout (negative controls shorten them)")
+	clusterKind     = flag.String("cluster", envOr("CLUSTER", "local"), "cluster runtime: local, or existing (the cluster of --kubeconfig, which the suite neither makes nor removes)")
+	nodeCount       = flag.Int("nodes", 3, "nodes to register at start")
+	binDir          = flag.String("bin-dir", os.Getenv("BIN_DIR"), "directory holding ready-made etcd, kube-apiserver, kube-controller-manager, kwok and CCM binaries (default: build them into the cache)")
+	providerConfig  = flag.String("provider-config", "", "provider config file (fake: region, zones, faults to inject; vsphere: region, zones, credentials, ipFamilies, faults)")
+	ccmVersion      = flag.String("ccm-version", os.Getenv("CCM_VERSION"), "CCM version, one of those pinned for the provider (default: the first pinned)")
+	dryRun          = flag.Bool("dry-run", false, "bring the cluster up, then skip every spec, saying why each would be skipped or that it would run; nothing runs")
+	ccmImage        = flag.String("ccm-image", os.Getenv("CCM_IMAGE"), "run the CCM from this container image instead (docker-archive:PATH, oci:DIR, or a registry reference)")
+	artifacts       = flag.String("artifacts", envOr("ARTIFACTS", "_artifacts"), "where JUnit, logs and reports go")
+	waitScale       = flag.Float64("wait-scale", 1, "multiplies every scenario timeout (negative controls shorten them)")
+	migrationCfg    = flag.String("leader-migration-config", "", "LeaderMigrationConfiguration file for every manager of the [leader-migration] specs (default: the harness's, migrating service-lb, node-route and cloud-node-lifecycle)")
+	ccmMigrationCfg = flag.String("ccm-leader-migration-config", "", "LeaderMigrationConfiguration file for the CCMs alone in the [leader-migration] specs (default: --leader-migration-config)")
 )
 
 func envOr(key, def string) string {
@@ -67,6 +73,7 @@ func TestMain(m *testing.M) {
 
 func TestE2E(t *testing.T) {
 	gomega.RegisterFailHandler(framework.Fail)
+	registerSpecHooks()
 	suiteConfig, reporterConfig := framework.CreateGinkgoConfig()
 	// Scenarios share one cluster and restart its managers: run in order
 	// of definition is not needed, but one at a time is.
@@ -75,18 +82,24 @@ func TestE2E(t *testing.T) {
 }
 
 // run is what the suite learned for its artifacts: the metadata testgrid
-// reads and the secrets no artifact may hold.
+// reads, the secrets no artifact may hold, and the cluster's log folder.
 var run = struct {
 	dir      string
+	logDir   string
 	metadata map[string]string
 	secrets  []string
 }{metadata: map[string]string{}}
 
-// finishRun runs once every report is written: it scrubs secrets from the
-// artifacts, then leaves finished.json and the HTML report beside them.
+// finishRun runs once every report is written: it moves the failed specs'
+// log excerpts into their JUnit failure bodies, scrubs secrets from the
+// artifacts (excerpts included), then leaves finished.json and the HTML
+// report beside them and prints the summary.
 func finishRun(t *testing.T, passed bool) {
 	if run.dir == "" {
 		return
+	}
+	if _, err := reports.FoldExcerpts(run.dir); err != nil {
+		t.Errorf("%v", err)
 	}
 	if n, err := reports.Redact(run.dir, run.secrets); err != nil {
 		t.Errorf("redact artifacts: %v", err)
@@ -101,25 +114,125 @@ func finishRun(t *testing.T, passed bool) {
 		t.Errorf("write the HTML report: %v", err)
 		return
 	}
-	fmt.Printf("report: %s\n", page)
+	r, err := reports.ReadRun(run.dir)
+	if err != nil {
+		t.Errorf("read the run back for its summary: %v", err)
+		return
+	}
+	reports.WriteSummary(os.Stdout, r, page)
+}
+
+// progress counts the specs as they start, so that a run of many minutes
+// says where it is.
+var progress struct{ started, total int }
+
+// marks is where each log stood when the running spec started.
+var marks *reports.LogMarks
+
+// registerSpecHooks declares what runs around every spec. It is called
+// from TestE2E, not at package level: the e2e framework previews the suite
+// (ginkgo.PreviewSpecs) while it reads the flags, and the suite Ginkgo
+// restores after a preview keeps the containers and suite nodes but not
+// top-level setup and report nodes, which then would never run.
+func registerSpecHooks() {
+	// Without -ginkgo.v Ginkgo marks each spec with a character and no
+	// newline; the progress line starts a line of its own.
+	lead := "\n"
+	if _, rc := ginkgo.GinkgoConfiguration(); rc.Verbosity().GTE(types.VerbosityLevelVerbose) {
+		lead = ""
+	}
+	ginkgo.ReportBeforeSuite(func(r ginkgo.Report) {
+		progress.total = r.PreRunStats.SpecsThatWillRun
+	})
+
+	// What a spec needs (its needs-* labels) decides whether it runs,
+	// before it starts; in a dry run, nothing runs and the reason is all.
+	ginkgo.BeforeEach(scenarios.SkipUnmet)
+
+	ginkgo.ReportBeforeEach(func(r ginkgo.SpecReport) {
+		// Specs the label filter or focus left out come here too, already
+		// skipped; they are not among those that will run.
+		if r.State.Is(types.SpecStateSkipped | types.SpecStatePending) {
+			return
+		}
+		progress.started++
+		fmt.Printf("%s[%d/%d] %s\n", lead, progress.started, progress.total, specLine(r))
+		marks = nil
+		if run.logDir != "" {
+			marks = reports.MarkLogs(run.logDir, excerptOf)
+		}
+	})
+
+	// A component that crashed explains a spec's failure better than the
+	// timeout it caused, so every spec ends by asking.
+	ginkgo.AfterEach(func() {
+		if c := scenarios.Cluster(); c != nil && c.Health != nil {
+			framework.ExpectNoError(c.Health(), "cluster components")
+		}
+	})
+
+	// A failed spec's JUnit body gets what the CCM and the cloud logged
+	// while it ran: the first place to look after the failure message.
+	// Added here rather than in an AfterEach, because only now is the
+	// spec's outcome final (AfterEach and DeferCleanup failures included).
+	// Redacted now, as plain text: in the JUnit file its newlines are
+	// escaped, which redaction there handles less precisely.
+	ginkgo.ReportAfterEach(func(r ginkgo.SpecReport) {
+		if r.Failed() && marks != nil {
+			excerpt := reports.RedactText(marks.Excerpt(30), run.secrets)
+			ginkgo.AddReportEntry(reports.ExcerptEntry, reports.Excerpt(excerpt), ginkgo.ReportEntryVisibilityNever)
+		}
+	})
+}
+
+// excerptOf picks the logs a failure quotes: the CCM's and the cloud's
+// (and its audit log). The control plane's and kwok's are linked from the
+// report; quoted, they would bury the CCM's lines.
+func excerptOf(name string) bool {
+	switch name {
+	case "etcd.log", "kube-apiserver.log", "kube-controller-manager.log", "kwok.log":
+		return false
+	}
+	return true
+}
+
+// specLine is the spec's tags, then its text without them: "[zone] Nodes
+// labels the zone and region the cloud reports".
+func specLine(r ginkgo.SpecReport) string {
+	text, tags := r.FullText(), ""
+	for _, l := range r.Labels() {
+		if scenarios.IsNeed(l) {
+			continue // what the spec needs, not what it is about
+		}
+		text = strings.TrimSpace(strings.Replace(text, " ["+l+"]", "", 1))
+		tags += "[" + l + "] "
+	}
+	return tags + text
 }
 
 var _ = ginkgo.BeforeSuite(func(ctx context.Context) {
-	profile, err := providers.Get(framework.TestContext.Provider)
+	var cfg []byte
+	if *providerConfig != "" {
+		var err error
+		cfg, err = os.ReadFile(*providerConfig)
+		framework.ExpectNoError(err, "read --provider-config")
+	}
+	profile, cfg, err := providers.Resolve(framework.TestContext.Provider, cfg)
 	framework.ExpectNoError(err)
 	profile, err = profile.WithCCMVersion(*ccmVersion)
 	framework.ExpectNoError(err)
+	if *ccmImage != "" && *ccmVersion != "" {
+		framework.Failf("--ccm-image and --ccm-version both given: an image is its own version, give one")
+	}
+	profile = profile.WithCCMImage(*ccmImage)
 	var rt cluster.Runtime
 	switch *clusterKind {
 	case "local":
 		rt = local.New()
+	case "existing":
+		rt = existing.New(framework.TestContext.KubeConfig)
 	default:
-		framework.Failf("unknown --cluster %q (known: local)", *clusterKind)
-	}
-	var cfg []byte
-	if *providerConfig != "" {
-		cfg, err = os.ReadFile(*providerConfig)
-		framework.ExpectNoError(err, "read --provider-config")
+		framework.Failf("unknown --cluster %q (known: local, existing)", *clusterKind)
 	}
 	absArtifacts, err := filepath.Abs(*artifacts)
 	framework.ExpectNoError(err)
@@ -131,7 +244,9 @@ var _ = ginkgo.BeforeSuite(func(ctx context.Context) {
 	// testgrid's column version: the CCM under test at its version. Our own
 	// CCM reports the Kubernetes release of the library it is built on.
 	jobVersion := strings.Replace(profile.CCM.String(), " ", "@", 1)
-	if !strings.Contains(jobVersion, "@") {
+	if profile.CCM.Image != "" {
+		jobVersion = profile.CCM.Name + "@" + profile.CCM.Image
+	} else if !strings.Contains(jobVersion, "@") {
 		jobVersion += "@" + binaries.ModuleVersion("k8s.io/kubernetes")
 	}
 	run.metadata[reports.KeyJobVersion] = jobVersion
@@ -156,6 +271,8 @@ var _ = ginkgo.BeforeSuite(func(ctx context.Context) {
 	})
 	framework.ExpectNoError(err, "bring up the cluster")
 	framework.TestContext.KubeConfig = c.Kubeconfig
+	// The runtime's layout: each cluster's components log to logs/<cluster>.
+	run.logDir = filepath.Join(absArtifacts, "logs")
 	run.metadata[reports.KeyKubernetesVersion] = c.KubernetesVersion
 	framework.ExpectNoError(reports.WriteMetadata(absArtifacts, run.metadata))
 	if sk, ok := c.Cloud.(providers.SecretKeeper); ok {
@@ -169,7 +286,35 @@ var _ = ginkgo.BeforeSuite(func(ctx context.Context) {
 	timeouts.NodeInit = scaled(timeouts.NodeInit)
 	timeouts.NodeLifecycle = scaled(timeouts.NodeLifecycle)
 	timeouts.LoadBalancer = scaled(timeouts.LoadBalancer)
-	env := &scenarios.Env{Cluster: c, Timeouts: timeouts}
+	env := &scenarios.Env{Cluster: c, Timeouts: timeouts, ArtifactsDir: absArtifacts, DryRun: *dryRun}
+	for _, f := range []struct {
+		path string
+		into *[]byte
+	}{{*migrationCfg, &env.LeaderMigration}, {*ccmMigrationCfg, &env.CCMLeaderMigration}} {
+		if f.path != "" {
+			*f.into, err = os.ReadFile(f.path)
+			framework.ExpectNoError(err, "read the leader migration config")
+		}
+	}
+	// Specs that need a control plane of their own get one from the same
+	// runtime, profile and provider config, with their artifacts beside
+	// the main cluster's.
+	newCluster := func(ctx context.Context, managers []cluster.ManagerSpec) (*cluster.Cluster, func(context.Context) error, error) {
+		s := spec
+		s.Name = "e2e-" + rand.String(6)
+		s.Managers = managers
+		s.Nodes = 0
+		framework.Logf("bringing up cluster %s with %d managers", s.Name, len(managers))
+		c, err := rt.Up(ctx, s)
+		down := func(ctx context.Context) error {
+			framework.Logf("tearing down cluster %s", s.Name)
+			return rt.Down(ctx, s.Name)
+		}
+		return c, down, err
+	}
+	if c.ControlPlane != nil {
+		env.NewCluster = newCluster
+	}
 
 	// Bring-up is measured to "nodes initialized by the CCM"; not reaching
 	// it is [node-init]'s failure to report, not the suite's.
@@ -179,10 +324,15 @@ var _ = ginkgo.BeforeSuite(func(ctx context.Context) {
 		framework.Logf("initial nodes not initialized: %v", err)
 	} else {
 		env.InitialNodesInitialized = time.Since(start)
-		total := c.Steps[len(c.Steps)-1].Duration // the runtime's "total" step
-		framework.Logf("bring-up: control plane and %d nodes initialized by the CCM in %.2fs (%.2fs to registration, %.2fs more to initialization)",
-			spec.Nodes, (total + env.InitialNodesInitialized).Seconds(), total.Seconds(), env.InitialNodesInitialized.Seconds())
+		if n := len(c.Steps); n > 0 {
+			total := c.Steps[n-1].Duration // the runtime's "total" step
+			framework.Logf("bring-up: control plane and %d nodes initialized by the CCM in %.2fs (%.2fs to registration, %.2fs more to initialization)",
+				spec.Nodes, (total + env.InitialNodesInitialized).Seconds(), total.Seconds(), env.InitialNodesInitialized.Seconds())
+		}
 	}
+	// A claim the CCM does not serve would fail every spec of it by
+	// timeout; said once here instead.
+	framework.ExpectNoError(c.CheckClaims(ctx, 30*time.Second), "the provider profile's claims")
 	writeBringUp(absArtifacts, c, env)
 	framework.Logf("kubeconfig: %s (kubectl --kubeconfig %s get nodes)", c.Kubeconfig, c.Kubeconfig)
 	scenarios.SetEnv(env)
@@ -193,14 +343,6 @@ var _ = ginkgo.BeforeSuite(func(ctx context.Context) {
 			framework.ExpectNoError(scenarios.CheckNoLeaks(ctx, cs, c.Cloud.Inspector(), timeouts.LoadBalancer), "cloud resources at the end of the suite")
 		}
 	})
-})
-
-// A component that crashed explains a spec's failure better than the
-// timeout it caused, so every spec ends by asking.
-var _ = ginkgo.AfterEach(func() {
-	if c := scenarios.Cluster(); c != nil && c.Health != nil {
-		framework.ExpectNoError(c.Health(), "cluster components")
-	}
 })
 
 func scaled(d time.Duration) time.Duration { return time.Duration(float64(d) * *waitScale) }

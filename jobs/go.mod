@@ -6,6 +6,7 @@ module sigs.k8s.io/ccm-harness/jobs
 go 1.26.0
 
 require (
+	github.com/GoogleCloudPlatform/testgrid v0.0.123
 	k8s.io/api v0.28.3
 	sigs.k8s.io/prow v0.0.0-20240619181241-cfb8754e0459
 	sigs.k8s.io/yaml v1.3.0
@@ -19,7 +20,6 @@ require (
 	cloud.google.com/go/storage v1.28.1 // indirect
 	contrib.go.opencensus.io/exporter/ocagent v0.7.1-0.20200907061046-05415f1de66d // indirect
 	contrib.go.opencensus.io/exporter/prometheus v0.4.0 // indirect
-	github.com/GoogleCloudPlatform/testgrid v0.0.123 // indirect
 	github.com/andygrunwald/go-jira v1.14.0 // indirect
 	github.com/aws/aws-sdk-go v1.38.49 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect

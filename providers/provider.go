@@ -34,6 +34,17 @@ const (
 	Routes Capability = "routes"
 )
 
+// Controller is the CCM controller that serves c; "" where c is part of
+// another's work (zones: the cloud-node controller's).
+func (c Capability) Controller() string {
+	return map[Capability]string{
+		Instances:     "cloud-node-controller",
+		NodeLifecycle: "cloud-node-lifecycle-controller",
+		LoadBalancers: "service-lb-controller",
+		Routes:        "node-route-controller",
+	}[c]
+}
+
 // Capabilities is a set of Capability.
 type Capabilities map[Capability]bool
 
@@ -76,8 +87,18 @@ type Profile struct {
 	CloudBinaries []binaries.Component
 	// CCMArgs are flags the CCM needs beyond the harness's common ones.
 	CCMArgs []string
+	// CCMConfigFile, if set, is the CCM's --cloud-config instead of the
+	// one the cloud writes.
+	CCMConfigFile string
 	// Capabilities are what the CCM claims to do.
 	Capabilities Capabilities
+	// InTreeKCM is kube-controller-manager of a release that runs the
+	// cloud controllers with this provider compiled in, the starting point
+	// of the leader-migration specs; zero if there is none.
+	InTreeKCM binaries.Component
+	// OlderCCM is the CCM of an older release, the one the leader-migration
+	// specs migrate to first and then upgrade from; zero if there is none.
+	OlderCCM binaries.Component
 	// NewCloud returns the cloud to start for one cluster. config is the
 	// content of the user's provider config file (--provider-config), or nil.
 	NewCloud func(config []byte) (Cloud, error)
@@ -85,6 +106,16 @@ type Profile struct {
 
 // Has reports whether the profile claims c.
 func (p Profile) Has(c Capability) bool { return p.Capabilities[c] }
+
+// WithCCMImage is the profile with its CCM run from a container image
+// (docker-archive:PATH, oci:DIR, or a registry reference); "" keeps the
+// built one.
+func (p Profile) WithCCMImage(ref string) Profile {
+	if ref != "" {
+		p.CCM = p.CCM.WithImage(ref)
+	}
+	return p
+}
 
 // WithCCMVersion is the profile with its CCM built from another pinned
 // version; "" keeps the default.

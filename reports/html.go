@@ -35,13 +35,17 @@ pre{white-space:pre-wrap;font-size:12px;background:#f7f7f7;padding:6px;max-heigh
 <html><head><meta charset="utf-8"><title>ccm-harness run: {{index .Run.Metadata "provider"}} {{index .Run.Metadata "job-version"}}</title>{{template "style"}}</head><body>
 <h1>ccm-harness run</h1>
 <table>{{range $k, $v := .Run.Metadata}}<tr><th>{{$k}}</th><td>{{$v}}</td></tr>{{end}}</table>
-<p class="summary"><span id="passed">{{.Passed}} passed</span><span id="failed">{{.Failed}} failed</span><span id="skipped">{{.Skipped}} skipped</span></p>
+<p class="summary"><span id="passed">{{.Passed}} passed</span><span id="failed">{{.Failed}} failed</span><span id="skipped">{{.Skipped}} skipped</span>{{if .NotSelected}}<span id="notselected">{{.NotSelected}} not selected</span>{{end}}</p>
 <h2>Scenarios</h2>
 <table id="matrix"><tr><th>tag</th><th>spec</th><th>{{index .Run.Metadata "provider"}}</th><th>time</th><th>why</th></tr>
-{{range .Run.Cases}}<tr><td>{{range .Tags}}[{{.}}] {{end}}</td><td>{{.Name}}</td><td class="{{.Outcome}}">{{.Outcome}}</td><td>{{dur .Duration}}</td><td>{{if ne .Outcome "passed"}}{{.Message}}{{end}}</td></tr>
-{{end}}</table>
-{{if .Failures}}<h2>Failures</h2>{{range .Failures}}<h3 class="failed">{{.Name}}</h3><pre>{{.Message}}</pre>{{if .Detail}}<details><summary>details</summary><pre>{{.Detail}}</pre></details>{{end}}{{end}}{{end}}
-{{if .Links}}<h2>Logs and timelines</h2><ul>{{range .Links}}<li><a href="{{rel $.Run.Dir .}}">{{rel $.Run.Dir .}}</a></li>{{end}}</ul>{{end}}
+{{range .Run.Cases}}{{if not .NotSelected}}<tr><td>{{range .Tags}}[{{.}}] {{end}}</td><td>{{.Name}}</td><td class="{{.Outcome}}">{{.Outcome}}</td><td>{{dur .Duration}}</td><td>{{if ne .Outcome "passed"}}{{.Message}}{{end}}</td></tr>
+{{end}}{{end}}</table>
+{{if .NotSelected}}<p>{{.NotSelected}} specs not selected by the label filter or focus are not listed.</p>{{end}}
+{{if .Failures}}<h2>Failures</h2>{{range .Failures}}<h3 class="failed">{{.Name}}</h3><pre>{{.Message}}</pre>{{if .Detail}}<details><summary>where it failed, and what the CCM and the cloud logged meanwhile</summary><pre>{{.Detail}}</pre></details>{{end}}{{end}}{{end}}
+<h2>Leader migration</h2>
+{{if .Timelines}}<ul id="timelines">{{range .Timelines}}<li><a href="{{rel $.Run.Dir .SVG}}">{{rel $.Run.Dir .SVG}}</a>{{if .JSON}} (<a href="{{rel $.Run.Dir .JSON}}">data</a>){{end}}</li>{{end}}</ul>
+{{else}}<p id="timelines">No timeline in this run: the leader-migration scenario writes leader-migration/timeline.svg.</p>{{end}}
+{{if .Links}}<h2>Logs</h2><ul>{{range .Links}}<li><a href="{{rel $.Run.Dir .}}">{{rel $.Run.Dir .}}</a></li>{{end}}</ul>{{end}}
 </body></html>{{end}}
 
 {{define "grid"}}<!DOCTYPE html>
@@ -66,18 +70,39 @@ func WriteRunReport(dir string) (string, error) {
 		}
 	}
 	var links []string
+	var timelines []timeline
+	migration := filepath.Join(dir, "leader-migration")
 	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".log") || strings.HasSuffix(p, ".jsonl") || strings.HasSuffix(p, ".svg") || strings.HasSuffix(p, "bringup.txt")) {
+		switch {
+		case err != nil || d.IsDir():
+		case d.Name() == "timeline.svg" && strings.HasPrefix(p, migration+string(filepath.Separator)):
+			t := timeline{SVG: p}
+			if _, err := os.Stat(filepath.Join(filepath.Dir(p), "timeline.json")); err == nil {
+				t.JSON = filepath.Join(filepath.Dir(p), "timeline.json")
+			}
+			timelines = append(timelines, t)
+		case strings.HasSuffix(p, ".log") || strings.HasSuffix(p, ".jsonl") || strings.HasSuffix(p, ".svg") || strings.HasSuffix(p, "bringup.txt"):
 			links = append(links, p)
 		}
 		return nil
 	})
 	passed, failed, skipped := r.Counts()
+	notSelected := 0
+	for _, c := range r.Cases {
+		if c.NotSelected() {
+			notSelected++
+		}
+	}
 	out := filepath.Join(dir, "report.html")
 	return out, writePage(out, "run", map[string]any{
-		"Run": r, "Failures": failures, "Links": links, "Passed": passed, "Failed": failed, "Skipped": skipped,
+		"Run": r, "Failures": failures, "Links": links, "Timelines": timelines,
+		"Passed": passed, "Failed": failed, "Skipped": skipped - notSelected, "NotSelected": notSelected,
 	})
 }
+
+// timeline is a leader-migration timeline the run left: the picture, and
+// the data it was drawn from if present.
+type timeline struct{ SVG, JSON string }
 
 type gridRow struct {
 	Name  string

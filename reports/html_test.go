@@ -90,3 +90,77 @@ func TestRunReportAndGrid(t *testing.T) {
 		t.Error("grid lacks the second run's column")
 	}
 }
+
+// The leader-migration scenario leaves leader-migration/timeline.svg (and
+// the timeline.json it is drawn from); the report links them in a section
+// of their own, and says so where there is none.
+func TestRunReportLinksLeaderMigrationTimeline(t *testing.T) {
+	dir := t.TempDir()
+	writeRun(t, dir, "fake")
+	page, err := WriteRunReport(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html, _ := os.ReadFile(page)
+	if !strings.Contains(string(html), `<p id="timelines">No timeline in this run`) {
+		t.Errorf("a run without a timeline must say so in the timeline section:\n%s", html)
+	}
+
+	for _, f := range []string{"leader-migration/timeline.svg", "leader-migration/timeline.json", "leader-migration/v1.30-to-v1.31/timeline.svg", "other/timeline.svg"} {
+		p := filepath.Join(dir, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("<svg/>"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := WriteRunReport(dir); err != nil {
+		t.Fatal(err)
+	}
+	html, _ = os.ReadFile(page)
+	_, section, _ := strings.Cut(string(html), `<ul id="timelines">`)
+	section, _, _ = strings.Cut(section, "</ul>")
+	for _, want := range []string{
+		`<a href="leader-migration/timeline.svg">leader-migration/timeline.svg</a> (<a href="leader-migration/timeline.json">data</a>)`,
+		`<a href="leader-migration/v1.30-to-v1.31/timeline.svg">`,
+	} {
+		if !strings.Contains(section, want) {
+			t.Errorf("timeline section lacks %q:\n%s", want, section)
+		}
+	}
+	if strings.Contains(section, "other/timeline.svg") || strings.Contains(section, "v1.30-to-v1.31/timeline.json") {
+		t.Errorf("timeline section links what is not a leader-migration timeline:\n%s", section)
+	}
+}
+
+// Ginkgo's bare "skipped" marks a spec the filters left out; only a Skip in
+// the spec gives a reason. The report counts the specs left out but does
+// not list them, so that a filtered run's few results are at the top.
+func TestReadRunNotSelected(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "junit_01.xml"), []byte(`<testsuites><testsuite>
+<testcase name="[It] a route spec [route]"><skipped message="skipped"></skipped></testcase>
+<testcase name="[It] b [datapath] needs nodes [datapath]"><skipped message="skipped - needs real nodes"></skipped></testcase>
+</testsuite></testsuites>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := ReadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Cases) != 2 || !r.Cases[0].NotSelected() || r.Cases[1].NotSelected() || r.Cases[1].Message != "needs real nodes" {
+		t.Errorf("cases %+v, want the first left out by the filters, the second skipped with its reason", r.Cases)
+	}
+	if len(r.Cases[1].Tags) != 1 || r.Cases[1].Tags[0] != "datapath" {
+		t.Errorf("tags %q, want a label the text repeats once", r.Cases[1].Tags)
+	}
+	page, err := WriteRunReport(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html, _ := os.ReadFile(page)
+	if strings.Contains(string(html), "a route spec") || !strings.Contains(string(html), `<span id="skipped">1 skipped</span><span id="notselected">1 not selected</span>`) || !strings.Contains(string(html), "needs real nodes") {
+		t.Errorf("report of a filtered run:\n%s", html)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -47,6 +48,9 @@ var tagRe = regexp.MustCompile(`\[([a-z0-9:-]+)\]`)
 // metadata.json and started.json of an artifacts folder.
 func ReadRun(dir string) (*Run, error) {
 	r := &Run{Dir: dir, Metadata: map[string]string{}}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("%s is not a folder (give a run's artifacts folder, the --artifacts or $ARTIFACTS it wrote to)", dir)
+	}
 	if data, err := os.ReadFile(filepath.Join(dir, "metadata.json")); err == nil {
 		_ = json.Unmarshal(data, &r.Metadata)
 	}
@@ -54,9 +58,9 @@ func ReadRun(dir string) (*Run, error) {
 	if data, err := os.ReadFile(filepath.Join(dir, "started.json")); err == nil && json.Unmarshal(data, &st) == nil {
 		r.Started = time.Unix(st.Timestamp, 0)
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, "junit*.xml"))
+	files := junitFiles(dir)
 	if len(files) == 0 {
-		return nil, fmt.Errorf("no junit*.xml in %s: not the artifacts of a run", dir)
+		return nil, fmt.Errorf("no junit*.xml in %s: not a run's artifacts folder (give the --artifacts or $ARTIFACTS a run wrote to)", dir)
 	}
 	for _, f := range files {
 		cases, err := readJUnit(f)
@@ -111,20 +115,47 @@ func readJUnit(path string) ([]Case, error) {
 		}
 		c := Case{Name: strings.TrimSpace(strings.TrimPrefix(jc.Name, "[It]")), Outcome: Passed, Duration: time.Duration(jc.Time * float64(time.Second))}
 		for _, m := range tagRe.FindAllStringSubmatch(c.Name, -1) {
-			c.Tags = append(c.Tags, m[1])
+			// A label the spec's text also carries appears twice.
+			if !slices.Contains(c.Tags, m[1]) {
+				c.Tags = append(c.Tags, m[1])
+			}
 		}
 		switch {
 		case jc.Failure != nil:
-			c.Outcome, c.Message, c.Detail = Failed, jc.Failure.Message, jc.Failure.Body
+			c.Outcome, c.Message, c.Detail = Failed, failureMessage(jc.Failure.Message, jc.Failure.Body), jc.Failure.Body
 		case jc.Error != nil:
-			c.Outcome, c.Message, c.Detail = Failed, jc.Error.Message, jc.Error.Body
+			c.Outcome, c.Message, c.Detail = Failed, failureMessage(jc.Error.Message, jc.Error.Body), jc.Error.Body
 		case jc.Skipped != nil:
-			c.Outcome, c.Message = Skipped, strings.TrimPrefix(jc.Skipped.Message, "skipped - ")
+			// Ginkgo writes "skipped - <reason>" for a Skip in the spec,
+			// and a bare "skipped" for a spec the filters left out.
+			c.Outcome, c.Message = Skipped, strings.TrimPrefix(strings.TrimPrefix(jc.Skipped.Message, "skipped"), " - ")
 		}
 		out = append(out, c)
 	}
 	return out, nil
 }
+
+// ginkgoFailure is how Ginkgo begins a failure body: the state, the
+// message, then where it failed.
+var ginkgoFailure = regexp.MustCompile(`(?s)^\[[A-Z]+\] (.*?)\nIn \[`)
+
+// failureMessage is the message attribute or, where the e2e framework left
+// it empty (so that tools which join attribute and body do not show the
+// message twice), the message Ginkgo put at the top of the body.
+func failureMessage(attr, body string) string {
+	if attr != "" {
+		return attr
+	}
+	if m := ginkgoFailure.FindStringSubmatch(body); m != nil {
+		return m[1]
+	}
+	first, _, _ := strings.Cut(strings.TrimSpace(body), "\n")
+	return first
+}
+
+// NotSelected reports whether the label filter or focus left the spec out:
+// Ginkgo lists it as skipped, without a reason.
+func (c Case) NotSelected() bool { return c.Outcome == Skipped && c.Message == "" }
 
 // Counts returns how many specs passed, failed and were skipped.
 func (r *Run) Counts() (passed, failed, skipped int) {
@@ -139,4 +170,18 @@ func (r *Run) Counts() (passed, failed, skipped int) {
 		}
 	}
 	return
+}
+
+// junitFiles are the non-empty junit*.xml files of a run's folder: a tool
+// that writes its JUnit when it exits (kubetest2's junit_runner.xml) leaves
+// an empty file there meanwhile.
+func junitFiles(dir string) []string {
+	files, _ := filepath.Glob(filepath.Join(dir, "junit*.xml"))
+	var out []string
+	for _, f := range files {
+		if st, err := os.Stat(f); err == nil && st.Size() > 0 {
+			out = append(out, f)
+		}
+	}
+	return out
 }

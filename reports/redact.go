@@ -11,18 +11,32 @@ import (
 // Redacted replaces a secret in artifacts.
 const Redacted = "[REDACTED]"
 
+// secretValue is what follows a secret's name. It ends where a quote,
+// comma, brace or whitespace ends it in a log line, and also at an XML
+// character reference ("&#xA;" is a newline in a JUnit body), so that the
+// next line survives. An already redacted value matches as itself, so
+// redacting twice changes nothing.
+var secretValue = `(?:` + regexp.QuoteMeta(Redacted) + `|(?:[^\s"',}&]|&[^#\s"',}])+)`
+
 // Patterns that are secret whatever the cloud: PEM private keys, bearer
 // tokens in headers, and password-like settings in logged configuration.
 var secretPatterns = []*regexp.Regexp{
 	regexp.MustCompile(`(?s)-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----`),
-	regexp.MustCompile(`(?i)(authorization:\s*bearer\s+)[^\s"']+`),
-	regexp.MustCompile(`(?i)((?:password|passwd|secret|token)["']?\s*[:=]\s*["']?)[^\s"',}]+`),
+	regexp.MustCompile(`(?i)(authorization:\s*bearer\s+)` + secretValue),
+	regexp.MustCompile(`(?i)((?:password|passwd|secret|token)` + quote + `?\s*[:=]\s*` + quote + `?)` + secretValue),
 }
 
-// Redact rewrites every file under dir, replacing each of secrets (values
-// the run knows to be secret, such as cloud credentials) and anything
-// matching the secret patterns. It returns how many files it changed.
-func Redact(dir string, secrets []string) (int, error) {
+// quote is a quote as it appears in a log line or escaped in XML.
+const quote = `(?:["']|&#34;|&#39;|&quot;|&apos;)`
+
+// RedactText replaces each of secrets, and anything matching the secret
+// patterns, in one piece of text, such as a log excerpt bound for a
+// report.
+func RedactText(text string, secrets []string) string {
+	return string(redact([]byte(text), knownSecrets(secrets)))
+}
+
+func knownSecrets(secrets []string) [][]byte {
 	var known [][]byte
 	for _, s := range secrets {
 		// Too short a value would blank out ordinary words.
@@ -30,6 +44,25 @@ func Redact(dir string, secrets []string) (int, error) {
 			known = append(known, []byte(s))
 		}
 	}
+	return known
+}
+
+func redact(data []byte, known [][]byte) []byte {
+	out := data
+	for _, k := range known {
+		out = bytes.ReplaceAll(out, k, []byte(Redacted))
+	}
+	for _, re := range secretPatterns {
+		out = re.ReplaceAll(out, []byte("${1}"+Redacted))
+	}
+	return out
+}
+
+// Redact rewrites every file under dir, replacing each of secrets (values
+// the run knows to be secret, such as cloud credentials) and anything
+// matching the secret patterns. It returns how many files it changed.
+func Redact(dir string, secrets []string) (int, error) {
+	known := knownSecrets(secrets)
 	changed := 0
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !d.Type().IsRegular() {
@@ -39,13 +72,7 @@ func Redact(dir string, secrets []string) (int, error) {
 		if err != nil {
 			return err
 		}
-		out := data
-		for _, k := range known {
-			out = bytes.ReplaceAll(out, k, []byte(Redacted))
-		}
-		for _, re := range secretPatterns {
-			out = re.ReplaceAll(out, []byte("${1}"+Redacted))
-		}
+		out := redact(data, known)
 		if bytes.Equal(out, data) {
 			return nil
 		}

@@ -50,3 +50,36 @@ func TestRedact(t *testing.T) {
 		t.Errorf("clean file changed: %q", data)
 	}
 }
+
+// A JUnit body holds log lines with their newlines as "&#xA;": redaction
+// stops there, so the line after a secret stays whole, and redacting twice
+// (an excerpt is redacted before it reaches the JUnit file, which is
+// redacted again with every artifact) changes nothing more.
+func TestRedactXMLEscapedAndTwice(t *testing.T) {
+	const planted = "planted-s3cret-value"
+	excerpt := RedactText("E1121 cloud: 401 token="+planted+"\nE1122 next line\n", []string{"known-secret-1"})
+	if excerpt != "E1121 cloud: 401 token="+Redacted+"\nE1122 next line\n" {
+		t.Errorf("RedactText: %q", excerpt)
+	}
+	if got := RedactText("password: known-secret-1 and again known-secret-1", []string{"known-secret-1"}); strings.Contains(got, "known-secret-1") {
+		t.Errorf("RedactText left a known secret: %q", got)
+	}
+
+	dir := t.TempDir()
+	body := `<failure message="" type="failed">[FAILED] x&#xA;E1121 401 token=` + planted + `&#xA;E1122 401 token=` + Redacted + `&#xA;E1123 password=&#34;` + planted + `&#34; ok</failure>`
+	path := filepath.Join(dir, "junit_01.xml")
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Redact(dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(path)
+	want := `<failure message="" type="failed">[FAILED] x&#xA;E1121 401 token=` + Redacted + `&#xA;E1122 401 token=` + Redacted + `&#xA;E1123 password=&#34;` + Redacted + `&#34; ok</failure>`
+	if string(got) != want {
+		t.Errorf("redacted JUnit:\n%s\nwant\n%s", got, want)
+	}
+	if n, err := Redact(dir, nil); err != nil || n != 0 {
+		t.Errorf("a second redaction changed %d files (%v)", n, err)
+	}
+}

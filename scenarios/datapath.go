@@ -23,15 +23,11 @@ import (
 // to pods, so they need nodes that run pods: they skip on runtimes whose
 // nodes are simulated. Backends are the e2e framework's agnhost netexec
 // pods (HTTP and UDP on port 80), made by its service test jig.
-var _ = framework.Describe("LoadBalancer data path", func() {
+var _ = framework.Describe("LoadBalancer data path", Needs(providers.LoadBalancers, NeedDataPlane), func() {
 	f := framework.NewDefaultFramework("datapath")
 	dp := framework.WithLabel("datapath")
 
 	ginkgo.BeforeEach(func(ctx context.Context) {
-		requireCapability(providers.LoadBalancers)
-		if !env().Cluster.DataPlane {
-			ginkgo.Skip("needs real nodes: this runtime's nodes are simulated and run no pods")
-		}
 		deferLeakCheck(f.ClientSet)
 	})
 

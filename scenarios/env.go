@@ -5,7 +5,7 @@
 package scenarios
 
 import (
-	"fmt"
+	"context"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -21,6 +21,19 @@ type Env struct {
 	// InitialNodesInitialized is how long after registration the CCM had
 	// initialized the cluster's first nodes; 0 if it was not measured.
 	InitialNodesInitialized time.Duration
+	// ArtifactsDir is where specs leave files for people ($ARTIFACTS).
+	ArtifactsDir string
+	// DryRun skips every spec with the reason it would be skipped, or
+	// DryRunWouldRun.
+	DryRun bool
+	// NewCluster brings up another cluster of the same runtime and
+	// profile, with the given managers, for specs that need a control
+	// plane of their own; down removes it. Nil where the suite cannot.
+	NewCluster func(ctx context.Context, managers []cluster.ManagerSpec) (c *cluster.Cluster, down func(context.Context) error, err error)
+	// LeaderMigration is the user's LeaderMigrationConfiguration for the
+	// leader-migration specs, and CCMLeaderMigration one for the CCMs
+	// alone; nil means the harness's own.
+	LeaderMigration, CCMLeaderMigration []byte
 }
 
 // Timeouts bound the waits of the specs.
@@ -61,33 +74,25 @@ func env() *Env {
 	return current
 }
 
-// requireCapability skips the spec unless the provider claims c.
-func requireCapability(c providers.Capability) {
-	p := env().Cluster.Profile
-	if !p.Has(c) {
-		ginkgo.Skip(fmt.Sprintf("provider %s does not claim %q (it claims %s)", p.Name, c, p.Capabilities))
-	}
-}
-
-// nodePool returns the pool or skips: some runtimes cannot add nodes.
+// nodePool returns the pool; a spec that uses it says Needs(NeedNodePool).
 func nodePool() cluster.NodePool {
 	e := env()
 	if e.Cluster.Nodes == nil {
-		ginkgo.Skip(fmt.Sprintf("the cluster cannot add or power nodes (provider %s has no instance control here)", e.Cluster.Profile.Name))
+		ginkgo.Skip(unmet(NeedNodePool, FeaturesOf(e), false))
 	}
 	return e.Cluster.Nodes
 }
 
-// inspector returns the cloud's inspector or skips, naming what could not
-// be checked.
-func inspector(what string) providers.Inspector {
+// inspector returns the cloud's inspector; a spec that uses it says
+// Needs(NeedInspector).
+func inspector() providers.Inspector {
 	e := env()
 	var insp providers.Inspector
 	if e.Cluster.Cloud != nil {
 		insp = e.Cluster.Cloud.Inspector()
 	}
 	if insp == nil {
-		ginkgo.Skip(fmt.Sprintf("provider %s has no cloud inspector, so %s cannot be compared with the cloud", e.Cluster.Profile.Name, what))
+		ginkgo.Skip(unmet(NeedInspector, FeaturesOf(e), false))
 	}
 	return insp
 }

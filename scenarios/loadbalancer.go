@@ -18,16 +18,15 @@ import (
 	"sigs.k8s.io/ccm-harness/providers"
 )
 
-var _ = framework.Describe("LoadBalancer Services", func() {
+var _ = framework.Describe("LoadBalancer Services", Needs(providers.LoadBalancers), func() {
 	f := framework.NewDefaultFramework("loadbalancer")
 	lb := framework.WithLabel("loadbalancer")
 
 	ginkgo.BeforeEach(func(ctx context.Context) {
-		requireCapability(providers.LoadBalancers)
 		deferLeakCheck(f.ClientSet)
 	})
 
-	framework.It("provisions a TCP load balancer with the Service's ports, every eligible node as backend, and the cleanup finalizer", lb, func(ctx context.Context) {
+	framework.It("provisions a TCP load balancer with the Service's ports, every eligible node as backend, and the cleanup finalizer", lb, Needs(LateLBInspector), func(ctx context.Context) {
 		start := time.Now()
 		s := createService(ctx, f.ClientSet, f.Namespace.Name, tcp(80))
 		s = waitService(ctx, f.ClientSet, s, "an ingress IP and the cleanup finalizer", ServiceChecks(HasIngress, HasFinalizer(true)))
@@ -36,19 +35,19 @@ var _ = framework.Describe("LoadBalancer Services", func() {
 		expectCloudLoadBalancer(ctx, f.ClientSet, s)
 	})
 
-	framework.It("serves UDP", lb, func(ctx context.Context) {
+	framework.It("serves UDP", lb, Needs(LateLBInspector), func(ctx context.Context) {
 		s := createService(ctx, f.ClientSet, f.Namespace.Name, udp(53))
 		s = waitService(ctx, f.ClientSet, s, "an ingress IP", HasIngress)
 		expectCloudLoadBalancer(ctx, f.ClientSet, s)
 	})
 
-	framework.It("serves TCP and UDP on the same port in one Service", lb, func(ctx context.Context) {
+	framework.It("serves TCP and UDP on the same port in one Service", lb, Needs(LateLBInspector), func(ctx context.Context) {
 		s := createService(ctx, f.ClientSet, f.Namespace.Name, tcp(53), udp(53))
 		s = waitService(ctx, f.ClientSet, s, "an ingress IP", HasIngress)
 		expectCloudLoadBalancer(ctx, f.ClientSet, s)
 	})
 
-	framework.It("follows a changed port and node port, keeping the ingress IP", lb, func(ctx context.Context) {
+	framework.It("follows a changed port and node port, keeping the ingress IP", lb, Needs(LateLBInspector), func(ctx context.Context) {
 		s := createService(ctx, f.ClientSet, f.Namespace.Name, tcp(80))
 		s = waitService(ctx, f.ClientSet, s, "an ingress IP", HasIngress)
 		ip := s.Status.LoadBalancer.Ingress[0].IP
@@ -70,7 +69,7 @@ var _ = framework.Describe("LoadBalancer Services", func() {
 		})
 	})
 
-	framework.It("updates the backends when nodes join, leave, or are excluded", lb, func(ctx context.Context) {
+	framework.It("updates the backends when nodes join, leave, or are excluded", lb, Needs(LateLBInspector, NeedNodePool), func(ctx context.Context) {
 		pool := nodePool()
 		s := createService(ctx, f.ClientSet, f.Namespace.Name, tcp(80))
 		s = waitService(ctx, f.ClientSet, s, "an ingress IP", HasIngress)
@@ -97,7 +96,7 @@ var _ = framework.Describe("LoadBalancer Services", func() {
 		expectCloudLoadBalancer(ctx, f.ClientSet, s)
 	})
 
-	framework.It("health-checks the healthCheckNodePort with externalTrafficPolicy=Local", lb, func(ctx context.Context) {
+	framework.It("health-checks the healthCheckNodePort with externalTrafficPolicy=Local", lb, Needs(LateLBInspector), func(ctx context.Context) {
 		s := newService(f.Namespace.Name, tcp(80))
 		s.Spec.ExternalTrafficPolicy = v1.ServiceExternalTrafficPolicyLocal
 		s = create(ctx, f.ClientSet, s)
@@ -108,7 +107,7 @@ var _ = framework.Describe("LoadBalancer Services", func() {
 		expectCloudLoadBalancer(ctx, f.ClientSet, s)
 	})
 
-	framework.It("hands loadBalancerSourceRanges to the cloud", lb, func(ctx context.Context) {
+	framework.It("hands loadBalancerSourceRanges to the cloud", lb, Needs(LateLBInspector), func(ctx context.Context) {
 		s := newService(f.Namespace.Name, tcp(80))
 		s.Spec.LoadBalancerSourceRanges = []string{"127.0.0.1/32", "127.0.100.0/24"}
 		s = create(ctx, f.ClientSet, s)
@@ -116,7 +115,7 @@ var _ = framework.Describe("LoadBalancer Services", func() {
 		expectCloudLoadBalancer(ctx, f.ClientSet, s)
 	})
 
-	framework.It("provisions without node ports when allocateLoadBalancerNodePorts=false", lb, func(ctx context.Context) {
+	framework.It("provisions without node ports when allocateLoadBalancerNodePorts=false", lb, Needs(LateLBInspector), func(ctx context.Context) {
 		s := newService(f.Namespace.Name, tcp(80))
 		s.Spec.AllocateLoadBalancerNodePorts = new(false)
 		s = create(ctx, f.ClientSet, s)
@@ -145,7 +144,7 @@ var _ = framework.Describe("LoadBalancer Services", func() {
 		}
 	})
 
-	framework.It("removes the load balancer, ingress and finalizer when the type changes to ClusterIP", lb, func(ctx context.Context) {
+	framework.It("removes the load balancer, ingress and finalizer when the type changes to ClusterIP", lb, Needs(LateLBInspector), func(ctx context.Context) {
 		s := createService(ctx, f.ClientSet, f.Namespace.Name, tcp(80))
 		s = waitService(ctx, f.ClientSet, s, "an ingress IP", HasIngress)
 		s = updateService(ctx, f.ClientSet, s, func(s *v1.Service) {
@@ -158,11 +157,8 @@ var _ = framework.Describe("LoadBalancer Services", func() {
 		expectNoCloudLoadBalancer(ctx, s)
 	})
 
-	framework.It("reports a failed creation as an event and retries until the cloud recovers", lb, func(ctx context.Context) {
-		fi, ok := env().Cluster.Cloud.(providers.FaultInjector)
-		if !ok {
-			ginkgo.Skip(fmt.Sprintf("provider %s cannot inject cloud faults", env().Cluster.Profile.Name))
-		}
+	framework.It("reports a failed creation as an event and retries until the cloud recovers", lb, Needs(LateLBInspector, NeedFaults), func(ctx context.Context) {
+		fi := env().Cluster.Cloud.(providers.FaultInjector)
 		const msg = "injected by the harness: load balancer quota exceeded"
 		clear, err := fi.Fail(ctx, providers.OpEnsureLoadBalancer, msg)
 		framework.ExpectNoError(err)
@@ -178,7 +174,7 @@ var _ = framework.Describe("LoadBalancer Services", func() {
 		expectCloudLoadBalancer(ctx, f.ClientSet, s)
 	})
 
-	framework.It("removes the cloud load balancer when the Service is deleted", lb, func(ctx context.Context) {
+	framework.It("removes the cloud load balancer when the Service is deleted", lb, Needs(LateLBInspector), func(ctx context.Context) {
 		s := createService(ctx, f.ClientSet, f.Namespace.Name, tcp(80))
 		s = waitService(ctx, f.ClientSet, s, "an ingress IP", HasIngress)
 		expectCloudLoadBalancer(ctx, f.ClientSet, s)
@@ -287,7 +283,7 @@ func lbInspector() (providers.LoadBalancerInspector, bool) {
 func expectCloudLoadBalancer(ctx context.Context, cs kubernetes.Interface, s *v1.Service) {
 	insp, ok := lbInspector()
 	if !ok {
-		ginkgo.Skip(fmt.Sprintf("cloud-side checks skipped: provider %s has no load balancer inspector (the Service's status was checked)", env().Cluster.Profile.Name))
+		ginkgo.Skip(lateLBReason(env().Cluster.Profile.Name))
 	}
 	framework.ExpectNoError(WaitForCloud(ctx, env().Timeouts.LoadBalancer, "the cloud load balancer to match Service "+s.Namespace+"/"+s.Name,
 		func(ctx context.Context) error {
@@ -314,7 +310,7 @@ func expectCloudLoadBalancer(ctx context.Context, cs kubernetes.Interface, s *v1
 func expectNoCloudLoadBalancer(ctx context.Context, s *v1.Service) {
 	insp, ok := lbInspector()
 	if !ok {
-		ginkgo.Skip(fmt.Sprintf("cloud-side checks skipped: provider %s has no load balancer inspector (the Service's status was checked)", env().Cluster.Profile.Name))
+		ginkgo.Skip(lateLBReason(env().Cluster.Profile.Name))
 	}
 	framework.ExpectNoError(WaitForCloud(ctx, env().Timeouts.LoadBalancer, "the cloud load balancer of Service "+s.Namespace+"/"+s.Name+" to be deleted",
 		func(ctx context.Context) error {

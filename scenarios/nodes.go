@@ -21,8 +21,7 @@ import (
 var _ = framework.Describe("Nodes", func() {
 	f := framework.NewDefaultFramework("nodes")
 
-	framework.It("removes the uninitialized taint from every node", framework.WithLabel("node-init"), func(ctx context.Context) {
-		requireCapability(providers.Instances)
+	framework.It("removes the uninitialized taint from every node", framework.WithLabel("node-init"), Needs(providers.Instances), func(ctx context.Context) {
 		e := env()
 		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, e.Timeouts.NodeInit, "the CCM to initialize every node", nil, nodewait.Initialized))
 		if e.InitialNodesInitialized > 0 {
@@ -30,8 +29,7 @@ var _ = framework.Describe("Nodes", func() {
 		}
 	})
 
-	framework.It("initializes a node that joins after the CCM started", framework.WithLabel("node-init"), func(ctx context.Context) {
-		requireCapability(providers.Instances)
+	framework.It("initializes a node that joins after the CCM started", framework.WithLabel("node-init"), Needs(providers.Instances, NeedNodePool), func(ctx context.Context) {
 		pool := nodePool()
 		name := "join-" + rand.String(5)
 		start := time.Now()
@@ -42,21 +40,16 @@ var _ = framework.Describe("Nodes", func() {
 		ginkgo.AddReportEntry("joining node initialized after registration", latency.Round(time.Millisecond).String())
 	})
 
-	framework.It("sets spec.providerID with the provider's scheme, as the cloud reports it", framework.WithLabel("provider-id"), func(ctx context.Context) {
-		requireCapability(providers.Instances)
+	framework.It("sets spec.providerID with the provider's scheme, as the cloud reports it", framework.WithLabel("provider-id"), Needs(providers.Instances), func(ctx context.Context) {
 		e := env()
 		cloud := cloudInstances(ctx, f.ClientSet, false)
 		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, e.Timeouts.NodeInit, "spec.providerID on every node",
 			nil, ProviderIDFromCloud(e.Cluster.Profile.ProviderIDScheme, cloud)))
 	})
 
-	framework.It("keeps spec.providerID across a CCM restart", framework.WithLabel("provider-id"), func(ctx context.Context) {
-		requireCapability(providers.Instances)
+	framework.It("keeps spec.providerID across a CCM restart", framework.WithLabel("provider-id"), Needs(providers.Instances, NeedRestart), func(ctx context.Context) {
 		e := env()
 		ccm := e.Cluster.Manager(cluster.CloudControllerManager)
-		if ccm == nil {
-			ginkgo.Skip("the runtime cannot restart the CCM")
-		}
 		scheme := e.Cluster.Profile.ProviderIDScheme
 		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, e.Timeouts.NodeInit, "spec.providerID on every node", nil, ProviderIDFromCloud(scheme, nil)))
 		before := providerIDs(ctx, f.ClientSet)
@@ -78,16 +71,14 @@ var _ = framework.Describe("Nodes", func() {
 		}
 	})
 
-	framework.It("sets the addresses the cloud reports, with a Hostname", framework.WithLabel("node-address"), func(ctx context.Context) {
-		requireCapability(providers.Instances)
+	framework.It("sets the addresses the cloud reports, with a Hostname", framework.WithLabel("node-address"), Needs(providers.Instances, NeedInspector), func(ctx context.Context) {
 		cloud := cloudInstances(ctx, f.ClientSet, true)
 		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, env().Timeouts.NodeInit, "node addresses to match the cloud", nil, AddressesFromCloud(cloud)))
 	})
 
-	framework.It("honours the alpha.kubernetes.io/provided-node-ip annotation", framework.WithLabel("node-address"), func(ctx context.Context) {
-		requireCapability(providers.Instances)
+	framework.It("honours the alpha.kubernetes.io/provided-node-ip annotation", framework.WithLabel("node-address"), Needs(providers.Instances, NeedNodePool, NeedInspector), func(ctx context.Context) {
 		pool := nodePool()
-		insp := inspector("a provided node IP")
+		insp := inspector()
 		name := "nodeip-" + rand.String(5)
 		var provided string
 		internal := 0
@@ -114,16 +105,14 @@ var _ = framework.Describe("Nodes", func() {
 			[]string{name}, ProvidedNodeIPHonoured(provided, inst)))
 	})
 
-	framework.It("labels the instance type the cloud reports", framework.WithLabel("instance-type"), func(ctx context.Context) {
-		requireCapability(providers.Instances)
+	framework.It("labels the instance type the cloud reports", framework.WithLabel("instance-type"), Needs(providers.Instances, NeedInspector), func(ctx context.Context) {
 		cloud := cloudInstances(ctx, f.ClientSet, true)
 		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, env().Timeouts.NodeInit, "instance-type labels to match the cloud", nil,
 			LabelsFromCloud(cloud, "instance type", func(i providers.Instance) string { return i.InstanceType },
 				v1.LabelInstanceTypeStable, v1.LabelInstanceType)))
 	})
 
-	framework.It("labels the zone and region the cloud reports", framework.WithLabel("zone"), func(ctx context.Context) {
-		requireCapability(providers.Zones)
+	framework.It("labels the zone and region the cloud reports", framework.WithLabel("zone"), Needs(providers.Zones, NeedInspector), func(ctx context.Context) {
 		cloud := cloudInstances(ctx, f.ClientSet, true)
 		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, env().Timeouts.NodeInit, "zone and region labels to match the cloud", nil,
 			All(
@@ -132,8 +121,7 @@ var _ = framework.Describe("Nodes", func() {
 			)))
 	})
 
-	framework.It("taints the NotReady node of a stopped instance as shut down, and untaints it when it runs again", framework.WithLabel("node-lifecycle"), func(ctx context.Context) {
-		requireCapability(providers.NodeLifecycle)
+	framework.It("taints the NotReady node of a stopped instance as shut down, and untaints it when it runs again", framework.WithLabel("node-lifecycle"), Needs(providers.NodeLifecycle, NeedNodePool), func(ctx context.Context) {
 		pool := nodePool()
 		e := env()
 		name := "stop-" + rand.String(5)
@@ -151,8 +139,7 @@ var _ = framework.Describe("Nodes", func() {
 			[]string{name}, All(ReadyIs(true), Tainted(ShutdownTaint, false))))
 	})
 
-	framework.It("deletes the NotReady node of a terminated instance", framework.WithLabel("node-lifecycle"), func(ctx context.Context) {
-		requireCapability(providers.NodeLifecycle)
+	framework.It("deletes the NotReady node of a terminated instance", framework.WithLabel("node-lifecycle"), Needs(providers.NodeLifecycle, NeedNodePool), func(ctx context.Context) {
 		pool := nodePool()
 		e := env()
 		name := "term-" + rand.String(5)
@@ -180,7 +167,7 @@ func cloudInstances(ctx context.Context, cs kubernetes.Interface, required bool)
 	e := env()
 	if e.Cluster.Cloud == nil || e.Cluster.Cloud.Inspector() == nil {
 		if required {
-			inspector("what the CCM set")
+			inspector()
 		}
 		return nil
 	}

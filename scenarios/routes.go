@@ -17,27 +17,26 @@ import (
 	"sigs.k8s.io/ccm-harness/providers"
 )
 
-var _ = framework.Describe("Routes", func() {
+var _ = framework.Describe("Routes", Needs(providers.Routes), func() {
 	f := framework.NewDefaultFramework("routes")
 	route := framework.WithLabel("route")
 
 	ginkgo.BeforeEach(func(ctx context.Context) {
-		requireCapability(providers.Routes)
 		deferLeakCheck(f.ClientSet)
 	})
 
-	framework.It("creates a route to every node's pod CIDR and marks the node's network available", route, func(ctx context.Context) {
+	framework.It("creates a route to every node's pod CIDR and marks the node's network available", route, Needs(LateRouteInspector), func(ctx context.Context) {
 		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, env().Timeouts.LoadBalancer, "NetworkUnavailable=False (RouteCreated) on every node with a pod CIDR", nil, RouteCreated))
 		expectRoutes(ctx, f.ClientSet)
 	})
 
-	framework.It("removes a deleted node's route and recreates one deleted behind the CCM's back", route, func(ctx context.Context) {
+	framework.It("removes a deleted node's route and recreates one deleted behind the CCM's back", route, Needs(NeedNodePool, LateRouteInspector), func(ctx context.Context) {
 		pool := nodePool()
-		insp := routeInspector()
 		name := "route-" + rand.String(5)
 		addNode(ctx, pool, name)
 		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, env().Timeouts.LoadBalancer, "the new node's route", []string{name}, RouteCreated))
 		expectRoutes(ctx, f.ClientSet)
+		insp := routeInspector()
 
 		if t, ok := env().Cluster.Cloud.Inspector().(providers.RouteTamperer); ok {
 			routes, err := insp.Routes(ctx)
@@ -123,7 +122,7 @@ func routeInspector() providers.RouteInspector {
 			return insp
 		}
 	}
-	ginkgo.Skip(fmt.Sprintf("cloud-side checks skipped: provider %s has no route inspector (the nodes' conditions were checked)", env().Cluster.Profile.Name))
+	ginkgo.Skip(lateRouteReason(env().Cluster.Profile.Name))
 	return nil
 }
 

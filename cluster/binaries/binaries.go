@@ -11,20 +11,31 @@
 package binaries
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"go/parser"
+	"go/token"
+	"go/version"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"golang.org/x/mod/modfile"
+	"golang.org/x/mod/module"
+
+	"sigs.k8s.io/ccm-harness/cluster/oci"
 )
 
 // ModulePath is this repository's module, whose own components are built
@@ -45,17 +56,50 @@ type Component struct {
 	// Version is the module version to build; empty for the pinned
 	// default. Set it with At.
 	Version string
+	// Sources, set for a component of this repository built against an
+	// older release of Module (ReleaseVersions), are the directories of
+	// this repository copied into the module generated for its build.
+	Sources []string
+	// Image, if set, is a container image whose entrypoint is the
+	// executable (see cluster/oci): nothing is built, the image is
+	// unpacked.
+	Image string
+	// Path, if set, is a ready-made executable: nothing is built.
+	Path string
 }
 
 // String names the component and the version it is built from.
 func (c Component) String() string { return describe([]Component{c}) }
+
+// WithImage is c run from a container image instead.
+func (c Component) WithImage(ref string) Component {
+	return Component{Name: c.Name, Image: ref}
+}
 
 // version is the module version c is built from.
 func (c Component) version() string {
 	if c.Version != "" {
 		return c.Version
 	}
-	return ModuleVersion(c.Module)
+	if vs := c.pinned(); len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
+}
+
+// pinned are the versions of c's module c may be built from, the default
+// first.
+func (c Component) pinned() []string {
+	if len(c.Sources) > 0 {
+		return ReleaseVersions[c.Module]
+	}
+	return PinnedVersions(c.Module)
+}
+
+// ownModule reports whether c is built in a module generated for it.
+func (c Component) ownModule() bool {
+	_, own := OwnModuleVersions[c.Module]
+	return own || len(c.Sources) > 0
 }
 
 // At is c built from another pinned version of its module; "" keeps the
@@ -67,7 +111,7 @@ func (c Component) At(version string) (Component, error) {
 	if c.Module == ModulePath {
 		return Component{}, fmt.Errorf("%s is built from this repository and has no other version than its source (drop the version %s)", c.Name, version)
 	}
-	if pinned := PinnedVersions(c.Module); !slices.Contains(pinned, version) {
+	if pinned := c.pinned(); !slices.Contains(pinned, version) {
 		return Component{}, fmt.Errorf("%s: version %s of %s is not pinned (pinned: %s; add it to cluster/binaries/versions.go)", c.Name, version, c.Module, strings.Join(pinned, ", "))
 	}
 	c.Version = version
@@ -77,17 +121,35 @@ func (c Component) At(version string) (Component, error) {
 // The components the local runtime and the providers use.
 var (
 	Etcd                  = Component{Name: "etcd", Module: "go.etcd.io/etcd/server/v3", Package: ModulePath + "/cmd/etcd"}
-	KubeAPIServer         = Component{Name: "kube-apiserver", Module: "k8s.io/kubernetes", Package: "k8s.io/kubernetes/cmd/kube-apiserver", VersionLDFlags: kubeVersion}
-	KubeControllerManager = Component{Name: "kube-controller-manager", Module: "k8s.io/kubernetes", Package: "k8s.io/kubernetes/cmd/kube-controller-manager", VersionLDFlags: kubeVersion}
+	KubeAPIServer         = Component{Name: "kube-apiserver", Module: "k8s.io/kubernetes", Package: "k8s.io/kubernetes/cmd/kube-apiserver", VersionLDFlags: KubeVersion}
+	KubeControllerManager = Component{Name: "kube-controller-manager", Module: "k8s.io/kubernetes", Package: "k8s.io/kubernetes/cmd/kube-controller-manager", VersionLDFlags: KubeVersion}
 	Kwok                  = Component{Name: "kwok", Module: "sigs.k8s.io/kwok", Package: "sigs.k8s.io/kwok/cmd/kwok"}
 	FakeCloud             = Component{Name: "fakecloud", Module: ModulePath, Package: ModulePath + "/fakecloud/cmd/fakecloud"}
 	FakeCloudCCM          = Component{Name: "fakecloud-ccm", Module: ModulePath, Package: ModulePath + "/fakecloud/cmd/fakecloud-ccm", VersionLDFlags: func(string) []string {
 		// The CCM is built on k8s.io/cloud-provider of the same release as
 		// the control plane; report that rather than "v0.0.0-master".
-		return kubeVersion(ModuleVersion("k8s.io/kubernetes"))
+		return KubeVersion(ModuleVersion("k8s.io/kubernetes"))
 	}}
 	// VCSim is govmomi's vCenter simulator, served for the vSphere provider.
 	VCSim = Component{Name: "vcsim", Module: ModulePath, Package: ModulePath + "/providers/vsphere/cmd/vcsim"}
+	// KubeControllerManagerFakecloud is kube-controller-manager of an older
+	// release with fakecloud compiled in as an in-tree cloud provider.
+	KubeControllerManagerFakecloud = Component{
+		Name:           "kube-controller-manager-fakecloud",
+		Module:         "k8s.io/kubernetes",
+		Package:        ModulePath + "/fakecloud/cmd/kube-controller-manager-fakecloud",
+		VersionLDFlags: KubeVersion,
+		Sources:        []string{"fakecloud/api", "fakecloud/client", "fakecloud/cloudprovider", "fakecloud/cmd/kube-controller-manager-fakecloud"},
+	}
+	// FakeCloudCCMOlder is the fakecloud CCM built on k8s.io/cloud-provider
+	// of an older release: the CCM an upgrade starts from.
+	FakeCloudCCMOlder = Component{
+		Name:           "fakecloud-ccm-older",
+		Module:         "k8s.io/kubernetes",
+		Package:        ModulePath + "/fakecloud/cmd/fakecloud-ccm",
+		VersionLDFlags: KubeVersion,
+		Sources:        []string{"fakecloud/api", "fakecloud/client", "fakecloud/cloudprovider", "fakecloud/cmd/fakecloud-ccm"},
+	}
 	// VSphereCCM is the vSphere CCM, built in a module of its own (see
 	// OwnModuleVersions). Its main reports main.version.
 	VSphereCCM = Component{
@@ -98,7 +160,9 @@ var (
 	}
 )
 
-func kubeVersion(v string) []string {
+// KubeVersion are the -X flags that make a Kubernetes binary report
+// release v, as upstream's release builds do.
+func KubeVersion(v string) []string {
 	major, minor := "", ""
 	if parts := strings.SplitN(strings.TrimPrefix(v, "v"), ".", 3); len(parts) >= 2 {
 		major, minor = parts[0], parts[1]
@@ -126,6 +190,8 @@ type Source struct {
 	Logf func(format string, args ...any)
 
 	mu sync.Mutex
+	// entrypoints are the unpacked images' commands, by component name.
+	entrypoints map[string]*oci.Entrypoint
 }
 
 // DefaultCacheDir is $CCM_HARNESS_CACHE, else $XDG_CACHE_HOME/ccm-harness,
@@ -147,25 +213,39 @@ func (s *Source) Paths(ctx context.Context, comps ...Component) (map[string]stri
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := map[string]string{}
-	if s.Dir != "" {
-		for _, c := range comps {
+	var missing []Component
+	for _, c := range comps {
+		switch {
+		case c.Path != "":
+			if err := checkExecutable(c.Path); err != nil {
+				return nil, fmt.Errorf("%s: %w", c.Name, err)
+			}
+			out[c.Name] = c.Path
+		case c.Image != "":
+			ep, err := oci.Unpack(c.Image, filepath.Join(s.cacheDir(), "images"))
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", c.Name, err)
+			}
+			if s.entrypoints == nil {
+				s.entrypoints = map[string]*oci.Entrypoint{}
+			}
+			s.entrypoints[c.Name] = ep
+			out[c.Name] = ep.Path
+		case s.Dir != "":
 			p := filepath.Join(s.Dir, c.Name)
 			if err := checkExecutable(p); err != nil {
 				return nil, fmt.Errorf("%s not found in the binary directory %s: %v (put all of %s there, or leave --bin-dir and BIN_DIR unset to build them)", c.Name, s.Dir, err, names(comps))
 			}
 			out[c.Name] = p
-		}
-		return out, nil
-	}
-	var missing []Component
-	for _, c := range comps {
-		p, fresh, err := s.cachedPath(c)
-		if err != nil {
-			return nil, err
-		}
-		out[c.Name] = p
-		if !fresh {
-			missing = append(missing, c)
+		default:
+			p, fresh, err := s.cachedPath(c)
+			if err != nil {
+				return nil, err
+			}
+			out[c.Name] = p
+			if !fresh {
+				missing = append(missing, c)
+			}
 		}
 	}
 	if len(missing) > 0 {
@@ -174,6 +254,25 @@ func (s *Source) Paths(ctx context.Context, comps ...Component) (map[string]stri
 		}
 	}
 	return out, nil
+}
+
+// Entrypoint is what an image component's entrypoint adds to the command
+// line before the harness's flags, and the image's environment but PATH
+// (the process runs on the host); nil for other components. Call Paths
+// first.
+func (s *Source) Entrypoint(c Component) (args, env []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ep := s.entrypoints[c.Name]
+	if c.Image == "" || ep == nil {
+		return nil, nil
+	}
+	for _, e := range ep.Env {
+		if !strings.HasPrefix(e, "PATH=") {
+			env = append(env, e)
+		}
+	}
+	return ep.Args, env
 }
 
 // cachedPath is where c lives and whether that file is usable as it is.
@@ -190,6 +289,18 @@ func (s *Source) cachedPath(c Component) (string, bool, error) {
 	if v == "" {
 		return "", false, fmt.Errorf("%s: module %s has no pinned version (is cluster/binaries/versions.go intact?)", c.Name, c.Module)
 	}
+	if len(c.Sources) > 0 {
+		// Our sources change more often than the release: key by both.
+		src, err := s.sourceDir()
+		if err != nil {
+			return "", false, fmt.Errorf("%s: %w", c.Name, err)
+		}
+		sum, err := sourcesHash(src, c.Sources)
+		if err != nil {
+			return "", false, fmt.Errorf("%s: %w", c.Name, err)
+		}
+		v += "-" + sum
+	}
 	p := filepath.Join(s.cacheDir(), "bin", runtime.GOOS+"-"+runtime.GOARCH, c.Name, v, c.Name)
 	return p, checkExecutable(p) == nil, nil
 }
@@ -200,7 +311,7 @@ func (s *Source) build(ctx context.Context, comps []Component, paths map[string]
 	groups := map[string][]Component{}
 	var order []string
 	for _, c := range comps {
-		if _, own := OwnModuleVersions[c.Module]; own {
+		if c.ownModule() {
 			if err := s.buildOwnModule(ctx, c, paths[c.Name]); err != nil {
 				return err
 			}
@@ -284,8 +395,11 @@ func (s *Source) buildGroup(ctx context.Context, src string, comps []Component, 
 // directives of that module's own go.mod (they apply only where it is the
 // main module, and some modules build only with them) and its go version
 // (which sets the binary's GODEBUG defaults, as upstream's own build does).
-// The go.sum there is filled and checked against the checksum database by
-// `go build -mod=mod`, like any module's.
+// A component with Sources gets them copied in, their imports of this
+// repository rewritten to the generated module, and the modules they import
+// required at this repository's versions. The go.sum there is filled and
+// checked against the checksum database by `go build -mod=mod`, like any
+// module's.
 func (s *Source) buildOwnModule(ctx context.Context, c Component, dst string) error {
 	unlock, err := lockFile(filepath.Join(s.cacheDir(), "build.lock"))
 	if err != nil {
@@ -296,12 +410,18 @@ func (s *Source) buildOwnModule(ctx context.Context, c Component, dst string) er
 		return nil // another process built it while we waited for the lock
 	}
 	v := c.version()
-	dir := filepath.Join(s.cacheDir(), "modules", c.Name+"@"+v)
+	modPath := "ccm-harness.local/build/" + c.Name
+	// Named after the cached binary's version folder, so that builds of
+	// different sources do not share a module.
+	dir := filepath.Join(s.cacheDir(), "modules", c.Name+"@"+filepath.Base(filepath.Dir(dst)))
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	gomod := filepath.Join(dir, "go.mod")
-	if err := os.WriteFile(gomod, []byte("module ccm-harness.local/build/"+c.Name+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(gomod, []byte("module "+modPath+"\n"), 0o644); err != nil {
 		return err
 	}
 	out, err := goCommand(ctx, dir, "mod", "download", "-json", c.Module+"@"+v).Output()
@@ -318,15 +438,32 @@ func (s *Source) buildOwnModule(ctx context.Context, c Component, dst string) er
 		return fmt.Errorf("%s: %w", c.Name, err)
 	}
 	f := &modfile.File{}
-	_ = f.AddModuleStmt("ccm-harness.local/build/" + c.Name)
+	_ = f.AddModuleStmt(modPath)
 	if up.Go != nil {
 		_ = f.AddGoStmt(up.Go.Version)
 	}
 	_ = f.AddRequire(c.Module, v)
 	for _, r := range up.Replace {
-		if r.New.Version != "" { // a directory in upstream's checkout has nothing to repeat
+		switch {
+		case r.New.Version != "":
 			_ = f.AddReplace(r.Old.Path, r.Old.Version, r.New.Path, r.New.Version)
+		case len(c.Sources) > 0 && strings.HasPrefix(r.New.Path, "./staging/"):
+			// Kubernetes' staging modules live in its checkout; outside
+			// it, they are the published modules of the same release.
+			_ = f.AddReplace(r.Old.Path, "", r.Old.Path, stagingVersion(v))
 		}
+		// Another directory in upstream's checkout has nothing to repeat.
+	}
+	pkg := c.Package
+	if len(c.Sources) > 0 {
+		src, err := s.sourceDir()
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.Name, err)
+		}
+		if err := copySources(src, dir, modPath, c.Sources, f); err != nil {
+			return fmt.Errorf("%s: %w", c.Name, err)
+		}
+		pkg = modPath + strings.TrimPrefix(c.Package, ModulePath)
 	}
 	data, err := f.Format()
 	if err != nil {
@@ -347,15 +484,119 @@ func (s *Source) buildOwnModule(ctx context.Context, c Component, dst string) er
 	if c.VersionLDFlags != nil {
 		ldflags += " " + strings.Join(c.VersionLDFlags(v), " ")
 	}
-	cmd := goCommand(ctx, dir, "build", "-mod=mod", "-trimpath", "-ldflags", ldflags, "-o", tmp+"/", c.Package)
+	cmd := goCommand(ctx, dir, "build", "-mod=mod", "-trimpath", "-ldflags", ldflags, "-o", tmp+"/", pkg)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("building %s %s in %s failed (%v): %s", c.Name, v, dir, err, strings.TrimSpace(string(out)))
 	}
-	if err := install(filepath.Join(tmp, filepath.Base(c.Package)), dst); err != nil {
+	if err := install(filepath.Join(tmp, path.Base(pkg)), dst); err != nil {
 		return err
 	}
 	s.logf("built %s in %s", c.Name, time.Since(start).Round(time.Second))
 	return nil
+}
+
+// stagingVersion is the version of Kubernetes' staging modules (k8s.io/api,
+// ...) published with release v: v1.30.14 has v0.30.14.
+func stagingVersion(v string) string { return "v0" + strings.TrimPrefix(v, "v1") }
+
+// copySources copies the non-test Go files of dirs from this repository
+// into the generated module at dir, rewriting imports of this repository to
+// modPath, and requires in f each module they import at this repository's
+// version, unless f replaces it already.
+func copySources(src, dir, modPath string, dirs []string, f *modfile.File) error {
+	data, err := os.ReadFile(filepath.Join(src, "go.mod"))
+	if err != nil {
+		return err
+	}
+	ours, err := modfile.Parse("go.mod", data, nil)
+	if err != nil {
+		return err
+	}
+	// Our sources may use language features newer than the release's go
+	// version.
+	if ours.Go != nil && (f.Go == nil || version.Compare("go"+ours.Go.Version, "go"+f.Go.Version) > 0) {
+		_ = f.AddGoStmt(ours.Go.Version)
+	}
+	replaced := map[string]bool{}
+	for _, r := range f.Replace {
+		replaced[r.Old.Path] = true
+	}
+	required := map[string]bool{}
+	for _, r := range f.Require {
+		required[r.Mod.Path] = true
+	}
+	for _, d := range dirs {
+		files, err := filepath.Glob(filepath.Join(src, d, "*.go"))
+		if err != nil {
+			return err
+		}
+		if len(files) == 0 {
+			return fmt.Errorf("no Go files in %s", filepath.Join(src, d))
+		}
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			return err
+		}
+		for _, file := range files {
+			if strings.HasSuffix(file, "_test.go") {
+				continue
+			}
+			code, err := os.ReadFile(file)
+			if err != nil {
+				return err
+			}
+			parsed, err := parser.ParseFile(token.NewFileSet(), file, code, parser.ImportsOnly)
+			if err != nil {
+				return err
+			}
+			for _, imp := range parsed.Imports {
+				path, _ := strconv.Unquote(imp.Path.Value)
+				if m := moduleOf(path, ours.Require); m != nil && !replaced[m.Path] && !required[m.Path] {
+					_ = f.AddRequire(m.Path, m.Version)
+					required[m.Path] = true
+				}
+			}
+			code = bytes.ReplaceAll(code, []byte(`"`+ModulePath+`/`), []byte(`"`+modPath+`/`))
+			if err := os.WriteFile(filepath.Join(dir, d, filepath.Base(file)), code, 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// moduleOf is the required module that provides package path, or nil.
+func moduleOf(path string, reqs []*modfile.Require) *module.Version {
+	var best *module.Version
+	for _, r := range reqs {
+		if (path == r.Mod.Path || strings.HasPrefix(path, r.Mod.Path+"/")) && (best == nil || len(r.Mod.Path) > len(best.Path)) {
+			m := r.Mod
+			best = &m
+		}
+	}
+	return best
+}
+
+// sourcesHash digests the Go files of dirs, to key a build from them.
+func sourcesHash(src string, dirs []string) (string, error) {
+	h := sha256.New()
+	for _, d := range dirs {
+		files, err := filepath.Glob(filepath.Join(src, d, "*.go"))
+		if err != nil {
+			return "", err
+		}
+		for _, file := range files {
+			if strings.HasSuffix(file, "_test.go") {
+				continue
+			}
+			data, err := os.ReadFile(file)
+			if err != nil {
+				return "", err
+			}
+			fmt.Fprintf(h, "%s %d\n", filepath.Join(d, filepath.Base(file)), len(data))
+			h.Write(data)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12], nil
 }
 
 // goCommand runs go in dir as its own main module, whatever go.work the
@@ -438,7 +679,7 @@ func newerThanSources(bin, src string) bool {
 		}
 		if d.IsDir() {
 			switch d.Name() {
-			case ".git", "_output", "_artifacts", "jobs", "reports":
+			case ".git", "_output", "_artifacts", "jobs", "reports", "kubetest2-deployer":
 				return filepath.SkipDir
 			}
 			return nil
@@ -491,9 +732,14 @@ func names(comps []Component) string {
 func describe(comps []Component) string {
 	var n []string
 	for _, c := range comps {
-		if c.Module == ModulePath {
+		switch {
+		case c.Image != "":
+			n = append(n, c.Name+" from image "+c.Image)
+		case c.Path != "":
+			n = append(n, c.Name+" at "+c.Path)
+		case c.Module == ModulePath:
 			n = append(n, c.Name)
-		} else {
+		default:
 			n = append(n, c.Name+" "+c.version())
 		}
 	}

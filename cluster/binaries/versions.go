@@ -19,6 +19,15 @@ var OwnModuleVersions = map[string][]string{
 	"k8s.io/cloud-provider-vsphere": {"v1.31.0", "v1.30.1"},
 }
 
+// ReleaseVersions pins older releases of upstream modules that components
+// of this repository are built against, each in a module generated in the
+// cache with the component's sources copied in (Component.Sources).
+// kube-controller-manager v1.30 is the last that runs cloud controllers
+// in-tree: the "KCM only" release of the leader-migration scenarios.
+var ReleaseVersions = map[string][]string{
+	"k8s.io/kubernetes": {"v1.30.14"},
+}
+
 // ModuleVersion is the default pinned version of module, or "".
 func ModuleVersion(module string) string {
 	if v, ok := Versions[module]; ok {

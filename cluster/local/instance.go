@@ -39,6 +39,8 @@ type instance struct {
 	timing        Timing
 	apiserverPort int
 	logf          func(string, ...any)
+	// ha runs the managers with leader election.
+	ha bool
 
 	procs process.Group
 	pki   *certs
@@ -78,6 +80,11 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 	}
 	comps := append([]binaries.Component{binaries.Etcd, binaries.KubeAPIServer, binaries.KubeControllerManager, binaries.Kwok, spec.Profile.CCM},
 		spec.Profile.CloudBinaries...)
+	for _, m := range spec.Managers {
+		if m.Binary.Name != "" {
+			comps = append(comps, m.Binary)
+		}
+	}
 	if err := in.step("binaries ready", func() (err error) {
 		in.bins, err = spec.Binaries.Paths(ctx, comps...)
 		return err
@@ -112,19 +119,23 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 	}); err != nil {
 		return nil, err
 	}
+	specs := spec.Managers
+	if specs == nil {
+		specs = defaultManagers()
+	}
 	var managers []cluster.Manager
 	if err := in.step("managers and kwok ready", func() error {
 		g, gctx := errgroup.WithContext(ctx)
-		var kcm, ccm *process.Process
-		g.Go(func() (err error) { kcm, err = in.startKCM(gctx); return err })
-		g.Go(func() (err error) { ccm, err = in.startCCM(gctx); return err })
+		started := make([]*manager, len(specs))
+		for i, ms := range specs {
+			g.Go(func() (err error) { started[i], err = in.startManager(gctx, ms); return err })
+		}
 		g.Go(func() error { return in.startKwok(gctx) })
 		if err := g.Wait(); err != nil {
 			return err
 		}
-		managers = []cluster.Manager{
-			manager{name: cluster.KubeControllerManager, group: &in.procs, proc: kcm},
-			manager{name: cluster.CloudControllerManager, group: &in.procs, proc: ccm},
+		for _, m := range started {
+			managers = append(managers, m)
 		}
 		return nil
 	}); err != nil {
@@ -156,11 +167,15 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 		Profile:           spec.Profile,
 		Cloud:             in.cloud,
 		Managers:          managers,
+		ControlPlane:      controlPlane{in},
 		Steps:             in.steps,
 		Health:            in.procs.Dead,
 	}
 	if pool.cloud != nil {
 		c.Nodes = pool
+	}
+	if in.ha {
+		c.LeaderElection = cluster.LeaderElection{Lease: in.timing.LeaderLease, Renew: in.timing.LeaderRenew, Retry: in.timing.LeaderRetry}
 	}
 	return c, nil
 }
@@ -266,22 +281,75 @@ func (in *instance) startAPIServer(ctx context.Context) error {
 	return err
 }
 
-func (in *instance) startKCM(ctx context.Context) (*process.Process, error) {
+// defaultManagers are a cluster's when its spec names none: one of each,
+// without leader election.
+func defaultManagers() []cluster.ManagerSpec {
+	return []cluster.ManagerSpec{
+		{Name: cluster.KubeControllerManager, Kind: cluster.KubeControllerManager},
+		{Name: cluster.CloudControllerManager, Kind: cluster.CloudControllerManager},
+	}
+}
+
+// complete fills a manager spec's defaults.
+func (in *instance) complete(spec cluster.ManagerSpec) (cluster.ManagerSpec, error) {
+	switch spec.Kind {
+	case cluster.KubeControllerManager:
+		if spec.Binary.Name == "" {
+			spec.Binary = binaries.KubeControllerManager
+		}
+		if spec.CloudProvider == "" {
+			spec.CloudProvider = "external"
+		}
+	case cluster.CloudControllerManager:
+		if spec.Binary.Name == "" {
+			spec.Binary = in.spec.Profile.CCM
+		}
+		spec.CloudProvider = in.spec.Profile.CloudProvider
+	default:
+		return spec, fmt.Errorf("manager %s: kind %q is neither %s nor %s", spec.Name, spec.Kind, cluster.KubeControllerManager, cluster.CloudControllerManager)
+	}
+	return spec, nil
+}
+
+// startManager runs a controller manager as a control-plane member would:
+// its own port and serving certificate, the identity of its kind, and
+// leader election when the control plane is HA.
+func (in *instance) startManager(ctx context.Context, spec cluster.ManagerSpec) (*manager, error) {
+	spec, err := in.complete(spec)
+	if err != nil {
+		return nil, err
+	}
+	bins, err := in.spec.Binaries.Paths(ctx, spec.Binary)
+	if err != nil {
+		return nil, fmt.Errorf("manager %s: %w", spec.Name, err)
+	}
 	port, err := process.FreePort()
 	if err != nil {
 		return nil, err
 	}
 	p := in.pki
-	kubeconfig, err := in.writeKubeconfig("kube-controller-manager", p.kcm)
+	identity, serving := p.kcm, p.kcmServing
+	if spec.Kind == cluster.CloudControllerManager {
+		identity, serving = p.ccm, p.ccmServing
+	}
+	kubeconfig, err := in.writeKubeconfig(spec.Kind, identity)
 	if err != nil {
 		return nil, err
 	}
-	url := "https://127.0.0.1:" + strconv.Itoa(port)
-	return in.procs.Start(ctx, process.Spec{
-		Name: "kube-controller-manager",
-		Path: in.bins["kube-controller-manager"],
-		Args: append(managerArgs(kubeconfig, port, p.kcmServing, p.caFile),
-			"--cloud-provider=external",
+	args := managerArgs(kubeconfig, port, serving, p.caFile)
+	if in.ha {
+		args = append(args,
+			"--leader-elect=true",
+			"--leader-elect-lease-duration="+in.timing.LeaderLease.String(),
+			"--leader-elect-renew-deadline="+in.timing.LeaderRenew.String(),
+			"--leader-elect-retry-period="+in.timing.LeaderRetry.String(),
+		)
+	} else {
+		args = append(args, "--leader-elect=false")
+	}
+	var env []string
+	if spec.Kind == cluster.KubeControllerManager {
+		args = append(args,
 			"--allocate-node-cidrs=true",
 			"--cluster-cidr="+clusterCIDR,
 			"--node-cidr-mask-size=24",
@@ -293,46 +361,85 @@ func (in *instance) startKCM(ctx context.Context) (*process.Process, error) {
 			"--use-service-account-credentials=true",
 			"--node-monitor-period="+in.timing.Monitor.String(),
 			"--node-monitor-grace-period="+in.timing.NodeGrace.String(),
-		),
+			"--cloud-provider="+spec.CloudProvider,
+		)
+	}
+	if spec.Kind == cluster.CloudControllerManager || spec.InTree() {
+		cloudArgs, cloudEnv, err := in.cloudArgs(spec)
+		if err != nil {
+			return nil, err
+		}
+		args, env = append(args, cloudArgs...), cloudEnv
+	}
+	if spec.LeaderMigration != nil {
+		path := filepath.Join(in.dir, spec.Name+"-leader-migration.yaml")
+		if err := os.WriteFile(path, spec.LeaderMigration, 0o600); err != nil {
+			return nil, err
+		}
+		args = append(args, "--enable-leader-migration", "--leader-migration-config="+path)
+	}
+	if spec.Kind == cluster.CloudControllerManager {
+		args = append(args, in.spec.Profile.CCMArgs...)
+	}
+	// An image's entrypoint may carry arguments and environment of its own.
+	entryArgs, entryEnv := in.spec.Binaries.Entrypoint(spec.Binary)
+	url := "https://127.0.0.1:" + strconv.Itoa(port)
+	proc, err := in.procs.Start(ctx, process.Spec{
+		Name:   spec.Name,
+		Path:   bins[spec.Binary.Name],
+		Args:   append(append(entryArgs, args...), spec.Args...),
+		Env:    append(entryEnv, env...),
 		LogDir: in.logDir(),
 		Ready:  in.probe(url+"/healthz", p.admin),
 	})
+	if err != nil {
+		return nil, err
+	}
+	return &manager{spec: spec, group: &in.procs, proc: proc, url: url, client: in.httpClient(p.admin)}, nil
 }
 
-func (in *instance) startCCM(ctx context.Context) (*process.Process, error) {
-	port, err := process.FreePort()
-	if err != nil {
-		return nil, err
+// cloudArgs are the flags and environment of a manager that runs cloud
+// controllers: a CCM, or kube-controller-manager with an in-tree provider.
+func (in *instance) cloudArgs(spec cluster.ManagerSpec) ([]string, []string, error) {
+	cfgPath := in.spec.Profile.CCMConfigFile
+	if cfgPath == "" {
+		cfgPath = filepath.Join(in.dir, "cloud-config")
+		if _, err := os.Stat(cfgPath); err != nil {
+			cfg, err := in.cloud.CCMConfig()
+			if err != nil {
+				return nil, nil, err
+			}
+			if err := os.WriteFile(cfgPath, cfg, 0o600); err != nil {
+				return nil, nil, err
+			}
+		}
 	}
-	p := in.pki
-	kubeconfig, err := in.writeKubeconfig("cloud-controller-manager", p.ccm)
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := in.cloud.CCMConfig()
-	if err != nil {
-		return nil, err
-	}
-	cfgPath := filepath.Join(in.dir, "cloud-config")
-	if err := os.WriteFile(cfgPath, cfg, 0o600); err != nil {
-		return nil, err
-	}
-	url := "https://127.0.0.1:" + strconv.Itoa(port)
-	args := append(managerArgs(kubeconfig, port, p.ccmServing, p.caFile),
-		"--cloud-provider="+in.spec.Profile.CloudProvider,
-		"--cloud-config="+cfgPath,
-		"--use-service-account-credentials=false",
-		"--node-monitor-period="+in.timing.Monitor.String(),
-		// The webhook server is off: nothing here calls it, and it would
-		// take a fixed port.
-		"--webhook-secure-port=0",
+	args := []string{
+		"--cloud-config=" + cfgPath,
 		// Names the cluster's resources in the cloud (LB tags, routes).
-		"--cluster-name="+in.spec.Name,
-	)
+		"--cluster-name=" + in.spec.Name,
+	}
+	if spec.Kind == cluster.CloudControllerManager {
+		args = append(args,
+			"--cloud-provider="+spec.CloudProvider,
+			"--use-service-account-credentials=false",
+			"--node-monitor-period="+in.timing.Monitor.String(),
+			// The webhook server is off: nothing here calls it, and it
+			// would take a fixed port.
+			"--webhook-secure-port=0",
+		)
+	} else {
+		// Releases that still have cloud providers in-tree keep them
+		// behind this gate.
+		args = append(args, "--feature-gates=DisableCloudProviders=false")
+	}
 	if in.spec.Profile.Has(providers.Routes) {
-		// The route controller runs only where the CCM believes it
+		// The route controller runs only where the manager believes it
 		// allocates node CIDRs; kube-controller-manager's node-ipam does.
-		args = append(args, "--configure-cloud-routes=true", "--allocate-node-cidrs=true", "--cluster-cidr="+clusterCIDR)
+		args = append(args, "--configure-cloud-routes=true")
+		if spec.Kind == cluster.CloudControllerManager {
+			args = append(args, "--allocate-node-cidrs=true", "--cluster-cidr="+clusterCIDR)
+		}
 	} else {
 		args = append(args, "--configure-cloud-routes=false")
 	}
@@ -340,14 +447,7 @@ func (in *instance) startCCM(ctx context.Context) (*process.Process, error) {
 	if e, ok := in.cloud.(providers.CCMEnvironment); ok {
 		env = e.CCMEnv()
 	}
-	return in.procs.Start(ctx, process.Spec{
-		Name:   "cloud-controller-manager",
-		Path:   in.bins[in.spec.Profile.CCM.Name],
-		Args:   append(args, in.spec.Profile.CCMArgs...),
-		Env:    env,
-		LogDir: in.logDir(),
-		Ready:  in.probe(url+"/healthz", p.admin),
-	})
+	return args, env, nil
 }
 
 // managerArgs are the flags kube-controller-manager and every CCM share.
@@ -361,7 +461,6 @@ func managerArgs(kubeconfig string, port int, serving keyPair, caFile string) []
 		"--tls-cert-file=" + serving.cert,
 		"--tls-private-key-file=" + serving.key,
 		"--client-ca-file=" + caFile,
-		"--leader-elect=false",
 		"--v=2",
 	}
 }

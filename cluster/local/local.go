@@ -55,10 +55,19 @@ type Timing struct {
 	NodeGrace time.Duration
 	// Monitor is the managers' --node-monitor-period.
 	Monitor time.Duration
+	// LeaderLease, LeaderRenew and LeaderRetry are the leader-election
+	// lease duration, renew deadline and retry period of the managers of
+	// an HA control plane: how soon a standby takes over a dead leader's
+	// controllers.
+	LeaderLease, LeaderRenew, LeaderRetry time.Duration
 }
 
-// DefaultTiming notices a silent node in about 16 s.
-var DefaultTiming = Timing{NodeLease: 8 * time.Second, NodeGrace: 16 * time.Second, Monitor: time.Second}
+// DefaultTiming notices a silent node in about 16 s, and a dead leader in
+// about 6.
+var DefaultTiming = Timing{
+	NodeLease: 8 * time.Second, NodeGrace: 16 * time.Second, Monitor: time.Second,
+	LeaderLease: 6 * time.Second, LeaderRenew: 4 * time.Second, LeaderRetry: time.Second,
+}
 
 // New returns a local runtime.
 func New(opts ...Option) *Runtime {
@@ -102,7 +111,7 @@ func (r *Runtime) Up(ctx context.Context, spec cluster.Spec) (*cluster.Cluster, 
 	if err := r.claim(spec.Name, dir); err != nil {
 		return nil, err
 	}
-	in := &instance{spec: spec, dir: dir, timing: r.timing, apiserverPort: r.apiserverPort, logf: spec.Logfn()}
+	in := &instance{spec: spec, dir: dir, timing: r.timing, apiserverPort: r.apiserverPort, logf: spec.Logfn(), ha: spec.Managers != nil}
 	in.procs.Detached = spec.Detached
 	in.procs.OnChange = in.saveState
 	c, err := in.up(ctx)

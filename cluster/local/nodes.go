@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -63,6 +64,23 @@ func (p *nodePool) Add(ctx context.Context, name string, opts ...cluster.NodeOpt
 		ip := o.ProvidedNodeIP(inst.Addresses)
 		node.Annotations[cloudproviderapi.AnnotationAlphaProvidedIPAddr] = ip
 		node.Status.Addresses = append([]v1.NodeAddress{{Type: v1.NodeInternalIP, Address: ip}}, node.Status.Addresses...)
+	}
+	if o.InTreeCloud {
+		node.Spec.Taints = nil
+		node.Spec.ProviderID = inst.ProviderID
+		node.Status.Addresses = append([]v1.NodeAddress(nil), inst.Addresses...)
+		if !slices.ContainsFunc(inst.Addresses, func(a v1.NodeAddress) bool { return a.Type == v1.NodeHostName }) {
+			node.Status.Addresses = append(node.Status.Addresses, v1.NodeAddress{Type: v1.NodeHostName, Address: name})
+		}
+		for k, v := range map[string]string{
+			v1.LabelInstanceTypeStable: inst.InstanceType,
+			v1.LabelTopologyZone:       inst.Zone,
+			v1.LabelTopologyRegion:     inst.Region,
+		} {
+			if v != "" {
+				node.Labels[k] = v
+			}
+		}
 	}
 	created, err := p.client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
 	if err != nil {

@@ -1,6 +1,7 @@
 // Command ccm-harness brings test clusters up and down outside the e2e
 // suite: `up` leaves a cluster running with a kubeconfig for kubectl,
-// `down` removes it, and `binaries` builds the cached components.
+// `down` removes it, `binaries` builds the cached components, and `grid`
+// puts several runs' results side by side.
 package main
 
 import (
@@ -18,9 +19,11 @@ import (
 	"sigs.k8s.io/ccm-harness/cluster"
 	"sigs.k8s.io/ccm-harness/cluster/binaries"
 	"sigs.k8s.io/ccm-harness/cluster/local"
+	"sigs.k8s.io/ccm-harness/cluster/oci"
 	"sigs.k8s.io/ccm-harness/providers"
 	_ "sigs.k8s.io/ccm-harness/providers/fake"
 	_ "sigs.k8s.io/ccm-harness/providers/vsphere"
+	"sigs.k8s.io/ccm-harness/reports"
 )
 
 func main() {
@@ -35,9 +38,13 @@ func main() {
 }
 
 type options struct {
-	name           string
-	provider       string
-	ccmVersion     string
+	name       string
+	provider   string
+	ccmVersion string
+	ccmImage   string
+	// cloudConfig is what the profile's cloud gets: the provider config,
+	// or, for an external profile, its cloudConfig.
+	cloudConfig    []byte
 	providerConfig string
 	nodes          int
 	binDir         string
@@ -64,7 +71,8 @@ func newRoot() *cobra.Command {
 	}
 	up.Flags().StringVar(&o.provider, "provider", "fake", "provider profile ("+strings.Join(providers.Names(), ", ")+")")
 	up.Flags().StringVar(&o.ccmVersion, "ccm-version", os.Getenv("CCM_VERSION"), "CCM version, one of those pinned for the provider (default: the first pinned)")
-	up.Flags().StringVar(&o.providerConfig, "provider-config", "", "provider config file")
+	up.Flags().StringVar(&o.ccmImage, "ccm-image", os.Getenv("CCM_IMAGE"), "run the CCM from this container image (docker-archive:PATH, oci:DIR, or a registry reference)")
+	up.Flags().StringVar(&o.providerConfig, "provider-config", "", "provider config file (for --provider=external, the profile file)")
 	up.Flags().IntVar(&o.nodes, "nodes", 3, "nodes to register")
 	up.Flags().StringVar(&o.binDir, "bin-dir", os.Getenv("BIN_DIR"), "directory of ready-made binaries (default: build them into the cache)")
 	up.Flags().StringVar(&o.artifacts, "artifacts", envOr("ARTIFACTS", "_artifacts"), "where component logs go")
@@ -94,6 +102,12 @@ func newRoot() *cobra.Command {
 				return err
 			}
 			comps := append([]binaries.Component{binaries.Etcd, binaries.KubeAPIServer, binaries.KubeControllerManager, binaries.Kwok, profile.CCM}, profile.CloudBinaries...)
+			// What the leader-migration specs run besides.
+			for _, c := range []binaries.Component{profile.InTreeKCM, profile.OlderCCM} {
+				if c.Name != "" {
+					comps = append(comps, c)
+				}
+			}
 			src := &binaries.Source{Logf: logf}
 			paths, err := src.Paths(cmd.Context(), comps...)
 			if err != nil {
@@ -107,29 +121,75 @@ func newRoot() *cobra.Command {
 	}
 	bins.Flags().StringVar(&o.provider, "provider", "fake", "provider profile ("+strings.Join(providers.Names(), ", ")+")")
 	bins.Flags().StringVar(&o.ccmVersion, "ccm-version", os.Getenv("CCM_VERSION"), "CCM version, one of those pinned for the provider (default: the first pinned)")
-	root.AddCommand(up, down, bins)
+	bins.Flags().StringVar(&o.providerConfig, "provider-config", "", "provider config file (for --provider=external, the profile file)")
+	bins.Flags().StringVar(&o.ccmImage, "ccm-image", os.Getenv("CCM_IMAGE"), "unpack the CCM from this container image instead")
+	var packTag, packOut string
+	pack := &cobra.Command{
+		Use:   "pack BINARY",
+		Short: "Write a container image tarball (docker save format) whose entrypoint is BINARY, with no Docker",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if err := oci.Pack(args[0], filepath.Base(args[0]), packTag, packOut); err != nil {
+				return fmt.Errorf("pack %s: %w", args[0], err)
+			}
+			fmt.Printf("image %s: docker-archive:%s\n", packTag, packOut)
+			return nil
+		},
+	}
+	pack.Flags().StringVar(&packTag, "tag", "ccm-harness.local/ccm:dev", "the image's tag")
+	pack.Flags().StringVar(&packOut, "out", "ccm.tar", "the tarball to write")
+	var gridOut string
+	grid := &cobra.Command{
+		Use:   "grid --out grid.html ARTIFACTS_DIR...",
+		Short: "Write a testgrid-like page of several runs: a row per spec, a column per run",
+		Long: "Write a testgrid-like page of several runs from their artifact folders (each the --artifacts or $ARTIFACTS of\n" +
+			"one run, holding its junit*.xml and metadata.json): a row per spec, a column per run, oldest first.",
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return fmt.Errorf("grid: no artifact folders given (name one or more, e.g. ccm-harness grid --out grid.html _artifacts /tmp/run2)")
+			}
+			return nil
+		},
+		RunE: func(_ *cobra.Command, dirs []string) error {
+			if err := reports.WriteGrid(gridOut, dirs); err != nil {
+				return fmt.Errorf("grid: %w", err)
+			}
+			fmt.Printf("grid of %d runs: %s\n", len(dirs), gridOut)
+			return nil
+		},
+	}
+	grid.Flags().StringVar(&gridOut, "out", "grid.html", "the page to write")
+	root.AddCommand(up, down, bins, grid, pack)
 	return root
 }
 
-// profile is the chosen provider with the chosen CCM version.
+// profile is the chosen provider with the chosen CCM version or image.
 func (o *options) profile() (providers.Profile, error) {
-	p, err := providers.Get(o.provider)
+	var cfg []byte
+	if o.providerConfig != "" {
+		var err error
+		if cfg, err = os.ReadFile(o.providerConfig); err != nil {
+			return providers.Profile{}, fmt.Errorf("provider config: %w", err)
+		}
+	}
+	p, cfg, err := providers.Resolve(o.provider, cfg)
 	if err != nil {
 		return providers.Profile{}, err
 	}
-	return p.WithCCMVersion(o.ccmVersion)
+	o.cloudConfig = cfg
+	if o.ccmImage != "" && o.ccmVersion != "" {
+		return providers.Profile{}, fmt.Errorf("--ccm-image and --ccm-version both given: an image is its own version, give one")
+	}
+	if p, err = p.WithCCMVersion(o.ccmVersion); err != nil {
+		return providers.Profile{}, err
+	}
+	return p.WithCCMImage(o.ccmImage), nil
 }
 
 func (o *options) up(ctx context.Context) error {
 	profile, err := o.profile()
 	if err != nil {
 		return err
-	}
-	var cfg []byte
-	if o.providerConfig != "" {
-		if cfg, err = os.ReadFile(o.providerConfig); err != nil {
-			return fmt.Errorf("provider config: %w", err)
-		}
 	}
 	artifacts, err := filepath.Abs(o.artifacts)
 	if err != nil {
@@ -143,7 +203,7 @@ func (o *options) up(ctx context.Context) error {
 	c, err := local.New(opts...).Up(ctx, cluster.Spec{
 		Name:           o.name,
 		Profile:        profile,
-		ProviderConfig: cfg,
+		ProviderConfig: o.cloudConfig,
 		Nodes:          o.nodes,
 		ArtifactsDir:   artifacts,
 		Binaries:       &binaries.Source{Dir: o.binDir, Logf: logf},
@@ -164,6 +224,12 @@ func (o *options) up(ctx context.Context) error {
 			return fmt.Errorf("cluster %s: %w", c.Name, err)
 		}
 		logf("%-28s %6.2fs", fmt.Sprintf("%d nodes initialized", o.nodes), time.Since(waitStart).Seconds())
+		if err := c.CheckClaims(ctx, claimsTimeout); err != nil {
+			if derr := local.New().Down(context.WithoutCancel(ctx), c.Name); derr != nil {
+				logf("cluster %s: take down: %v", c.Name, derr)
+			}
+			return fmt.Errorf("cluster %s: %w", c.Name, err)
+		}
 	}
 	fmt.Printf("cluster %s is up in %.1fs: Kubernetes %s, provider %s (%s), %d nodes\n", c.Name, time.Since(start).Seconds(), c.KubernetesVersion, profile.Name, profile.CCM, o.nodes)
 	fmt.Printf("  kubectl --kubeconfig %s get nodes\n", c.Kubeconfig)
@@ -171,6 +237,10 @@ func (o *options) up(ctx context.Context) error {
 	fmt.Printf("  ccm-harness down --name %s\n", c.Name)
 	return nil
 }
+
+// claimsTimeout is how long a CCM may take, once it has initialized the
+// nodes, to show every controller its profile claims.
+const claimsTimeout = 15 * time.Second
 
 func logf(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
 

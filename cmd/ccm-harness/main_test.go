@@ -366,6 +366,40 @@ func TestUpBadInput(t *testing.T) {
 			started: []string{"etcd ready", "kube-apiserver ready", "cloud ready"},
 		},
 		{
+			name: "CCM image missing",
+			setup: func(t *testing.T, e env, name string) ([]string, []string, []string) {
+				return []string{"--ccm-image", "docker-archive:/nonexistent/ccm.tar"},
+					[]string{"cluster " + name + ": fakecloud-ccm: image docker-archive:/nonexistent/ccm.tar: ", "want a `docker save` tarball holding one image"}, nil
+			},
+		},
+		{
+			name: "CCM image and version",
+			setup: func(t *testing.T, e env, name string) ([]string, []string, []string) {
+				return []string{"--ccm-image", "docker-archive:/x.tar", "--ccm-version", "v1.0.0"},
+					[]string{"--ccm-image and --ccm-version both given: an image is its own version, give one"}, nil
+			},
+		},
+		{
+			// The vSphere CCM runs no route controller: a profile that
+			// claims routes for it is caught at bring-up.
+			name: "claim the CCM does not serve",
+			setup: func(t *testing.T, e env, name string) ([]string, []string, []string) {
+				cfg := writeFile(t, t.TempDir(), "profile.yaml", "cloud: vsphere\nccm: {builtin: true}\ncapabilities: [instances, routes]\n")
+				return []string{"--provider", "external", "--provider-config", cfg},
+					[]string{"cluster " + name + ": provider external claims instances,routes, but its CCM runs no node-route-controller after 15s",
+						"drop the claim from the profile, or make the CCM serve it"}, nil
+			},
+			started: []string{"3 nodes initialized"},
+		},
+		{
+			name: "bad profile file",
+			setup: func(t *testing.T, e env, name string) ([]string, []string, []string) {
+				cfg := writeFile(t, t.TempDir(), "profile.yaml", "cloud: fake\nccm: {builtin: true, binary: /bin/true}\n")
+				return []string{"--provider", "external", "--provider-config", cfg},
+					[]string{"provider external: profile file: ccm: give exactly one of image, binary and builtin"}, nil
+			},
+		},
+		{
 			name: "unknown provider",
 			setup: func(t *testing.T, e env, name string) ([]string, []string, []string) {
 				return []string{"--provider", "nosuch"}, []string{`unknown provider "nosuch"`, "(known: fake, vsphere)"}, nil
@@ -701,4 +735,79 @@ func running(pid int) bool {
 	s := string(data)
 	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
 	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
+}
+
+// gridRun writes the artifacts folder a run leaves, as far as grid reads
+// it: JUnit, metadata.json and started.json.
+func gridRun(t *testing.T, provider string, started int64, zone string) string {
+	t.Helper()
+	dir := t.TempDir()
+	zoneCase := `<testcase name="[It] Nodes labels the zone and region the cloud reports [zone]" time="1.5"></testcase>`
+	if zone == "failed" {
+		zoneCase = `<testcase name="[It] Nodes labels the zone and region the cloud reports [zone]" time="1.5"><failure message="" type="failed">[FAILED] node node-1: expected zone "a", actual "b"&#xA;In [It] at: nodes.go:1</failure></testcase>`
+	}
+	writeFile(t, dir, "junit_"+provider+"-local_01.xml", `<?xml version="1.0" encoding="UTF-8"?>
+<testsuites tests="2"><testsuite name="CCM conformance" tests="2">
+`+zoneCase+`
+<testcase name="[It] Nodes removes the uninitialized taint from every node [node-init]" time="0.5"></testcase>
+</testsuite></testsuites>`)
+	writeFile(t, dir, "metadata.json", fmt.Sprintf(`{"provider": %q, "job-version": "%s-ccm@v1"}`, provider, provider))
+	writeFile(t, dir, "started.json", fmt.Sprintf(`{"timestamp": %d}`, started))
+	return dir
+}
+
+func TestGrid(t *testing.T) {
+	e := newEnv(t)
+	newer := gridRun(t, "fake", 1790000600, "failed")
+	older := gridRun(t, "vsphere", 1790000000, "passed")
+	out := filepath.Join(t.TempDir(), "grid.html")
+	r := e.run(t, "grid", "--out", out, newer, older)
+	if r.code != 0 || r.stderr != "" || !strings.Contains(r.stdout, "grid of 2 runs: "+out) {
+		t.Fatalf("grid of two runs:\n%s", r)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(data)
+	// Runs are columns, oldest first; specs are rows.
+	if i, j := strings.Index(page, older), strings.Index(page, newer); i < 0 || j < 0 || i > j {
+		t.Errorf("columns must be the runs, oldest (%s) first:\n%s", older, page)
+	}
+	_, zoneRow, _ := strings.Cut(page, "<td>Nodes labels the zone and region the cloud reports [zone]</td>")
+	zoneRow, _, _ = strings.Cut(zoneRow, "</tr>")
+	if zoneRow != `<td class="passed">passed</td><td class="failed">failed</td>` {
+		t.Errorf("zone row %q, want passed in the older run, failed in the newer", zoneRow)
+	}
+	if !strings.Contains(page, `<td>Nodes removes the uninitialized taint from every node [node-init]</td><td class="passed">passed</td><td class="passed">passed</td>`) {
+		t.Errorf("node-init row missing or wrong:\n%s", page)
+	}
+}
+
+func TestGridBadInput(t *testing.T) {
+	e := newEnv(t)
+	good := gridRun(t, "fake", 1790000000, "passed")
+	empty := t.TempDir()
+	out := filepath.Join(t.TempDir(), "grid.html")
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		first []string
+	}{
+		{"folder without junit", []string{"grid", "--out", out, good, empty}, []string{"ccm-harness: grid: no junit*.xml in " + empty, "give the --artifacts or $ARTIFACTS a run wrote to"}},
+		{"no such folder", []string{"grid", "--out", out, "/nonexistent/run"}, []string{"ccm-harness: grid: /nonexistent/run is not a folder", "give a run's artifacts folder"}},
+		{"no folder", []string{"grid", "--out", out}, []string{"ccm-harness: grid: no artifact folders given", "ccm-harness grid --out grid.html"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := e.run(t, tc.args...)
+			lines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n")
+			if r.code != 1 || len(lines) != 1 {
+				t.Fatalf("want exit 1 and one line on stderr:\n%s", r)
+			}
+			assertContains(t, "the error", lines[0], tc.first)
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("%s written despite the error", out)
+			}
+		})
+	}
 }

@@ -20,6 +20,7 @@ import (
 	"testing"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/migration"
 	"sigs.k8s.io/ccm-harness/providers/fake"
 	"sigs.k8s.io/ccm-harness/providers/vsphere"
 )
@@ -34,6 +35,10 @@ type control struct {
 	focus string
 	// config is the provider config that breaks the cloud.
 	config any
+	// ccmMigration, if set, is the CCMs' LeaderMigrationConfiguration in
+	// the leader-migration specs: a broken migration rather than a broken
+	// cloud.
+	ccmMigration []byte
 	// fail maps a spec's text to what its failure message must contain.
 	// Every other spec run must pass: a fault that breaks unrelated specs
 	// would show a scenario failing for the wrong reason.
@@ -180,6 +185,20 @@ var controls = []control{
 			"removes the uninitialized taint from every node": {"node node-2", "expected taint node.cloudprovider.kubernetes.io/uninitialized removed", "actual: still present"},
 		},
 	},
+	{
+		// The CCMs' configuration forgets a controller: they run it under
+		// their own lease while release N's kube-controller-manager runs
+		// it under the migration lease.
+		name:         "CCM leader migration config without service-lb-controller",
+		label:        "leader-migration && upgrade",
+		ccmMigration: migration.NewConfig(migration.CloudControllers...).Without("service-lb-controller").YAML(),
+		fail: map[string][]string{
+			"[upgrade] moves the cloud controllers from kube-controller-manager to the CCM": {
+				"the timeline breaks leader migration's invariants", "conflict from ",
+				"service-lb-controller ran in m", "(fakecloud-ccm-older v1.30.14)", "(kube-controller-manager-fakecloud v1.30.14)", " at once, from ",
+			},
+		},
+	},
 }
 
 func TestNegativeControls(t *testing.T) {
@@ -213,13 +232,22 @@ func run(t *testing.T, suite string, c control) {
 	if err := os.WriteFile(cfgFile, cfg, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(suite,
+	args := []string{
 		// The default CCM version, whatever CCM_VERSION says.
-		"--provider="+provider, "--ccm-version=", "--provider-config="+cfgFile, "--artifacts="+artifacts,
+		"--provider=" + provider, "--ccm-version=", "--provider-config=" + cfgFile, "--artifacts=" + artifacts,
 		// A quarter of the usual waits: long enough for a healthy CCM on
 		// this machine, short enough that a broken one fails quickly.
 		"--wait-scale=0.25",
-		"-ginkgo.label-filter="+c.label, "-ginkgo.focus="+c.focus, "-ginkgo.no-color")
+		"-ginkgo.label-filter=" + c.label, "-ginkgo.focus=" + c.focus, "-ginkgo.no-color",
+	}
+	if c.ccmMigration != nil {
+		f := filepath.Join(t.TempDir(), "ccm-leader-migration.yaml")
+		if err := os.WriteFile(f, c.ccmMigration, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, "--ccm-leader-migration-config="+f)
+	}
+	cmd := exec.Command(suite, args...)
 	cmd.Dir = sourceRoot(t)
 	cmd.Env = append(os.Environ(), "CCM_HARNESS_STATE="+state)
 	var out bytes.Buffer
@@ -256,6 +284,11 @@ func run(t *testing.T, suite string, c control) {
 				if !strings.Contains(msg, s) {
 					t.Errorf("%s: failure message lacks %q; it was:\n%s", tc.Name, s, msg)
 				}
+			}
+			// The body goes on with what the CCM and the cloud logged
+			// meanwhile.
+			if !strings.Contains(tc.Failure.Body, "\nLogs written while the spec ran") {
+				t.Errorf("%s: the JUnit failure body lacks the log excerpt:\n%s", tc.Name, tc.Failure.Body)
 			}
 		case tc.Failure != nil:
 			t.Errorf("%s: failed, but %s should not affect it: %s", tc.Name, c.name, tc.Failure.Message+"\n"+tc.Failure.Body)

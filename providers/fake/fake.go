@@ -40,6 +40,8 @@ func Profile() providers.Profile {
 		CloudBinaries:    []binaries.Component{binaries.FakeCloud},
 		Capabilities: providers.NewCapabilities(providers.Instances, providers.Zones, providers.NodeLifecycle,
 			providers.LoadBalancers, providers.Routes),
+		InTreeKCM: binaries.KubeControllerManagerFakecloud,
+		OlderCCM:  binaries.FakeCloudCCMOlder,
 		NewCloud: func(config []byte) (providers.Cloud, error) {
 			var c Config
 			if len(config) > 0 {

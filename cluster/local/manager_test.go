@@ -1,0 +1,45 @@
+package local
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// The shape kube-controller-manager v1.30 and v1.36 answer /healthz?verbose
+// in, a standby's and a leader's.
+func TestControllers(t *testing.T) {
+	for _, tt := range []struct {
+		name, body string
+		status     int
+		want       string
+	}{
+		{"standby", "[+]ping ok\n[+]log ok\n[+]leaderElection ok\nhealthz check passed\n", http.StatusOK, ""},
+		{"leader", "[+]ping ok\n[+]leaderElection ok\n[+]service-lb-controller ok\n[+]node-ipam-controller ok\n[-]node-route-controller failed: reason withheld\nhealthz check failed\n", http.StatusInternalServerError,
+			"service-lb-controller,node-ipam-controller,node-route-controller"},
+		{"migration leader", "[+]leaderElection ok\n[+]leaderElection-migration ok\n[+]cloud-node-lifecycle-controller ok\n", http.StatusOK, "cloud-node-lifecycle-controller"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path != "/healthz" || !r.URL.Query().Has("verbose") {
+					t.Errorf("asked %s", r.URL)
+				}
+				w.WriteHeader(tt.status)
+				_, _ = w.Write([]byte(tt.body))
+			}))
+			defer srv.Close()
+			m := &manager{url: srv.URL, client: srv.Client()}
+			got, err := m.Controllers(context.Background())
+			if err != nil || strings.Join(got, ",") != tt.want {
+				t.Errorf("got %v, %v; want %q", got, err, tt.want)
+			}
+		})
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusForbidden) }))
+	defer srv.Close()
+	if _, err := (&manager{url: srv.URL, client: srv.Client()}).Controllers(context.Background()); err == nil || !strings.Contains(err.Error(), "403") {
+		t.Errorf("403: %v, want an error naming it", err)
+	}
+}

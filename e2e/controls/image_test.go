@@ -1,0 +1,57 @@
+package controls
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"sigs.k8s.io/ccm-harness/reports"
+)
+
+// TestImageRunMatchesBinaryRun compares the suite run from the fakecloud
+// CCM's image (make e2e-image, into $ARTIFACTS/image) with the run from its
+// binary (make e2e, into $ARTIFACTS): every spec the image run ran must
+// have ended as it did from the binary. make test runs both first.
+func TestImageRunMatchesBinaryRun(t *testing.T) {
+	dir := os.Getenv("ARTIFACTS")
+	image := filepath.Join(dir, "image")
+	if _, err := os.Stat(filepath.Join(image, "junit_fake-local_01.xml")); dir == "" || err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("no image run in %s: make test runs make e2e-image before the controls", image)
+		}
+		t.Skipf("no image run in %s (run make e2e and make e2e-image first)", image)
+	}
+	fromBinary, err := reports.ReadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromImage, err := reports.ReadRun(image)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fromImage.Metadata[reports.KeyJobVersion]; got == fromBinary.Metadata[reports.KeyJobVersion] {
+		t.Errorf("both runs report job-version %q: the image run did not run the image", got)
+	}
+	outcomes := map[string]reports.Outcome{}
+	for _, c := range fromBinary.Cases {
+		outcomes[c.Name] = c.Outcome
+	}
+	compared := 0
+	for _, c := range fromImage.Cases {
+		if c.NotSelected() {
+			continue
+		}
+		want, ok := outcomes[c.Name]
+		switch {
+		case !ok:
+			t.Errorf("%s: ran from the image only", c.Name)
+		case want != c.Outcome:
+			t.Errorf("%s: %s from the image, %s from the binary (%s)", c.Name, c.Outcome, want, c.Message)
+		}
+		compared++
+	}
+	if compared < 20 {
+		t.Errorf("only %d specs compared; the image run should run the node, load-balancer and route specs", compared)
+	}
+	t.Logf("%d specs ended alike from the image (%s) and the binary", compared, fromImage.Metadata[reports.KeyJobVersion])
+}

@@ -1,0 +1,132 @@
+package deployer
+
+import (
+	"bytes"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/kubetest2/pkg/app"
+
+	"sigs.k8s.io/ccm-harness/cluster/binaries"
+)
+
+// options is kubetest2's common options as a test sets them.
+type options struct {
+	build, up, down bool
+	runID, runDir   string
+}
+
+func (o options) HelpRequested() bool       { return false }
+func (o options) ShouldBuild() bool         { return o.build }
+func (o options) ShouldUp() bool            { return o.up }
+func (o options) ShouldDown() bool          { return o.down }
+func (o options) ShouldTest() bool          { return false }
+func (o options) SkipTestJUnitReport() bool { return false }
+func (o options) RunID() string             { return o.runID }
+func (o options) RunDir() string            { return o.runDir }
+func (o options) RundirInArtifacts() bool   { return false }
+
+// kubetest2 panics when a deployer flag repeats one of its own; --help
+// goes through that check and no further.
+func TestFlagsLeaveKubetest2sAlone(t *testing.T) {
+	cmd := app.NewCommand(Name, New)
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&out)
+	cmd.SetArgs([]string{"--help"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatalf("kubetest2 ccm-harness --help: %v\n%s", err, out.String())
+	}
+	for _, f := range []string{"--provider", "--cluster", "--ccm-version", "--nodes", "--provider-config", "--bin-dir", "--cluster-name"} {
+		if !strings.Contains(out.String(), f+" ") {
+			t.Errorf("usage lacks %s:\n%s", f, out.String())
+		}
+	}
+}
+
+var clusterName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,40}[a-z0-9])?$`)
+
+func TestNameFor(t *testing.T) {
+	long := strings.Repeat("Prow_Job.", 8)
+	for _, tt := range []struct{ runID, want string }{
+		{"0b9e5f7c-4a33-4c38-9a4e-3a6b2b1d9f10", "kt2-0b9e5f7c-4a33-4c38-9a4e-3a6b2b1d9f10"},
+		{"Smoke_1", "kt2-smoke-1"},
+		{"--", "kt2"},
+		{long + "a", ""},
+		{long + "b", ""},
+	} {
+		got := nameFor(tt.runID)
+		if !clusterName.MatchString(got) {
+			t.Errorf("nameFor(%q) = %q, not a valid cluster name", tt.runID, got)
+		}
+		if tt.want != "" && got != tt.want {
+			t.Errorf("nameFor(%q) = %q, want %q", tt.runID, got, tt.want)
+		}
+	}
+	if a, b := nameFor(long+"a"), nameFor(long+"b"); a == b {
+		t.Errorf("run IDs differing past 42 characters share the cluster name %q", a)
+	}
+}
+
+func TestInitRefusesBadInput(t *testing.T) {
+	t.Setenv("ARTIFACTS", t.TempDir())
+	for _, tt := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"unknown provider", []string{"--provider=nosuch"}, []string{`--provider: unknown provider "nosuch" (known: fake, vsphere)`}},
+		{"unknown cluster", []string{"--cluster=kind"}, []string{`--cluster "kind" is not a runtime this deployer has (known: local)`}},
+		{"unpinned CCM", []string{"--provider=vsphere", "--ccm-version=v0.0.1"}, []string{"version v0.0.1 of k8s.io/cloud-provider-vsphere is not pinned", "add it to cluster/binaries/versions.go"}},
+		{"missing binary directory", []string{"--bin-dir=/nonexistent"}, []string{"etcd not found in the binary directory /nonexistent", "or leave --bin-dir and BIN_DIR unset to build them"}},
+		{"unreadable provider config", []string{"--provider-config=/nonexistent.yaml"}, []string{"--provider-config: open /nonexistent.yaml", "name a readable provider config file"}},
+		{"negative nodes", []string{"--nodes=-1"}, []string{"--nodes -1 is negative"}},
+		{"bad name", []string{"--cluster-name=a_b"}, []string{`--cluster-name: cluster name "a_b" is not valid`}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d, fs := New(options{up: true, down: true, runID: "x", runDir: t.TempDir()})
+			if err := fs.Parse(tt.args); err != nil {
+				t.Fatal(err)
+			}
+			err := d.(*Deployer).Init()
+			if err == nil {
+				t.Fatal("Init accepted it")
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("error is more than one line: %q", err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// Build stamps kubectl with the harness's Kubernetes release; this
+// module must build it from that release.
+func TestKubectlIsTheHarnesssRelease(t *testing.T) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", "k8s.io/kubernetes").Output()
+	if err != nil {
+		t.Fatalf("go list -m k8s.io/kubernetes: %v", err)
+	}
+	if got, want := strings.TrimSpace(string(out)), binaries.ModuleVersion("k8s.io/kubernetes"); got != want {
+		t.Errorf("this module builds kubectl from k8s.io/kubernetes %s, the harness runs %s (align the require in go.mod)", got, want)
+	}
+}
+
+func TestVersionIsTheCCMUnderTest(t *testing.T) {
+	for _, tt := range []struct{ args []string }{{[]string{"--provider=fake"}}, {[]string{"--provider=vsphere", "--ccm-version=v1.30.1"}}} {
+		d, fs := New(options{})
+		if err := fs.Parse(tt.args); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]string{"fake": "fakecloud-ccm@" + binaries.ModuleVersion("k8s.io/kubernetes"), "vsphere": "vsphere-cloud-controller-manager@v1.30.1"}[d.(*Deployer).flags.provider]
+		if got := d.(*Deployer).Version(); got != want {
+			t.Errorf("Version() with %v = %q, want %q", tt.args, got, want)
+		}
+	}
+}

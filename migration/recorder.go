@@ -1,0 +1,192 @@
+package migration
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"sigs.k8s.io/ccm-harness/cluster"
+)
+
+// Main leases of the two components, in kube-system.
+const (
+	KCMLease = "kube-controller-manager"
+	CCMLease = "cloud-controller-manager"
+)
+
+// Recorder samples which controllers each watched manager runs, and who
+// holds the leases, until stopped.
+type Recorder struct {
+	client kubernetes.Interface
+	every  time.Duration
+	leases []string
+
+	mu       sync.Mutex
+	managers map[string]cluster.Manager
+	timeline Timeline
+	cancel   context.CancelFunc
+	done     chan struct{}
+}
+
+// NewRecorder samples every interval; migrated are the controllers under
+// the migration lease called leaderName.
+func NewRecorder(client kubernetes.Interface, every time.Duration, leaderName string, migrated []string) *Recorder {
+	return &Recorder{
+		client:   client,
+		every:    every,
+		leases:   []string{KCMLease, CCMLease, leaderName},
+		managers: map[string]cluster.Manager{},
+		timeline: Timeline{LeaderName: leaderName, Migrated: migrated, EveryMs: every.Milliseconds()},
+	}
+}
+
+// Watch adds a manager to the samples.
+func (r *Recorder) Watch(m cluster.Manager) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.managers[m.Name()] = m
+	spec := m.Spec()
+	r.timeline.Processes = append(r.timeline.Processes, Process{Name: m.Name(), Kind: spec.Kind, Binary: spec.Binary.String(), CloudProvider: spec.CloudProvider, Migration: spec.LeaderMigration != nil})
+}
+
+// Forget stops sampling a manager that was stopped.
+func (r *Recorder) Forget(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.managers, name)
+}
+
+// Mark notes an event on the timeline, such as a member being replaced.
+func (r *Recorder) Mark(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.timeline.Events = append(r.timeline.Events, Event{AtMs: r.sinceStart(), Text: fmt.Sprintf(format, args...)})
+}
+
+func (r *Recorder) sinceStart() int64 {
+	if r.timeline.Start.IsZero() {
+		return 0
+	}
+	return time.Since(r.timeline.Start).Milliseconds()
+}
+
+// Start samples in the background until Stop.
+func (r *Recorder) Start(ctx context.Context) {
+	ctx, r.cancel = context.WithCancel(ctx)
+	r.done = make(chan struct{})
+	r.mu.Lock()
+	r.timeline.Start = time.Now()
+	r.mu.Unlock()
+	go func() {
+		defer close(r.done)
+		tick := time.NewTicker(r.every)
+		defer tick.Stop()
+		for {
+			r.sample(ctx)
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+}
+
+// Stop ends sampling and returns the timeline.
+func (r *Recorder) Stop() *Timeline {
+	if r.cancel != nil {
+		r.cancel()
+		<-r.done
+	}
+	return r.Timeline()
+}
+
+// Timeline is a copy of what was recorded so far.
+func (r *Recorder) Timeline() *Timeline {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t := r.timeline
+	t.Samples = append([]Sample(nil), t.Samples...)
+	t.Events = append([]Event(nil), t.Events...)
+	t.Processes = append([]Process(nil), t.Processes...)
+	return &t
+}
+
+// Owners are the processes that ran controller at the latest sample.
+func (r *Recorder) Owners(controller string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.timeline.Samples) == 0 {
+		return nil
+	}
+	return r.timeline.Samples[len(r.timeline.Samples)-1].owners(controller)
+}
+
+// sample asks every manager at once, each within the interval, so a hung
+// one does not stretch the others' sampling.
+func (r *Recorder) sample(ctx context.Context) {
+	r.mu.Lock()
+	managers := make([]cluster.Manager, 0, len(r.managers))
+	for _, m := range r.managers {
+		managers = append(managers, m)
+	}
+	r.mu.Unlock()
+	at := time.Since(r.timeline.Start)
+	s := Sample{AtMs: at.Milliseconds(), Running: map[string][]string{}, Leases: map[string]Lease{}}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	qctx, cancel := context.WithTimeout(ctx, r.every)
+	defer cancel()
+	for _, m := range managers {
+		wg.Go(func() {
+			ctrls, err := m.Controllers(qctx)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				s.Unreachable = append(s.Unreachable, m.Name())
+				return
+			}
+			sort.Strings(ctrls)
+			s.Running[m.Name()] = append([]string{}, ctrls...) // [] rather than null in the JSON
+		})
+	}
+	wg.Go(func() {
+		for _, name := range r.leases {
+			l, err := r.client.CoordinationV1().Leases("kube-system").Get(qctx, name, metav1.GetOptions{})
+			if err != nil {
+				continue // not taken yet, or the API was slow: no claim either way
+			}
+			lease := leaseOf(l, time.Now())
+			mu.Lock()
+			s.Leases[name] = lease
+			mu.Unlock()
+		}
+	})
+	wg.Wait()
+	if ctx.Err() != nil {
+		return
+	}
+	sort.Strings(s.Unreachable)
+	r.mu.Lock()
+	r.timeline.Samples = append(r.timeline.Samples, s)
+	r.mu.Unlock()
+}
+
+// leaseOf is who holds l and whether the hold is live: renewed within its
+// duration. A dead holder's lease names it until another takes over.
+func leaseOf(l *coordinationv1.Lease, now time.Time) Lease {
+	out := Lease{}
+	if l.Spec.HolderIdentity != nil {
+		out.Holder = *l.Spec.HolderIdentity
+	}
+	if l.Spec.RenewTime != nil && l.Spec.LeaseDurationSeconds != nil {
+		out.Live = now.Sub(l.Spec.RenewTime.Time) < time.Duration(*l.Spec.LeaseDurationSeconds)*time.Second
+	}
+	return out
+}

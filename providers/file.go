@@ -1,0 +1,182 @@
+package providers
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"sigs.k8s.io/ccm-harness/cluster/binaries"
+)
+
+// External selects a profile described by a file: PROVIDER=external with
+// the file as the provider config.
+const External = "external"
+
+// File is a provider profile as a file, for a CCM the harness has no Go
+// code for: which CCM (an image or a binary), its flags and cloud config,
+// what it claims, and which cloud the harness runs and inspects for it.
+// The built-in profiles can be written the same way (FileOf).
+type File struct {
+	// Name reports the provider; default "external".
+	Name string `json:"name,omitempty"`
+	// Cloud is the built-in profile whose cloud the harness starts,
+	// inspects and makes instances in ("fake", "vsphere"), or "none": the
+	// CCM talks to a cloud of its own, and specs that need to ask the
+	// cloud or add nodes are skipped.
+	Cloud string `json:"cloud"`
+	// CloudConfig is that cloud's provider config (fake: region, zones,
+	// faults; vsphere: region, zones, credentials, ipFamilies, faults).
+	CloudConfig any `json:"cloudConfig,omitempty"`
+	// CCM is the cloud-controller-manager under test.
+	CCM FileCCM `json:"ccm"`
+	// Capabilities are what the CCM claims: instances, zones,
+	// node-lifecycle, load-balancers, routes.
+	Capabilities []Capability `json:"capabilities"`
+	// ProviderIDScheme is spec.providerID's scheme; default the cloud's.
+	ProviderIDScheme string `json:"providerIDScheme,omitempty"`
+}
+
+// FileCCM is the CCM of a profile file: exactly one of Image, Binary and
+// Builtin.
+type FileCCM struct {
+	// Image is a container image: docker-archive:PATH, oci:DIR or a
+	// registry reference.
+	Image string `json:"image,omitempty"`
+	// Binary is a ready-made executable.
+	Binary string `json:"binary,omitempty"`
+	// Builtin is the cloud's own CCM, as the harness builds it, at
+	// Version (default: the first pinned).
+	Builtin bool   `json:"builtin,omitempty"`
+	Version string `json:"version,omitempty"`
+	// CloudProvider is its --cloud-provider; default the cloud's.
+	CloudProvider string `json:"cloudProvider,omitempty"`
+	// Args are flags beyond the harness's own.
+	Args []string `json:"args,omitempty"`
+	// CloudConfig is a --cloud-config file to use instead of the one the
+	// harness writes for its cloud.
+	CloudConfig string `json:"cloudConfig,omitempty"`
+}
+
+// Resolve returns the profile a user selected and the provider config its
+// cloud gets: for External, read from the profile file; otherwise the
+// registered profile and config as given.
+func Resolve(name string, config []byte) (Profile, []byte, error) {
+	if name != External {
+		p, err := Get(name)
+		return p, config, err
+	}
+	if len(config) == 0 {
+		return Profile{}, nil, fmt.Errorf("provider external: no profile file given (pass it as the provider config, e.g. PROVIDER_CONFIG=my-ccm.yaml)")
+	}
+	var f File
+	if err := yaml.UnmarshalStrict(config, &f); err != nil {
+		return Profile{}, nil, fmt.Errorf("provider external: profile file: %w", err)
+	}
+	return f.Profile()
+}
+
+// Profile is the profile the file describes, and its cloud's config.
+func (f File) Profile() (Profile, []byte, error) {
+	fail := func(format string, args ...any) (Profile, []byte, error) {
+		return Profile{}, nil, fmt.Errorf("provider external: profile file: "+format, args...)
+	}
+	var p Profile
+	switch f.Cloud {
+	case "":
+		return fail("cloud: not set (name a built-in cloud: %s, or none)", strings.Join(Names(), ", "))
+	case "none":
+		p = Profile{NewCloud: func([]byte) (Cloud, error) { return noCloud{}, nil }}
+	default:
+		base, err := Get(f.Cloud)
+		if err != nil {
+			return fail("cloud: %v", err)
+		}
+		p = base
+	}
+	var cloudConfig []byte
+	if f.CloudConfig != nil {
+		data, err := yaml.Marshal(f.CloudConfig)
+		if err != nil {
+			return fail("cloudConfig: %v", err)
+		}
+		cloudConfig = data
+	}
+	p.Name = f.Name
+	if p.Name == "" {
+		p.Name = External
+	}
+	switch n := btoi(f.CCM.Image != "") + btoi(f.CCM.Binary != "") + btoi(f.CCM.Builtin); {
+	case n != 1:
+		return fail("ccm: give exactly one of image, binary and builtin")
+	case f.CCM.Builtin && f.Cloud == "none":
+		return fail("ccm: builtin needs a built-in cloud, not none")
+	case f.CCM.Image != "":
+		p.CCM = binaries.Component{Name: "cloud-controller-manager", Image: f.CCM.Image}
+	case f.CCM.Binary != "":
+		path, err := filepath.Abs(f.CCM.Binary)
+		if err != nil {
+			return fail("ccm: binary: %v", err)
+		}
+		if st, err := os.Stat(path); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+			return fail("ccm: binary %s is not an executable file", path)
+		}
+		p.CCM = binaries.Component{Name: "cloud-controller-manager", Path: path}
+	default:
+		var err error
+		if p, err = p.WithCCMVersion(f.CCM.Version); err != nil {
+			return fail("ccm: %v", err)
+		}
+	}
+	if f.CCM.Version != "" && !f.CCM.Builtin {
+		return fail("ccm: version is for builtin; an image or binary is its own version")
+	}
+	if f.CCM.CloudProvider != "" {
+		p.CloudProvider = f.CCM.CloudProvider
+	}
+	if p.CloudProvider == "" {
+		return fail("ccm: cloudProvider: not set (the CCM's --cloud-provider)")
+	}
+	p.CCMArgs = append(slices.Clone(p.CCMArgs), f.CCM.Args...)
+	p.CCMConfigFile = f.CCM.CloudConfig
+	if f.ProviderIDScheme != "" {
+		p.ProviderIDScheme = f.ProviderIDScheme
+	}
+	if p.ProviderIDScheme == "" {
+		return fail("providerIDScheme: not set")
+	}
+	known := []Capability{Instances, Zones, NodeLifecycle, LoadBalancers, Routes}
+	p.Capabilities = Capabilities{}
+	for _, c := range f.Capabilities {
+		if !slices.Contains(known, c) {
+			return fail("capabilities: %q is none of %v", c, known)
+		}
+		p.Capabilities[c] = true
+	}
+	// The migration specs need the provider's in-tree release: a CCM of
+	// the user's has none the harness knows.
+	if !f.CCM.Builtin {
+		p.InTreeKCM, p.OlderCCM = binaries.Component{}, binaries.Component{}
+	}
+	return p, cloudConfig, nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// noCloud is the cloud of a profile whose CCM talks to a cloud the harness
+// does not run: nothing to start, nothing to inspect.
+type noCloud struct{}
+
+func (noCloud) Start(context.Context, CloudEnv) error { return nil }
+func (noCloud) CCMConfig() ([]byte, error)            { return nil, nil }
+func (noCloud) Instances() InstanceControl            { return nil }
+func (noCloud) Inspector() Inspector                  { return nil }

@@ -1,0 +1,62 @@
+package providers_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/ccm-harness/providers"
+	"sigs.k8s.io/ccm-harness/providers/fake"
+	"sigs.k8s.io/ccm-harness/providers/vsphere"
+)
+
+// TestBuiltinProfilesAsFiles loads the built-in profiles written as
+// profile files: they must describe the same provider.
+func TestBuiltinProfilesAsFiles(t *testing.T) {
+	for _, name := range []string{fake.Name, vsphere.Name} {
+		data, err := os.ReadFile(name + "/profile.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, cfg, err := providers.Resolve(providers.External, data)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		want, err := providers.Get(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Name != want.Name || got.CloudProvider != want.CloudProvider || got.ProviderIDScheme != want.ProviderIDScheme ||
+			got.Capabilities.String() != want.Capabilities.String() || got.CCM.String() != want.CCM.String() ||
+			got.InTreeKCM.String() != want.InTreeKCM.String() || strings.Join(got.CCMArgs, " ") != strings.Join(want.CCMArgs, " ") {
+			t.Errorf("%s as a file: %+v\nbuilt in: %+v", name, got, want)
+		}
+		if _, err := got.NewCloud(cfg); err != nil {
+			t.Errorf("%s: its cloud config: %v", name, err)
+		}
+	}
+}
+
+func TestProfileFileBadInput(t *testing.T) {
+	for _, tt := range []struct{ file, want string }{
+		{"", "provider external: no profile file given"},
+		{"cloud: fake\nccm: {builtin: true}\ncapabilities: [instances]\nextra: 1\n", `unknown field "extra"`},
+		{"ccm: {builtin: true}\n", "cloud: not set (name a built-in cloud: fake, vsphere, or none)"},
+		{"cloud: aws\nccm: {builtin: true}\n", `cloud: unknown provider "aws"`},
+		{"cloud: fake\nccm: {builtin: true, image: x}\n", "ccm: give exactly one of image, binary and builtin"},
+		{"cloud: fake\nccm: {binary: /nonexistent}\n", "ccm: binary /nonexistent is not an executable file"},
+		{"cloud: fake\nccm: {image: 'docker-archive:x.tar', version: v1}\n", "ccm: version is for builtin"},
+		{"cloud: none\nccm: {image: 'docker-archive:x.tar'}\n", "ccm: cloudProvider: not set"},
+		{"cloud: fake\nccm: {builtin: true}\ncapabilities: [teleport]\n", `capabilities: "teleport" is none of`},
+	} {
+		_, _, err := providers.Resolve(providers.External, []byte(tt.file))
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "provider external: ") {
+			t.Errorf("%q: %v, want an error containing %q", tt.file, err, tt.want)
+		}
+	}
+	// An image CCM against fakecloud: the cloud's provider name and scheme.
+	p, _, err := providers.Resolve(providers.External, []byte("name: mine\ncloud: fake\nccm: {image: 'docker-archive:ccm.tar', args: [--v=4]}\ncapabilities: [instances]\n"))
+	if err != nil || p.Name != "mine" || p.CCM.Image != "docker-archive:ccm.tar" || p.CloudProvider != "fakecloud" || p.InTreeKCM.Name != "" || p.CCMArgs[len(p.CCMArgs)-1] != "--v=4" {
+		t.Errorf("image profile: %+v, %v", p, err)
+	}
+}

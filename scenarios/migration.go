@@ -1,0 +1,339 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/kubernetes/test/e2e/framework"
+
+	"sigs.k8s.io/ccm-harness/cluster"
+	"sigs.k8s.io/ccm-harness/cluster/nodewait"
+	"sigs.k8s.io/ccm-harness/migration"
+	"sigs.k8s.io/ccm-harness/providers"
+)
+
+// The HA control plane moves its cloud controllers from kube-controller-
+// manager (release N, the provider in-tree) to the CCM (release N+1:
+// kube-controller-manager with --cloud-provider=external beside the CCM)
+// one member at a time, as kubernetes.io's "Migrate Replicated Control
+// Plane To Use Cloud Controller Manager" describes, and back. A recorder
+// samples every manager twice a second; the timeline must show no
+// controller in two processes at once, none unowned for longer than the
+// lease settings allow, and the migration lease held by a main-lease
+// holder.
+//
+// Release N+1's kube-controller-manager runs without leader migration:
+// since v1.32 it has no cloud controllers to migrate, yet with migration on
+// its main-lease holder would contend for the migration lease, and while
+// it held it no CCM could run the migrated controllers.
+// soak is how long each step of a rolling upgrade is left to run.
+const soak = 3 * time.Second
+
+var _ = framework.Describe("Leader migration", framework.WithLabel("leader-migration"), Needs(NeedHA), ginkgo.Ordered, func() {
+	const members = 3
+	var (
+		c           *cluster.Cluster
+		cs          kubernetes.Interface
+		rec         *migration.Recorder
+		bounds      migration.Bounds
+		cfg, ccmCfg migration.Config
+		profile     providers.Profile
+		running     = map[int][]cluster.Manager{}
+		generation  int
+		upgraded    bool
+		ccmUpgraded bool
+	)
+	name := func(member int, role string) string { return fmt.Sprintf("m%d-%s-%d", member, role, generation) }
+	releaseN := func(member int) []cluster.ManagerSpec {
+		return []cluster.ManagerSpec{{Name: name(member, "kcm-intree"), Kind: cluster.KubeControllerManager, Binary: profile.InTreeKCM,
+			CloudProvider: profile.CloudProvider, LeaderMigration: cfg.YAML()}}
+	}
+	// ccm is the member's CCM: the older release until the CCMs are
+	// upgraded, where the profile has one.
+	ccm := func(member int) cluster.ManagerSpec {
+		spec := cluster.ManagerSpec{Name: name(member, "ccm"), Kind: cluster.CloudControllerManager, LeaderMigration: ccmCfg.YAML()}
+		if !ccmUpgraded {
+			spec.Binary = profile.OlderCCM
+		}
+		return spec
+	}
+	releaseN1 := func(member int) []cluster.ManagerSpec {
+		return []cluster.ManagerSpec{{Name: name(member, "kcm"), Kind: cluster.KubeControllerManager}, ccm(member)}
+	}
+
+	ginkgo.BeforeAll(func(ctx context.Context) {
+		// BeforeAll runs before the suite's BeforeEach would skip.
+		SkipUnmet()
+		e := env()
+		profile = e.Cluster.Profile
+		var err error
+		cfg = migration.NewConfig(migration.CloudControllers...)
+		if e.LeaderMigration != nil {
+			cfg, err = migration.ParseConfig(e.LeaderMigration)
+			framework.ExpectNoError(err)
+		}
+		ccmCfg = cfg
+		if e.CCMLeaderMigration != nil {
+			ccmCfg, err = migration.ParseConfig(e.CCMLeaderMigration)
+			framework.ExpectNoError(err, "the CCMs' leader migration config")
+		}
+
+		var specs []cluster.ManagerSpec
+		for i := 1; i <= members; i++ {
+			specs = append(specs, releaseN(i)...)
+		}
+		ginkgo.By(fmt.Sprintf("bringing up an HA control plane of %d members, each a kube-controller-manager with %s in-tree (%s)", members, profile.CloudProvider, profile.InTreeKCM))
+		var down func(context.Context) error
+		c, down, err = e.NewCluster(ctx, specs)
+		if down != nil {
+			ginkgo.DeferCleanup(down)
+		}
+		framework.ExpectNoError(err, "bring up the HA control plane")
+		cs = clientOf(c.Kubeconfig)
+		le := c.LeaderElection
+		// Startup: a kube-controller-manager that just took the leases
+		// starts some forty controllers before the migrated ones show, up
+		// to ten seconds on a loaded 2-core machine.
+		bounds = migration.BoundsFor(le.Lease, le.Retry, 10*time.Second)
+		framework.Logf("leader election: lease %s, renew %s, retry %s; a controller may be unowned for %s", le.Lease, le.Renew, le.Retry, bounds.Unowned)
+
+		rec = migration.NewRecorder(cs, 500*time.Millisecond, cfg.LeaderName, cfg.Controllers())
+		for i, m := range c.Managers {
+			running[i+1] = []cluster.Manager{m}
+			rec.Watch(m)
+		}
+		// The recorder outlives BeforeAll's context.
+		rec.Start(context.Background())
+		ginkgo.DeferCleanup(func() {
+			tl := rec.Stop()
+			dir := filepath.Join(e.ArtifactsDir, "leader-migration")
+			framework.ExpectNoError(tl.Write(dir, bounds), "write the leader-migration timeline")
+			framework.Logf("leader-migration timeline: %s", filepath.Join(dir, "timeline.svg"))
+		})
+
+		ginkgo.By("registering nodes as kubelets with the provider in-tree do")
+		for i := 1; i <= 2; i++ {
+			_, err := c.Nodes.Add(ctx, fmt.Sprintf("lm-node-%d", i), cluster.WithInTreeCloud())
+			framework.ExpectNoError(err)
+		}
+		waitOwners(ctx, rec, cfg, bounds.Unowned*2, "release N's kube-controller-manager", cluster.KubeControllerManager)
+	})
+
+	// replace stops a member's managers and starts its next release's, then
+	// waits until every migrating controller runs somewhere again.
+	replace := func(ctx context.Context, member int, next func(int) []cluster.ManagerSpec) {
+		generation++
+		specs := next(member)
+		kinds := map[string]bool{}
+		for _, spec := range specs {
+			kinds[spec.Kind] = true
+		}
+		// A member going back to release N loses its CCM too.
+		if !kinds[cluster.CloudControllerManager] && specs[0].InTree() {
+			kinds[cluster.CloudControllerManager] = true
+		}
+		var kept []cluster.Manager
+		for _, m := range running[member] {
+			if !kinds[m.Spec().Kind] {
+				kept = append(kept, m)
+				continue
+			}
+			ginkgo.By(fmt.Sprintf("member %d: stopping %s", member, m.Name()))
+			rec.Mark("member %d: stop %s", member, m.Name())
+			framework.ExpectNoError(m.Stop(ctx))
+			rec.Forget(m.Name())
+		}
+		running[member] = kept
+		for _, spec := range specs {
+			m, err := c.ControlPlane.Start(ctx, spec)
+			framework.ExpectNoError(err, "member %d: start %s", member, spec.Name)
+			rec.Watch(m)
+			rec.Mark("member %d: %s started (%s)", member, m.Name(), m.Spec().Binary)
+			running[member] = append(running[member], m)
+		}
+		waitOwners(ctx, rec, cfg, bounds.Unowned*2, "any manager", "")
+		// Each mixed-release state lasts a while, as between real member
+		// replacements, so the recorder sees it many times over.
+		time.Sleep(soak)
+	}
+
+	// order puts the member whose manager runs the migrated controllers
+	// last, as an operator replaces standbys first: the controllers then
+	// move once, and the members in between run both releases side by
+	// side, where a conflict would show.
+	order := func() []int {
+		var out []int
+		leader := 0
+		for i := 1; i <= members; i++ {
+			for _, m := range running[i] {
+				if slices.Contains(rec.Owners(cfg.Controllers()[0]), m.Name()) {
+					leader = i
+				}
+			}
+			if leader != i {
+				out = append(out, i)
+			}
+		}
+		if leader != 0 {
+			out = append(out, leader)
+		}
+		return out
+	}
+
+	upgrade := func(ctx context.Context) {
+		for k, i := range order() {
+			replace(ctx, i, releaseN1)
+			if k == 1 {
+				expectServed(ctx, c, cs, rec, "mid-upgrade", false)
+			}
+		}
+		waitOwners(ctx, rec, cfg, bounds.Unowned*2, "the CCM", cluster.CloudControllerManager)
+		upgraded = true
+	}
+
+	framework.It("[upgrade] moves the cloud controllers from kube-controller-manager to the CCM, member by member", framework.WithLabel("upgrade"), func(ctx context.Context) {
+		upgrade(ctx)
+		expectServed(ctx, c, cs, rec, "after the upgrade", false)
+		expectNoViolations(rec, bounds)
+		framework.ExpectNoError(c.Health(), "HA control plane")
+	})
+
+	framework.It("[upgrade] rolls the CCMs to the next release, member by member", framework.WithLabel("upgrade"), Needs(NeedOlderCCM), func(ctx context.Context) {
+		if !upgraded {
+			ginkgo.By("moving the controllers to the older CCM first")
+			upgrade(ctx)
+		}
+		ccmUpgraded = true
+		for k, i := range order() {
+			replace(ctx, i, func(member int) []cluster.ManagerSpec { return []cluster.ManagerSpec{ccm(member)} })
+			if k == 1 {
+				expectServed(ctx, c, cs, rec, "mid-way through the CCM upgrade", false)
+			}
+		}
+		waitOwners(ctx, rec, cfg, bounds.Unowned*2, "the CCM", cluster.CloudControllerManager)
+		expectServed(ctx, c, cs, rec, "after the CCM upgrade", false)
+		expectNoViolations(rec, bounds)
+		framework.ExpectNoError(c.Health(), "HA control plane")
+	})
+
+	framework.It("[downgrade] moves them back to kube-controller-manager, member by member", framework.WithLabel("downgrade"), func(ctx context.Context) {
+		if !upgraded {
+			ginkgo.By("upgrading first: a downgrade starts from release N+1")
+			upgrade(ctx)
+		}
+		for k, i := range order() {
+			replace(ctx, i, releaseN)
+			if k == 1 {
+				expectServed(ctx, c, cs, rec, "mid-downgrade", false)
+			}
+		}
+		waitOwners(ctx, rec, cfg, bounds.Unowned*2, "release N's kube-controller-manager", cluster.KubeControllerManager)
+		// No CCM is left to initialize a node: it joins as release N's do.
+		expectServed(ctx, c, cs, rec, "after the downgrade", true)
+		expectNoViolations(rec, bounds)
+		framework.ExpectNoError(c.Health(), "HA control plane")
+	})
+})
+
+// waitOwners waits for a sample, taken after the call, in which every
+// migrating controller runs in a process of kind (any kind if empty).
+func waitOwners(ctx context.Context, rec *migration.Recorder, cfg migration.Config, timeout time.Duration, what, kind string) {
+	ginkgo.By("waiting for " + what + " to run " + strings.Join(cfg.Controllers(), ", "))
+	after := rec.Timeline()
+	from := int64(0)
+	if n := len(after.Samples); n > 0 {
+		from = after.Samples[n-1].AtMs
+	}
+	var last string
+	err := WaitForCloud(ctx, timeout, what+" to run every migrating controller", func(ctx context.Context) error {
+		tl := rec.Timeline()
+		n := len(tl.Samples)
+		if n == 0 || tl.Samples[n-1].AtMs <= from {
+			return fmt.Errorf("no sample yet")
+		}
+		s := tl.Samples[n-1]
+		kinds := map[string]string{}
+		for _, p := range tl.Processes {
+			kinds[p.Name] = p.Kind
+		}
+		var missing []string
+		for _, ctrl := range cfg.Controllers() {
+			ok := false
+			for p, ctrls := range s.Running {
+				if slices.Contains(ctrls, ctrl) && (kind == "" || kinds[p] == kind) {
+					ok = true
+				}
+			}
+			if !ok {
+				missing = append(missing, ctrl)
+			}
+		}
+		if len(missing) > 0 {
+			last = fmt.Sprintf("expected %s run by %s, actual: not (processes then: %v)", strings.Join(missing, ", "), what, s.Running)
+			return fmt.Errorf("%s", last)
+		}
+		return nil
+	})
+	framework.ExpectNoError(err)
+}
+
+// expectServed checks that the controllers do their job whoever owns them
+// now: a LoadBalancer Service is provisioned and a joining node gets its
+// route, and is initialized by the CCM (or, inTree, needs no CCM).
+func expectServed(ctx context.Context, c *cluster.Cluster, cs kubernetes.Interface, rec *migration.Recorder, when string, inTree bool) {
+	ginkgo.By("checking a LoadBalancer Service and a joining node are served " + when)
+	for _, ctrl := range []string{"service-lb-controller", "node-route-controller"} {
+		framework.Logf("%s: %s run by %v", when, ctrl, rec.Owners(ctrl))
+		ginkgo.AddReportEntry(fmt.Sprintf("%s: %s run by", when, ctrl), strings.Join(rec.Owners(ctrl), ", "))
+	}
+	s := create(ctx, cs, newService("default", tcp(80)))
+	s = waitService(ctx, cs, s, "an ingress IP "+when, HasIngress)
+	if insp, ok := c.Cloud.Inspector().(providers.LoadBalancerInspector); ok {
+		framework.ExpectNoError(WaitForCloud(ctx, env().Timeouts.LoadBalancer, "the cloud load balancer of Service "+s.Name, func(ctx context.Context) error {
+			lbs, err := insp.LoadBalancers(ctx)
+			if err != nil {
+				return err
+			}
+			_, err = LoadBalancerOf(lbs, s)
+			return err
+		}))
+	}
+	node := "lm-" + rand.String(5)
+	var opts []cluster.NodeOption
+	check := All(nodewait.Initialized, RouteCreated)
+	if inTree {
+		opts = append(opts, cluster.WithInTreeCloud())
+	}
+	ginkgo.By("adding node " + node)
+	_, err := c.Nodes.Add(ctx, node, opts...)
+	framework.ExpectNoError(err, "add node %s", node)
+	framework.ExpectNoError(nodewait.For(ctx, cs, env().Timeouts.NodeInit, "node "+node+" initialized with its route "+when, []string{node}, check))
+}
+
+func expectNoViolations(rec *migration.Recorder, b migration.Bounds) {
+	v := rec.Timeline().Check(b)
+	if len(v) == 0 {
+		return
+	}
+	lines := make([]string, len(v))
+	for i, x := range v {
+		lines[i] = "  " + x.String()
+	}
+	framework.Failf("the timeline breaks leader migration's invariants (leader-migration/timeline.svg):\n%s", strings.Join(lines, "\n"))
+}
+
+func clientOf(kubeconfig string) kubernetes.Interface {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	framework.ExpectNoError(err)
+	cs, err := kubernetes.NewForConfig(cfg)
+	framework.ExpectNoError(err)
+	return cs
+}

@@ -1,0 +1,180 @@
+package scenarios
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2"
+
+	"sigs.k8s.io/ccm-harness/cluster"
+	"sigs.k8s.io/ccm-harness/providers"
+)
+
+// A spec says what it needs of the provider and runtime as Ginkgo labels,
+// so that one function, Unmet, decides whether it runs: before its first
+// step in a real run (SkipUnmet), and without running it in a dry run.
+const (
+	needPrefix = "needs-"
+	// NeedNodePool: the runtime adds nodes and powers their instances.
+	NeedNodePool = needPrefix + "node-pool"
+	// NeedInspector: the cloud can be asked what is true.
+	NeedInspector = needPrefix + "inspector"
+	// NeedDataPlane: nodes run pods and carry traffic.
+	NeedDataPlane = needPrefix + "data-plane"
+	// NeedRestart: the runtime can restart the CCM.
+	NeedRestart = needPrefix + "ccm-restart"
+	// NeedFaults: the cloud can be made to fail on purpose.
+	NeedFaults = needPrefix + "fault-injection"
+	// NeedHA: the runtime can run an HA control plane of the spec's own,
+	// and the provider has a kube-controller-manager release with it
+	// in-tree to migrate from.
+	NeedHA = needPrefix + "ha-control-plane"
+	// NeedOlderCCM: the provider has an older CCM release to upgrade from.
+	NeedOlderCCM = needPrefix + "older-ccm"
+
+	// Checked late: the spec checks what Kubernetes shows first, and is
+	// skipped at its cloud-side part.
+	lateNeedPrefix = "cloud-checks-"
+	// LateLBInspector: the cloud's load balancers can be listed.
+	LateLBInspector = lateNeedPrefix + "load-balancers"
+	// LateRouteInspector: the cloud's routes can be listed.
+	LateRouteInspector = lateNeedPrefix + "routes"
+)
+
+// Needs labels a spec with what it needs: Needs* constants and provider
+// capabilities.
+func Needs(needs ...any) ginkgo.Labels {
+	var l ginkgo.Labels
+	for _, n := range needs {
+		switch n := n.(type) {
+		case providers.Capability:
+			l = append(l, needPrefix+"capability-"+string(n))
+		case string:
+			l = append(l, n)
+		default:
+			panic(fmt.Sprintf("Needs: %T is neither a capability nor a need", n))
+		}
+	}
+	return l
+}
+
+// Features are what a cluster and its provider offer the specs.
+type Features struct {
+	Provider     string
+	Capabilities providers.Capabilities
+	NodePool     bool
+	Inspector    bool
+	LBInspector  bool
+	RouteInspect bool
+	DataPlane    bool
+	Restart      bool
+	Faults       bool
+	InTreeKCM    bool
+	HA           bool
+	OlderCCM     bool
+}
+
+// FeaturesOf reads the features off a running cluster.
+func FeaturesOf(e *Env) Features {
+	c := e.Cluster
+	p := c.Profile
+	f := Features{
+		Provider: p.Name, Capabilities: p.Capabilities,
+		NodePool: c.Nodes != nil, DataPlane: c.DataPlane,
+		Restart:   c.Manager(cluster.CloudControllerManager) != nil,
+		InTreeKCM: p.InTreeKCM.Name != "", OlderCCM: p.OlderCCM.Name != "",
+		HA: e.NewCluster != nil && c.ControlPlane != nil,
+	}
+	if c.Cloud != nil {
+		_, f.Faults = c.Cloud.(providers.FaultInjector)
+		if insp := c.Cloud.Inspector(); insp != nil {
+			f.Inspector = true
+			_, f.LBInspector = insp.(providers.LoadBalancerInspector)
+			_, f.RouteInspect = insp.(providers.RouteInspector)
+		}
+	}
+	return f
+}
+
+// Unmet is why a spec with these labels cannot run on f, or "". With late,
+// needs checked at the cloud-side part count too: the spec would end
+// skipped there.
+func Unmet(labels []string, f Features, late bool) string {
+	// Needs checked up front win over those checked at the cloud-side part.
+	for _, pass := range []bool{false, true} {
+		for _, l := range labels {
+			if strings.HasPrefix(l, lateNeedPrefix) != pass {
+				continue
+			}
+			if reason := unmet(l, f, late); reason != "" {
+				return reason
+			}
+		}
+	}
+	return ""
+}
+
+func unmet(label string, f Features, late bool) string {
+	if c, ok := strings.CutPrefix(label, needPrefix+"capability-"); ok {
+		if !f.Capabilities[providers.Capability(c)] {
+			return fmt.Sprintf("provider %s does not claim %q (it claims %s)", f.Provider, c, f.Capabilities)
+		}
+		return ""
+	}
+	switch {
+	case label == NeedNodePool && !f.NodePool:
+		return fmt.Sprintf("the cluster cannot add or power nodes (provider %s has no instance control here)", f.Provider)
+	case label == NeedInspector && !f.Inspector:
+		return fmt.Sprintf("provider %s has no cloud inspector here, so what the CCM set cannot be compared with the cloud", f.Provider)
+	case label == NeedDataPlane && !f.DataPlane:
+		return "needs real nodes: this runtime's nodes are simulated and run no pods"
+	case label == NeedRestart && !f.Restart:
+		return "the runtime cannot restart the CCM"
+	case label == NeedFaults && !f.Faults:
+		return fmt.Sprintf("provider %s cannot inject cloud faults", f.Provider)
+	case label == NeedHA && !f.InTreeKCM:
+		return fmt.Sprintf("provider %s has no kube-controller-manager release with it in-tree to migrate from", f.Provider)
+	case label == NeedHA && !f.HA:
+		return "the runtime cannot run an HA control plane of its own"
+	case label == NeedOlderCCM && !f.OlderCCM:
+		return fmt.Sprintf("provider %s has no older CCM release to upgrade from", f.Provider)
+	case late && label == LateLBInspector && !f.LBInspector:
+		return lateLBReason(f.Provider)
+	case late && label == LateRouteInspector && !f.RouteInspect:
+		return lateRouteReason(f.Provider)
+	}
+	return ""
+}
+
+func lateLBReason(provider string) string {
+	return fmt.Sprintf("cloud-side checks skipped: provider %s has no load balancer inspector (the Service's status was checked)", provider)
+}
+
+func lateRouteReason(provider string) string {
+	return fmt.Sprintf("cloud-side checks skipped: provider %s has no route inspector (the nodes' conditions were checked)", provider)
+}
+
+// DryRunWouldRun is a dry run's skip message for a spec that would run.
+const DryRunWouldRun = "dry run: would run"
+
+// SkipUnmet skips the current spec if its needs are unmet; the suite calls
+// it before every spec. In a dry run it skips every spec, with the reason a
+// real run would skip it for, counting needs checked at the cloud-side
+// part, or DryRunWouldRun.
+func SkipUnmet() {
+	if current == nil {
+		return
+	}
+	reason := Unmet(ginkgo.CurrentSpecReport().Labels(), FeaturesOf(current), current.DryRun)
+	switch {
+	case reason != "":
+		ginkgo.Skip(reason)
+	case current.DryRun:
+		ginkgo.Skip(DryRunWouldRun)
+	}
+}
+
+// IsNeed reports whether a label is a need rather than a tag.
+func IsNeed(label string) bool {
+	return strings.HasPrefix(label, needPrefix) || strings.HasPrefix(label, lateNeedPrefix)
+}
