@@ -119,6 +119,9 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 	}); err != nil {
 		return nil, err
 	}
+	if in.cloud.Instances() == nil && spec.Nodes > 0 {
+		return nil, fmt.Errorf("provider %s's cloud cannot make the instances behind nodes here: register none (--nodes=0), or test a cluster of that cloud with CLUSTER=existing", spec.Profile.Name)
+	}
 	specs := spec.Managers
 	if specs == nil {
 		specs = defaultManagers()
