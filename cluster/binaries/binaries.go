@@ -124,8 +124,11 @@ var (
 	KubeAPIServer         = Component{Name: "kube-apiserver", Module: "k8s.io/kubernetes", Package: "k8s.io/kubernetes/cmd/kube-apiserver", VersionLDFlags: KubeVersion}
 	KubeControllerManager = Component{Name: "kube-controller-manager", Module: "k8s.io/kubernetes", Package: "k8s.io/kubernetes/cmd/kube-controller-manager", VersionLDFlags: KubeVersion}
 	Kwok                  = Component{Name: "kwok", Module: "sigs.k8s.io/kwok", Package: "sigs.k8s.io/kwok/cmd/kwok"}
-	FakeCloud             = Component{Name: "fakecloud", Module: ModulePath, Package: ModulePath + "/fakecloud/cmd/fakecloud"}
-	FakeCloudCCM          = Component{Name: "fakecloud-ccm", Module: ModulePath, Package: ModulePath + "/fakecloud/cmd/fakecloud-ccm", VersionLDFlags: func(string) []string {
+	// Kwokctl is kwok's cluster tool, which make bench races the local
+	// runtime against.
+	Kwokctl      = Component{Name: "kwokctl", Module: "sigs.k8s.io/kwok", Package: "sigs.k8s.io/kwok/cmd/kwokctl"}
+	FakeCloud    = Component{Name: "fakecloud", Module: ModulePath, Package: ModulePath + "/fakecloud/cmd/fakecloud"}
+	FakeCloudCCM = Component{Name: "fakecloud-ccm", Module: ModulePath, Package: ModulePath + "/fakecloud/cmd/fakecloud-ccm", VersionLDFlags: func(string) []string {
 		// The CCM is built on k8s.io/cloud-provider of the same release as
 		// the control plane; report that rather than "v0.0.0-master".
 		return KubeVersion(ModuleVersion("k8s.io/kubernetes"))

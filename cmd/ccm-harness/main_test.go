@@ -337,7 +337,7 @@ func TestUpBadInput(t *testing.T) {
 				return []string{"--bin-dir", binDir(t, ""), "--apiserver-port", port},
 					[]string{"cluster " + name + ": ", "port " + port + " on 127.0.0.1 is in use", "choose another with --apiserver-port"}, nil
 			},
-			started: []string{"etcd ready"},
+			started: []string{"certificates"},
 		},
 		{
 			name: "CCM exits at start",
@@ -350,7 +350,7 @@ func TestUpBadInput(t *testing.T) {
 					// file and what it must hold.
 					[]string{"\n    fakecloud-ccm: fakecloud: cloud config " + cfg + ": ", "(it must be YAML with the fields endpoint, tokenFile and region)"}
 			},
-			started: []string{"etcd ready", "kube-apiserver ready", "cloud ready"},
+			started: []string{"etcd and kube-apiserver ready", "cloud ready"},
 		},
 		{
 			name: "fakecloud unreachable",
@@ -363,7 +363,7 @@ func TestUpBadInput(t *testing.T) {
 					[]string{"cluster " + name + ": cloud-controller-manager exited at start"},
 					[]string{"\n    fakecloud-ccm: fakecloud: cannot reach the fakecloud API at " + endpoint, `is fakecloud running, and is "endpoint" in the cloud config right?`}
 			},
-			started: []string{"etcd ready", "kube-apiserver ready", "cloud ready"},
+			started: []string{"etcd and kube-apiserver ready", "cloud ready"},
 		},
 		{
 			name: "CCM image missing",
@@ -454,7 +454,7 @@ func TestUpBadInput(t *testing.T) {
 					// legacy INI format.
 					[]string{"ReadCPIConfigYAML failed: yaml: line 1", `Cloud provider could not be initialized: could not init cloud provider "vsphere"`}
 			},
-			started: []string{"etcd ready", "kube-apiserver ready", "cloud ready"},
+			started: []string{"etcd and kube-apiserver ready", "cloud ready"},
 		},
 	}
 	for _, tt := range tests {

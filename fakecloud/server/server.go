@@ -39,6 +39,10 @@ type Config struct {
 	// StateFile, when set, is loaded by New if it exists and rewritten
 	// atomically after every change.
 	StateFile string
+	// NoSync skips the fsync of each state file write: for a throwaway
+	// cloud whose writes would otherwise dominate (1,000 instances made
+	// at once), as etcd's --unsafe-no-fsync.
+	NoSync bool
 	// CloudToken authenticates the cloud API, AdminToken the admin API.
 	// They must differ, or the CCM under test could reshape its own cloud.
 	CloudToken, AdminToken string
@@ -65,6 +69,7 @@ type Server struct {
 	external   netip.Prefix
 	lbPool     netip.Prefix
 	stateFile  string
+	noSync     bool
 	cloudToken []byte
 	adminToken []byte
 	mux        *http.ServeMux
@@ -95,6 +100,7 @@ func New(cfg Config) (*Server, error) {
 		region:     cfg.Region,
 		zones:      cfg.Zones,
 		stateFile:  cfg.StateFile,
+		noSync:     cfg.NoSync,
 		cloudToken: []byte(cfg.CloudToken),
 		adminToken: []byte(cfg.AdminToken),
 		audit:      auditTrail{w: cfg.AuditLog, max: auditKeep},

@@ -106,13 +106,13 @@ func (s *Server) saveLocked() error {
 	if err != nil {
 		return fmt.Errorf("encoding state: %w", err)
 	}
-	if err := writeFileAtomic(s.stateFile, append(b, '\n')); err != nil {
+	if err := writeFileAtomic(s.stateFile, append(b, '\n'), !s.noSync); err != nil {
 		return fmt.Errorf("saving state file %s: %w", s.stateFile, err)
 	}
 	return nil
 }
 
-func writeFileAtomic(path string, data []byte) (err error) {
+func writeFileAtomic(path string, data []byte, sync bool) (err error) {
 	dir := filepath.Dir(path)
 	// The temporary file lives next to the target because rename is only
 	// atomic within one file system.
@@ -129,8 +129,10 @@ func writeFileAtomic(path string, data []byte) (err error) {
 	if _, err = tmp.Write(data); err != nil {
 		return err
 	}
-	if err = tmp.Sync(); err != nil {
-		return err
+	if sync {
+		if err = tmp.Sync(); err != nil {
+			return err
+		}
 	}
 	if err = tmp.Close(); err != nil {
 		return err

@@ -109,6 +109,9 @@ func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
 	args := []string{
 		"--listen=127.0.0.1:" + strconv.Itoa(port),
 		"--state-file=" + filepath.Join(c.dir, "state.json"),
+		// A cluster's cloud lives as long as the cluster: no fsync, as
+		// for its etcd.
+		"--unsafe-no-fsync",
 		"--token-file=" + filepath.Join(c.dir, "cloud.token"),
 		"--admin-token-file=" + filepath.Join(c.dir, "admin.token"),
 		"--audit-log=" + filepath.Join(env.LogDir, "fakecloud-audit.jsonl"),

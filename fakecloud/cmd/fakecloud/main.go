@@ -33,6 +33,7 @@ func main() {
 type options struct {
 	listen, stateFile, tokenFile, adminTokenFile, auditLog string
 	region, zones, faults                                  string
+	noSync                                                 bool
 	internalCIDR, externalCIDR, lbCIDR                     string
 }
 
@@ -56,6 +57,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	fs.StringVar(&o.internalCIDR, "internal-cidr", "127.1.0.0/16", "`CIDR` internal instance addresses come from")
 	fs.StringVar(&o.externalCIDR, "external-cidr", "127.2.0.0/16", "`CIDR` external instance addresses come from")
 	fs.StringVar(&o.lbCIDR, "lb-cidr", "127.20.0.0/16", "loopback `CIDR` load balancer IPs come from; fakecloud really listens on them")
+	fs.BoolVar(&o.noSync, "unsafe-no-fsync", false, "do not fsync the state file after each change: faster for a throwaway cloud, unsafe on power loss")
 	fs.StringVar(&o.faults, "faults", "", "JSON `file` holding a list of faults to start with, replacing those in the state file")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -130,7 +132,7 @@ func listenCause(err error) error {
 // config turns the flags into a server.Config. closeAudit is never nil.
 func (o options) config() (cfg server.Config, closeAudit func(), err error) {
 	closeAudit = func() {}
-	cfg = server.Config{Region: o.region, StateFile: o.stateFile}
+	cfg = server.Config{Region: o.region, StateFile: o.stateFile, NoSync: o.noSync}
 	if cfg.CloudToken, err = readToken("--token-file", o.tokenFile, "a file holding the bearer token the CCM will send"); err != nil {
 		return cfg, closeAudit, err
 	}

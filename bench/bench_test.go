@@ -1,0 +1,330 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
+	watchtools "k8s.io/client-go/tools/watch"
+
+	"sigs.k8s.io/ccm-harness/cluster"
+	"sigs.k8s.io/ccm-harness/cluster/binaries"
+	"sigs.k8s.io/ccm-harness/cluster/local"
+	"sigs.k8s.io/ccm-harness/cluster/nodewait"
+	"sigs.k8s.io/ccm-harness/providers"
+	"sigs.k8s.io/ccm-harness/providers/fake"
+	"sigs.k8s.io/ccm-harness/reports"
+)
+
+// bringUps keeps each way's mean bring-up for the ratio printed after
+// both ran.
+var bringUps = map[string]time.Duration{}
+
+// BenchmarkBringUp times a warm bring-up to "3 nodes initialized by the
+// CCM", and kwokctl's to "Cluster is ready" on the same cached etcd,
+// kube-apiserver and kube-controller-manager (kwokctl starts no cloud, no
+// CCM and no nodes).
+func BenchmarkBringUp(b *testing.B) {
+	ctx := context.Background()
+	src := &binaries.Source{Logf: b.Logf}
+	bins, err := src.Paths(ctx, binaries.Etcd, binaries.KubeAPIServer, binaries.KubeControllerManager, binaries.Kwok, binaries.Kwokctl, binaries.FakeCloud, binaries.FakeCloudCCM)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("harness", func(b *testing.B) {
+		state := b.TempDir()
+		rt := local.New(local.WithStateDir(state))
+		var total time.Duration
+		for i := 0; i < b.N; i++ {
+			name := fmt.Sprintf("bench-up-%d", i)
+			start := time.Now()
+			c, err := rt.Up(ctx, cluster.Spec{Name: name, Profile: fake.Profile(), Nodes: 3, ArtifactsDir: b.TempDir(), Binaries: src})
+			if err == nil {
+				err = c.WaitInitialized(ctx, time.Minute)
+			}
+			total += time.Since(start)
+			b.StopTimer()
+			if derr := rt.Down(ctx, name); derr != nil {
+				b.Error(derr)
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+		}
+		bringUps["harness"] = total / time.Duration(b.N)
+	})
+	b.Run("kwokctl", func(b *testing.B) {
+		work := b.TempDir()
+		var total time.Duration
+		for i := 0; i < b.N; i++ {
+			name := fmt.Sprintf("bench-kwokctl-%d", i)
+			start := time.Now()
+			err := kwokctl(work, bins["kwokctl"], "create", "cluster", "--name", name, "--runtime", "binary", "--wait", "60s",
+				"--etcd-binary", bins["etcd"], "--kube-apiserver-binary", bins["kube-apiserver"],
+				"--kube-controller-manager-binary", bins["kube-controller-manager"], "--kwok-controller-binary", bins["kwok"],
+				"--disable", "kube-scheduler")
+			total += time.Since(start)
+			b.StopTimer()
+			if derr := kwokctl(work, bins["kwokctl"], "delete", "cluster", "--name", name); derr != nil {
+				b.Error(derr)
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+		}
+		bringUps["kwokctl"] = total / time.Duration(b.N)
+	})
+	if h, k := bringUps["harness"], bringUps["kwokctl"]; h > 0 && k > 0 {
+		fmt.Printf("# bring-up: harness %.2fs (to 3 nodes initialized by the CCM), kwokctl %.2fs (to ready, no CCM or nodes): harness/kwokctl %.2f\n",
+			h.Seconds(), k.Seconds(), h.Seconds()/k.Seconds())
+	}
+}
+
+func kwokctl(workdir, bin string, args ...string) error {
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "KWOK_WORKDIR="+workdir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("kwokctl %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+// BenchmarkSuite runs the default suite (fake provider, every scenario)
+// as make e2e does, and reports its wall time, each scenario group's, and
+// the peak memory of everything it ran: the suite and every component of
+// its clusters.
+func BenchmarkSuite(b *testing.B) {
+	suite := os.Getenv("E2E_TEST")
+	if suite == "" {
+		b.Skip("E2E_TEST is not set: make bench builds the suite and sets it")
+	}
+	for i := 0; i < b.N; i++ {
+		state, artifacts := b.TempDir(), b.TempDir()
+		cmd := exec.Command(suite, "-ginkgo.no-color", "--provider=fake", "--artifacts="+artifacts)
+		cmd.Dir = ".."
+		cmd.Env = append(os.Environ(), "CCM_HARNESS_STATE="+state, "CCM_VERSION=", "CCM_IMAGE=")
+		out, err := os.Create(filepath.Join(artifacts, "suite.log"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		cmd.Stdout, cmd.Stderr = out, out
+		start := time.Now()
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		peak := samplePeak(cmd.Process.Pid, state)
+		err = cmd.Wait()
+		wall := time.Since(start)
+		out.Close()
+		peakMB := peak()
+		if err != nil {
+			b.Fatalf("the suite failed (%v): see %s", err, filepath.Join(artifacts, "suite.log"))
+		}
+		run, rerr := reports.ReadRun(artifacts)
+		if rerr != nil {
+			b.Fatal(rerr)
+		}
+		groups := map[string]time.Duration{}
+		for _, c := range run.Cases {
+			if len(c.Tags) > 0 && !c.NotSelected() {
+				groups[c.Tags[0]] += c.Duration
+			}
+		}
+		b.ReportMetric(wall.Seconds(), "s/suite")
+		b.ReportMetric(peakMB, "peak-MiB")
+		for tag, d := range groups {
+			b.ReportMetric(d.Seconds(), "s/"+tag)
+		}
+	}
+}
+
+// samplePeak samples, every half second until stopped, the resident
+// memory of pid and of every cluster process under the state root, and
+// returns the peak of their sum in MiB.
+func samplePeak(pid int, stateRoot string) (stop func() float64) {
+	done := make(chan struct{})
+	var peak float64
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tick := time.NewTicker(500 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			sum := rssMB(pid)
+			for _, r := range clusterProcesses(stateRoot) {
+				sum += rssMB(r.PID)
+			}
+			peak = max(peak, sum)
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	})
+	return func() float64 { close(done); wg.Wait(); return peak }
+}
+
+// BenchmarkScale registers nodes at once, each with its fakecloud
+// instance, and times until the CCM has initialized all of them, with the
+// CCM's default settings (one node-sync worker, 20 QPS) and tuned. Beside
+// it: each process's CPU seconds and peak memory, the harness's included,
+// to show the harness is not the bottleneck.
+func BenchmarkScale(b *testing.B) {
+	tuned := []string{"--concurrent-node-syncs=10", "--kube-api-qps=500", "--kube-api-burst=500"}
+	for _, n := range []int{100, 300, 1000} {
+		for _, mode := range []string{"default", "tuned"} {
+			b.Run(fmt.Sprintf("nodes=%d/ccm=%s", n, mode), func(b *testing.B) {
+				p := fake.Profile()
+				if mode == "tuned" {
+					p.CCMArgs = append(slices.Clone(p.CCMArgs), tuned...)
+				}
+				for i := 0; i < b.N; i++ {
+					scale(b, p, n)
+				}
+			})
+		}
+	}
+}
+
+func scale(b *testing.B, p providers.Profile, n int) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	b.StopTimer()
+	state := b.TempDir()
+	// A real kubelet's node lease (40 s): the local runtime's 8 s, kept to
+	// notice dead nodes fast, would have kwok renew 500 leases a second
+	// for 1,000 nodes, a load no real cluster of that size sees.
+	timing := local.DefaultTiming
+	timing.NodeLease, timing.NodeGrace = 40*time.Second, 50*time.Second
+	rt := local.New(local.WithStateDir(state), local.WithTiming(timing))
+	name := fmt.Sprintf("bench-scale-%d", n)
+	c, err := rt.Up(ctx, cluster.Spec{Name: name, Profile: p, Nodes: 0, ArtifactsDir: b.TempDir(), Binaries: &binaries.Source{Logf: b.Logf}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		if err := rt.Down(context.Background(), name); err != nil {
+			b.Error(err)
+		}
+	}()
+	cs := client(b, c.Kubeconfig)
+	procs := clusterProcesses(state)
+	before := map[string]usage{}
+	for _, r := range procs {
+		before[r.Name], _ = usageOf(r.PID)
+	}
+	self, _ := usageOf(0)
+
+	// Watch first, so no initialization is missed; then register.
+	initialized := make(chan map[string]time.Time, 1)
+	go func() { initialized <- watchInitialized(ctx, cs, n) }()
+	b.StartTimer()
+	start := time.Now()
+	registered := make([]time.Time, n)
+	names := make([]string, n)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(64)
+	for i := range n {
+		names[i] = fmt.Sprintf("scale-%04d", i)
+		g.Go(func() error {
+			_, err := c.Nodes.Add(gctx, names[i])
+			registered[i] = time.Now()
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		b.Fatal(err)
+	}
+	allRegistered := time.Since(start)
+	done := <-initialized
+	all := time.Since(start)
+	b.StopTimer()
+	if len(done) < n {
+		b.Fatalf("%d of %d nodes initialized within the bound", len(done), n)
+	}
+	var lat []float64
+	for i, name := range names {
+		lat = append(lat, done[name].Sub(registered[i]).Seconds())
+	}
+	sort.Float64s(lat)
+	b.ReportMetric(all.Seconds(), "s/all-initialized")
+	b.ReportMetric(allRegistered.Seconds(), "s/all-registered")
+	b.ReportMetric(float64(n)/all.Seconds(), "nodes/s")
+	b.ReportMetric(lat[len(lat)/2], "p50-s")
+	b.ReportMetric(lat[len(lat)*99/100], "p99-s")
+	var total float64
+	for _, r := range procs {
+		after, err := usageOf(r.PID)
+		if err != nil {
+			continue
+		}
+		cpu := after.cpu - before[r.Name].cpu
+		total += cpu
+		switch r.Name {
+		case "kube-apiserver", "cloud-controller-manager", "fakecloud", "kwok", "etcd":
+			b.ReportMetric(cpu, r.Name+"-cpu-s")
+			b.ReportMetric(after.peakMB, r.Name+"-MiB")
+		}
+	}
+	me, _ := usageOf(0)
+	harness := me.cpu - self.cpu
+	b.ReportMetric(harness, "harness-cpu-s")
+	b.ReportMetric(me.peakMB, "harness-MiB")
+	b.ReportMetric(100*harness/(total+harness), "harness-cpu-%")
+}
+
+// watchInitialized watches nodes until n are initialized, recording when
+// each was first seen so; it returns what it saw by ctx's end.
+func watchInitialized(ctx context.Context, cs kubernetes.Interface, n int) map[string]time.Time {
+	seen := map[string]time.Time{}
+	lw := cache.NewListWatchFromClient(cs.CoreV1().RESTClient(), "nodes", "", fields.Everything())
+	note := func(node *v1.Node) {
+		if _, ok := seen[node.Name]; !ok && nodewait.Initialized(node) == nil {
+			seen[node.Name] = time.Now()
+		}
+	}
+	_, _ = watchtools.UntilWithSync(ctx, lw, &v1.Node{},
+		func(store cache.Store) (bool, error) {
+			for _, o := range store.List() {
+				note(o.(*v1.Node))
+			}
+			return len(seen) >= n, nil
+		},
+		func(ev watch.Event) (bool, error) {
+			if node, ok := ev.Object.(*v1.Node); ok && ev.Type != watch.Deleted {
+				note(node)
+			}
+			return len(seen) >= n, nil
+		})
+	return seen
+}
+
+func client(b *testing.B, kubeconfig string) kubernetes.Interface {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg.QPS, cfg.Burst = 500, 1000
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return cs
+}

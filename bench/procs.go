@@ -1,0 +1,93 @@
+// Package bench measures the harness: bring-up against kwokctl's, the
+// default suite's wall time, and how long a CCM takes to initialize
+// hundreds of nodes joining at once, with each process's CPU and memory
+// beside it. `make bench` runs it; the figures are Go benchmark lines, for
+// benchstat.
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/ccm-harness/cluster/process"
+)
+
+// usage is what /proc says a process used: CPU seconds so far and its
+// peak resident memory.
+type usage struct {
+	cpu    float64 // seconds, user and system
+	peakMB float64
+}
+
+// clockTicks is USER_HZ, 100 on Linux.
+const clockTicks = 100
+
+// usageOf reads /proc/<pid>; 0 is this process.
+func usageOf(pid int) (usage, error) {
+	dir := "/proc/self"
+	if pid != 0 {
+		dir = "/proc/" + strconv.Itoa(pid)
+	}
+	stat, err := os.ReadFile(filepath.Join(dir, "stat"))
+	if err != nil {
+		return usage{}, err
+	}
+	// The command name may hold spaces; fields start after its ')'.
+	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	if len(fields) < 13 {
+		return usage{}, fmt.Errorf("%s/stat: short", dir)
+	}
+	utime, _ := strconv.ParseFloat(fields[11], 64)
+	stime, _ := strconv.ParseFloat(fields[12], 64)
+	u := usage{cpu: (utime + stime) / clockTicks}
+	status, err := os.ReadFile(filepath.Join(dir, "status"))
+	if err != nil {
+		return usage{}, err
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+			u.peakMB = kb / 1024
+		}
+	}
+	return u, nil
+}
+
+// rssMB is a process's resident memory now.
+func rssMB(pid int) float64 {
+	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+// clusterProcesses are the processes of the local clusters under a state
+// root, from the state files the local runtime keeps for `down`.
+func clusterProcesses(stateRoot string) []process.Record {
+	files, _ := filepath.Glob(filepath.Join(stateRoot, "*", "state.json"))
+	var out []process.Record
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		var st struct {
+			Processes []process.Record `json:"processes"`
+		}
+		if json.Unmarshal(data, &st) == nil {
+			out = append(out, st.Processes...)
+		}
+	}
+	return out
+}
