@@ -142,4 +142,6 @@ clean-cache:
 # then runs kubetest2 ccm-harness --build --up --test --down for real.
 kubetest2:
 	@cd kubetest2-deployer && test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
-	cd kubetest2-deployer && $(GO) vet ./... && $(GO) test -v -timeout 20m ./...
+	@# -count=1: the test's inputs are the binaries it builds and runs,
+	@# which go test's result cache does not see.
+	cd kubetest2-deployer && $(GO) vet ./... && $(GO) test -count=1 -v -timeout 20m ./...
