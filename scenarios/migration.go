@@ -188,13 +188,19 @@ var _ = framework.Describe("Leader migration", framework.WithLabel("leader-migra
 		return out
 	}
 
-	upgrade := func(ctx context.Context) {
+	// roll replaces every member with next, the one running the migrated
+	// controllers last, and checks they are served half-way through.
+	roll := func(ctx context.Context, next func(int) []cluster.ManagerSpec, midway string) {
 		for k, i := range order() {
-			replace(ctx, i, releaseN1)
+			replace(ctx, i, next)
 			if k == 1 {
-				expectServed(ctx, c, cs, rec, "mid-upgrade", false)
+				expectServed(ctx, c, cs, rec, midway, false)
 			}
 		}
+	}
+
+	upgrade := func(ctx context.Context) {
+		roll(ctx, releaseN1, "mid-upgrade")
 		waitOwners(ctx, rec, cfg, bounds.Unowned*2, "the CCM", cluster.CloudControllerManager)
 		upgraded = true
 	}
@@ -212,12 +218,7 @@ var _ = framework.Describe("Leader migration", framework.WithLabel("leader-migra
 			upgrade(ctx)
 		}
 		ccmUpgraded = true
-		for k, i := range order() {
-			replace(ctx, i, func(member int) []cluster.ManagerSpec { return []cluster.ManagerSpec{ccm(member)} })
-			if k == 1 {
-				expectServed(ctx, c, cs, rec, "mid-way through the CCM upgrade", false)
-			}
-		}
+		roll(ctx, func(member int) []cluster.ManagerSpec { return []cluster.ManagerSpec{ccm(member)} }, "mid-way through the CCM upgrade")
 		waitOwners(ctx, rec, cfg, bounds.Unowned*2, "the CCM", cluster.CloudControllerManager)
 		expectServed(ctx, c, cs, rec, "after the CCM upgrade", false)
 		expectNoViolations(rec, bounds)
@@ -229,12 +230,7 @@ var _ = framework.Describe("Leader migration", framework.WithLabel("leader-migra
 			ginkgo.By("upgrading first: a downgrade starts from release N+1")
 			upgrade(ctx)
 		}
-		for k, i := range order() {
-			replace(ctx, i, releaseN)
-			if k == 1 {
-				expectServed(ctx, c, cs, rec, "mid-downgrade", false)
-			}
-		}
+		roll(ctx, releaseN, "mid-downgrade")
 		waitOwners(ctx, rec, cfg, bounds.Unowned*2, "release N's kube-controller-manager", cluster.KubeControllerManager)
 		// No CCM is left to initialize a node: it joins as release N's do.
 		expectServed(ctx, c, cs, rec, "after the downgrade", true)

@@ -142,7 +142,7 @@ var (
 		Module:         "k8s.io/kubernetes",
 		Package:        ModulePath + "/fakecloud/cmd/kube-controller-manager-fakecloud",
 		VersionLDFlags: KubeVersion,
-		Sources:        []string{"fakecloud/api", "fakecloud/client", "fakecloud/cloudprovider", "fakecloud/cmd/kube-controller-manager-fakecloud"},
+		Sources:        append(fakecloudSources, "fakecloud/cmd/kube-controller-manager-fakecloud"),
 	}
 	// FakeCloudCCMOlder is the fakecloud CCM built on k8s.io/cloud-provider
 	// of an older release: the CCM an upgrade starts from.
@@ -151,7 +151,7 @@ var (
 		Module:         "k8s.io/kubernetes",
 		Package:        ModulePath + "/fakecloud/cmd/fakecloud-ccm",
 		VersionLDFlags: KubeVersion,
-		Sources:        []string{"fakecloud/api", "fakecloud/client", "fakecloud/cloudprovider", "fakecloud/cmd/fakecloud-ccm"},
+		Sources:        append(fakecloudSources, "fakecloud/cmd/fakecloud-ccm"),
 	}
 	// VSphereCCM is the vSphere CCM, built in a module of its own (see
 	// OwnModuleVersions). Its main reports main.version.
@@ -162,6 +162,10 @@ var (
 		VersionLDFlags: func(v string) []string { return []string{"-X", "main.version=" + v} },
 	}
 )
+
+// fakecloudSources are what a main built on fakecloud's provider needs
+// copied into a release build. Full slice expression: each append copies.
+var fakecloudSources = []string{"fakecloud/api", "fakecloud/client", "fakecloud/cloudprovider"}[:3:3]
 
 // KubeVersion are the -X flags that make a Kubernetes binary report
 // release v, as upstream's release builds do.
