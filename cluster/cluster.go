@@ -232,3 +232,26 @@ func WithInTreeCloud() NodeOption { return func(o *NodeOptions) { o.InTreeCloud 
 func WithProvidedNodeIP(pick func(addresses []v1.NodeAddress) string) NodeOption {
 	return func(o *NodeOptions) { o.ProvidedNodeIP = pick }
 }
+
+// CCMFlags are the flags a CCM gets from every runtime for the profile's
+// cloud: its provider and config, the name its cloud resources are tagged
+// with, and the route controller switched on where the CCM claims routes.
+// Kubeconfig, serving and leader-election flags are the runtime's.
+func CCMFlags(p providers.Profile, cloudConfig, clusterName, clusterCIDR string) []string {
+	args := []string{
+		"--cloud-provider=" + p.CloudProvider,
+		"--cloud-config=" + cloudConfig,
+		// Names the cluster's resources in the cloud (LB tags, routes).
+		"--cluster-name=" + clusterName,
+		"--use-service-account-credentials=false",
+		// The webhook server is off: nothing here calls it, and it would
+		// take a fixed port.
+		"--webhook-secure-port=0",
+	}
+	if p.Has(providers.Routes) {
+		// The route controller runs only where the CCM believes it
+		// allocates node CIDRs; kube-controller-manager's node-ipam does.
+		return append(args, "--configure-cloud-routes=true", "--allocate-node-cidrs=true", "--cluster-cidr="+clusterCIDR)
+	}
+	return append(args, "--configure-cloud-routes=false")
+}

@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/ccm-harness/cluster"
 	"sigs.k8s.io/ccm-harness/cluster/binaries"
 	"sigs.k8s.io/ccm-harness/cluster/existing"
+	"sigs.k8s.io/ccm-harness/cluster/kind"
 	"sigs.k8s.io/ccm-harness/cluster/local"
 	"sigs.k8s.io/ccm-harness/providers"
 	_ "sigs.k8s.io/ccm-harness/providers/fake"
@@ -35,7 +36,7 @@ import (
 )
 
 var (
-	clusterKind     = flag.String("cluster", envOr("CLUSTER", "local"), "cluster runtime: local, or existing (the cluster of --kubeconfig, which the suite neither makes nor removes)")
+	clusterKind     = flag.String("cluster", envOr("CLUSTER", "local"), "cluster runtime: local (simulated nodes, no Docker), kind (real nodes in Docker), or existing (the cluster of --kubeconfig, which the suite neither makes nor removes)")
 	nodeCount       = flag.Int("nodes", 3, "nodes to register at start")
 	binDir          = flag.String("bin-dir", os.Getenv("BIN_DIR"), "directory holding ready-made etcd, kube-apiserver, kube-controller-manager, kwok and CCM binaries (default: build them into the cache)")
 	providerConfig  = flag.String("provider-config", "", "provider config file (fake: region, zones, faults to inject; vsphere: region, zones, credentials, ipFamilies, faults)")
@@ -229,10 +230,12 @@ var _ = ginkgo.BeforeSuite(func(ctx context.Context) {
 	switch *clusterKind {
 	case "local":
 		rt = local.New()
+	case "kind":
+		rt = kind.New()
 	case "existing":
 		rt = existing.New(framework.TestContext.KubeConfig)
 	default:
-		framework.Failf("unknown --cluster %q (known: local, existing)", *clusterKind)
+		framework.Failf("unknown --cluster %q (known: local, kind, existing)", *clusterKind)
 	}
 	absArtifacts, err := filepath.Abs(*artifacts)
 	framework.ExpectNoError(err)

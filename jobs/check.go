@@ -84,6 +84,7 @@ func Check(p Paths) []error {
 
 type job struct {
 	Name        string
+	Labels      map[string]string
 	Annotations map[string]string
 	Spec        *v1.PodSpec
 }
@@ -92,29 +93,48 @@ func allJobs(c *config.Config) []job {
 	var out []job
 	for _, ps := range c.PresubmitsStatic {
 		for _, j := range ps {
-			out = append(out, job{j.Name, j.Annotations, j.Spec})
+			out = append(out, job{j.Name, j.Labels, j.Annotations, j.Spec})
 		}
 	}
 	for _, ps := range c.PostsubmitsStatic {
 		for _, j := range ps {
-			out = append(out, job{j.Name, j.Annotations, j.Spec})
+			out = append(out, job{j.Name, j.Labels, j.Annotations, j.Spec})
 		}
 	}
 	for _, j := range c.Periodics {
-		out = append(out, job{j.Name, j.Annotations, j.Spec})
+		out = append(out, job{j.Name, j.Labels, j.Annotations, j.Spec})
 	}
 	sort.Slice(out, func(i, k int) bool { return out[i].Name < out[k].Name })
 	return out
 }
 
+// kindTargets run the kind suite, which needs Docker in the job's pod.
+var kindTargets = map[string]bool{"test": true, "e2e-kind": true}
+
 // checkCommand accepts `make [VAR=value...] target [VAR=value...]` with a
-// target the Makefile defines.
+// target the Makefile defines, optionally behind runner.sh, the kubekins
+// image's wrapper that starts Docker in the pod. A job that runs the kind
+// suite must have that Docker: the preset-dind-enabled label and a
+// privileged container.
 func checkCommand(j job, targets map[string]bool) error {
 	if j.Spec == nil || len(j.Spec.Containers) == 0 {
 		return fmt.Errorf("job %s: no container", j.Name)
 	}
 	ctr := j.Spec.Containers[0]
 	argv := append(append([]string{}, ctr.Command...), ctr.Args...)
+	if len(argv) > 0 && argv[0] == "runner.sh" {
+		argv = argv[1:]
+	}
+	kind := false
+	for _, a := range argv {
+		kind = kind || kindTargets[a] || a == "CLUSTER=kind"
+	}
+	if kind {
+		privileged := ctr.SecurityContext != nil && ctr.SecurityContext.Privileged != nil && *ctr.SecurityContext.Privileged
+		if j.Labels["preset-dind-enabled"] != "true" || !privileged {
+			return fmt.Errorf("job %s: runs the kind suite without Docker in its pod: give it the label preset-dind-enabled: \"true\", a privileged container, and runner.sh to start Docker", j.Name)
+		}
+	}
 	if len(argv) == 0 || argv[0] != "make" {
 		return fmt.Errorf("job %s: command %q is not a make target (run the harness through its Makefile)", j.Name, strings.Join(argv, " "))
 	}

@@ -37,6 +37,7 @@ func TestCheckCatches(t *testing.T) {
 		{"no alert email", "    testgrid-alert-email: sig-cloud-provider-ccm-harness-alerts@kubernetes.io\n", "", "annotation testgrid-alert-email is missing"},
 		{"unknown make target", "      - e2e\n", "      - e2e-everything\n", `make target "e2e-everything" does not exist`},
 		{"not make", "      - make\n", "      - bash\n", "is not a make target"},
+		{"kind without Docker", "      - e2e\n", "      - e2e-kind\n", "runs the kind suite without Docker in its pod"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,6 +7,7 @@ package providers
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"sort"
 	"strings"
 
@@ -32,6 +33,10 @@ const (
 	LoadBalancers Capability = "load-balancers"
 	// Routes: pod CIDR routes in the cloud's network.
 	Routes Capability = "routes"
+	// LoadBalancerSourceIP: load balancers that hand backends the client's
+	// own address, as network load balancers do (a proxying one, such as
+	// fakecloud's, does not).
+	LoadBalancerSourceIP Capability = "load-balancer-source-ip"
 )
 
 // Controller is the CCM controller that serves c; "" where c is part of
@@ -142,6 +147,11 @@ type CloudEnv struct {
 	// Kubeconfig is the cluster's admin kubeconfig, for objects a CCM's
 	// installer creates beside it (a Secret with the cloud's credentials).
 	Kubeconfig string
+	// NodeNetworks are the networks the nodes have their addresses in,
+	// where they are real hosts (kind's containers); a cloud whose load
+	// balancers carry traffic may send it there. Empty where nodes are
+	// simulated and their addresses only data.
+	NodeNetworks []netip.Prefix
 }
 
 // Cloud is the cloud behind one cluster: a simulator the harness runs, or
@@ -198,6 +208,13 @@ type InstanceControl interface {
 	Stop(ctx context.Context, name string) error
 	Start(ctx context.Context, name string) error
 	Terminate(ctx context.Context, name string) error
+}
+
+// InstanceAdopter is an InstanceControl that can also record a machine
+// made outside the cloud, such as a kind node's container, as an instance
+// with the addresses it really has.
+type InstanceAdopter interface {
+	Adopt(ctx context.Context, name string, addresses []v1.NodeAddress) (Instance, error)
 }
 
 // Inspector asks the cloud, not Kubernetes, what is true.

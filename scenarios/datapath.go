@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/kubernetes/test/e2e/framework"
 	e2eservice "k8s.io/kubernetes/test/e2e/framework/service"
+	admissionapi "k8s.io/pod-security-admission/api"
 
 	"sigs.k8s.io/ccm-harness/providers"
 )
@@ -25,6 +26,8 @@ import (
 // pods (HTTP and UDP on port 80), made by its service test jig.
 var _ = framework.Describe("LoadBalancer data path", Needs(providers.LoadBalancers, NeedDataPlane), func() {
 	f := framework.NewDefaultFramework("datapath")
+	// The jig's backends are not written for the restricted level.
+	f.NamespacePodSecurityLevel = admissionapi.LevelBaseline
 	dp := framework.WithLabel("datapath")
 
 	ginkgo.BeforeEach(func(ctx context.Context) {
@@ -48,13 +51,11 @@ var _ = framework.Describe("LoadBalancer data path", Needs(providers.LoadBalance
 			func(ctx context.Context) error { _, err := udpHostname(ip, 80); return err }))
 	})
 
-	framework.It("preserves the client source IP and health-checks only nodes with endpoints, with externalTrafficPolicy=Local", dp, func(ctx context.Context) {
-		jig := e2eservice.NewTestJig(f.ClientSet, f.Namespace.Name, "datapath-local")
+	framework.It("preserves the client source IP, with externalTrafficPolicy=Local", dp, Needs(providers.LoadBalancerSourceIP), func(ctx context.Context) {
+		jig := e2eservice.NewTestJig(f.ClientSet, f.Namespace.Name, "datapath-source")
 		s, err := jig.CreateOnlyLocalLoadBalancerService(ctx, env().Timeouts.LoadBalancer, true, nil)
 		framework.ExpectNoError(err, "create the Service and its backend")
 		ip := ingressIP(s)
-
-		ginkgo.By("asking the backend which client address it saw")
 		framework.ExpectNoError(WaitForCloud(ctx, env().Timeouts.LoadBalancer, "the backend to see the client's own address", func(ctx context.Context) error {
 			local, seen, err := clientIP(ctx, ip, 80)
 			if err != nil {
@@ -65,6 +66,16 @@ var _ = framework.Describe("LoadBalancer data path", Needs(providers.LoadBalance
 			}
 			return nil
 		}))
+	})
+
+	framework.It("health-checks only nodes with endpoints, with externalTrafficPolicy=Local", dp, func(ctx context.Context) {
+		jig := e2eservice.NewTestJig(f.ClientSet, f.Namespace.Name, "datapath-local")
+		s, err := jig.CreateOnlyLocalLoadBalancerService(ctx, env().Timeouts.LoadBalancer, true, nil)
+		framework.ExpectNoError(err, "create the Service and its backend")
+		ip := ingressIP(s)
+
+		ginkgo.By("reaching the backend through " + ip)
+		e2eservice.TestReachableHTTP(ctx, ip, 80, env().Timeouts.LoadBalancer)
 
 		ginkgo.By("probing the health check node port on every node")
 		withEndpoint, err := jig.GetEndpointNodeNames(ctx)

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"net"
 	"sort"
 	"strings"
 
@@ -12,6 +13,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/kubernetes/test/e2e/framework"
+	e2enode "k8s.io/kubernetes/test/e2e/framework/node"
+	e2epod "k8s.io/kubernetes/test/e2e/framework/pod"
+	e2eskipper "k8s.io/kubernetes/test/e2e/framework/skipper"
+	imageutils "k8s.io/kubernetes/test/utils/image"
+	admissionapi "k8s.io/pod-security-admission/api"
 
 	"sigs.k8s.io/ccm-harness/cluster/nodewait"
 	"sigs.k8s.io/ccm-harness/providers"
@@ -57,6 +63,52 @@ var _ = framework.Describe("Routes", Needs(providers.Routes), func() {
 		expectRoutes(ctx, f.ClientSet)
 	})
 })
+
+// The pod traffic spec runs where nodes are real and their network is the
+// cloud's (kind, whose fabric copies the cloud's routes into the nodes):
+// with no route for a node's pod CIDR, nothing reaches its pods from
+// another node, so the spec fails when the route controller did not do
+// its job, whatever the cloud's route table claims.
+var _ = framework.Describe("Routes", Needs(providers.Routes, NeedDataPlane), func() {
+	f := framework.NewDefaultFramework("route-traffic")
+	f.NamespacePodSecurityLevel = admissionapi.LevelBaseline
+
+	framework.It("carries pod traffic between nodes over the routes of their pod CIDRs", framework.WithLabel("route"), framework.WithLabel("datapath"), func(ctx context.Context) {
+		nodes, err := e2enode.GetReadySchedulableNodes(ctx, f.ClientSet)
+		framework.ExpectNoError(err)
+		if len(nodes.Items) < 2 {
+			e2eskipper.Skipf("needs two schedulable nodes, the cluster has %d", len(nodes.Items))
+		}
+		client := netexecPod(ctx, f, "client", nodes.Items[0].Name)
+		server := netexecPod(ctx, f, "server", nodes.Items[1].Name)
+		target := net.JoinHostPort(server.Status.PodIP, "8080")
+		what := fmt.Sprintf("pod %s on node %s to reach pod %s (%s) on node %s", client.Name, client.Spec.NodeName, server.Name, target, server.Spec.NodeName)
+		framework.ExpectNoError(WaitForCloud(ctx, env().Timeouts.LoadBalancer, what, func(ctx context.Context) error {
+			stdout, stderr, err := e2epod.ExecCommandInContainerWithFullOutput(f, client.Name, "netexec", "/agnhost", "connect", target, "--timeout=3s")
+			if err != nil {
+				return fmt.Errorf("node %s: expected a TCP connection from pod %s to %s on node %s, actual: %v (%s)", client.Spec.NodeName, client.Name, target, server.Spec.NodeName, err, strings.TrimSpace(stdout+" "+stderr))
+			}
+			return nil
+		}))
+	})
+})
+
+// netexecPod runs agnhost netexec on node and returns the running pod.
+func netexecPod(ctx context.Context, f *framework.Framework, name, node string) *v1.Pod {
+	pod := &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: v1.PodSpec{
+			NodeName: node,
+			Containers: []v1.Container{{
+				Name:  "netexec",
+				Image: imageutils.GetE2EImage(imageutils.Agnhost),
+				Args:  []string{"netexec", "--http-port=8080"},
+			}},
+		},
+	}
+	pod = e2epod.NewPodClient(f).CreateSync(ctx, pod)
+	return pod
+}
 
 // RouteCreated passes when a node with a pod CIDR has the condition the
 // route controller sets once its route exists.

@@ -126,7 +126,19 @@ var (
 	Kwok                  = Component{Name: "kwok", Module: "sigs.k8s.io/kwok", Package: "sigs.k8s.io/kwok/cmd/kwok"}
 	// Kwokctl is kwok's cluster tool, which make bench races the local
 	// runtime against.
-	Kwokctl      = Component{Name: "kwokctl", Module: "sigs.k8s.io/kwok", Package: "sigs.k8s.io/kwok/cmd/kwokctl"}
+	Kwokctl = Component{Name: "kwokctl", Module: "sigs.k8s.io/kwok", Package: "sigs.k8s.io/kwok/cmd/kwokctl"}
+	// The rest of a release, for the kind runtime's node image.
+	Kubelet       = Component{Name: "kubelet", Module: "k8s.io/kubernetes", Package: "k8s.io/kubernetes/cmd/kubelet", VersionLDFlags: KubeVersion}
+	Kubeadm       = Component{Name: "kubeadm", Module: "k8s.io/kubernetes", Package: "k8s.io/kubernetes/cmd/kubeadm", VersionLDFlags: KubeVersion}
+	Kubectl       = Component{Name: "kubectl", Module: "k8s.io/kubernetes", Package: "k8s.io/kubernetes/cmd/kubectl", VersionLDFlags: KubeVersion}
+	KubeScheduler = Component{Name: "kube-scheduler", Module: "k8s.io/kubernetes", Package: "k8s.io/kubernetes/cmd/kube-scheduler", VersionLDFlags: KubeVersion}
+	KubeProxy     = Component{Name: "kube-proxy", Module: "k8s.io/kubernetes", Package: "k8s.io/kubernetes/cmd/kube-proxy", VersionLDFlags: KubeVersion}
+	Crictl        = Component{Name: "crictl", Module: "sigs.k8s.io/cri-tools", Package: "sigs.k8s.io/cri-tools/cmd/crictl"}
+	// Agnhost is the e2e framework's test server, the backend pods of the
+	// [datapath] specs.
+	Agnhost = Component{Name: "agnhost", Module: "k8s.io/kubernetes", Package: "k8s.io/kubernetes/test/images/agnhost"}
+	// Pause is the pod sandbox's process, the kind node image's pause image.
+	Pause        = Component{Name: "pause", Module: ModulePath, Package: ModulePath + "/cluster/kind/pause"}
 	FakeCloud    = Component{Name: "fakecloud", Module: ModulePath, Package: ModulePath + "/fakecloud/cmd/fakecloud"}
 	FakeCloudCCM = Component{Name: "fakecloud-ccm", Module: ModulePath, Package: ModulePath + "/fakecloud/cmd/fakecloud-ccm", VersionLDFlags: func(string) []string {
 		// The CCM is built on k8s.io/cloud-provider of the same release as

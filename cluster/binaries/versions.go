@@ -9,6 +9,9 @@ var Versions = map[string]string{
 	"k8s.io/kubernetes":         "v1.36.3",
 	"go.etcd.io/etcd/server/v3": "v3.6.8",
 	"sigs.k8s.io/kwok":          "v0.8.0",
+	// kind's base-image files are what the kind runtime's node image is
+	// made of, besides Debian and the binaries.
+	"sigs.k8s.io/kind": "v0.33.0",
 }
 
 // OwnModuleVersions pins the upstream modules built each in a module of its
@@ -17,6 +20,8 @@ var Versions = map[string]string{
 // The first version is the default; a component's At picks another.
 var OwnModuleVersions = map[string][]string{
 	"k8s.io/cloud-provider-vsphere": {"v1.31.0", "v1.30.1"},
+	// crictl, for the kind node image: kind's log collection asks it.
+	"sigs.k8s.io/cri-tools": {"v1.36.0"},
 }
 
 // ReleaseVersions pins older releases of upstream modules that components

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -137,7 +136,7 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 	var managers []cluster.Manager
 	if err := in.step("managers and kwok ready", func() error {
 		g, gctx := errgroup.WithContext(ctx)
-		started := make([]*manager, len(specs))
+		started := make([]*cluster.ProcessManager, len(specs))
 		for i, ms := range specs {
 			g.Go(func() (err error) { started[i], err = in.startManager(gctx, ms); return err })
 		}
@@ -199,11 +198,7 @@ func (in *instance) teardown() {
 func (in *instance) saveState(records []process.Record) {
 	in.stateMu.Lock()
 	defer in.stateMu.Unlock()
-	data, _ := json.MarshalIndent(state{Name: in.spec.Name, Kubeconfig: in.kubeconfig, Processes: records}, "", "  ")
-	tmp := filepath.Join(in.dir, stateFile+".tmp")
-	if err := os.WriteFile(tmp, data, 0o600); err == nil {
-		_ = os.Rename(tmp, filepath.Join(in.dir, stateFile))
-	}
+	_ = cluster.State{Name: in.spec.Name, Kubeconfig: in.kubeconfig, Processes: records}.Write(in.dir)
 }
 
 // etcdClientURL picks etcd's client URL, which kube-apiserver needs
@@ -330,7 +325,7 @@ func (in *instance) complete(spec cluster.ManagerSpec) (cluster.ManagerSpec, err
 // startManager runs a controller manager as a control-plane member would:
 // its own port and serving certificate, the identity of its kind, and
 // leader election when the control plane is HA.
-func (in *instance) startManager(ctx context.Context, spec cluster.ManagerSpec) (*manager, error) {
+func (in *instance) startManager(ctx context.Context, spec cluster.ManagerSpec) (*cluster.ProcessManager, error) {
 	spec, err := in.complete(spec)
 	if err != nil {
 		return nil, err
@@ -411,7 +406,7 @@ func (in *instance) startManager(ctx context.Context, spec cluster.ManagerSpec) 
 	if err != nil {
 		return nil, err
 	}
-	return &manager{spec: spec, group: &in.procs, proc: proc, url: url, client: in.httpClient(p.admin)}, nil
+	return &cluster.ProcessManager{ManagerSpec: spec, Group: &in.procs, Proc: proc, URL: url, Client: in.httpClient(p.admin)}, nil
 }
 
 // cloudArgs are the flags and environment of a manager that runs cloud
@@ -430,34 +425,19 @@ func (in *instance) cloudArgs(spec cluster.ManagerSpec) ([]string, []string, err
 			}
 		}
 	}
-	args := []string{
-		"--cloud-config=" + cfgPath,
-		// Names the cluster's resources in the cloud (LB tags, routes).
-		"--cluster-name=" + in.spec.Name,
-	}
+	var args []string
 	if spec.Kind == cluster.CloudControllerManager {
-		args = append(args,
-			"--cloud-provider="+spec.CloudProvider,
-			"--use-service-account-credentials=false",
-			"--node-monitor-period="+in.timing.Monitor.String(),
-			// The webhook server is off: nothing here calls it, and it
-			// would take a fixed port.
-			"--webhook-secure-port=0",
-		)
+		args = append(cluster.CCMFlags(in.spec.Profile, cfgPath, in.spec.Name, clusterCIDR),
+			"--node-monitor-period="+in.timing.Monitor.String())
 	} else {
-		// Releases that still have cloud providers in-tree keep them
-		// behind this gate.
-		args = append(args, "--feature-gates=DisableCloudProviders=false")
-	}
-	if in.spec.Profile.Has(providers.Routes) {
-		// The route controller runs only where the manager believes it
-		// allocates node CIDRs; kube-controller-manager's node-ipam does.
-		args = append(args, "--configure-cloud-routes=true")
-		if spec.Kind == cluster.CloudControllerManager {
-			args = append(args, "--allocate-node-cidrs=true", "--cluster-cidr="+clusterCIDR)
+		args = []string{
+			"--cloud-config=" + cfgPath,
+			"--cluster-name=" + in.spec.Name,
+			// Releases that still have cloud providers in-tree keep them
+			// behind this gate.
+			"--feature-gates=DisableCloudProviders=false",
+			"--configure-cloud-routes=" + strconv.FormatBool(in.spec.Profile.Has(providers.Routes)),
 		}
-	} else {
-		args = append(args, "--configure-cloud-routes=false")
 	}
 	var env []string
 	if e, ok := in.cloud.(providers.CCMEnvironment); ok {

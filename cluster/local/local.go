@@ -7,7 +7,6 @@ package local
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -16,7 +15,6 @@ import (
 	"time"
 
 	"sigs.k8s.io/ccm-harness/cluster"
-	"sigs.k8s.io/ccm-harness/cluster/process"
 )
 
 // Runtime starts local clusters.
@@ -93,15 +91,6 @@ func DefaultStateDir() string {
 	return filepath.Join(os.TempDir(), "ccm-harness-state")
 }
 
-// state is what `down` in another harness process needs.
-type state struct {
-	Name       string           `json:"name"`
-	Kubeconfig string           `json:"kubeconfig"`
-	Processes  []process.Record `json:"processes"`
-}
-
-const stateFile = "state.json"
-
 // Up starts a cluster; see cluster.Runtime.
 func (r *Runtime) Up(ctx context.Context, spec cluster.Spec) (*cluster.Cluster, error) {
 	if err := spec.Validate(); err != nil {
@@ -128,7 +117,7 @@ func (r *Runtime) Up(ctx context.Context, spec cluster.Spec) (*cluster.Cluster, 
 // claim refuses a name whose cluster is still running and clears the
 // remains of one that died without `down`.
 func (r *Runtime) claim(name, dir string) error {
-	st, err := readState(dir)
+	st, err := cluster.ReadState(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return os.MkdirAll(dir, 0o700)
 	}
@@ -156,27 +145,13 @@ func (r *Runtime) Down(ctx context.Context, name string) error {
 		return nil
 	}
 	dir := filepath.Join(r.stateRoot, name)
-	st, err := readState(dir)
+	st, err := cluster.ReadState(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return os.RemoveAll(dir) // nothing ran; tolerate a half-made folder
 	}
 	if err != nil {
 		return fmt.Errorf("cluster %s: %w (remove %s by hand once its processes are gone)", name, err, dir)
 	}
-	for i := len(st.Processes) - 1; i >= 0; i-- {
-		st.Processes[i].Stop(10 * time.Second)
-	}
+	st.StopRecorded()
 	return os.RemoveAll(dir)
-}
-
-func readState(dir string) (*state, error) {
-	data, err := os.ReadFile(filepath.Join(dir, stateFile))
-	if err != nil {
-		return nil, err
-	}
-	var st state
-	if err := json.Unmarshal(data, &st); err != nil {
-		return nil, fmt.Errorf("state file %s is unreadable: %w", filepath.Join(dir, stateFile), err)
-	}
-	return &st, nil
 }

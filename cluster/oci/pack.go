@@ -41,11 +41,23 @@ func Pack(binary, base, tag, dest string) error {
 	if err := tw.Close(); err != nil {
 		return err
 	}
-	layer, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(buf.Bytes())), nil })
+	layer := func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }
+	return Write(dest, tag, layer, v1.Config{Entrypoint: []string{path}, Env: []string{"PATH=/usr/local/bin:/usr/bin:/bin"}})
+}
+
+// Write saves an image of one layer, whose tar stream layer writes, with
+// config as its runtime settings, as a docker-archive tarball tagged tag at
+// dest, as `docker save` would.
+func Write(dest, tag string, layer func(io.Writer) error, config v1.Config) error {
+	l, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) {
+		pr, pw := io.Pipe()
+		go func() { pw.CloseWithError(layer(pw)) }()
+		return pr, nil
+	})
 	if err != nil {
 		return err
 	}
-	img, err := mutate.AppendLayers(empty.Image, layer)
+	img, err := mutate.AppendLayers(empty.Image, l)
 	if err != nil {
 		return err
 	}
@@ -55,7 +67,7 @@ func Pack(binary, base, tag, dest string) error {
 	}
 	cfg = cfg.DeepCopy()
 	cfg.OS, cfg.Architecture = "linux", runtime.GOARCH
-	cfg.Config = v1.Config{Entrypoint: []string{path}, Env: []string{"PATH=/usr/local/bin:/usr/bin:/bin"}}
+	cfg.Config = config
 	if img, err = mutate.ConfigFile(img, cfg); err != nil {
 		return err
 	}

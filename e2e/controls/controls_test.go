@@ -29,6 +29,8 @@ type control struct {
 	name string
 	// provider is the profile whose cloud is broken; default fake.
 	provider string
+	// cluster is the runtime; default local.
+	cluster string
 	// label is the Ginkgo label filter: the specs this control exercises.
 	label string
 	// focus, if set, narrows them further (a Ginkgo focus regexp).
@@ -151,6 +153,23 @@ var controls = []control{
 		},
 	},
 	{
+		// Real nodes: one kind cluster for the three [datapath] checks. The
+		// cloud accepts the routes and stores none, so Kubernetes sees
+		// them made (pods schedule) while no packet finds its way.
+		name:    "kind datapath with no load balancer backends and no routes",
+		cluster: "kind",
+		label:   "datapath",
+		config: fake.Config{Faults: []api.Fault{
+			{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreBackends},
+			{Operation: api.OpCreateRoute, Kind: api.FaultIgnore, Field: api.IgnoreRoute},
+		}},
+		fail: map[string][]string{
+			"carries TCP and UDP from the ingress IP to a backend pod":             {"Could not reach HTTP service through 127.20."},
+			"health-checks only nodes with endpoints":                              {"Could not reach HTTP service through 127.20."},
+			"carries pod traffic between nodes over the routes of their pod CIDRs": {"expected a TCP connection from pod client to 10.244.", "actual:"},
+		},
+	},
+	{
 		name:   "node never deleted nor tainted",
 		label:  "node-lifecycle",
 		config: fake.Config{Faults: []api.Fault{{Operation: api.OpAny, Kind: api.FaultCorrupt, Field: api.CorruptState, Value: string(api.StateRunning)}}},
@@ -220,9 +239,12 @@ func run(t *testing.T, suite string, c control) {
 			t.Fatal(err)
 		}
 	}
-	provider := c.provider
+	provider, clusterKind := c.provider, c.cluster
 	if provider == "" {
 		provider = fake.Name
+	}
+	if clusterKind == "" {
+		clusterKind = "local"
 	}
 	cfg, err := json.Marshal(c.config)
 	if err != nil {
@@ -234,7 +256,7 @@ func run(t *testing.T, suite string, c control) {
 	}
 	args := []string{
 		// The default CCM version, whatever CCM_VERSION says.
-		"--provider=" + provider, "--ccm-version=", "--provider-config=" + cfgFile, "--artifacts=" + artifacts,
+		"--provider=" + provider, "--cluster=" + clusterKind, "--ccm-version=", "--provider-config=" + cfgFile, "--artifacts=" + artifacts,
 		// A quarter of the usual waits: long enough for a healthy CCM on
 		// this machine, short enough that a broken one fails quickly.
 		"--wait-scale=0.25",
@@ -259,7 +281,7 @@ func run(t *testing.T, suite string, c control) {
 		t.Fatalf("the suite passed against a cloud with %s; a scenario cannot catch it (log: %s)", c.name, logFile)
 	}
 
-	cases := readJUnit(t, filepath.Join(artifacts, "junit_"+provider+"-local_01.xml"))
+	cases := readJUnit(t, filepath.Join(artifacts, "junit_"+provider+"-"+clusterKind+"_01.xml"))
 	seen := map[string]bool{}
 	ran := 0
 	for _, tc := range cases {
@@ -303,6 +325,9 @@ func run(t *testing.T, suite string, c control) {
 		t.Errorf("no spec ran (log: %s)", logFile)
 	}
 	assertNothingLeft(t, state)
+	if clusterKind == "kind" {
+		assertNoKindNodes(t)
+	}
 	if t.Failed() {
 		t.Logf("suite log: %s", logFile)
 	}
@@ -322,6 +347,23 @@ func assertNothingLeft(t *testing.T, state string) {
 	entries, _ := os.ReadDir(state)
 	for _, e := range entries {
 		t.Errorf("cluster state left behind: %s", filepath.Join(state, e.Name()))
+	}
+}
+
+// assertNoKindNodes fails if a node container of a suite's kind cluster
+// (named e2e-*) is left. Only one control makes kind clusters, so none of
+// them can be another control's.
+func assertNoKindNodes(t *testing.T) {
+	t.Helper()
+	out, err := exec.Command("docker", "ps", "--all", "--filter", "label=io.x-k8s.kind.cluster", "--format", "{{.Names}}").Output()
+	if err != nil {
+		t.Errorf("docker ps: %v", err)
+		return
+	}
+	for _, name := range strings.Fields(string(out)) {
+		if strings.HasPrefix(name, "e2e-") {
+			t.Errorf("kind node container left behind: %s", name)
+		}
 	}
 }
 

@@ -252,8 +252,9 @@ const (
 	// controls.
 	FaultCorrupt FaultKind = "corrupt"
 	// FaultIgnore accepts an EnsureLoadBalancer but keeps Field as it was
-	// (empty on creation): a cloud that silently drops part of a request,
-	// so what it holds, not only what it says, is wrong.
+	// (empty on creation), or a CreateRoute (Field "route") but stores no
+	// route: a cloud that silently drops part of a request, so what it
+	// holds, not only what it says, is wrong.
 	FaultIgnore FaultKind = "ignore"
 )
 
@@ -266,6 +267,10 @@ const (
 )
 
 var ignoreFields = []string{IgnoreListeners, IgnoreBackends, IgnoreSourceRanges, IgnoreHealthCheck}
+
+// IgnoreRoute is what a FaultIgnore drops from a CreateRoute: the route.
+// The call succeeds; the route table stays as it was.
+const IgnoreRoute = "route"
 
 // Fields a FaultCorrupt can falsify. For CorruptAddresses, Value is a
 // comma-separated list of Type=address pairs. For CorruptState, Value is an
@@ -441,11 +446,17 @@ func (f Fault) Validate() error {
 			return fmt.Errorf("field %q is a field of %s, which operation %s does not answer with", f.Field, what, f.Operation)
 		}
 	case FaultIgnore:
-		if f.Operation != OpEnsureLoadBalancer {
-			return fmt.Errorf("kind %q applies only to operation %s", FaultIgnore, OpEnsureLoadBalancer)
-		}
-		if !slices.Contains(ignoreFields, f.Field) {
-			return fmt.Errorf("field %q cannot be ignored (one of %s)", f.Field, strings.Join(ignoreFields, ", "))
+		switch f.Operation {
+		case OpEnsureLoadBalancer:
+			if !slices.Contains(ignoreFields, f.Field) {
+				return fmt.Errorf("field %q cannot be ignored (one of %s)", f.Field, strings.Join(ignoreFields, ", "))
+			}
+		case OpCreateRoute:
+			if f.Field != IgnoreRoute {
+				return fmt.Errorf("field %q cannot be ignored in %s (only %q)", f.Field, OpCreateRoute, IgnoreRoute)
+			}
+		default:
+			return fmt.Errorf("kind %q applies only to operations %s and %s", FaultIgnore, OpEnsureLoadBalancer, OpCreateRoute)
 		}
 		if f.Value != "" {
 			return fmt.Errorf("value does not apply to kind %q", FaultIgnore)

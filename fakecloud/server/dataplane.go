@@ -111,10 +111,13 @@ type dataplane struct {
 	hcTimeout  time.Duration
 
 	prober *http.Client
+	// nets are the networks beside loopback backends may be in.
+	nets []netip.Prefix
 }
 
-func newDataplane() *dataplane {
+func newDataplane(nets []netip.Prefix) *dataplane {
 	return &dataplane{
+		nets:       nets,
 		lbs:        map[string]*lbRuntime{},
 		udpIdle:    udpIdleTimeout,
 		hcInterval: healthInterval,
@@ -125,7 +128,7 @@ func newDataplane() *dataplane {
 				// goes to the backend and nowhere else. No keep-alives, so
 				// no idle connection outlives a probe.
 				Proxy:             nil,
-				DialContext:       loopbackDialer(healthTimeout).DialContext,
+				DialContext:       backendDialer(healthTimeout, nets).DialContext,
 				DisableKeepAlives: true,
 			},
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -133,19 +136,35 @@ func newDataplane() *dataplane {
 	}
 }
 
-// loopbackDialer refuses, at connect time, any address off this machine:
-// whatever a test gives instances as addresses, no byte leaves loopback.
-func loopbackDialer(timeout time.Duration) *net.Dialer {
+// backendDialer refuses, at connect time, any address off this machine
+// but in the backend networks (the node containers' network of a kind
+// cluster): whatever a test gives instances as addresses, no byte leaves
+// for anywhere else.
+func backendDialer(timeout time.Duration, nets []netip.Prefix) *net.Dialer {
 	return &net.Dialer{
 		Timeout: timeout,
 		Control: func(network, address string, _ syscall.RawConn) error {
 			ap, err := netip.ParseAddrPort(address)
-			if err != nil || !ap.Addr().Unmap().IsLoopback() {
-				return fmt.Errorf("fakecloud connects only to loopback addresses, not %s", address)
+			if err != nil || !mayDial(ap.Addr(), nets) {
+				return fmt.Errorf("fakecloud connects only to loopback addresses and --backend-cidr networks, not %s", address)
 			}
 			return nil
 		},
 	}
+}
+
+// mayDial reports whether a backend at addr may be sent traffic.
+func mayDial(addr netip.Addr, nets []netip.Prefix) bool {
+	addr = addr.Unmap()
+	if addr.IsLoopback() {
+		return true
+	}
+	for _, n := range nets {
+		if n.Contains(addr) {
+			return true
+		}
+	}
+	return false
 }
 
 // lbRuntime is one load balancer's sockets and health checker.

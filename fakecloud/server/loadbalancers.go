@@ -178,10 +178,10 @@ func (s *Server) backendsLocked(ids []string) []backend {
 			b.problem = "instance is " + string(inst.State)
 		case !b.addr.IsValid():
 			b.problem = "instance has no InternalIP address"
-		case !b.addr.IsLoopback():
+		case !mayDial(b.addr, s.dp.nets):
 			// The network rule of the whole harness: traffic stays on
 			// this machine, whatever addresses a test gives instances.
-			b.problem = fmt.Sprintf("InternalIP %s is not a loopback address; fakecloud forwards only within 127.0.0.0/8 and ::1", b.addr)
+			b.problem = fmt.Sprintf("InternalIP %s is not a loopback address; fakecloud forwards only within 127.0.0.0/8, ::1 and --backend-cidr networks", b.addr)
 		}
 		out = append(out, b)
 	}

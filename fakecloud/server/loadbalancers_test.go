@@ -413,8 +413,38 @@ func TestLBNonLoopbackBackendIsNeverDialed(t *testing.T) {
 	if st := lb.BackendStatus[0]; st.Healthy || !strings.Contains(st.LastError, "not a loopback address") {
 		t.Errorf("backend %+v, want it unhealthy for not being loopback", st)
 	}
-	if err := loopbackDialer(time.Second).Control("tcp", "192.0.2.10:80", nil); err == nil {
+	if err := backendDialer(time.Second, nil).Control("tcp", "192.0.2.10:80", nil); err == nil {
 		t.Error("the data plane's dialer would connect off loopback")
+	}
+}
+
+// A kind cluster's nodes are off loopback: --backend-cidr admits their
+// network, and only it.
+func TestLBBackendCIDRAdmitsItsNetworkOnly(t *testing.T) {
+	cfg := netConfig()
+	cfg.BackendCIDRs = []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}
+	f := newFixture(t, cfg)
+	var in, out api.Instance
+	f.must(http.StatusCreated, "POST", api.AdminPathInstances, adminToken,
+		api.CreateInstanceRequest{Name: "node", Addresses: []api.Address{{Type: api.AddressInternalIP, Address: "192.0.2.10"}}}, &in)
+	f.must(http.StatusCreated, "POST", api.AdminPathInstances, adminToken,
+		api.CreateInstanceRequest{Name: "far", Addresses: []api.Address{{Type: api.AddressInternalIP, Address: "198.51.100.10"}}}, &out)
+	lb := f.ensure("lb", api.LoadBalancerSpec{Backends: []string{in.ID, out.ID}}, http.StatusCreated)
+	if st := lb.BackendStatus[0]; strings.Contains(st.LastError, "not a loopback address") {
+		t.Errorf("backend in --backend-cidr: %+v, want it admitted", st)
+	}
+	if st := lb.BackendStatus[1]; st.Healthy || !strings.Contains(st.LastError, "not a loopback address") {
+		t.Errorf("backend outside --backend-cidr: %+v, want it refused", st)
+	}
+	d := backendDialer(time.Second, cfg.BackendCIDRs)
+	if err := d.Control("tcp", "192.0.2.10:80", nil); err != nil {
+		t.Errorf("the dialer refuses the backend network: %v", err)
+	}
+	if err := d.Control("tcp", "198.51.100.10:80", nil); err == nil {
+		t.Error("the dialer would connect outside the backend network")
+	}
+	if _, err := New(Config{CloudToken: "a", AdminToken: "b", BackendCIDRs: []netip.Prefix{netip.MustParsePrefix("0.0.0.0/0")}}); err == nil {
+		t.Error("a backend CIDR of the whole Internet was accepted")
 	}
 }
 

@@ -116,7 +116,8 @@ func (s *Server) createRoute(w http.ResponseWriter, r *http.Request, c *call) {
 	if !decodeBody(w, r, &spec) {
 		return
 	}
-	if _, ok := s.applyFault(w, r, c, api.OpCreateRoute, func(ref string) bool { return ref == name }); !ok {
+	f, ok := s.applyFault(w, r, c, api.OpCreateRoute, func(ref string) bool { return ref == name })
+	if !ok {
 		return
 	}
 	if err := validateName("route", name); err != nil {
@@ -151,6 +152,11 @@ func (s *Server) createRoute(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	route := &routeRecord{Name: name, RouteSpec: spec, CreatedAt: time.Now().UTC()}
+	if f != nil && f.Kind == api.FaultIgnore {
+		// Said to be made, never made.
+		writeJSON(w, http.StatusCreated, s.routeViewLocked(route))
+		return
+	}
 	s.st.Routes = append(s.st.Routes, route)
 	if err := s.saveLocked(); err != nil {
 		saveFailed(w, err)

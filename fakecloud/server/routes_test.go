@@ -115,3 +115,28 @@ func TestRouteRejects(t *testing.T) {
 		t.Errorf("rejected routes were created: %+v", all.Routes)
 	}
 }
+
+// An ignore fault on CreateRoute: the call succeeds and the table does not
+// change, a cloud whose route silently never carries traffic.
+func TestCreateRouteIgnored(t *testing.T) {
+	f := newFixture(t, Config{})
+	n1 := f.create("n1")
+	f.addFault(api.Fault{Operation: api.OpCreateRoute, Kind: api.FaultIgnore, Field: api.IgnoreRoute})
+	got := f.createRoute("c1-a", api.RouteSpec{Cluster: "c1", DestinationCIDR: "10.244.1.0/24", TargetInstance: n1.ID}, http.StatusCreated)
+	if got.Name != "c1-a" || got.DestinationCIDR != "10.244.1.0/24" {
+		t.Errorf("answer %+v, want the route as asked", got)
+	}
+	var all api.RouteList
+	f.must(http.StatusOK, "GET", api.PathRoutes, cloudToken, nil, &all)
+	if len(all.Routes) != 0 {
+		t.Errorf("routes %+v, want none stored", all.Routes)
+	}
+	for _, bad := range []api.Fault{
+		{Operation: api.OpCreateRoute, Kind: api.FaultIgnore, Field: api.IgnoreBackends},
+		{Operation: api.OpDeleteRoute, Kind: api.FaultIgnore, Field: api.IgnoreRoute},
+	} {
+		if err := bad.Validate(); err == nil {
+			t.Errorf("fault %+v validated", bad)
+		}
+	}
+}

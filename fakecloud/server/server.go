@@ -36,6 +36,10 @@ type Config struct {
 	// 127.20.0.0/16. Those IPs are really listened on, so the pool must be
 	// loopback: inside 127.0.0.0/8, or ::1/128.
 	LBCIDR string
+	// BackendCIDRs are networks off loopback that load balancers may
+	// forward to: those of nodes that are real hosts on this machine (the
+	// containers of a kind cluster). Any other address is never dialled.
+	BackendCIDRs []netip.Prefix
 	// StateFile, when set, is loaded by New if it exists and rewritten
 	// atomically after every change.
 	StateFile string
@@ -157,7 +161,12 @@ func New(cfg Config) (*Server, error) {
 	if err := s.saveLocked(); err != nil {
 		return nil, err
 	}
-	s.dp = newDataplane()
+	for _, n := range cfg.BackendCIDRs {
+		if n.Addr().IsUnspecified() || n.Bits() < 8 {
+			return nil, fmt.Errorf("backend CIDR %s is wider than a /8: name the nodes' own network, such as 172.18.0.0/16", n)
+		}
+	}
+	s.dp = newDataplane(cfg.BackendCIDRs)
 	for _, lb := range s.st.LoadBalancers {
 		if err := s.dp.apply(lb, s.backendsLocked(lb.Backends)); err != nil {
 			s.dp.close()

@@ -120,6 +120,9 @@ func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
 	if c.config.Region != "" {
 		args = append(args, "--region="+c.config.Region)
 	}
+	for _, n := range env.NodeNetworks {
+		args = append(args, "--backend-cidr="+n.String())
+	}
 	if len(c.config.Zones) > 0 {
 		args = append(args, "--zones="+strings.Join(c.config.Zones, ","))
 	}
@@ -172,6 +175,20 @@ type instances struct{ admin *client.Admin }
 
 func (i instances) Create(ctx context.Context, name string) (providers.Instance, error) {
 	inst, err := i.admin.CreateInstance(ctx, api.CreateInstanceRequest{Name: name})
+	if err != nil {
+		return providers.Instance{}, err
+	}
+	return convert(inst), nil
+}
+
+// Adopt records a machine that exists already (a kind node) as an
+// instance with its own addresses.
+func (i instances) Adopt(ctx context.Context, name string, addresses []v1.NodeAddress) (providers.Instance, error) {
+	req := api.CreateInstanceRequest{Name: name, Hostname: name}
+	for _, a := range addresses {
+		req.Addresses = append(req.Addresses, api.Address{Type: string(a.Type), Address: a.Address})
+	}
+	inst, err := i.admin.CreateInstance(ctx, req)
 	if err != nil {
 		return providers.Instance{}, err
 	}

@@ -35,6 +35,21 @@ type options struct {
 	region, zones, faults                                  string
 	noSync                                                 bool
 	internalCIDR, externalCIDR, lbCIDR                     string
+	backendCIDRs                                           cidrList
+}
+
+// cidrList is a repeatable CIDR flag.
+type cidrList []netip.Prefix
+
+func (l *cidrList) String() string { return fmt.Sprint([]netip.Prefix(*l)) }
+
+func (l *cidrList) Set(v string) error {
+	p, err := netip.ParsePrefix(v)
+	if err != nil {
+		return fmt.Errorf("%v (give a CIDR such as 172.18.0.0/16)", err)
+	}
+	*l = append(*l, p.Masked())
+	return nil
 }
 
 // run is main without the process: it returns the exit code, and stops
@@ -57,6 +72,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	fs.StringVar(&o.internalCIDR, "internal-cidr", "127.1.0.0/16", "`CIDR` internal instance addresses come from")
 	fs.StringVar(&o.externalCIDR, "external-cidr", "127.2.0.0/16", "`CIDR` external instance addresses come from")
 	fs.StringVar(&o.lbCIDR, "lb-cidr", "127.20.0.0/16", "loopback `CIDR` load balancer IPs come from; fakecloud really listens on them")
+	fs.Var(&o.backendCIDRs, "backend-cidr", "`CIDR` off loopback that load balancers may forward to, such as a kind cluster's node network; repeatable")
 	fs.BoolVar(&o.noSync, "unsafe-no-fsync", false, "do not fsync the state file after each change: faster for a throwaway cloud, unsafe on power loss")
 	fs.StringVar(&o.faults, "faults", "", "JSON `file` holding a list of faults to start with, replacing those in the state file")
 	if err := fs.Parse(args); err != nil {
@@ -161,6 +177,7 @@ func (o options) config() (cfg server.Config, closeAudit func(), err error) {
 		}
 	}
 	cfg.InternalCIDR, cfg.ExternalCIDR, cfg.LBCIDR = o.internalCIDR, o.externalCIDR, o.lbCIDR
+	cfg.BackendCIDRs = o.backendCIDRs
 	if o.faults != "" {
 		if cfg.Faults, err = readFaults(o.faults); err != nil {
 			return cfg, closeAudit, err

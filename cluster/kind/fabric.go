@@ -1,0 +1,156 @@
+package kind
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"sigs.k8s.io/kind/pkg/cluster/nodes"
+
+	"sigs.k8s.io/ccm-harness/providers"
+)
+
+// routeProto marks the routes the fabric puts in a node's table, so it
+// removes its own and nothing else (the range 250-254 is unassigned).
+const routeProto = "252"
+
+// fabricInterval is how often the cloud's route table is read: a route
+// the CCM makes carries traffic within about this long, as in a cloud.
+const fabricInterval = 500 * time.Millisecond
+
+// fabric is the network between the nodes as a cloud's would be: it
+// carries a pod CIDR to a node only when the cloud's route table says so.
+// The nodes share one Docker bridge, so each node gets a route for every
+// other node's pod CIDRs that the cloud holds, via that node's address,
+// and loses it when the cloud's route goes.
+type fabric struct {
+	nodes func() map[string]nodes.Node
+	insp  providers.RouteInspector
+	logf  func(string, ...any)
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu      sync.Mutex
+	applied map[string][]string // node -> "cidr via ip" lines in its table
+	lastErr error
+}
+
+func newFabric(ns func() map[string]nodes.Node, insp providers.RouteInspector, logf func(string, ...any)) *fabric {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &fabric{nodes: ns, insp: insp, logf: logf, applied: map[string][]string{}, ctx: ctx, cancel: cancel, done: make(chan struct{})}
+}
+
+func (f *fabric) run() {
+	ctx := f.ctx
+	defer close(f.done)
+	t := time.NewTicker(fabricInterval)
+	defer t.Stop()
+	for {
+		err := f.sync(ctx)
+		f.mu.Lock()
+		if err != nil && (f.lastErr == nil || f.lastErr.Error() != err.Error()) {
+			f.logf("network fabric: %v", err)
+		}
+		f.lastErr = err
+		f.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// stop ends run and waits for it; run must have been started.
+func (f *fabric) stop() {
+	f.cancel()
+	<-f.done
+}
+
+// err is the last sync's failure, if it has not since succeeded.
+func (f *fabric) err() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.lastErr != nil {
+		return fmt.Errorf("the network fabric cannot copy the cloud's routes into the nodes: %w", f.lastErr)
+	}
+	return nil
+}
+
+// sync makes every node's table hold what the cloud's routes say.
+func (f *fabric) sync(ctx context.Context) error {
+	routes, err := f.insp.Routes(ctx)
+	if err != nil {
+		return fmt.Errorf("reading the cloud's routes: %w", err)
+	}
+	current := f.nodes()
+	ips := map[string]string{}
+	for name, n := range current {
+		// A node powered off has no address and no table: traffic to it
+		// goes nowhere, and its table is written afresh when it boots.
+		if ip, _, err := n.IP(); err == nil && ip != "" {
+			ips[name] = ip
+		} else {
+			delete(current, name)
+		}
+	}
+	for name := range f.applied {
+		if current[name] == nil {
+			delete(f.applied, name)
+		}
+	}
+	for name, n := range current {
+		var want []string
+		for _, r := range routes {
+			via, ok := ips[r.TargetNode]
+			if r.Blackhole || !ok || r.TargetNode == name {
+				continue
+			}
+			want = append(want, r.DestinationCIDR+" via "+via)
+		}
+		sort.Strings(want)
+		if slices.Equal(want, f.applied[name]) {
+			continue
+		}
+		if err := program(n, want); err != nil {
+			return fmt.Errorf("node %s: %w", name, err)
+		}
+		f.applied[name] = want
+	}
+	return nil
+}
+
+// program replaces the fabric's routes in node n's table with want.
+func program(n nodes.Node, want []string) error {
+	var have bytes.Buffer
+	if err := n.Command("ip", "-4", "route", "show", "proto", routeProto).SetStdout(&have).Run(); err != nil {
+		return fmt.Errorf("ip route show: %w", err)
+	}
+	var batch strings.Builder
+	sc := bufio.NewScanner(&have)
+	for sc.Scan() {
+		dst, _, _ := strings.Cut(strings.TrimSpace(sc.Text()), " ")
+		if dst != "" && !slices.ContainsFunc(want, func(w string) bool { return strings.HasPrefix(w, dst+" ") }) {
+			fmt.Fprintf(&batch, "route del %s proto %s\n", dst, routeProto)
+		}
+	}
+	for _, w := range want {
+		fmt.Fprintf(&batch, "route replace %s proto %s\n", w, routeProto)
+	}
+	if batch.Len() == 0 {
+		return nil
+	}
+	var out bytes.Buffer
+	if err := n.Command("ip", "-batch", "-").SetStdin(strings.NewReader(batch.String())).SetStderr(&out).Run(); err != nil {
+		return fmt.Errorf("ip -batch (%s): %w: %s", strings.ReplaceAll(strings.TrimSpace(batch.String()), "\n", "; "), err, strings.TrimSpace(out.String()))
+	}
+	return nil
+}

@@ -1,0 +1,514 @@
+package kind
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
+	kindcluster "sigs.k8s.io/kind/pkg/cluster"
+	"sigs.k8s.io/kind/pkg/cluster/nodes"
+	kindlog "sigs.k8s.io/kind/pkg/log"
+
+	"sigs.k8s.io/ccm-harness/cluster"
+	"sigs.k8s.io/ccm-harness/cluster/binaries"
+	"sigs.k8s.io/ccm-harness/cluster/kind/nodeimage"
+	"sigs.k8s.io/ccm-harness/cluster/nodewait"
+	"sigs.k8s.io/ccm-harness/cluster/process"
+	"sigs.k8s.io/ccm-harness/providers"
+)
+
+// The cluster's networks. Pod CIDRs are real here: each node's bridge
+// hands out addresses from its own.
+const (
+	serviceCIDR = "10.96.0.0/16"
+	clusterCIDR = "10.244.0.0/16"
+)
+
+// kubeadmPatches make kind's kubeadm configuration one for an external
+// cloud provider. kind merges extra arguments by name, and a null value
+// removes one: the kubelets lose kind's provider ID (kind://...), so the
+// CCM sets the cloud's. CoreDNS is skipped: its image would have to be
+// built here, and no spec needs cluster DNS.
+var kubeadmPatches = []string{
+	// Silent nodes are noticed in about 16 s rather than 50, as on the
+	// local runtime: the kubelets renew their leases every 2 s.
+	`kind: ClusterConfiguration
+controllerManager:
+  extraArgs:
+  - name: cloud-provider
+    value: external
+  - name: node-monitor-grace-period
+    value: 16s
+  - name: node-monitor-period
+    value: 1s
+`,
+	`kind: InitConfiguration
+nodeRegistration:
+  kubeletExtraArgs:
+  - name: cloud-provider
+    value: external
+  - name: provider-id
+    value: null
+skipPhases:
+- preflight
+- addon/coredns
+`,
+	`kind: JoinConfiguration
+nodeRegistration:
+  kubeletExtraArgs:
+  - name: cloud-provider
+    value: external
+  - name: provider-id
+    value: null
+`,
+	// The hosts are cgroup v1, which kubelet v1.35 and later refuse
+	// unless told otherwise.
+	`kind: KubeletConfiguration
+failCgroupV1: false
+nodeLeaseDurationSeconds: 8
+`,
+}
+
+// instance is one kind cluster being brought up or running.
+type instance struct {
+	spec      cluster.Spec
+	dir       string
+	nodeImage string
+	logf      func(string, ...any)
+
+	procs   process.Group
+	cloud   providers.Cloud
+	client  kubernetes.Interface
+	version string
+	fabric  *fabric
+
+	// nodesMu guards nodes, which the node pool changes while the fabric
+	// reads them.
+	nodesMu sync.Mutex
+	nodes   map[string]nodes.Node
+
+	stateMu sync.Mutex
+	steps   []cluster.Step
+	created bool
+}
+
+func (in *instance) logDir() string { return filepath.Join(in.spec.ArtifactsDir, "logs", in.spec.Name) }
+
+func (in *instance) kubeconfig() string { return filepath.Join(in.dir, kubeconfigFile) }
+
+// step runs fn and records how long it took.
+func (in *instance) step(name string, fn func() error) error {
+	start := time.Now()
+	if err := fn(); err != nil {
+		return err
+	}
+	d := time.Since(start)
+	in.steps = append(in.steps, cluster.Step{Name: name, Duration: d})
+	in.logf("%-28s %6.2fs", name, d.Seconds())
+	return nil
+}
+
+func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
+	spec := in.spec
+	start := time.Now()
+	var err error
+	if in.cloud, err = spec.Profile.NewCloud(spec.ProviderConfig); err != nil {
+		return nil, err
+	}
+	// Said before anything is made: the nodes exist already when the
+	// cloud is asked for their instances.
+	if _, ok := in.cloud.Instances().(providers.InstanceAdopter); !ok {
+		return nil, fmt.Errorf("provider %s's cloud cannot record kind's node containers as its instances; run it with --cluster=local, or against its own cluster with --cluster=existing", spec.Profile.Name)
+	}
+	var bins map[string]string
+	if err := in.step("binaries ready", func() (err error) {
+		bins, err = spec.Binaries.Paths(ctx, append([]binaries.Component{spec.Profile.CCM}, spec.Profile.CloudBinaries...)...)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	if in.nodeImage == "" {
+		if err := in.step("node image ready", func() (err error) {
+			in.nodeImage, err = nodeimage.Ensure(ctx, nodeimage.Options{Binaries: spec.Binaries, Logf: in.logf})
+			return err
+		}); err != nil {
+			return nil, err
+		}
+	}
+	if err := in.step(fmt.Sprintf("kind cluster of %d nodes", spec.Nodes), func() error { return in.createCluster(ctx) }); err != nil {
+		return nil, err
+	}
+	nets, err := dockerNetworks(ctx, "kind")
+	if err != nil {
+		return nil, err
+	}
+	if err := in.step("cloud ready", func() error {
+		return in.cloud.Start(ctx, providers.CloudEnv{
+			Dir: filepath.Join(in.dir, "cloud"), LogDir: in.logDir(), Processes: &in.procs, Binaries: spec.Binaries,
+			Kubeconfig: in.kubeconfig(), NodeNetworks: nets,
+		})
+	}); err != nil {
+		return nil, err
+	}
+	if err := in.step("instances mirror the nodes", func() error { return in.adoptNodes(ctx) }); err != nil {
+		return nil, err
+	}
+	if err := in.step("pod network on every node", func() error { return in.podNetwork(ctx) }); err != nil {
+		return nil, err
+	}
+	var ccm *cluster.ProcessManager
+	if err := in.step("CCM ready", func() (err error) {
+		ccm, err = in.startCCM(ctx, bins[spec.Profile.CCM.Name])
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	if err := in.procs.Dead(); err != nil {
+		return nil, err
+	}
+	in.steps = append(in.steps, cluster.Step{Name: "total", Duration: time.Since(start)})
+	in.saveState(in.procs.Records())
+	return &cluster.Cluster{
+		Name:              spec.Name,
+		Kubeconfig:        in.kubeconfig(),
+		KubernetesVersion: in.version,
+		Profile:           spec.Profile,
+		Cloud:             in.cloud,
+		DataPlane:         true,
+		Nodes:             nodePool{in},
+		Managers:          []cluster.Manager{ccm},
+		Steps:             in.steps,
+		Health:            in.health,
+	}, nil
+}
+
+// health reports a host process that died or a fabric that cannot program
+// the nodes' routes.
+func (in *instance) health() error {
+	if err := in.procs.Dead(); err != nil {
+		return err
+	}
+	if in.fabric != nil {
+		return in.fabric.err()
+	}
+	return nil
+}
+
+func (in *instance) createCluster(ctx context.Context) error {
+	cfg := &v1alpha4.Cluster{
+		Nodes: []v1alpha4.Node{{Role: v1alpha4.ControlPlaneRole}},
+		Networking: v1alpha4.Networking{
+			DisableDefaultCNI: true,
+			PodSubnet:         clusterCIDR,
+			ServiceSubnet:     serviceCIDR,
+		},
+		KubeadmConfigPatches: kubeadmPatches,
+	}
+	for i := 1; i < in.spec.Nodes; i++ {
+		cfg.Nodes = append(cfg.Nodes, v1alpha4.Node{Role: v1alpha4.WorkerRole})
+	}
+	v1alpha4.SetDefaultsCluster(cfg)
+	in.created = true
+	p := provider(kindcluster.ProviderWithLogger(kindLogger{in.logf}))
+	if err := p.Create(in.spec.Name,
+		kindcluster.CreateWithV1Alpha4Config(cfg),
+		kindcluster.CreateWithNodeImage(in.nodeImage),
+		kindcluster.CreateWithKubeconfigPath(in.kubeconfig()),
+		kindcluster.CreateWithDisplayUsage(false),
+		kindcluster.CreateWithDisplaySalutation(false),
+	); err != nil {
+		return fmt.Errorf("kind create cluster: %w", err)
+	}
+	list, err := p.ListNodes(in.spec.Name)
+	if err != nil {
+		return err
+	}
+	in.nodes = map[string]nodes.Node{}
+	for _, n := range list {
+		in.nodes[n.String()] = n
+	}
+	rc, err := clientcmd.BuildConfigFromFlags("", in.kubeconfig())
+	if err != nil {
+		return err
+	}
+	if in.client, err = kubernetes.NewForConfig(rc); err != nil {
+		return err
+	}
+	v, err := in.client.Discovery().ServerVersion()
+	if err != nil {
+		return err
+	}
+	in.version = v.GitVersion
+	return nil
+}
+
+func (in *instance) addNode(name string, n nodes.Node) {
+	in.nodesMu.Lock()
+	defer in.nodesMu.Unlock()
+	in.nodes[name] = n
+}
+
+func (in *instance) removeNode(name string) {
+	in.nodesMu.Lock()
+	defer in.nodesMu.Unlock()
+	delete(in.nodes, name)
+}
+
+// nodeList is a copy of the nodes, for the fabric.
+func (in *instance) nodeList() map[string]nodes.Node {
+	in.nodesMu.Lock()
+	defer in.nodesMu.Unlock()
+	out := make(map[string]nodes.Node, len(in.nodes))
+	for k, v := range in.nodes {
+		out[k] = v
+	}
+	return out
+}
+
+// adoptNodes records each node container in the cloud as an instance with
+// the container's address and name, which is what the kubelet reported.
+func (in *instance) adoptNodes(ctx context.Context) error {
+	adopter := in.cloud.Instances().(providers.InstanceAdopter)
+	for name, n := range in.nodes {
+		ip4, _, err := n.IP()
+		if err != nil {
+			return fmt.Errorf("node %s: %w", name, err)
+		}
+		if _, err := adopter.Adopt(ctx, name, []v1.NodeAddress{
+			{Type: v1.NodeInternalIP, Address: ip4},
+			{Type: v1.NodeHostName, Address: name},
+		}); err != nil {
+			return fmt.Errorf("instance for node %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// podNetwork gives each node a bridge for its pods once
+// kube-controller-manager has handed it a pod CIDR, and starts copying
+// the cloud's routes into the nodes.
+func (in *instance) podNetwork(ctx context.Context) error {
+	var names []string
+	for name := range in.nodes {
+		names = append(names, name)
+	}
+	if err := nodewait.For(ctx, in.client, 2*time.Minute, "a pod CIDR on every node", names, func(n *v1.Node) error {
+		if n.Spec.PodCIDR == "" {
+			return fmt.Errorf("node %s has no pod CIDR yet", n.Name)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	list, err := in.client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	for _, n := range list.Items {
+		if node := in.nodes[n.Name]; node != nil {
+			if err := writeBridge(node, n.Spec.PodCIDR); err != nil {
+				return err
+			}
+		}
+	}
+	if insp, ok := in.cloud.Inspector().(providers.RouteInspector); ok {
+		in.fabric = newFabric(in.nodeList, insp, in.logf)
+		go in.fabric.run()
+	}
+	return nil
+}
+
+// writeBridge gives node n its CNI config for podCIDR.
+func writeBridge(n nodes.Node, podCIDR string) error {
+	conf, err := bridgeConfig(podCIDR)
+	if err != nil {
+		return err
+	}
+	if err := n.Command("sh", "-c", "cat > /etc/cni/net.d/10-ccm-harness.conflist").SetStdin(strings.NewReader(conf)).Run(); err != nil {
+		return fmt.Errorf("node %s: writing its CNI config: %w", n, err)
+	}
+	return nil
+}
+
+// bridgeConfig is a node's CNI config: a bridge with its pod CIDR and the
+// node as the pods' gateway, no masquerading (a pod's address is seen as
+// it is, anywhere in the cluster), and host ports.
+func bridgeConfig(podCIDR string) (string, error) {
+	if _, err := netip.ParsePrefix(podCIDR); err != nil {
+		return "", fmt.Errorf("pod CIDR %q: %w", podCIDR, err)
+	}
+	conf := map[string]any{
+		"cniVersion": "0.4.0",
+		"name":       "ccm-harness",
+		"plugins": []any{
+			map[string]any{
+				"type": "bridge", "bridge": "cni0", "isGateway": true, "ipMasq": false, "hairpinMode": true,
+				"ipam": map[string]any{
+					"type":   "host-local",
+					"ranges": [][]map[string]string{{{"subnet": podCIDR}}},
+					"routes": []map[string]string{{"dst": "0.0.0.0/0"}},
+				},
+			},
+			map[string]any{"type": "portmap", "capabilities": map[string]bool{"portMappings": true}},
+		},
+	}
+	b, err := json.MarshalIndent(conf, "", "  ")
+	return string(b), err
+}
+
+// startCCM runs the CCM on the host against the cluster's API, with the
+// admin kubeconfig kind wrote, as the local runtime runs it.
+func (in *instance) startCCM(ctx context.Context, bin string) (*cluster.ProcessManager, error) {
+	cfgPath := in.spec.Profile.CCMConfigFile
+	if cfgPath == "" {
+		cfg, err := in.cloud.CCMConfig()
+		if err != nil {
+			return nil, err
+		}
+		cfgPath = filepath.Join(in.dir, "cloud-config")
+		if err := os.WriteFile(cfgPath, cfg, 0o600); err != nil {
+			return nil, err
+		}
+	}
+	port, err := process.FreePort()
+	if err != nil {
+		return nil, err
+	}
+	spec := cluster.ManagerSpec{Name: cluster.CloudControllerManager, Kind: cluster.CloudControllerManager, Binary: in.spec.Profile.CCM, CloudProvider: in.spec.Profile.CloudProvider}
+	args := append(cluster.CCMFlags(in.spec.Profile, cfgPath, in.spec.Name, clusterCIDR),
+		"--kubeconfig="+in.kubeconfig(),
+		"--authentication-kubeconfig="+in.kubeconfig(),
+		"--authorization-kubeconfig="+in.kubeconfig(),
+		"--bind-address=127.0.0.1",
+		"--secure-port="+strconv.Itoa(port),
+		// A self-signed serving certificate: only the harness's health
+		// probe, on loopback, connects.
+		"--cert-dir="+filepath.Join(in.dir, "ccm-certs"),
+		"--leader-elect=false",
+		"--node-monitor-period=1s",
+		"--v=2",
+	)
+	args = append(args, in.spec.Profile.CCMArgs...)
+	var env []string
+	if e, ok := in.cloud.(providers.CCMEnvironment); ok {
+		env = e.CCMEnv()
+	}
+	entryArgs, entryEnv := in.spec.Binaries.Entrypoint(spec.Binary)
+	m := &cluster.ProcessManager{ManagerSpec: spec, Group: &in.procs, URL: "https://127.0.0.1:" + strconv.Itoa(port), Client: loopbackClient()}
+	m.Proc, err = in.procs.Start(ctx, process.Spec{
+		Name:   spec.Name,
+		Path:   bin,
+		Args:   append(entryArgs, args...),
+		Env:    append(entryEnv, env...),
+		LogDir: in.logDir(),
+		Ready:  m.Healthz,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// loopbackClient talks to the CCM's self-signed endpoint on loopback.
+func loopbackClient() *http.Client {
+	return &http.Client{
+		Timeout: 5 * time.Second,
+		Transport: &http.Transport{
+			TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // our own process, on loopback, self-signed
+			DialContext:     (&net.Dialer{Timeout: 2 * time.Second}).DialContext,
+		},
+	}
+}
+
+func (in *instance) teardown() {
+	if in.fabric != nil {
+		in.fabric.stop()
+	}
+	in.procs.StopAll(10 * time.Second)
+	if in.created {
+		p := provider()
+		if in.spec.ArtifactsDir != "" {
+			// What the nodes logged (kubelet, containerd, the pods) is
+			// the first place to look when a spec failed.
+			if err := p.CollectLogs(in.spec.Name, filepath.Join(in.logDir(), "kind")); err != nil {
+				in.logf("collecting the kind nodes' logs: %v", err)
+			}
+		}
+		if err := p.Delete(in.spec.Name, in.kubeconfig()); err != nil {
+			in.logf("kind delete cluster %s: %v", in.spec.Name, err)
+		}
+	}
+	_ = os.RemoveAll(in.dir)
+	// The runtime's folder goes with its last cluster.
+	_ = os.Remove(filepath.Dir(in.dir))
+}
+
+func (in *instance) saveState(records []process.Record) {
+	in.stateMu.Lock()
+	defer in.stateMu.Unlock()
+	_ = cluster.State{Name: in.spec.Name, Kubeconfig: in.kubeconfig(), Processes: records}.Write(in.dir)
+}
+
+// dockerNetworks are the subnets of the Docker network the nodes are on.
+func dockerNetworks(ctx context.Context, network string) ([]netip.Prefix, error) {
+	out, err := exec.CommandContext(ctx, "docker", "network", "inspect", "--format", "{{range .IPAM.Config}}{{.Subnet}} {{end}}", network).Output()
+	if err != nil {
+		return nil, fmt.Errorf("docker network inspect %s: %w", network, err)
+	}
+	var nets []netip.Prefix
+	for _, f := range strings.Fields(string(out)) {
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			return nil, fmt.Errorf("docker network %s has subnet %q: %w", network, f, err)
+		}
+		nets = append(nets, p.Masked())
+	}
+	if len(nets) == 0 {
+		return nil, fmt.Errorf("docker network %s has no subnet", network)
+	}
+	return nets, nil
+}
+
+// kindLogger shows kind's progress lines (V(0)) and warnings.
+type kindLogger struct{ logf func(string, ...any) }
+
+func (l kindLogger) Warn(m string)                        { l.logf("kind: %s", m) }
+func (l kindLogger) Warnf(f string, a ...any)             { l.logf("kind: "+f, a...) }
+func (l kindLogger) Error(m string)                       { l.logf("kind: %s", m) }
+func (l kindLogger) Errorf(f string, a ...any)            { l.logf("kind: "+f, a...) }
+func (l kindLogger) V(v kindlog.Level) kindlog.InfoLogger { return kindInfo{l.logf, v == 0} }
+
+type kindInfo struct {
+	logf func(string, ...any)
+	on   bool
+}
+
+func (i kindInfo) Info(m string) {
+	if i.on {
+		i.logf("kind: %s", m)
+	}
+}
+
+func (i kindInfo) Infof(f string, a ...any) {
+	if i.on {
+		i.logf("kind: "+f, a...)
+	}
+}
+
+func (i kindInfo) Enabled() bool { return i.on }

@@ -1,0 +1,76 @@
+package kind
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+)
+
+func TestBridgeConfig(t *testing.T) {
+	conf, err := bridgeConfig("10.244.1.0/24")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		Plugins []struct {
+			Type   string `json:"type"`
+			IPMasq bool   `json:"ipMasq"`
+			IPAM   struct {
+				Ranges [][]struct{ Subnet string } `json:"ranges"`
+			} `json:"ipam"`
+		} `json:"plugins"`
+	}
+	if err := json.Unmarshal([]byte(conf), &c); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, conf)
+	}
+	if len(c.Plugins) == 0 || c.Plugins[0].Type != "bridge" || c.Plugins[0].IPMasq {
+		t.Fatalf("first plugin %+v, want a bridge that does not masquerade (pod addresses must cross nodes as they are)", c.Plugins)
+	}
+	if got := c.Plugins[0].IPAM.Ranges[0][0].Subnet; got != "10.244.1.0/24" {
+		t.Errorf("subnet %q, want the node's pod CIDR", got)
+	}
+	if _, err := bridgeConfig("10.244.1.0"); err == nil {
+		t.Error("a pod CIDR without a prefix length was accepted")
+	}
+}
+
+// kind matches a patch to a kubeadm document by its kind, and merges
+// extra arguments by name, a null value removing one.
+func TestKubeadmPatches(t *testing.T) {
+	kinds := map[string]map[string]any{}
+	for _, p := range kubeadmPatches {
+		var doc map[string]any
+		if err := yaml.Unmarshal([]byte(p), &doc); err != nil {
+			t.Fatalf("patch is not YAML: %v\n%s", err, p)
+		}
+		kinds[fmt.Sprint(doc["kind"])] = doc
+	}
+	for _, k := range []string{"ClusterConfiguration", "InitConfiguration", "JoinConfiguration", "KubeletConfiguration"} {
+		if kinds[k] == nil {
+			t.Errorf("no patch for %s", k)
+		}
+	}
+	for _, k := range []string{"InitConfiguration", "JoinConfiguration"} {
+		args := fmt.Sprint(kinds[k]["nodeRegistration"])
+		if !strings.Contains(args, "name:provider-id value:<nil>") || !strings.Contains(args, "name:cloud-provider value:external") {
+			t.Errorf("%s kubelet arguments %s: want cloud-provider external and kind's provider-id removed", k, args)
+		}
+	}
+}
+
+func TestJoinConfig(t *testing.T) {
+	var doc map[string]any
+	if err := yaml.Unmarshal([]byte(fmt.Sprintf(joinConfig, "172.18.0.9", "c-control-plane:6443", "abc.def", "sha256:00")), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc["kind"] != "JoinConfiguration" {
+		t.Errorf("kind %v", doc["kind"])
+	}
+	f := strings.Fields("kubeadm join c:6443 --token abc.def --discovery-token-ca-cert-hash sha256:00")
+	if flagValue(f, "--token") != "abc.def" || flagValue(f, "--discovery-token-ca-cert-hash") != "sha256:00" || flagValue(f, "--nope") != "" {
+		t.Error("flagValue misreads a join command")
+	}
+}

@@ -1,0 +1,126 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"sigs.k8s.io/ccm-harness/cluster/process"
+)
+
+// ProcessManager is a controller manager the harness runs as a process
+// of a cluster's process group, serving /healthz at URL.
+type ProcessManager struct {
+	ManagerSpec ManagerSpec
+	Group       *process.Group
+	Proc        *process.Process
+	URL         string
+	// Client reaches URL with whatever identity its authorization wants.
+	Client *http.Client
+}
+
+var _ Manager = (*ProcessManager)(nil)
+
+func (m *ProcessManager) Name() string { return m.ManagerSpec.Name }
+
+func (m *ProcessManager) Spec() ManagerSpec { return m.ManagerSpec }
+
+func (m *ProcessManager) Log() string { return m.Proc.Spec().LogPath() }
+
+// Restart gives the manager the usual 10 s to exit cleanly, as a kubelet
+// would when replacing a static pod.
+func (m *ProcessManager) Restart(ctx context.Context) error {
+	return m.Group.Restart(ctx, m.Proc, 10*time.Second)
+}
+
+// Stop gives the manager the same 10 s, and forgets it: it is no longer
+// a member whose death is news.
+func (m *ProcessManager) Stop(ctx context.Context) error {
+	m.Group.Stop(m.ManagerSpec.Name, 10*time.Second)
+	return nil
+}
+
+// Healthz is nil once the manager answers /healthz with 200.
+func (m *ProcessManager) Healthz(ctx context.Context) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.URL+"/healthz", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := m.Client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return fmt.Errorf("GET %s/healthz: %s: %s", m.URL, resp.Status, body)
+	}
+	return nil
+}
+
+// Controllers reads the manager's /healthz?verbose (HealthzControllers).
+func (m *ProcessManager) Controllers(ctx context.Context) ([]string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.URL+"/healthz?verbose", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := m.Client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	// A failing check answers 500 with the same list.
+	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusInternalServerError {
+		return nil, fmt.Errorf("GET %s/healthz?verbose: %s", m.URL, resp.Status)
+	}
+	return HealthzControllers(resp.Body)
+}
+
+// State is what `down` in another harness process needs of a cluster whose
+// components are host processes.
+type State struct {
+	Name       string           `json:"name"`
+	Kubeconfig string           `json:"kubeconfig"`
+	Processes  []process.Record `json:"processes"`
+}
+
+// StateFile is the state's file in a cluster's state folder.
+const StateFile = "state.json"
+
+// ReadState reads the state in dir; a missing file is os.ErrNotExist.
+func ReadState(dir string) (*State, error) {
+	data, err := os.ReadFile(filepath.Join(dir, StateFile))
+	if err != nil {
+		return nil, err
+	}
+	var st State
+	if err := json.Unmarshal(data, &st); err != nil {
+		return nil, fmt.Errorf("state file %s is unreadable: %w", filepath.Join(dir, StateFile), err)
+	}
+	return &st, nil
+}
+
+// Write replaces the state in dir at once, so a reader never sees half.
+func (st State) Write(dir string) error {
+	data, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, StateFile+".tmp")
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(dir, StateFile))
+}
+
+// StopRecorded stops the processes of a state, last started first.
+func (st State) StopRecorded() {
+	for i := len(st.Processes) - 1; i >= 0; i-- {
+		st.Processes[i].Stop(10 * time.Second)
+	}
+}
