@@ -1,11 +1,13 @@
 package server
 
 import (
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
 )
@@ -173,5 +175,41 @@ func TestStateFromBeforeLoadBalancers(t *testing.T) {
 	var routes api.RouteList
 	if r := f.must(http.StatusOK, "GET", api.AdminPathRoutes, adminToken, nil, &routes); !strings.Contains(string(r.body), `"routes":[]`) {
 		t.Errorf("routes of an old state file: %s", r.body)
+	}
+}
+
+// A NoSync cloud puts its state write off and shares it among the changes
+// meanwhile; the file catches up within the delay, and Close writes what
+// is pending.
+func TestNoSyncStateWriteIsPutOff(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	f := newFixture(t, Config{StateFile: path, NoSync: true})
+	names := func() string {
+		st, err := loadState(path)
+		if err != nil || st == nil {
+			t.Fatalf("load %s: %v", path, err)
+		}
+		var n []string
+		for _, i := range st.Instances {
+			n = append(n, i.Name)
+		}
+		return strings.Join(n, ",")
+	}
+	var want []string
+	for i := 1; i <= 20; i++ {
+		want = append(want, fmt.Sprintf("n%d", i))
+		f.create(want[i-1])
+	}
+	deadline := time.Now().Add(5 * saveDelay)
+	for names() != strings.Join(want, ",") {
+		if time.Now().After(deadline) {
+			t.Fatalf("state file holds %s %s after the changes, want n1..n20", names(), 5*saveDelay)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	f.create("last")
+	f.srv.Close()
+	if got := names(); !strings.HasSuffix(got, ",last") {
+		t.Errorf("after Close the state file holds %s, want the last change written", got)
 	}
 }

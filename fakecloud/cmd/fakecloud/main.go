@@ -73,7 +73,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	fs.StringVar(&o.externalCIDR, "external-cidr", "127.2.0.0/16", "`CIDR` external instance addresses come from")
 	fs.StringVar(&o.lbCIDR, "lb-cidr", "127.20.0.0/16", "loopback `CIDR` load balancer IPs come from; fakecloud really listens on them")
 	fs.Var(&o.backendCIDRs, "backend-cidr", "`CIDR` off loopback that load balancers may forward to, such as a kind cluster's node network; repeatable")
-	fs.BoolVar(&o.noSync, "unsafe-no-fsync", false, "do not fsync the state file after each change: faster for a throwaway cloud, unsafe on power loss")
+	fs.BoolVar(&o.noSync, "unsafe-no-fsync", false, "do not fsync the state file, and share one write among the changes of up to 100 ms: faster for a throwaway cloud, unsafe on a crash")
 	fs.StringVar(&o.faults, "faults", "", "JSON `file` holding a list of faults to start with, replacing those in the state file")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
