@@ -19,6 +19,12 @@ import (
 // the provider: the topology, the VMs behind nodes, their power, what the
 // inspector reports, and the faults.
 func TestCloud(t *testing.T) {
+	// A first run builds vcsim (minutes on a cold cache, beside other
+	// packages' tests): that is not what the deadline below is for.
+	src := &binaries.Source{Logf: t.Logf}
+	if _, err := src.Paths(context.Background(), Profile().CloudBinaries...); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cfg := "credentials: inline\nregion: r1\nzones: [za, zb]\nipFamilies: [ipv4, ipv6]\nfaults:\n  renameTags: {za: zz}\n  noGuestHostname: [n3]\n"
@@ -28,7 +34,7 @@ func TestCloud(t *testing.T) {
 	}
 	var procs process.Group
 	t.Cleanup(func() { procs.StopAll(5 * time.Second) })
-	if err := cloud.Start(ctx, providers.CloudEnv{Dir: t.TempDir(), LogDir: t.TempDir(), Processes: &procs, Binaries: &binaries.Source{Logf: t.Logf}}); err != nil {
+	if err := cloud.Start(ctx, providers.CloudEnv{Dir: t.TempDir(), LogDir: t.TempDir(), Processes: &procs, Binaries: src}); err != nil {
 		t.Fatal(err)
 	}
 
