@@ -23,8 +23,12 @@ type certs struct {
 	// Client identities: RBAC sees one user per component.
 	admin, kcm, ccm, kwok keyPair
 	// frontProxy is how kube-apiserver authenticates to aggregated servers;
-	// the managers' delegated authentication expects its CA published.
-	frontProxy keyPair
+	// the managers' delegated authentication expects its CA published. Its
+	// CA is its own, as kubeadm's: with the client CA in its place, every
+	// client certificate would verify as a would-be front proxy too, on
+	// every request, before failing on the allowed names.
+	frontProxy       keyPair
+	frontProxyCAFile string
 
 	saKey, saPub string
 }
@@ -66,7 +70,6 @@ func newCerts(dir string) (*certs, error) {
 		{&c.ccm, "cloud-controller-manager", pki.Request{CommonName: CCMUser}},
 		// kwok stands in for every node's kubelet (and, in a real
 		// cluster, the Node authorizer would give each its own scope).
-		{&c.frontProxy, "front-proxy-client", pki.Request{CommonName: "front-proxy-client"}},
 		{&c.kwok, "kwok", pki.Request{CommonName: "ccm-harness-kwok", Organization: []string{"system:masters"}}},
 	}
 	for _, i := range issue {
@@ -77,6 +80,21 @@ func newCerts(dir string) (*certs, error) {
 		if i.out.cert, i.out.key, err = kp.Write(dir, i.name); err != nil {
 			return nil, err
 		}
+	}
+	frontProxyCA, err := pki.NewCA("ccm-harness-front-proxy-ca")
+	if err != nil {
+		return nil, err
+	}
+	c.frontProxyCAFile = filepath.Join(dir, "front-proxy-ca.crt")
+	if err := os.WriteFile(c.frontProxyCAFile, frontProxyCA.CertPEM, 0o644); err != nil {
+		return nil, err
+	}
+	kp, err := frontProxyCA.Issue(pki.Request{CommonName: "front-proxy-client"})
+	if err != nil {
+		return nil, err
+	}
+	if c.frontProxy.cert, c.frontProxy.key, err = kp.Write(dir, "front-proxy-client"); err != nil {
+		return nil, err
 	}
 	// The CA key signs CSRs in kube-controller-manager.
 	caKP, err := ca.KeyPEM()

@@ -273,7 +273,7 @@ func (in *instance) startAPIServer(ctx context.Context) error {
 			"--service-account-key-file=" + p.saPub,
 			"--service-account-signing-key-file=" + p.saKey,
 			"--service-cluster-ip-range=" + serviceCIDR,
-			"--requestheader-client-ca-file=" + p.caFile,
+			"--requestheader-client-ca-file=" + p.frontProxyCAFile,
 			"--requestheader-allowed-names=front-proxy-client",
 			"--requestheader-username-headers=X-Remote-User",
 			"--requestheader-group-headers=X-Remote-Group",
