@@ -7,6 +7,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -45,6 +46,9 @@ func (in *instance) bootstrap(ctx context.Context) (string, error) {
 	// The harness registers hundreds of nodes at once in the scale
 	// benchmarks: client-go's default 5 QPS would make it the bottleneck.
 	cfg.QPS, cfg.Burst = 500, 1000
+	// Protobuf, as kube-controller-manager and CCMs speak: the API server
+	// then encodes each node event for their watches and the harness's once.
+	cfg.ContentType = runtime.ContentTypeProtobuf
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return "", err

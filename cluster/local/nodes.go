@@ -8,12 +8,14 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	cloudproviderapi "k8s.io/cloud-provider/api"
 
 	"sigs.k8s.io/ccm-harness/cluster"
+	"sigs.k8s.io/ccm-harness/cluster/binaries"
 	"sigs.k8s.io/ccm-harness/providers"
 )
 
@@ -58,7 +60,7 @@ func (p *nodePool) Add(ctx context.Context, name string, opts ...cluster.NodeOpt
 	// A kubelet sends its status with the registration itself, so the CCM
 	// never sees the node without addresses, or without the machine's
 	// SMBIOS UUID (the vSphere CCM finds VMs by it).
-	node.Status.Addresses = []v1.NodeAddress{{Type: v1.NodeHostName, Address: name}}
+	node.Status = kubeletStatus(name, metav1.Now())
 	node.Status.NodeInfo.SystemUUID = inst.SystemUUID
 	if o.ProvidedNodeIP != nil {
 		ip := o.ProvidedNodeIP(inst.Addresses)
@@ -87,6 +89,43 @@ func (p *nodePool) Add(ctx context.Context, name string, opts ...cluster.NodeOpt
 		return nil, fmt.Errorf("node %s: register: %w", name, err)
 	}
 	return created, nil
+}
+
+// kubeletStatus is the status a healthy kubelet v1.36 registers with
+// (its initialNode sets it before the create): the four conditions it
+// owns, capacity, and only a Hostname address, as with
+// --cloud-provider=external. Registered so, kwok's node-initialize stage
+// has nothing to do for a new node: it would otherwise patch every node
+// right after its registration, racing the CCM's update of the same node
+// and adding an InternalIP of its own where the node has none yet. kwok
+// still plays the kubelet after that: leases, and Ready again after a
+// power-on. The phase is kwok's, whose heartbeat stage selects on it.
+func kubeletStatus(name string, now metav1.Time) v1.NodeStatus {
+	resources := v1.ResourceList{
+		v1.ResourceCPU:    resource.MustParse("4"),
+		v1.ResourceMemory: resource.MustParse("16Gi"),
+		v1.ResourcePods:   resource.MustParse("110"),
+	}
+	condition := func(t v1.NodeConditionType, s v1.ConditionStatus, reason, message string) v1.NodeCondition {
+		return v1.NodeCondition{Type: t, Status: s, Reason: reason, Message: message, LastHeartbeatTime: now, LastTransitionTime: now}
+	}
+	return v1.NodeStatus{
+		Conditions: []v1.NodeCondition{
+			condition(v1.NodeMemoryPressure, v1.ConditionFalse, "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+			condition(v1.NodeDiskPressure, v1.ConditionFalse, "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+			condition(v1.NodePIDPressure, v1.ConditionFalse, "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+			condition(v1.NodeReady, v1.ConditionTrue, "KubeletReady", "kubelet is posting ready status"),
+		},
+		Addresses:   []v1.NodeAddress{{Type: v1.NodeHostName, Address: name}},
+		Capacity:    resources,
+		Allocatable: resources,
+		NodeInfo: v1.NodeSystemInfo{
+			OperatingSystem: "linux",
+			Architecture:    "amd64",
+			KubeletVersion:  binaries.ModuleVersion("k8s.io/kubernetes"),
+		},
+		Phase: v1.NodeRunning,
+	}
 }
 
 // PowerOff stops the instance and silences the node's kubelet.
