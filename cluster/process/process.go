@@ -125,7 +125,9 @@ func (p *Process) waitReady(parent context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
-	tick := time.NewTicker(100 * time.Millisecond)
+	// A bring-up waits on a probe at every step, and each wait loses half
+	// a tick on average: probes are cheap, seconds are not.
+	tick := time.NewTicker(25 * time.Millisecond)
 	defer tick.Stop()
 	var last error
 	for {
