@@ -57,6 +57,45 @@ func usageOf(pid int) (usage, error) {
 	return u, nil
 }
 
+// machineCPU is the machine's CPU time so far, from /proc/stat's
+// aggregate line, in clock ticks summed over all cores.
+type machineCPU struct{ busy, total float64 }
+
+func readMachineCPU() (machineCPU, error) {
+	stat, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return machineCPU{}, err
+	}
+	line, _, _ := strings.Cut(string(stat), "\n")
+	fields := strings.Fields(line)
+	// cpu user nice system idle iowait irq softirq steal [guest guest_nice]:
+	// guest time is already counted in user, so it is left out.
+	if len(fields) < 9 || fields[0] != "cpu" {
+		return machineCPU{}, fmt.Errorf("/proc/stat: unexpected first line %q", line)
+	}
+	var m machineCPU
+	for i, f := range fields[1:9] {
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil {
+			return machineCPU{}, fmt.Errorf("/proc/stat: %v", err)
+		}
+		m.total += v
+		if i != 3 && i != 4 { // idle, iowait
+			m.busy += v
+		}
+	}
+	return m, nil
+}
+
+// busyPercent is the share of all cores' time that was busy between two
+// readings.
+func busyPercent(before, after machineCPU) float64 {
+	if after.total <= before.total {
+		return 0
+	}
+	return 100 * (after.busy - before.busy) / (after.total - before.total)
+}
+
 // rssMB is a process's resident memory now.
 func rssMB(pid int) float64 {
 	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
