@@ -67,9 +67,14 @@ func readMachineCPU() (machineCPU, error) {
 		return machineCPU{}, err
 	}
 	line, _, _ := strings.Cut(string(stat), "\n")
+	return parseMachineCPU(line)
+}
+
+// parseMachineCPU reads /proc/stat's aggregate line: cpu user nice system
+// idle iowait irq softirq steal [guest guest_nice]. Guest time is already
+// counted in user, so it is left out.
+func parseMachineCPU(line string) (machineCPU, error) {
 	fields := strings.Fields(line)
-	// cpu user nice system idle iowait irq softirq steal [guest guest_nice]:
-	// guest time is already counted in user, so it is left out.
 	if len(fields) < 9 || fields[0] != "cpu" {
 		return machineCPU{}, fmt.Errorf("/proc/stat: unexpected first line %q", line)
 	}

@@ -25,3 +25,22 @@ func TestBusyPercent(t *testing.T) {
 		t.Fatalf("busy %.1f%% over no time: want 0", got)
 	}
 }
+
+// Idle and iowait are the only time not busy; guest time, already in
+// user, is not counted twice.
+func TestParseMachineCPU(t *testing.T) {
+	before, err := parseMachineCPU("cpu  100 10 50 700 40 20 30 50 90 5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := parseMachineCPU("cpu  400 10 150 800 40 20 30 50 290 5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := busyPercent(before, after); got != 80 {
+		t.Fatalf("busy %.1f%% for 400 busy ticks of 500: want 80", got)
+	}
+	if _, err := parseMachineCPU("intr 1 2 3"); err == nil {
+		t.Fatal("a line that is not the aggregate cpu line was read without error")
+	}
+}
