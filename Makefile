@@ -9,15 +9,18 @@
 
 PROVIDER     ?= fake
 # CCM_VERSION picks another pinned version of the provider's CCM
-# (cluster/binaries/versions.go), e.g. PROVIDER=vsphere CCM_VERSION=v1.30.1.
+# (in the provider's folder, providers/<name>/), e.g. PROVIDER=vsphere CCM_VERSION=v1.30.1.
 CCM_VERSION  ?=
 # CCM_IMAGE runs the provider's CCM from a container image instead:
-# docker-archive:PATH, oci:DIR or a registry reference (see cluster/oci).
+# docker-archive:PATH, oci:DIR or a registry reference (see internal/oci).
 CCM_IMAGE    ?=
 CLUSTER      ?= local
 LABEL_FILTER ?=
-# PROVIDER_CONFIG is the provider's config file (see the provider's Config).
+# PROVIDER_CONFIG is the provider's config file (see the provider's Config);
+# with PROVIDER=external, the profile file (providers.File).
 PROVIDER_CONFIG ?=
+# NODES are the nodes registered at start.
+NODES        ?= 3
 ARTIFACTS    ?= $(CURDIR)/_artifacts
 NAME         ?= ccm-harness
 GO           ?= go
@@ -41,7 +44,7 @@ $(BIN)/e2e.test: $(GO_SOURCES)
 # Upstream components go to the cache (built once per version), the
 # harness's own binaries to _output/bin: what a cluster of PROVIDER runs.
 binaries: $(BIN)/ccm-harness
-	$(BIN)/ccm-harness binaries --provider=$(PROVIDER) --ccm-version='$(CCM_VERSION)' --ccm-image='$(CCM_IMAGE)' --provider-config='$(PROVIDER_CONFIG)'
+	$(BIN)/ccm-harness binaries --provider=$(PROVIDER) --ccm-version='$(CCM_VERSION)' --ccm-image='$(CCM_IMAGE)' --provider-config='$(PROVIDER_CONFIG)' --cluster=$(CLUSTER)
 
 build: binaries $(BIN)/e2e.test
 
@@ -49,7 +52,7 @@ e2e: build
 	cd $(CURDIR) && $(BIN)/e2e.test -ginkgo.v -ginkgo.no-color \
 		-ginkgo.label-filter='$(LABEL_FILTER)' -ginkgo.timeout=1h \
 		--provider=$(PROVIDER) --ccm-version='$(CCM_VERSION)' --cluster=$(CLUSTER) --artifacts=$(ARTIFACTS) \
-		--provider-config='$(PROVIDER_CONFIG)' --ccm-image='$(CCM_IMAGE)' 
+		--provider-config='$(PROVIDER_CONFIG)' --ccm-image='$(CCM_IMAGE)' --nodes=$(NODES)
 
 # The vSphere suite in make test, its artifacts beside the default run's:
 # the newest pinned CCM as configured by default, then the older one with
@@ -60,22 +63,28 @@ e2e-vsphere:
 		ARTIFACTS=$(ARTIFACTS)/vsphere-v1.30.1
 
 # The fakecloud CCM packed into an image with no Docker (ccm-harness pack),
-# and the suite run from that image: the path a provider's own CCM image
-# takes. The leader-migration specs build their own managers, so they are
-# left out.
+# and the suite run from that image through a profile file, as the README
+# shows for a provider's own CCM: PROVIDER=external PROVIDER_CONFIG=<file>.
+# The leader-migration specs build their own managers, so they are left
+# out.
 IMAGE_DIR := $(CURDIR)/_output/image
-e2e-image: $(BIN)/ccm-harness
+IMAGE     := $(IMAGE_DIR)/fakecloud-ccm.tar
+$(IMAGE): $(BIN)/ccm-harness $(GO_SOURCES)
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w' -o $(IMAGE_DIR)/fakecloud-ccm ./fakecloud/cmd/fakecloud-ccm
-	$(BIN)/ccm-harness pack $(IMAGE_DIR)/fakecloud-ccm --tag ccm-harness.local/fakecloud-ccm:dev --out $(IMAGE_DIR)/fakecloud-ccm.tar
-	$(MAKE) e2e PROVIDER=fake CCM_VERSION= CCM_IMAGE=docker-archive:$(IMAGE_DIR)/fakecloud-ccm.tar \
+	$(BIN)/ccm-harness pack $(IMAGE_DIR)/fakecloud-ccm --tag ccm-harness.local/fakecloud-ccm:dev --out $@
+
+e2e-image: $(IMAGE)
+	$(MAKE) e2e PROVIDER=external PROVIDER_CONFIG=$(CURDIR)/e2e/testdata/fakecloud-ccm-image.yaml CCM_VERSION= CCM_IMAGE= \
 		LABEL_FILTER='!leader-migration' ARTIFACTS=$(ARTIFACTS)/image
 
 # The suite against a cluster it did not make (CLUSTER=existing): a local
-# cluster brought up beforehand with ccm-harness up plays someone else's,
-# and is taken down after, whatever the suite did.
+# cluster brought up beforehand with make up, its CCM from the image
+# e2e-image packs, plays someone else's, and is taken down after, whatever
+# the suite did.
 EXISTING_STATE := $(CURDIR)/_output/existing-state
-e2e-existing: build
-	CCM_HARNESS_STATE=$(EXISTING_STATE) $(BIN)/ccm-harness up --name existing --provider fake --artifacts $(ARTIFACTS)/existing/cluster
+e2e-existing: build $(IMAGE)
+	CCM_HARNESS_STATE=$(EXISTING_STATE) $(MAKE) up NAME=existing PROVIDER=fake CCM_VERSION= PROVIDER_CONFIG= \
+		CCM_IMAGE=docker-archive:$(IMAGE) ARTIFACTS=$(ARTIFACTS)/existing/cluster
 	status=0; cd $(CURDIR) && $(BIN)/e2e.test -ginkgo.no-color -ginkgo.label-filter='!leader-migration' --dry-run \
 		--provider=fake --cluster=existing --kubeconfig=$(EXISTING_STATE)/existing/admin.kubeconfig \
 		--artifacts=$(ARTIFACTS)/existing/dry-run >/dev/null && \
@@ -136,7 +145,8 @@ jobs:
 test: vet unit jobs e2e e2e-vsphere e2e-kind e2e-image e2e-existing e2e-dry-run controls kubetest2
 
 up: binaries
-	$(BIN)/ccm-harness up --name $(NAME) --provider $(PROVIDER) --ccm-version='$(CCM_VERSION)'
+	$(BIN)/ccm-harness up --name $(NAME) --provider=$(PROVIDER) --ccm-version='$(CCM_VERSION)' --ccm-image='$(CCM_IMAGE)' \
+		--provider-config='$(PROVIDER_CONFIG)' --nodes=$(NODES)
 
 down: $(BIN)/ccm-harness
 	$(BIN)/ccm-harness down --name $(NAME)

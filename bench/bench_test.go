@@ -24,9 +24,9 @@ import (
 	watchtools "k8s.io/client-go/tools/watch"
 
 	"sigs.k8s.io/ccm-harness/cluster"
-	"sigs.k8s.io/ccm-harness/cluster/binaries"
 	"sigs.k8s.io/ccm-harness/cluster/local"
-	"sigs.k8s.io/ccm-harness/cluster/nodewait"
+	"sigs.k8s.io/ccm-harness/internal/binaries"
+	"sigs.k8s.io/ccm-harness/internal/nodewait"
 	"sigs.k8s.io/ccm-harness/providers"
 	"sigs.k8s.io/ccm-harness/providers/fake"
 	"sigs.k8s.io/ccm-harness/reports"
@@ -43,7 +43,7 @@ var bringUps = map[string]time.Duration{}
 func BenchmarkBringUp(b *testing.B) {
 	ctx := context.Background()
 	src := &binaries.Source{Logf: b.Logf}
-	bins, err := src.Paths(ctx, binaries.Etcd, binaries.KubeAPIServer, binaries.KubeControllerManager, binaries.Kwok, binaries.Kwokctl, binaries.FakeCloud, binaries.FakeCloudCCM)
+	bins, err := src.Paths(ctx, binaries.Etcd, binaries.KubeAPIServer, binaries.KubeControllerManager, binaries.Kwok, binaries.Kwokctl, fake.FakeCloud, fake.CCM)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"sigs.k8s.io/ccm-harness/cluster/process"
+	"sigs.k8s.io/ccm-harness/internal/process"
 )
 
 // usage is what /proc says a process used: CPU seconds so far and its

@@ -1,5 +1,5 @@
 // Package cluster defines how a test cluster comes to exist. A Runtime
-// (local processes, and later kind or an existing cluster) turns a Spec into
+// (local processes, kind, or an existing cluster) turns a Spec into
 // a running Cluster whose cloud is the Spec's provider; scenarios work on the
 // Cluster alone.
 package cluster
@@ -7,12 +7,13 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 
-	"sigs.k8s.io/ccm-harness/cluster/binaries"
+	"sigs.k8s.io/ccm-harness/internal/binaries"
 	"sigs.k8s.io/ccm-harness/providers"
 )
 
@@ -76,6 +77,20 @@ func (s Spec) Validate() error {
 		seen[m.Name] = true
 	}
 	return nil
+}
+
+// LogDir is where a cluster's components log: logs/<cluster> under the
+// artifacts directory. Every runtime and every door use this one layout.
+func LogDir(artifactsDir, name string) string { return filepath.Join(artifactsDir, "logs", name) }
+
+// LogDir is where the spec's cluster logs.
+func (s Spec) LogDir() string { return LogDir(s.ArtifactsDir, s.Name) }
+
+// ComponentLister is a Runtime that says which executables a cluster of
+// spec runs on this machine, so that a door can build or stage them before
+// bring-up; the runtime resolves the same list when it starts.
+type ComponentLister interface {
+	Components(spec Spec) []binaries.Component
 }
 
 // Logfn is s.Logf, or a no-op.
@@ -182,8 +197,22 @@ type ManagerSpec struct {
 	// LeaderMigration is the LeaderMigrationConfiguration the manager
 	// runs with (--enable-leader-migration); nil leaves migration off.
 	LeaderMigration []byte
+	// LeaderMigrationDefault runs the manager with leader migration and no
+	// configuration file (--enable-leader-migration alone): the default
+	// its controller-manager library builds in.
+	LeaderMigrationDefault bool
 	// Args are added after the runtime's.
 	Args []string
+}
+
+// Migrating reports whether the manager runs with leader migration.
+func (s ManagerSpec) Migrating() bool { return s.LeaderMigration != nil || s.LeaderMigrationDefault }
+
+// ControllerLister is a Runtime that says, before it starts a manager,
+// which controllers the manager's binary registers (what its --controllers
+// flag lists): the names a LeaderMigrationConfiguration must use.
+type ControllerLister interface {
+	Controllers(ctx context.Context, spec Spec, m ManagerSpec) ([]string, error)
 }
 
 // InTree reports whether the spec is a kube-controller-manager running

@@ -10,8 +10,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"sigs.k8s.io/ccm-harness/cluster/nodewait"
-	"sigs.k8s.io/ccm-harness/cluster/process"
+	"sigs.k8s.io/ccm-harness/internal/nodewait"
+	"sigs.k8s.io/ccm-harness/internal/process"
 	"sigs.k8s.io/ccm-harness/providers"
 )
 

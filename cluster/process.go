@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"sigs.k8s.io/ccm-harness/cluster/process"
+	"sigs.k8s.io/ccm-harness/internal/process"
 )
 
 // ProcessManager is a controller manager the harness runs as a process

@@ -24,50 +24,40 @@ import (
 	"k8s.io/kubernetes/test/e2e/framework"
 
 	"sigs.k8s.io/ccm-harness/cluster"
-	"sigs.k8s.io/ccm-harness/cluster/binaries"
-	"sigs.k8s.io/ccm-harness/cluster/existing"
-	"sigs.k8s.io/ccm-harness/cluster/kind"
-	"sigs.k8s.io/ccm-harness/cluster/local"
+	"sigs.k8s.io/ccm-harness/options"
 	"sigs.k8s.io/ccm-harness/providers"
-	_ "sigs.k8s.io/ccm-harness/providers/fake"
-	_ "sigs.k8s.io/ccm-harness/providers/vsphere"
 	"sigs.k8s.io/ccm-harness/reports"
 	"sigs.k8s.io/ccm-harness/scenarios"
 )
 
-var (
-	clusterKind     = flag.String("cluster", envOr("CLUSTER", "local"), "cluster runtime: local (simulated nodes, no Docker), kind (real nodes in Docker), or existing (the cluster of --kubeconfig, which the suite neither makes nor removes)")
-	nodeCount       = flag.Int("nodes", 3, "nodes to register at start")
-	binDir          = flag.String("bin-dir", os.Getenv("BIN_DIR"), "directory holding ready-made etcd, kube-apiserver, kube-controller-manager, kwok and CCM binaries (default: build them into the cache)")
-	providerConfig  = flag.String("provider-config", "", "provider config file (fake: region, zones, faults to inject; vsphere: region, zones, credentials, ipFamilies, faults)")
-	ccmVersion      = flag.String("ccm-version", os.Getenv("CCM_VERSION"), "CCM version, one of those pinned for the provider (default: the first pinned)")
-	dryRun          = flag.Bool("dry-run", false, "bring the cluster up, then skip every spec, saying why each would be skipped or that it would run; nothing runs")
-	ccmImage        = flag.String("ccm-image", os.Getenv("CCM_IMAGE"), "run the CCM from this container image instead (docker-archive:PATH, oci:DIR, or a registry reference)")
-	artifacts       = flag.String("artifacts", envOr("ARTIFACTS", "_artifacts"), "where JUnit, logs and reports go")
-	waitScale       = flag.Float64("wait-scale", 1, "multiplies every scenario timeout (negative controls shorten them)")
-	migrationCfg    = flag.String("leader-migration-config", "", "LeaderMigrationConfiguration file for every manager of the [leader-migration] specs (default: the harness's, migrating service-lb, node-route and cloud-node-lifecycle)")
-	ccmMigrationCfg = flag.String("ccm-leader-migration-config", "", "LeaderMigrationConfiguration file for the CCMs alone in the [leader-migration] specs (default: --leader-migration-config)")
-)
+// opts are the options every door shares (package options), less the
+// e2e framework's own --provider and --kubeconfig, which they take, and
+// --wait: the suite waits for initialization as [node-init] does.
+var opts = options.New()
 
-func envOr(key, def string) string {
-	if v := os.Getenv(key); v != "" {
-		return v
-	}
-	return def
-}
+var (
+	dryRun          = flag.Bool("dry-run", false, "bring the cluster up, then skip every spec, saying why each would be skipped or that it would run; nothing runs")
+	waitScale       = flag.Float64("wait-scale", 1, "multiplies every scenario timeout (negative controls shorten them)")
+	migrationCfg    = flag.String("leader-migration-config", "", "LeaderMigrationConfiguration file (controllermanager.config.k8s.io v1alpha1, v1beta1 or v1) for every manager of the [leader-migration] specs (default: the harness's, migrating service-lb, node-route and cloud-node-lifecycle)")
+	ccmMigrationCfg = flag.String("ccm-leader-migration-config", "", "LeaderMigrationConfiguration file for the CCMs alone in the [leader-migration] specs (default: --leader-migration-config)")
+	migrationDef    = flag.Bool("leader-migration-default", false, "run the managers of the [leader-migration] specs with --enable-leader-migration and no configuration file: each with its own built-in default")
+)
 
 func TestMain(m *testing.M) {
 	framework.RegisterCommonFlags(flag.CommandLine)
 	framework.RegisterClusterFlags(flag.CommandLine)
+	opts.Bind(flag.CommandLine, options.FlagProvider, options.FlagKubeconfig, options.FlagWait, options.FlagAPIServerPort)
 	// The e2e framework's --provider selects our provider profile, so
 	// kubetest2's ginkgo tester, which passes --provider, works unchanged.
-	for _, name := range providers.Names() {
+	for _, name := range options.ProviderNames() {
 		framework.RegisterProvider(name, func() (framework.ProviderInterface, error) { return framework.NullProvider{}, nil })
 	}
-	_ = flag.Set("provider", envOr("PROVIDER", "fake"))
+	_ = flag.Set("provider", opts.Provider)
 	flag.Parse()
-	framework.TestContext.ReportDir = *artifacts
-	framework.TestContext.ReportPrefix = framework.TestContext.Provider + "-" + *clusterKind + "_"
+	opts.Provider = framework.TestContext.Provider
+	opts.Kubeconfig = framework.TestContext.KubeConfig
+	framework.TestContext.ReportDir = opts.Artifacts
+	framework.TestContext.ReportPrefix = opts.Provider + "-" + opts.Cluster + "_"
 	framework.AfterReadingAllFlags(&framework.TestContext)
 	os.Exit(m.Run())
 }
@@ -212,72 +202,42 @@ func specLine(r ginkgo.SpecReport) string {
 }
 
 var _ = ginkgo.BeforeSuite(func(ctx context.Context) {
-	var cfg []byte
-	if *providerConfig != "" {
-		var err error
-		cfg, err = os.ReadFile(*providerConfig)
-		framework.ExpectNoError(err, "read --provider-config")
-	}
-	profile, cfg, err := providers.Resolve(framework.TestContext.Provider, cfg)
-	framework.ExpectNoError(err)
-	profile, err = profile.WithCCMVersion(*ccmVersion)
-	framework.ExpectNoError(err)
-	if *ccmImage != "" && *ccmVersion != "" {
-		framework.Failf("--ccm-image and --ccm-version both given: an image is its own version, give one")
-	}
-	profile = profile.WithCCMImage(*ccmImage)
-	var rt cluster.Runtime
-	switch *clusterKind {
-	case "local":
-		rt = local.New()
-	case "kind":
-		rt = kind.New()
-	case "existing":
-		rt = existing.New(framework.TestContext.KubeConfig)
-	default:
-		framework.Failf("unknown --cluster %q (known: local, kind, existing)", *clusterKind)
-	}
-	absArtifacts, err := filepath.Abs(*artifacts)
-	framework.ExpectNoError(err)
-	run.dir = absArtifacts
-	framework.ExpectNoError(reports.WriteStarted(absArtifacts, time.Now()))
-	run.metadata[reports.KeyProvider] = profile.Name
-	run.metadata[reports.KeyCluster] = *clusterKind
-	run.metadata[reports.KeyCCM] = profile.CCM.Name
-	// testgrid's column version: the CCM under test at its version. Our own
-	// CCM reports the Kubernetes release of the library it is built on.
-	jobVersion := strings.Replace(profile.CCM.String(), " ", "@", 1)
-	if profile.CCM.Image != "" {
-		jobVersion = profile.CCM.Name + "@" + profile.CCM.Image
-	} else if !strings.Contains(jobVersion, "@") {
-		jobVersion += "@" + binaries.ModuleVersion("k8s.io/kubernetes")
-	}
-	run.metadata[reports.KeyJobVersion] = jobVersion
-	framework.ExpectNoError(reports.WriteMetadata(absArtifacts, run.metadata))
 	logf := func(format string, args ...any) { framework.Logf(format, args...) }
-	spec := cluster.Spec{
-		Name:           "e2e-" + rand.String(6),
-		Profile:        profile,
-		ProviderConfig: cfg,
-		Nodes:          *nodeCount,
-		ArtifactsDir:   absArtifacts,
-		Binaries:       &binaries.Source{Dir: *binDir, Logf: logf},
-		Logf:           logf,
-	}
-	framework.Logf("bringing up a %s cluster %s with provider %s (%s) and %d nodes", *clusterKind, spec.Name, profile.Name, profile.CCM, spec.Nodes)
-	c, err := rt.Up(ctx, spec)
-	// Registered before checking err: a failed Up cleans itself, and Down
-	// is idempotent, so Ctrl-C at any point leaves nothing behind.
-	ginkgo.DeferCleanup(func(ctx context.Context) {
-		framework.Logf("tearing down cluster %s", spec.Name)
-		framework.ExpectNoError(rt.Down(ctx, spec.Name))
-	})
+	timeouts := scenarios.DefaultTimeouts
+	timeouts.NodeInit = scaled(timeouts.NodeInit)
+	timeouts.NodeLifecycle = scaled(timeouts.NodeLifecycle)
+	timeouts.LoadBalancer = scaled(timeouts.LoadBalancer)
+	o := *opts
+	o.Wait = timeouts.NodeInit
+	setup, err := o.Resolve(logf)
+	framework.ExpectNoError(err)
+	run.dir = setup.ArtifactsDir
+	framework.ExpectNoError(reports.WriteStarted(run.dir, time.Now()))
+	run.metadata = setup.Metadata()
+	framework.ExpectNoError(reports.WriteMetadata(run.dir, run.metadata))
+	name := "e2e-" + rand.String(6)
+	framework.Logf("bringing up a %s cluster %s with provider %s (%s) and %d nodes", setup.Cluster, name, setup.Profile.Name, setup.Profile.CCM, setup.Nodes)
+	// Not reaching "initialized" is [node-init]'s failure to report, not
+	// the suite's; a claim the CCM does not serve would fail every spec
+	// of it by timeout, and fails the bring-up instead. A failed Up
+	// leaves nothing behind, and Ctrl-C during it makes it fail.
+	c, err := setup.Up(ctx, name, options.KeepUninitialized())
 	framework.ExpectNoError(err, "bring up the cluster")
+	ginkgo.DeferCleanup(func(ctx context.Context) {
+		framework.Logf("tearing down cluster %s", name)
+		framework.ExpectNoError(setup.Down(ctx, name))
+	})
+	if c.InitErr != nil {
+		framework.Logf("initial nodes not initialized: %v", c.InitErr)
+	} else if n := len(c.Steps); n > 0 {
+		total := c.Steps[n-1].Duration // the runtime's "total" step
+		framework.Logf("bring-up: control plane and %d nodes initialized by the CCM in %.2fs (%.2fs to registration, %.2fs more to initialization)",
+			setup.Nodes, (total + c.Initialized).Seconds(), total.Seconds(), c.Initialized.Seconds())
+	}
 	framework.TestContext.KubeConfig = c.Kubeconfig
-	// The runtime's layout: each cluster's components log to logs/<cluster>.
-	run.logDir = filepath.Join(absArtifacts, "logs")
+	run.logDir = filepath.Dir(setup.LogDir(name))
 	run.metadata[reports.KeyKubernetesVersion] = c.KubernetesVersion
-	framework.ExpectNoError(reports.WriteMetadata(absArtifacts, run.metadata))
+	framework.ExpectNoError(reports.WriteMetadata(run.dir, run.metadata))
 	if sk, ok := c.Cloud.(providers.SecretKeeper); ok {
 		run.secrets = sk.Secrets()
 	}
@@ -285,62 +245,35 @@ var _ = ginkgo.BeforeSuite(func(ctx context.Context) {
 	// would override the kubeconfig's server.
 	framework.TestContext.Host = ""
 
-	timeouts := scenarios.DefaultTimeouts
-	timeouts.NodeInit = scaled(timeouts.NodeInit)
-	timeouts.NodeLifecycle = scaled(timeouts.NodeLifecycle)
-	timeouts.LoadBalancer = scaled(timeouts.LoadBalancer)
-	env := &scenarios.Env{Cluster: c, Timeouts: timeouts, ArtifactsDir: absArtifacts, DryRun: *dryRun}
-	for _, f := range []struct {
-		path string
-		into *[]byte
-	}{{*migrationCfg, &env.LeaderMigration}, {*ccmMigrationCfg, &env.CCMLeaderMigration}} {
-		if f.path != "" {
-			*f.into, err = os.ReadFile(f.path)
-			framework.ExpectNoError(err, "read the leader migration config")
+	env := &scenarios.Env{Cluster: c.Cluster, Timeouts: timeouts, ArtifactsDir: run.dir, DryRun: *dryRun, InitialNodesInitialized: c.Initialized}
+	env.LeaderMigration, env.CCMLeaderMigration, env.LeaderMigrationDefault = *migrationCfg, *ccmMigrationCfg, *migrationDef
+	if l, ok := setup.Runtime.(cluster.ControllerLister); ok {
+		env.Controllers = func(ctx context.Context, m cluster.ManagerSpec) ([]string, error) {
+			return l.Controllers(ctx, setup.Spec(name), m)
 		}
 	}
 	// Specs that need a control plane of their own get one from the same
-	// runtime, profile and provider config, with their artifacts beside
-	// the main cluster's.
-	newCluster := func(ctx context.Context, managers []cluster.ManagerSpec) (*cluster.Cluster, func(context.Context) error, error) {
-		s := spec
-		s.Name = "e2e-" + rand.String(6)
-		s.Managers = managers
-		s.Nodes = 0
-		framework.Logf("bringing up cluster %s with %d managers", s.Name, len(managers))
-		c, err := rt.Up(ctx, s)
-		down := func(ctx context.Context) error {
-			framework.Logf("tearing down cluster %s", s.Name)
-			return rt.Down(ctx, s.Name)
-		}
-		return c, down, err
-	}
+	// setup, with their artifacts beside the main cluster's.
 	if c.ControlPlane != nil {
-		env.NewCluster = newCluster
-	}
-
-	// Bring-up is measured to "nodes initialized by the CCM"; not reaching
-	// it is [node-init]'s failure to report, not the suite's.
-	cs := clientFor(c.Kubeconfig)
-	start := time.Now()
-	if err := c.WaitInitialized(ctx, timeouts.NodeInit); err != nil {
-		framework.Logf("initial nodes not initialized: %v", err)
-	} else {
-		env.InitialNodesInitialized = time.Since(start)
-		if n := len(c.Steps); n > 0 {
-			total := c.Steps[n-1].Duration // the runtime's "total" step
-			framework.Logf("bring-up: control plane and %d nodes initialized by the CCM in %.2fs (%.2fs to registration, %.2fs more to initialization)",
-				spec.Nodes, (total + env.InitialNodesInitialized).Seconds(), total.Seconds(), env.InitialNodesInitialized.Seconds())
+		env.NewCluster = func(ctx context.Context, managers []cluster.ManagerSpec) (*cluster.Cluster, func(context.Context) error, error) {
+			name := "e2e-" + rand.String(6)
+			framework.Logf("bringing up cluster %s with %d managers", name, len(managers))
+			c, err := setup.Up(ctx, name, options.WithManagers(managers))
+			if err != nil {
+				return nil, nil, err
+			}
+			return c.Cluster, func(ctx context.Context) error {
+				framework.Logf("tearing down cluster %s", name)
+				return setup.Down(ctx, name)
+			}, nil
 		}
 	}
-	// A claim the CCM does not serve would fail every spec of it by
-	// timeout; said once here instead.
-	framework.ExpectNoError(c.CheckClaims(ctx, 30*time.Second), "the provider profile's claims")
-	writeBringUp(absArtifacts, c, env)
+	writeBringUp(run.dir, c.Cluster, env)
 	framework.Logf("kubeconfig: %s (kubectl --kubeconfig %s get nodes)", c.Kubeconfig, c.Kubeconfig)
 	scenarios.SetEnv(env)
 	// Runs before the teardown registered above: whatever the specs left
 	// in the cloud is a leak of the CCM's, named here.
+	cs := clientFor(c.Kubeconfig)
 	ginkgo.DeferCleanup(func(ctx context.Context) {
 		if c.Cloud != nil {
 			framework.ExpectNoError(scenarios.CheckNoLeaks(ctx, cs, c.Cloud.Inspector(), timeouts.LoadBalancer), "cloud resources at the end of the suite")

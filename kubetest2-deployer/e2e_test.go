@@ -23,6 +23,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"sigs.k8s.io/ccm-harness/internal/oci"
 )
 
 var (
@@ -120,7 +122,7 @@ func kubetest2(t *testing.T, name string, timeout time.Duration, args ...string)
 	cmd.Dir = root
 	for _, kv := range os.Environ() {
 		switch strings.SplitN(kv, "=", 2)[0] {
-		case "ARTIFACTS", "CCM_HARNESS_STATE", "XDG_STATE_HOME", "BIN_DIR", "PROVIDER", "CCM_VERSION", "CLUSTER", "KUBECONFIG", "KUBETEST2_RUN_DIR", "PROW_JOB_ID":
+		case "ARTIFACTS", "CCM_HARNESS_STATE", "XDG_STATE_HOME", "BIN_DIR", "PROVIDER", "PROVIDER_CONFIG", "CCM_VERSION", "CCM_IMAGE", "NODES", "CLUSTER", "KUBECONFIG", "KUBETEST2_RUN_DIR", "PROW_JOB_ID":
 			continue
 		}
 		cmd.Env = append(cmd.Env, kv)
@@ -296,7 +298,8 @@ func TestBadInput(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{"unknown provider", []string{"--provider=nosuch"}, []string{`--provider: unknown provider "nosuch"`, "(known: fake, vsphere)"}},
+		{"unknown provider", []string{"--provider=nosuch"}, []string{`--provider "nosuch" is not a provider`, "(known: fake, vsphere, external;"}},
+		{"profile file that does not parse", []string{"--provider=external", "--provider-config=" + badProfile(t)}, []string{"provider external: profile file:", `unknown field "imagee"`}},
 		{"unknown cluster", []string{"--cluster=kind"}, []string{`--cluster "kind" is not a runtime this deployer has`, "(known: local)"}},
 		{"missing binary directory", []string{"--bin-dir=/nonexistent"}, []string{"etcd not found in the binary directory /nonexistent", "put all of", "or leave --bin-dir and BIN_DIR unset to build them"}},
 		{"bad cluster name", []string{"--cluster-name=Bad_Name"}, []string{`--cluster-name: cluster name "Bad_Name" is not valid`, "at most 42 characters"}},
@@ -370,6 +373,61 @@ func TestExecTester(t *testing.T) {
 		}
 	}
 	assertNothingLeft(t, name)
+}
+
+// badProfile is a profile file with a misspelt field.
+func badProfile(t *testing.T) string {
+	p := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(p, []byte("cloud: fake\nccm: {imagee: x}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestProfileFileAndImage brings up the CCM under test from a container
+// image, named once by a profile file (--provider=external) and once by
+// --ccm-image: the doors a provider's own CCM takes. The image is the
+// fakecloud CCM that --build staged, packed with no Docker.
+func TestProfileFileAndImage(t *testing.T) {
+	build(t)
+	dir := t.TempDir()
+	image := filepath.Join(dir, "ccm.tar")
+	if err := oci.Pack(filepath.Join(runDir, runID, "bin", "fakecloud-ccm"), "fakecloud-ccm", "ccm-harness.local/fakecloud-ccm:kt2", image); err != nil {
+		t.Fatal(err)
+	}
+	// Relative paths in a profile file are the file's folder's.
+	profile := filepath.Join(dir, "my-ccm.yaml")
+	if err := os.WriteFile(profile, []byte("name: my-ccm\ncloud: fake\nccm: {image: 'docker-archive:ccm.tar'}\ncapabilities: [instances, zones]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name     string
+		args     []string
+		provider string
+	}{
+		{"profile-file", []string{"--provider=external", "--provider-config=" + profile}, "my-ccm"},
+		{"ccm-image", []string{"--provider=fake", "--ccm-image=docker-archive:" + image}, "fake"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			name := clusterName(t)
+			r := kubetest2(t, tt.name, 5*time.Minute, append([]string{"--up", "--down", "--run-id=" + runID, "--rundir=" + runDir,
+				"--cluster-name=" + name, "--nodes=2"}, append(tt.args, "--test=exec", "--", "nodes-initialized", "--nodes=2")...)...)
+			if r.code != 0 {
+				t.Fatalf("kubetest2 failed: %s", r)
+			}
+			assertSteps(t, r, map[string]string{"Up": "", "Test": "", "Down": ""})
+			if !strings.Contains(r.out, "2 nodes initialized: node-1 (fakecloud://") {
+				t.Errorf("the check did not report 2 initialized nodes: %s", r)
+			}
+			var md map[string]string
+			if data, err := os.ReadFile(filepath.Join(r.artifacts, "metadata.json")); err != nil || json.Unmarshal(data, &md) != nil {
+				t.Errorf("metadata.json unreadable: %v", err)
+			} else if md["job-version"] != "cloud-controller-manager@docker-archive:"+image && md["job-version"] != "fakecloud-ccm@docker-archive:"+image || md["provider"] != tt.provider {
+				t.Errorf("metadata.json does not name the image as job-version and %s as the provider: %v", tt.provider, md)
+			}
+			assertNothingLeft(t, name)
+		})
+	}
 }
 
 // TestGinkgoTester runs a label-filtered part of the suite with the

@@ -10,47 +10,55 @@ package migration
 
 import (
 	"fmt"
+	"os"
 	"slices"
+	"strings"
 
+	"k8s.io/cloud-provider/names"
+	internal "k8s.io/controller-manager/config"
+	v1 "k8s.io/controller-manager/config/v1"
+	lmconfig "k8s.io/controller-manager/pkg/leadermigration/config"
 	"sigs.k8s.io/yaml"
 )
 
-// The controllers leader migration moves out of kube-controller-manager, by
-// the names both managers give them since Kubernetes 1.28.
-var CloudControllers = []string{"service-lb-controller", "node-route-controller", "cloud-node-lifecycle-controller"}
+// CloudControllers are the controllers leader migration moves out of
+// kube-controller-manager, by the names both managers give them since
+// Kubernetes 1.28.
+var CloudControllers = []string{names.ServiceLBController, names.NodeRouteController, names.CloudNodeLifecycleController}
 
 // DefaultLeaderName is the migration lease's name in kube-system.
 const DefaultLeaderName = "cloud-provider-extraction-migration"
 
-// Config is a LeaderMigrationConfiguration (controllermanager.config.k8s.io/v1).
+// Config is a LeaderMigrationConfiguration, in k8s.io/controller-manager's
+// own type, as the managers read it.
 type Config struct {
-	Kind              string             `json:"kind"`
-	APIVersion        string             `json:"apiVersion"`
-	LeaderName        string             `json:"leaderName"`
-	ControllerLeaders []ControllerLeader `json:"controllerLeaders"`
-}
-
-// ControllerLeader names a migrating controller and the component that
-// runs it; "*" is whichever holds the migration lease.
-type ControllerLeader struct {
-	Name      string `json:"name"`
-	Component string `json:"component"`
+	internal.LeaderMigrationConfiguration
+	// raw is the file a user wrote, handed to the managers as it is; nil
+	// for a configuration the harness made.
+	raw []byte
 }
 
 // NewConfig migrates controllers, each run by whichever component holds
 // the migration lease.
 func NewConfig(controllers ...string) Config {
-	c := Config{Kind: "LeaderMigrationConfiguration", APIVersion: "controllermanager.config.k8s.io/v1", LeaderName: DefaultLeaderName}
+	c := Config{LeaderMigrationConfiguration: internal.LeaderMigrationConfiguration{LeaderName: DefaultLeaderName, ResourceLock: lmconfig.ResourceLockLeases}}
 	for _, name := range controllers {
-		c.ControllerLeaders = append(c.ControllerLeaders, ControllerLeader{Name: name, Component: "*"})
+		c.ControllerLeaders = append(c.ControllerLeaders, internal.ControllerLeaderConfiguration{Name: name, Component: "*"})
 	}
 	return c
 }
 
+// ManagersDefault is the configuration a manager started with
+// --enable-leader-migration and no --leader-migration-config uses: its
+// library's built-in default.
+func ManagersDefault() Config {
+	return Config{LeaderMigrationConfiguration: *lmconfig.DefaultLeaderMigrationConfiguration()}
+}
+
 // Without is c less the named controller: a configuration that forgets one.
 func (c Config) Without(controller string) Config {
-	out := c
-	out.ControllerLeaders = slices.DeleteFunc(slices.Clone(c.ControllerLeaders), func(l ControllerLeader) bool { return l.Name == controller })
+	out := Config{LeaderMigrationConfiguration: c.LeaderMigrationConfiguration}
+	out.ControllerLeaders = slices.DeleteFunc(slices.Clone(c.ControllerLeaders), func(l internal.ControllerLeaderConfiguration) bool { return l.Name == controller })
 	return out
 }
 
@@ -63,24 +71,75 @@ func (c Config) Controllers() []string {
 	return out
 }
 
-// YAML is the file the managers read.
+// YAML is the file the managers read: the user's own, or the harness's as
+// controllermanager.config.k8s.io/v1.
 func (c Config) YAML() []byte {
-	data, err := yaml.Marshal(c)
+	if c.raw != nil {
+		return c.raw
+	}
+	out := v1.LeaderMigrationConfiguration{LeaderName: c.LeaderName}
+	out.Kind, out.APIVersion = "LeaderMigrationConfiguration", v1.SchemeGroupVersion.String()
+	for _, l := range c.ControllerLeaders {
+		out.ControllerLeaders = append(out.ControllerLeaders, v1.ControllerLeaderConfiguration{Name: l.Name, Component: l.Component})
+	}
+	data, err := yaml.Marshal(out)
 	if err != nil {
 		panic(err) // plain strings always marshal
 	}
 	return data
 }
 
-// ParseConfig reads a user's LeaderMigrationConfiguration file, strictly,
-// as the managers since 1.32 do.
-func ParseConfig(data []byte) (Config, error) {
-	var c Config
-	if err := yaml.UnmarshalStrict(data, &c); err != nil {
-		return Config{}, fmt.Errorf("leader migration config: %w", err)
+// ReadConfig reads a user's LeaderMigrationConfiguration file as the
+// managers do: any version of controllermanager.config.k8s.io (v1alpha1,
+// v1beta1, v1), decoded strictly, then validated, with k8s.io/controller-
+// manager's own reader and validation.
+func ReadConfig(path string) (Config, error) {
+	cfg, err := lmconfig.ReadLeaderMigrationConfiguration(path)
+	if err != nil {
+		// The decoder quotes the file; one line says it.
+		return Config{}, fmt.Errorf("leader migration config %s: %s", path, strings.Join(strings.Fields(err.Error()), " "))
 	}
-	if c.Kind != "LeaderMigrationConfiguration" || c.LeaderName == "" || len(c.ControllerLeaders) == 0 {
-		return Config{}, fmt.Errorf("leader migration config: want kind LeaderMigrationConfiguration with a leaderName and controllerLeaders, got kind %q, leaderName %q and %d controllers", c.Kind, c.LeaderName, len(c.ControllerLeaders))
+	if errs := lmconfig.ValidateLeaderMigrationConfiguration(cfg); len(errs) > 0 {
+		return Config{}, fmt.Errorf("leader migration config %s: %w", path, errs.ToAggregate())
 	}
-	return c, nil
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, err
+	}
+	return Config{LeaderMigrationConfiguration: *cfg, raw: raw}, nil
+}
+
+// CheckNames says, in one line, which of the configuration's controller
+// names no manager registers: such a controller is migrated by nobody and
+// runs wherever it is enabled, in two managers at once. registered are
+// each manager's controllers (what its --controllers lists), by manager.
+func (c Config) CheckNames(what string, registered map[string][]string) error {
+	known := map[string]bool{}
+	for _, ctrls := range registered {
+		for _, n := range ctrls {
+			known[n] = true
+		}
+	}
+	var missing []string
+	for _, n := range c.Controllers() {
+		if !known[n] {
+			missing = append(missing, n)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	var cloud []string
+	for _, n := range CloudControllers {
+		if known[n] {
+			cloud = append(cloud, n)
+		}
+	}
+	var managers []string
+	for m := range registered {
+		managers = append(managers, m)
+	}
+	slices.Sort(managers)
+	return fmt.Errorf("%s names %s, which no manager registers (%s); the cloud controllers they register are %s: use those names",
+		what, strings.Join(missing, ", "), strings.Join(managers, ", "), strings.Join(cloud, ", "))
 }

@@ -52,7 +52,7 @@ func (r *Recorder) Watch(m cluster.Manager) {
 	defer r.mu.Unlock()
 	r.managers[m.Name()] = m
 	spec := m.Spec()
-	r.timeline.Processes = append(r.timeline.Processes, Process{Name: m.Name(), Kind: spec.Kind, Binary: spec.Binary.String(), CloudProvider: spec.CloudProvider, Migration: spec.LeaderMigration != nil})
+	r.timeline.Processes = append(r.timeline.Processes, Process{Name: m.Name(), Kind: spec.Kind, Binary: spec.Binary.String(), CloudProvider: spec.CloudProvider, Migration: spec.Migrating()})
 }
 
 // Forget stops sampling a manager that was stopped.

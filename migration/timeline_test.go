@@ -2,6 +2,8 @@ package migration
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -87,12 +89,49 @@ func TestSVG(t *testing.T) {
 	}
 }
 
-func TestParseConfig(t *testing.T) {
-	c, err := ParseConfig(NewConfig(CloudControllers...).Without("service-lb-controller").YAML())
+func writeFile(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "lm.yaml")
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestReadConfig reads configurations as the managers do, with
+// k8s.io/controller-manager's decoder and validation: every version of the
+// API, strictly.
+func TestReadConfig(t *testing.T) {
+	c, err := ReadConfig(writeFile(t, string(NewConfig(CloudControllers...).Without("service-lb-controller").YAML())))
 	if err != nil || c.LeaderName != DefaultLeaderName || strings.Join(c.Controllers(), ",") != "node-route-controller,cloud-node-lifecycle-controller" {
 		t.Errorf("round trip: %+v, %v", c, err)
 	}
-	if _, err := ParseConfig([]byte("kind: LeaderMigrationConfiguration\nleaderName: x\nresourceLock: leases\n")); err == nil || !strings.Contains(err.Error(), `unknown field "resourceLock"`) {
-		t.Errorf("unknown field: %v", err)
+	// v1beta1 has resourceLock, which v1 dropped; the managers get the
+	// file as written.
+	beta := "apiVersion: controllermanager.config.k8s.io/v1beta1\nkind: LeaderMigrationConfiguration\nleaderName: lm\nresourceLock: leases\ncontrollerLeaders:\n- {name: node-route-controller, component: '*'}\n"
+	if c, err := ReadConfig(writeFile(t, beta)); err != nil || c.LeaderName != "lm" || c.ResourceLock != "leases" || string(c.YAML()) != beta {
+		t.Errorf("v1beta1: %+v, %v", c, err)
+	}
+	for _, tt := range []struct{ file, want string }{
+		{"apiVersion: controllermanager.config.k8s.io/v1\nkind: LeaderMigrationConfiguration\nleaderName: x\nresourceLock: leases\n", `unknown field "resourceLock"`},
+		{"apiVersion: controllermanager.config.k8s.io/v1\nkind: LeaderMigrationConfiguration\ncontrollerLeaders: [{name: a}]\n", "leaderName: Required value"},
+		{"apiVersion: controllermanager.config.k8s.io/v1\nkind: LeaderMigrationConfiguration\nleaderName: x\ncontrollerLeaders: [{name: a}]\n", "controllerLeaders[0].component: Required value"},
+		{"kind: LeaderMigrationConfiguration\nleaderName: x\n", "apiVersion"},
+	} {
+		if _, err := ReadConfig(writeFile(t, tt.file)); err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: %v, want one line with %q", tt.file, err, tt.want)
+		}
+	}
+}
+
+func TestCheckNames(t *testing.T) {
+	registered := map[string][]string{"kcm v1": {"service-lb-controller", "node-route-controller", "garbage-collector-controller"}, "ccm v2": {"cloud-node-controller", "cloud-node-lifecycle-controller"}}
+	if err := NewConfig(CloudControllers...).CheckNames("cfg", registered); err != nil {
+		t.Errorf("every name registered: %v", err)
+	}
+	err := ManagersDefault().CheckNames("cfg", registered)
+	want := "cfg names route-controller, service-controller, which no manager registers (ccm v2, kcm v1); the cloud controllers they register are service-lb-controller, node-route-controller, cloud-node-lifecycle-controller: use those names"
+	if err == nil || err.Error() != want {
+		t.Errorf("older names: %v\nwant %s", err, want)
 	}
 }

@@ -10,7 +10,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"sigs.k8s.io/ccm-harness/cluster/binaries"
+	"sigs.k8s.io/ccm-harness/internal/binaries"
 )
 
 // External selects a profile described by a file: PROVIDER=external with
@@ -63,9 +63,11 @@ type FileCCM struct {
 }
 
 // Resolve returns the profile a user selected and the provider config its
-// cloud gets: for External, read from the profile file; otherwise the
-// registered profile and config as given.
-func Resolve(name string, config []byte) (Profile, []byte, error) {
+// cloud gets: for External, read from the profile file, whose relative
+// paths (a binary, a docker-archive: or oci: image, a cloud config) are
+// taken from dir, the file's folder; otherwise the registered profile and
+// config as given.
+func Resolve(name string, config []byte, dir string) (Profile, []byte, error) {
 	if name != External {
 		p, err := Get(name)
 		return p, config, err
@@ -77,11 +79,12 @@ func Resolve(name string, config []byte) (Profile, []byte, error) {
 	if err := yaml.UnmarshalStrict(config, &f); err != nil {
 		return Profile{}, nil, fmt.Errorf("provider external: profile file: %w", err)
 	}
-	return f.Profile()
+	return f.Profile(dir)
 }
 
-// Profile is the profile the file describes, and its cloud's config.
-func (f File) Profile() (Profile, []byte, error) {
+// Profile is the profile the file describes, and its cloud's config;
+// relative paths in it are taken from dir.
+func (f File) Profile(dir string) (Profile, []byte, error) {
 	fail := func(format string, args ...any) (Profile, []byte, error) {
 		return Profile{}, nil, fmt.Errorf("provider external: profile file: "+format, args...)
 	}
@@ -116,9 +119,9 @@ func (f File) Profile() (Profile, []byte, error) {
 	case f.CCM.Builtin && f.Cloud == "none":
 		return fail("ccm: builtin needs a built-in cloud, not none")
 	case f.CCM.Image != "":
-		p.CCM = binaries.Component{Name: "cloud-controller-manager", Image: f.CCM.Image}
+		p.CCM = binaries.Component{Name: "cloud-controller-manager", Image: imageIn(dir, f.CCM.Image)}
 	case f.CCM.Binary != "":
-		path, err := filepath.Abs(f.CCM.Binary)
+		path, err := filepath.Abs(pathIn(dir, f.CCM.Binary))
 		if err != nil {
 			return fail("ccm: binary: %v", err)
 		}
@@ -142,7 +145,9 @@ func (f File) Profile() (Profile, []byte, error) {
 		return fail("ccm: cloudProvider: not set (the CCM's --cloud-provider)")
 	}
 	p.CCMArgs = append(slices.Clone(p.CCMArgs), f.CCM.Args...)
-	p.CCMConfigFile = f.CCM.CloudConfig
+	if f.CCM.CloudConfig != "" {
+		p.CCMConfigFile = pathIn(dir, f.CCM.CloudConfig)
+	}
 	if f.ProviderIDScheme != "" {
 		p.ProviderIDScheme = f.ProviderIDScheme
 	}
@@ -163,6 +168,25 @@ func (f File) Profile() (Profile, []byte, error) {
 		p.InTreeKCM, p.OlderCCM = binaries.Component{}, binaries.Component{}
 	}
 	return p, cloudConfig, nil
+}
+
+// pathIn is p taken from dir when it is relative.
+func pathIn(dir, p string) string {
+	if filepath.IsAbs(p) || dir == "" {
+		return p
+	}
+	return filepath.Join(dir, p)
+}
+
+// imageIn is an image reference with a relative docker-archive: or oci:
+// path taken from dir; a registry reference is left as it is.
+func imageIn(dir, ref string) string {
+	for _, scheme := range []string{"docker-archive:", "oci:"} {
+		if p, ok := strings.CutPrefix(ref, scheme); ok {
+			return scheme + pathIn(dir, p)
+		}
+	}
+	return ref
 }
 
 func btoi(b bool) int {

@@ -18,7 +18,7 @@ func TestBuiltinProfilesAsFiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, cfg, err := providers.Resolve(providers.External, data)
+		got, cfg, err := providers.Resolve(providers.External, data, name)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -49,14 +49,31 @@ func TestProfileFileBadInput(t *testing.T) {
 		{"cloud: none\nccm: {image: 'docker-archive:x.tar'}\n", "ccm: cloudProvider: not set"},
 		{"cloud: fake\nccm: {builtin: true}\ncapabilities: [teleport]\n", `capabilities: "teleport" is none of`},
 	} {
-		_, _, err := providers.Resolve(providers.External, []byte(tt.file))
+		_, _, err := providers.Resolve(providers.External, []byte(tt.file), "")
 		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "provider external: ") {
 			t.Errorf("%q: %v, want an error containing %q", tt.file, err, tt.want)
 		}
 	}
 	// An image CCM against fakecloud: the cloud's provider name and scheme.
-	p, _, err := providers.Resolve(providers.External, []byte("name: mine\ncloud: fake\nccm: {image: 'docker-archive:ccm.tar', args: [--v=4]}\ncapabilities: [instances]\n"))
-	if err != nil || p.Name != "mine" || p.CCM.Image != "docker-archive:ccm.tar" || p.CloudProvider != "fakecloud" || p.InTreeKCM.Name != "" || p.CCMArgs[len(p.CCMArgs)-1] != "--v=4" {
+	// Its relative archive path is taken from the file's folder.
+	p, _, err := providers.Resolve(providers.External, []byte("name: mine\ncloud: fake\nccm: {image: 'docker-archive:ccm.tar', args: [--v=4]}\ncapabilities: [instances]\n"), "/profiles")
+	if err != nil || p.Name != "mine" || p.CCM.Image != "docker-archive:/profiles/ccm.tar" || p.CloudProvider != "fakecloud" || p.InTreeKCM.Name != "" || p.CCMArgs[len(p.CCMArgs)-1] != "--v=4" {
 		t.Errorf("image profile: %+v, %v", p, err)
+	}
+}
+
+// TestProfileFileRelativePaths: a profile file's relative paths are its
+// folder's, wherever the harness runs from; absolute paths and registry
+// references are kept.
+func TestProfileFileRelativePaths(t *testing.T) {
+	for _, tt := range []struct{ image, want string }{
+		{"oci:layout", "oci:/p/layout"},
+		{"docker-archive:/abs/ccm.tar", "docker-archive:/abs/ccm.tar"},
+		{"registry.example/ccm:v1", "registry.example/ccm:v1"},
+	} {
+		p, _, err := providers.Resolve(providers.External, []byte("cloud: fake\nccm: {image: '"+tt.image+"', cloudConfig: cloud.conf}\n"), "/p")
+		if err != nil || p.CCM.Image != tt.want || p.CCMConfigFile != "/p/cloud.conf" {
+			t.Errorf("image %s: %q, cloud config %q, %v; want %q and /p/cloud.conf", tt.image, p.CCM.Image, p.CCMConfigFile, err, tt.want)
+		}
 	}
 }

@@ -12,9 +12,10 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/cloud-provider/names"
 
-	"sigs.k8s.io/ccm-harness/cluster/binaries"
-	"sigs.k8s.io/ccm-harness/cluster/process"
+	"sigs.k8s.io/ccm-harness/internal/binaries"
+	"sigs.k8s.io/ccm-harness/internal/process"
 )
 
 // Capability is something a CCM claims to do. Scenarios that need one the
@@ -43,10 +44,10 @@ const (
 // another's work (zones: the cloud-node controller's).
 func (c Capability) Controller() string {
 	return map[Capability]string{
-		Instances:     "cloud-node-controller",
-		NodeLifecycle: "cloud-node-lifecycle-controller",
-		LoadBalancers: "service-lb-controller",
-		Routes:        "node-route-controller",
+		Instances:     names.CloudNodeController,
+		NodeLifecycle: names.CloudNodeLifecycleController,
+		LoadBalancers: names.ServiceLBController,
+		Routes:        names.NodeRouteController,
 	}[c]
 }
 
@@ -127,7 +128,8 @@ func (p Profile) WithCCMImage(ref string) Profile {
 func (p Profile) WithCCMVersion(version string) (Profile, error) {
 	ccm, err := p.CCM.At(version)
 	if err != nil {
-		return Profile{}, fmt.Errorf("provider %s: %w", p.Name, err)
+		// A provider pins its CCM's versions in its own folder.
+		return Profile{}, fmt.Errorf("provider %s: %w; pin another in providers/%s/", p.Name, err, p.Name)
 	}
 	p.CCM = ccm
 	return p, nil

@@ -7,10 +7,10 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
-	watchtools "k8s.io/client-go/tools/watch"
+
+	"sigs.k8s.io/ccm-harness/internal/watchwait"
 )
 
 // WaitForCloud polls the cloud, which offers no watch, every half second
@@ -45,41 +45,19 @@ type ServiceCheck func(*v1.Service) error
 // WaitForService waits on a watch until check passes for the Service and
 // returns it as it then was.
 func WaitForService(ctx context.Context, cs kubernetes.Interface, ns, name string, timeout time.Duration, what string, check ServiceCheck) (*v1.Service, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	var last *v1.Service
 	lastErr := fmt.Errorf("Service %s/%s: not seen", ns, name)
-	eval := func(s *v1.Service) bool {
-		last = s
-		lastErr = check(s)
+	eval := func(s *v1.Service, deleted bool) bool {
+		if deleted {
+			last, lastErr = nil, fmt.Errorf("Service %s/%s: deleted", ns, name)
+			return false
+		}
+		last, lastErr = s, check(s)
 		return lastErr == nil
 	}
 	lw := cache.NewListWatchFromClient(cs.CoreV1().RESTClient(), "services", ns, fields.OneTermEqualSelector("metadata.name", name))
-	_, err := watchtools.UntilWithSync(ctx, lw, &v1.Service{},
-		func(store cache.Store) (bool, error) {
-			for _, obj := range store.List() {
-				if eval(obj.(*v1.Service)) {
-					return true, nil
-				}
-			}
-			return false, nil
-		},
-		func(ev watch.Event) (bool, error) {
-			s, ok := ev.Object.(*v1.Service)
-			if !ok {
-				return false, nil
-			}
-			if ev.Type == watch.Deleted {
-				last, lastErr = nil, fmt.Errorf("Service %s/%s: deleted", ns, name)
-				return false, nil
-			}
-			return eval(s), nil
-		})
-	if err == nil {
-		return last, nil
-	}
-	if ctx.Err() != nil {
-		return last, fmt.Errorf("timed out after %s waiting for %s: %w", timeout, what, lastErr)
-	}
-	return last, fmt.Errorf("waiting for %s: %w", what, err)
+	err := watchwait.Until(ctx, lw, &v1.Service{}, timeout, what,
+		func(services []*v1.Service) bool { return len(services) > 0 && eval(services[0], false) },
+		eval, func() string { return lastErr.Error() })
+	return last, err
 }

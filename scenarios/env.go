@@ -30,10 +30,17 @@ type Env struct {
 	// profile, with the given managers, for specs that need a control
 	// plane of their own; down removes it. Nil where the suite cannot.
 	NewCluster func(ctx context.Context, managers []cluster.ManagerSpec) (c *cluster.Cluster, down func(context.Context) error, err error)
-	// LeaderMigration is the user's LeaderMigrationConfiguration for the
-	// leader-migration specs, and CCMLeaderMigration one for the CCMs
-	// alone; nil means the harness's own.
-	LeaderMigration, CCMLeaderMigration []byte
+	// Controllers lists, before it starts, the controllers a manager of
+	// NewCluster's would register; nil where the suite cannot tell.
+	Controllers func(ctx context.Context, m cluster.ManagerSpec) ([]string, error)
+	// LeaderMigration is the user's LeaderMigrationConfiguration file for
+	// the leader-migration specs, and CCMLeaderMigration one for the CCMs
+	// alone; "" means the harness's own.
+	LeaderMigration, CCMLeaderMigration string
+	// LeaderMigrationDefault runs the managers of the leader-migration
+	// specs with leader migration and no configuration file, each with the
+	// default its library builds in.
+	LeaderMigrationDefault bool
 }
 
 // Timeouts bound the waits of the specs.

@@ -12,10 +12,12 @@ import (
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/cloud-provider/names"
 	"k8s.io/kubernetes/test/e2e/framework"
 
 	"sigs.k8s.io/ccm-harness/cluster"
-	"sigs.k8s.io/ccm-harness/cluster/nodewait"
+	"sigs.k8s.io/ccm-harness/internal/binaries"
+	"sigs.k8s.io/ccm-harness/internal/nodewait"
 	"sigs.k8s.io/ccm-harness/migration"
 	"sigs.k8s.io/ccm-harness/providers"
 )
@@ -46,20 +48,33 @@ var _ = framework.Describe("Leader migration", framework.WithLabel("leader-migra
 		bounds      migration.Bounds
 		cfg, ccmCfg migration.Config
 		profile     providers.Profile
+		// watched are the controllers the specs wait for a manager to run:
+		// the cloud controllers, and whatever else the config migrates.
+		watched     []string
 		running     = map[int][]cluster.Manager{}
 		generation  int
 		upgraded    bool
 		ccmUpgraded bool
 	)
 	name := func(member int, role string) string { return fmt.Sprintf("m%d-%s-%d", member, role, generation) }
+	// migrate sets a manager's leader migration: cfg's file, or, in the
+	// no-config mode, none and the manager's own default.
+	migrate := func(spec cluster.ManagerSpec, cfg migration.Config) cluster.ManagerSpec {
+		if env().LeaderMigrationDefault {
+			spec.LeaderMigrationDefault = true
+		} else {
+			spec.LeaderMigration = cfg.YAML()
+		}
+		return spec
+	}
 	releaseN := func(member int) []cluster.ManagerSpec {
-		return []cluster.ManagerSpec{{Name: name(member, "kcm-intree"), Kind: cluster.KubeControllerManager, Binary: profile.InTreeKCM,
-			CloudProvider: profile.CloudProvider, LeaderMigration: cfg.YAML()}}
+		return []cluster.ManagerSpec{migrate(cluster.ManagerSpec{Name: name(member, "kcm-intree"), Kind: cluster.KubeControllerManager, Binary: profile.InTreeKCM,
+			CloudProvider: profile.CloudProvider}, cfg)}
 	}
 	// ccm is the member's CCM: the older release until the CCMs are
 	// upgraded, where the profile has one.
 	ccm := func(member int) cluster.ManagerSpec {
-		spec := cluster.ManagerSpec{Name: name(member, "ccm"), Kind: cluster.CloudControllerManager, LeaderMigration: ccmCfg.YAML()}
+		spec := migrate(cluster.ManagerSpec{Name: name(member, "ccm"), Kind: cluster.CloudControllerManager}, ccmCfg)
 		if !ccmUpgraded {
 			spec.Binary = profile.OlderCCM
 		}
@@ -76,14 +91,40 @@ var _ = framework.Describe("Leader migration", framework.WithLabel("leader-migra
 		profile = e.Cluster.Profile
 		var err error
 		cfg = migration.NewConfig(migration.CloudControllers...)
-		if e.LeaderMigration != nil {
-			cfg, err = migration.ParseConfig(e.LeaderMigration)
+		switch {
+		case e.LeaderMigrationDefault:
+			cfg = migration.ManagersDefault()
+		case e.LeaderMigration != "":
+			cfg, err = migration.ReadConfig(e.LeaderMigration)
 			framework.ExpectNoError(err)
 		}
 		ccmCfg = cfg
-		if e.CCMLeaderMigration != nil {
-			ccmCfg, err = migration.ParseConfig(e.CCMLeaderMigration)
+		if e.CCMLeaderMigration != "" && !e.LeaderMigrationDefault {
+			ccmCfg, err = migration.ReadConfig(e.CCMLeaderMigration)
 			framework.ExpectNoError(err, "the CCMs' leader migration config")
+		}
+		// Names no manager registers would leave their controllers
+		// migrated by nobody; said before any manager starts. The no-config
+		// mode tests what the managers' own defaults do, names and all.
+		watched = migration.CloudControllers
+		if !e.LeaderMigrationDefault && e.Controllers != nil {
+			registered := map[string][]string{}
+			for _, spec := range []cluster.ManagerSpec{releaseN(1)[0], releaseN1(1)[0], ccm(1), {Name: "ccm", Kind: cluster.CloudControllerManager}} {
+				ctrls, err := e.Controllers(ctx, spec)
+				framework.ExpectNoError(err, "the controllers the managers register")
+				label := spec.Binary.String()
+				switch {
+				case spec.Binary.Name != "":
+				case spec.Kind == cluster.KubeControllerManager:
+					label = binaries.KubeControllerManager.String()
+				default:
+					label = profile.CCM.String()
+				}
+				registered[label] = ctrls
+			}
+			framework.ExpectNoError(cfg.CheckNames("the leader migration config", registered))
+			framework.ExpectNoError(ccmCfg.CheckNames("the CCMs' leader migration config", registered))
+			watched = union(watched, cfg.Controllers(), ccmCfg.Controllers())
 		}
 
 		var specs []cluster.ManagerSpec
@@ -105,7 +146,7 @@ var _ = framework.Describe("Leader migration", framework.WithLabel("leader-migra
 		bounds = migration.BoundsFor(le.Lease, le.Retry, 10*time.Second)
 		framework.Logf("leader election: lease %s, renew %s, retry %s; a controller may be unowned for %s", le.Lease, le.Renew, le.Retry, bounds.Unowned)
 
-		rec = migration.NewRecorder(cs, 500*time.Millisecond, cfg.LeaderName, cfg.Controllers())
+		rec = migration.NewRecorder(cs, 500*time.Millisecond, cfg.LeaderName, migratedOf(cfg, watched))
 		for i, m := range c.Managers {
 			running[i+1] = []cluster.Manager{m}
 			rec.Watch(m)
@@ -124,7 +165,7 @@ var _ = framework.Describe("Leader migration", framework.WithLabel("leader-migra
 			_, err := c.Nodes.Add(ctx, fmt.Sprintf("lm-node-%d", i), cluster.WithInTreeCloud())
 			framework.ExpectNoError(err)
 		}
-		waitOwners(ctx, rec, cfg, bounds.Unowned*2, "release N's kube-controller-manager", cluster.KubeControllerManager)
+		waitOwners(ctx, rec, watched, bounds.Unowned*2, "release N's kube-controller-manager", cluster.KubeControllerManager)
 	})
 
 	// replace stops a member's managers and starts its next release's, then
@@ -159,7 +200,7 @@ var _ = framework.Describe("Leader migration", framework.WithLabel("leader-migra
 			rec.Mark("member %d: %s started (%s)", member, m.Name(), m.Spec().Binary)
 			running[member] = append(running[member], m)
 		}
-		waitOwners(ctx, rec, cfg, bounds.Unowned*2, "any manager", "")
+		waitOwners(ctx, rec, watched, bounds.Unowned*2, "any manager", "")
 		// Each mixed-release state lasts a while, as between real member
 		// replacements, so the recorder sees it many times over.
 		time.Sleep(soak)
@@ -174,7 +215,7 @@ var _ = framework.Describe("Leader migration", framework.WithLabel("leader-migra
 		leader := 0
 		for i := 1; i <= members; i++ {
 			for _, m := range running[i] {
-				if slices.Contains(rec.Owners(cfg.Controllers()[0]), m.Name()) {
+				if slices.Contains(rec.Owners(watched[0]), m.Name()) {
 					leader = i
 				}
 			}
@@ -201,7 +242,7 @@ var _ = framework.Describe("Leader migration", framework.WithLabel("leader-migra
 
 	upgrade := func(ctx context.Context) {
 		roll(ctx, releaseN1, "mid-upgrade")
-		waitOwners(ctx, rec, cfg, bounds.Unowned*2, "the CCM", cluster.CloudControllerManager)
+		waitOwners(ctx, rec, watched, bounds.Unowned*2, "the CCM", cluster.CloudControllerManager)
 		upgraded = true
 	}
 
@@ -219,7 +260,7 @@ var _ = framework.Describe("Leader migration", framework.WithLabel("leader-migra
 		}
 		ccmUpgraded = true
 		roll(ctx, func(member int) []cluster.ManagerSpec { return []cluster.ManagerSpec{ccm(member)} }, "mid-way through the CCM upgrade")
-		waitOwners(ctx, rec, cfg, bounds.Unowned*2, "the CCM", cluster.CloudControllerManager)
+		waitOwners(ctx, rec, watched, bounds.Unowned*2, "the CCM", cluster.CloudControllerManager)
 		expectServed(ctx, c, cs, rec, "after the CCM upgrade", false)
 		expectNoViolations(rec, bounds)
 		framework.ExpectNoError(c.Health(), "HA control plane")
@@ -231,7 +272,7 @@ var _ = framework.Describe("Leader migration", framework.WithLabel("leader-migra
 			upgrade(ctx)
 		}
 		roll(ctx, releaseN, "mid-downgrade")
-		waitOwners(ctx, rec, cfg, bounds.Unowned*2, "release N's kube-controller-manager", cluster.KubeControllerManager)
+		waitOwners(ctx, rec, watched, bounds.Unowned*2, "release N's kube-controller-manager", cluster.KubeControllerManager)
 		// No CCM is left to initialize a node: it joins as release N's do.
 		expectServed(ctx, c, cs, rec, "after the downgrade", true)
 		expectNoViolations(rec, bounds)
@@ -241,8 +282,8 @@ var _ = framework.Describe("Leader migration", framework.WithLabel("leader-migra
 
 // waitOwners waits for a sample, taken after the call, in which every
 // migrating controller runs in a process of kind (any kind if empty).
-func waitOwners(ctx context.Context, rec *migration.Recorder, cfg migration.Config, timeout time.Duration, what, kind string) {
-	ginkgo.By("waiting for " + what + " to run " + strings.Join(cfg.Controllers(), ", "))
+func waitOwners(ctx context.Context, rec *migration.Recorder, controllers []string, timeout time.Duration, what, kind string) {
+	ginkgo.By("waiting for " + what + " to run " + strings.Join(controllers, ", "))
 	after := rec.Timeline()
 	from := int64(0)
 	if n := len(after.Samples); n > 0 {
@@ -261,7 +302,7 @@ func waitOwners(ctx context.Context, rec *migration.Recorder, cfg migration.Conf
 			kinds[p.Name] = p.Kind
 		}
 		var missing []string
-		for _, ctrl := range cfg.Controllers() {
+		for _, ctrl := range controllers {
 			ok := false
 			for p, ctrls := range s.Running {
 				if slices.Contains(ctrls, ctrl) && (kind == "" || kinds[p] == kind) {
@@ -286,7 +327,7 @@ func waitOwners(ctx context.Context, rec *migration.Recorder, cfg migration.Conf
 // route, and is initialized by the CCM (or, inTree, needs no CCM).
 func expectServed(ctx context.Context, c *cluster.Cluster, cs kubernetes.Interface, rec *migration.Recorder, when string, inTree bool) {
 	ginkgo.By("checking a LoadBalancer Service and a joining node are served " + when)
-	for _, ctrl := range []string{"service-lb-controller", "node-route-controller"} {
+	for _, ctrl := range []string{names.ServiceLBController, names.NodeRouteController} {
 		framework.Logf("%s: %s run by %v", when, ctrl, rec.Owners(ctrl))
 		ginkgo.AddReportEntry(fmt.Sprintf("%s: %s run by", when, ctrl), strings.Join(rec.Owners(ctrl), ", "))
 	}
@@ -312,6 +353,33 @@ func expectServed(ctx context.Context, c *cluster.Cluster, cs kubernetes.Interfa
 	_, err := c.Nodes.Add(ctx, node, opts...)
 	framework.ExpectNoError(err, "add node %s", node)
 	framework.ExpectNoError(nodewait.For(ctx, cs, env().Timeouts.NodeInit, "node "+node+" initialized with its route "+when, []string{node}, check))
+}
+
+// union is the names of lists, each once, in order of first appearance.
+func union(lists ...[]string) []string {
+	var out []string
+	for _, l := range lists {
+		for _, n := range l {
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// migratedOf are the controllers of cfg that a manager here runs: those
+// the migration lease governs. A name no manager registers (the managers'
+// own default may carry older names) governs nothing; its controller runs
+// unmigrated, which the recorder sees as a conflict.
+func migratedOf(cfg migration.Config, watched []string) []string {
+	var out []string
+	for _, n := range cfg.Controllers() {
+		if slices.Contains(watched, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func expectNoViolations(rec *migration.Recorder, b migration.Bounds) {

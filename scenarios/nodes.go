@@ -14,7 +14,7 @@ import (
 	"k8s.io/kubernetes/test/e2e/framework"
 
 	"sigs.k8s.io/ccm-harness/cluster"
-	"sigs.k8s.io/ccm-harness/cluster/nodewait"
+	"sigs.k8s.io/ccm-harness/internal/nodewait"
 	"sigs.k8s.io/ccm-harness/providers"
 )
 

@@ -26,10 +26,9 @@ import (
 	kindlog "sigs.k8s.io/kind/pkg/log"
 
 	"sigs.k8s.io/ccm-harness/cluster"
-	"sigs.k8s.io/ccm-harness/cluster/binaries"
 	"sigs.k8s.io/ccm-harness/cluster/kind/nodeimage"
-	"sigs.k8s.io/ccm-harness/cluster/nodewait"
-	"sigs.k8s.io/ccm-harness/cluster/process"
+	"sigs.k8s.io/ccm-harness/internal/nodewait"
+	"sigs.k8s.io/ccm-harness/internal/process"
 	"sigs.k8s.io/ccm-harness/providers"
 )
 
@@ -108,7 +107,7 @@ type instance struct {
 	created bool
 }
 
-func (in *instance) logDir() string { return filepath.Join(in.spec.ArtifactsDir, "logs", in.spec.Name) }
+func (in *instance) logDir() string { return in.spec.LogDir() }
 
 func (in *instance) kubeconfig() string { return filepath.Join(in.dir, kubeconfigFile) }
 
@@ -138,7 +137,7 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 	}
 	var bins map[string]string
 	if err := in.step("binaries ready", func() (err error) {
-		bins, err = spec.Binaries.Paths(ctx, append([]binaries.Component{spec.Profile.CCM}, spec.Profile.CloudBinaries...)...)
+		bins, err = spec.Binaries.Paths(ctx, components(spec)...)
 		return err
 	}); err != nil {
 		return nil, err

@@ -27,6 +27,7 @@ import (
 
 	"sigs.k8s.io/ccm-harness/cluster"
 	"sigs.k8s.io/ccm-harness/cluster/local"
+	"sigs.k8s.io/ccm-harness/internal/binaries"
 )
 
 // Runtime makes kind clusters.
@@ -38,7 +39,19 @@ type Runtime struct {
 	running map[string]*instance
 }
 
-var _ cluster.Runtime = (*Runtime)(nil)
+var (
+	_ cluster.Runtime         = (*Runtime)(nil)
+	_ cluster.ComponentLister = (*Runtime)(nil)
+)
+
+// Components are what a kind cluster of spec runs on the host: the CCM
+// and what the cloud runs. The nodes' binaries are in the node image,
+// which nodeimage builds.
+func (r *Runtime) Components(spec cluster.Spec) []binaries.Component { return components(spec) }
+
+func components(spec cluster.Spec) []binaries.Component {
+	return append([]binaries.Component{spec.Profile.CCM}, spec.Profile.CloudBinaries...)
+}
 
 // Option configures a Runtime.
 type Option func(*Runtime)

@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
 
 	"sigs.k8s.io/ccm-harness/cluster"
-	"sigs.k8s.io/ccm-harness/cluster/nodewait"
+	"sigs.k8s.io/ccm-harness/internal/nodewait"
 	"sigs.k8s.io/ccm-harness/providers"
 )
 

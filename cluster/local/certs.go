@@ -7,7 +7,7 @@ import (
 
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	"sigs.k8s.io/ccm-harness/cluster/pki"
+	"sigs.k8s.io/ccm-harness/internal/pki"
 )
 
 type keyPair struct{ cert, key string }

@@ -19,8 +19,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"sigs.k8s.io/ccm-harness/cluster"
-	"sigs.k8s.io/ccm-harness/cluster/binaries"
-	"sigs.k8s.io/ccm-harness/cluster/process"
+	"sigs.k8s.io/ccm-harness/internal/binaries"
+	"sigs.k8s.io/ccm-harness/internal/process"
 	"sigs.k8s.io/ccm-harness/providers"
 )
 
@@ -55,7 +55,7 @@ type instance struct {
 	steps   []cluster.Step
 }
 
-func (in *instance) logDir() string { return filepath.Join(in.spec.ArtifactsDir, "logs", in.spec.Name) }
+func (in *instance) logDir() string { return in.spec.LogDir() }
 
 // step runs fn and records how long it took.
 func (in *instance) step(name string, fn func() error) error {
@@ -77,13 +77,7 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 	if in.cloud, err = spec.Profile.NewCloud(spec.ProviderConfig); err != nil {
 		return nil, err
 	}
-	comps := append([]binaries.Component{binaries.Etcd, binaries.KubeAPIServer, binaries.KubeControllerManager, binaries.Kwok, spec.Profile.CCM},
-		spec.Profile.CloudBinaries...)
-	for _, m := range spec.Managers {
-		if m.Binary.Name != "" {
-			comps = append(comps, m.Binary)
-		}
-	}
+	comps := components(spec)
 	if err := in.step("binaries ready", func() (err error) {
 		in.bins, err = spec.Binaries.Paths(ctx, comps...)
 		return err
@@ -308,6 +302,13 @@ func defaultManagers() []cluster.ManagerSpec {
 
 // complete fills a manager spec's defaults.
 func (in *instance) complete(spec cluster.ManagerSpec) (cluster.ManagerSpec, error) {
+	return complete(in.spec.Profile, spec)
+}
+
+// complete fills a manager spec's defaults: kube-controller-manager of the
+// control plane's release with an external cloud provider, or profile's
+// CCM.
+func complete(profile providers.Profile, spec cluster.ManagerSpec) (cluster.ManagerSpec, error) {
 	switch spec.Kind {
 	case cluster.KubeControllerManager:
 		if spec.Binary.Name == "" {
@@ -318,9 +319,9 @@ func (in *instance) complete(spec cluster.ManagerSpec) (cluster.ManagerSpec, err
 		}
 	case cluster.CloudControllerManager:
 		if spec.Binary.Name == "" {
-			spec.Binary = in.spec.Profile.CCM
+			spec.Binary = profile.CCM
 		}
-		spec.CloudProvider = in.spec.Profile.CloudProvider
+		spec.CloudProvider = profile.CloudProvider
 	default:
 		return spec, fmt.Errorf("manager %s: kind %q is neither %s nor %s", spec.Name, spec.Kind, cluster.KubeControllerManager, cluster.CloudControllerManager)
 	}
@@ -387,12 +388,15 @@ func (in *instance) startManager(ctx context.Context, spec cluster.ManagerSpec) 
 		}
 		args, env = append(args, cloudArgs...), cloudEnv
 	}
-	if spec.LeaderMigration != nil {
+	switch {
+	case spec.LeaderMigration != nil:
 		path := filepath.Join(in.dir, spec.Name+"-leader-migration.yaml")
 		if err := os.WriteFile(path, spec.LeaderMigration, 0o600); err != nil {
 			return nil, err
 		}
 		args = append(args, "--enable-leader-migration", "--leader-migration-config="+path)
+	case spec.LeaderMigrationDefault:
+		args = append(args, "--enable-leader-migration")
 	}
 	if spec.Kind == cluster.CloudControllerManager {
 		args = append(args, in.spec.Profile.CCMArgs...)

@@ -12,7 +12,7 @@ import (
 	nodeinit "sigs.k8s.io/kwok/kustomize/stage/node/fast"
 	nodeheartbeat "sigs.k8s.io/kwok/kustomize/stage/node/heartbeat-with-lease"
 
-	"sigs.k8s.io/ccm-harness/cluster/process"
+	"sigs.k8s.io/ccm-harness/internal/process"
 )
 
 // kwokLabel marks the nodes whose kubelet kwok plays. Removing it is how a

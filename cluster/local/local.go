@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"sigs.k8s.io/ccm-harness/cluster"
+	"sigs.k8s.io/ccm-harness/internal/binaries"
 )
 
 // Runtime starts local clusters.
@@ -27,7 +28,25 @@ type Runtime struct {
 	running map[string]*instance
 }
 
-var _ cluster.Runtime = (*Runtime)(nil)
+var (
+	_ cluster.Runtime         = (*Runtime)(nil)
+	_ cluster.ComponentLister = (*Runtime)(nil)
+)
+
+// Components are what a local cluster of spec runs: the control plane,
+// kwok, the CCM, what the cloud runs, and the managers spec names.
+func (r *Runtime) Components(spec cluster.Spec) []binaries.Component { return components(spec) }
+
+func components(spec cluster.Spec) []binaries.Component {
+	comps := append([]binaries.Component{binaries.Etcd, binaries.KubeAPIServer, binaries.KubeControllerManager, binaries.Kwok, spec.Profile.CCM},
+		spec.Profile.CloudBinaries...)
+	for _, m := range spec.Managers {
+		if m.Binary.Name != "" {
+			comps = append(comps, m.Binary)
+		}
+	}
+	return comps
+}
 
 // Option configures a Runtime.
 type Option func(*Runtime)

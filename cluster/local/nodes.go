@@ -15,7 +15,7 @@ import (
 	cloudproviderapi "k8s.io/cloud-provider/api"
 
 	"sigs.k8s.io/ccm-harness/cluster"
-	"sigs.k8s.io/ccm-harness/cluster/binaries"
+	"sigs.k8s.io/ccm-harness/internal/binaries"
 	"sigs.k8s.io/ccm-harness/providers"
 )
 

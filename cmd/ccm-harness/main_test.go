@@ -402,14 +402,14 @@ func TestUpBadInput(t *testing.T) {
 		{
 			name: "unknown provider",
 			setup: func(t *testing.T, e env, name string) ([]string, []string, []string) {
-				return []string{"--provider", "nosuch"}, []string{`unknown provider "nosuch"`, "(known: fake, vsphere)"}, nil
+				return []string{"--provider", "nosuch"}, []string{`--provider "nosuch" is not a provider`, "(known: fake, vsphere, external;"}, nil
 			},
 		},
 		{
 			name: "CCM version not pinned",
 			setup: func(t *testing.T, e env, name string) ([]string, []string, []string) {
 				return []string{"--provider", "vsphere", "--ccm-version", "v0.0.1"},
-					[]string{"provider vsphere: vsphere-cloud-controller-manager: version v0.0.1 of k8s.io/cloud-provider-vsphere is not pinned (pinned: v1.31.0", "add it to cluster/binaries/versions.go"}, nil
+					[]string{"provider vsphere: vsphere-cloud-controller-manager: version v0.0.1 of k8s.io/cloud-provider-vsphere is not pinned (pinned: v1.31.0", "pin another in providers/vsphere/"}, nil
 			},
 		},
 		{

@@ -19,6 +19,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/cloud-provider/names"
+
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
 	"sigs.k8s.io/ccm-harness/migration"
 	"sigs.k8s.io/ccm-harness/providers/fake"
@@ -41,6 +43,11 @@ type control struct {
 	// the leader-migration specs: a broken migration rather than a broken
 	// cloud.
 	ccmMigration []byte
+	// migration, if set, is every manager's LeaderMigrationConfiguration.
+	migration []byte
+	// migrationDefault runs the managers with leader migration and no
+	// configuration file: each with its library's built-in default.
+	migrationDefault bool
 	// fail maps a spec's text to what its failure message must contain.
 	// Every other spec run must pass: a fault that breaks unrelated specs
 	// would show a scenario failing for the wrong reason.
@@ -210,7 +217,7 @@ var controls = []control{
 		// it under the migration lease.
 		name:         "CCM leader migration config without service-lb-controller",
 		label:        "leader-migration && upgrade",
-		ccmMigration: migration.NewConfig(migration.CloudControllers...).Without("service-lb-controller").YAML(),
+		ccmMigration: migration.NewConfig(migration.CloudControllers...).Without(names.ServiceLBController).YAML(),
 		fail: map[string][]string{
 			"[upgrade] moves the cloud controllers from kube-controller-manager to the CCM": {
 				"the timeline breaks leader migration's invariants", "conflict from ",
@@ -220,9 +227,45 @@ var controls = []control{
 	},
 }
 
+// The controls of a broken leader migration configuration.
+var migrationControls = []control{
+	{
+		// Names the managers do not register: the older names of
+		// k8s.io/controller-manager's built-in default. Said in one line
+		// before any manager of the HA control plane starts.
+		name:      "leader migration config with names no manager registers",
+		label:     "leader-migration && upgrade",
+		focus:     "moves the cloud controllers from kube-controller-manager",
+		migration: migration.ManagersDefault().YAML(),
+		fail: map[string][]string{
+			"[upgrade] moves the cloud controllers from kube-controller-manager to the CCM": {
+				"the leader migration config names route-controller, service-controller, which no manager registers (",
+				"kube-controller-manager-fakecloud v1.30.14", "the cloud controllers they register are service-lb-controller, node-route-controller, cloud-node-lifecycle-controller",
+			},
+		},
+	},
+	{
+		// No configuration file: each manager's built-in default names
+		// route-controller and service-controller, which these managers
+		// call node-route-controller and service-lb-controller, so neither
+		// is migrated and both run in release N's kube-controller-manager
+		// and the CCM at once.
+		name:             "managers' default leader migration config",
+		label:            "leader-migration && upgrade",
+		focus:            "moves the cloud controllers from kube-controller-manager",
+		migrationDefault: true,
+		fail: map[string][]string{
+			"[upgrade] moves the cloud controllers from kube-controller-manager to the CCM": {
+				"the timeline breaks leader migration's invariants", "conflict from ",
+				"service-lb-controller ran in m", "(kube-controller-manager-fakecloud v1.30.14)", " at once, from ",
+			},
+		},
+	},
+}
+
 func TestNegativeControls(t *testing.T) {
 	suite := e2eBinary(t)
-	for _, c := range controls {
+	for _, c := range append(controls, migrationControls...) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			run(t, suite, c)
@@ -262,12 +305,18 @@ func run(t *testing.T, suite string, c control) {
 		"--wait-scale=0.25",
 		"-ginkgo.label-filter=" + c.label, "-ginkgo.focus=" + c.focus, "-ginkgo.no-color",
 	}
-	if c.ccmMigration != nil {
-		f := filepath.Join(t.TempDir(), "ccm-leader-migration.yaml")
-		if err := os.WriteFile(f, c.ccmMigration, 0o600); err != nil {
+	for flag, cfg := range map[string][]byte{"--ccm-leader-migration-config": c.ccmMigration, "--leader-migration-config": c.migration} {
+		if cfg == nil {
+			continue
+		}
+		f := filepath.Join(t.TempDir(), strings.TrimPrefix(flag, "--")+".yaml")
+		if err := os.WriteFile(f, cfg, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		args = append(args, "--ccm-leader-migration-config="+f)
+		args = append(args, flag+"="+f)
+	}
+	if c.migrationDefault {
+		args = append(args, "--leader-migration-default")
 	}
 	cmd := exec.Command(suite, args...)
 	cmd.Dir = sourceRoot(t)

@@ -3,19 +3,21 @@ package controls
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"sigs.k8s.io/ccm-harness/reports"
 )
 
 // TestImageRunMatchesBinaryRun compares the suite run from the fakecloud
-// CCM's image (make e2e-image, into $ARTIFACTS/image) with the run from its
-// binary (make e2e, into $ARTIFACTS): every spec the image run ran must
-// have ended as it did from the binary. make test runs both first.
+// CCM's image, named by a profile file (make e2e-image, into
+// $ARTIFACTS/image), with the run from its binary (make e2e, into
+// $ARTIFACTS): every spec the image run ran must have ended as it did from
+// the binary. make test runs both first.
 func TestImageRunMatchesBinaryRun(t *testing.T) {
 	dir := os.Getenv("ARTIFACTS")
 	image := filepath.Join(dir, "image")
-	if _, err := os.Stat(filepath.Join(image, "junit_fake-local_01.xml")); dir == "" || err != nil {
+	if _, err := os.Stat(filepath.Join(image, "junit_external-local_01.xml")); dir == "" || err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("no image run in %s: make test runs make e2e-image before the controls", image)
 		}
@@ -29,8 +31,11 @@ func TestImageRunMatchesBinaryRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := fromImage.Metadata[reports.KeyJobVersion]; got == fromBinary.Metadata[reports.KeyJobVersion] {
-		t.Errorf("both runs report job-version %q: the image run did not run the image", got)
+	if got := fromImage.Metadata[reports.KeyJobVersion]; got == fromBinary.Metadata[reports.KeyJobVersion] || !strings.Contains(got, "@docker-archive:") {
+		t.Errorf("the image run reports job-version %q (the binary run %q): it did not run the image", got, fromBinary.Metadata[reports.KeyJobVersion])
+	}
+	if got := fromImage.Metadata[reports.KeyProvider]; got != "fakecloud-image" {
+		t.Errorf("the image run reports provider %q, not the profile file's name fakecloud-image", got)
 	}
 	outcomes := map[string]reports.Outcome{}
 	for _, c := range fromBinary.Cases {

@@ -14,7 +14,7 @@ import (
 
 	"k8s.io/klog/v2"
 
-	"sigs.k8s.io/ccm-harness/cluster/binaries"
+	"sigs.k8s.io/ccm-harness/internal/binaries"
 )
 
 // Build stages in the run dir what a run needs besides kubetest2: the
@@ -29,20 +29,20 @@ func (d *Deployer) Build() error {
 	}
 	runDir := d.common.RunDir()
 	start := time.Now()
-	src := &binaries.Source{Dir: d.flags.binDir, SourceDir: root, Logf: klog.Infof}
-	paths, err := src.Paths(d.ctx, components(d.profile)...)
+	// From the user's --bin-dir, else the cache; the setup's own source is
+	// the run dir this stages into.
+	src := &binaries.Source{Dir: d.opts.BinDir, SourceDir: root, Logf: klog.Infof}
+	clusterComps := d.setup.Components(false)
+	paths, err := src.Paths(d.ctx, clusterComps...)
 	if err != nil {
 		return err
 	}
 	// What the leader-migration specs run besides: the suite, run by the
 	// ginkgo tester, takes every binary from the staged folder. A --bin-dir
 	// without them is still good for every other spec.
-	for _, c := range []binaries.Component{d.profile.InTreeKCM, d.profile.OlderCCM} {
-		if c.Name == "" {
-			continue
-		}
+	for _, c := range d.setup.Components(true)[len(clusterComps):] {
 		more, err := src.Paths(d.ctx, c)
-		if err != nil && d.flags.binDir == "" {
+		if err != nil && d.opts.BinDir == "" {
 			return err
 		}
 		if err != nil {

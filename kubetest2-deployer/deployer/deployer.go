@@ -15,7 +15,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -28,11 +27,9 @@ import (
 	"sigs.k8s.io/kubetest2/pkg/types"
 
 	"sigs.k8s.io/ccm-harness/cluster"
-	"sigs.k8s.io/ccm-harness/cluster/binaries"
 	"sigs.k8s.io/ccm-harness/cluster/local"
+	"sigs.k8s.io/ccm-harness/options"
 	"sigs.k8s.io/ccm-harness/providers"
-	_ "sigs.k8s.io/ccm-harness/providers/fake"
-	_ "sigs.k8s.io/ccm-harness/providers/vsphere"
 	"sigs.k8s.io/ccm-harness/reports"
 )
 
@@ -40,25 +37,13 @@ import (
 // kubetest2-ccm-harness.
 const Name = "ccm-harness"
 
-// runtimes are the values --cluster accepts.
-var runtimes = []string{"local"}
-
-type flags struct {
-	provider       string
-	cluster        string
-	ccmVersion     string
-	nodes          int
-	providerConfig string
-	binDir         string
-	clusterName    string
-	wait           time.Duration
-}
-
 // Deployer brings one cluster up and down for kubetest2.
 type Deployer struct {
 	common types.Options
-	flags  flags
-	rt     *local.Runtime
+	// opts are the options every door shares (package options);
+	// --artifacts is kubetest2's own, and the cluster is always local.
+	opts        *options.Options
+	clusterName string
 
 	// ctx ends when Down is called, so that an Up still in progress (kubetest2
 	// calls Down from its signal handler) stops and cleans up after itself.
@@ -67,8 +52,7 @@ type Deployer struct {
 
 	// mu keeps Up, Down and the dumps from running at once.
 	mu      sync.Mutex
-	profile providers.Profile
-	config  []byte
+	setup   *options.Setup
 	cluster *cluster.Cluster
 	secrets []string
 }
@@ -86,67 +70,75 @@ var (
 // kubetest2 panics on a clash.
 func New(common types.Options) (types.Deployer, *pflag.FlagSet) {
 	ctx, cancel := context.WithCancel(context.Background())
-	d := &Deployer{common: common, rt: local.New(), ctx: ctx, cancel: cancel}
+	d := &Deployer{common: common, opts: options.New(), ctx: ctx, cancel: cancel}
 	fs := pflag.NewFlagSet(Name, pflag.ContinueOnError)
-	fs.StringVar(&d.flags.provider, "provider", envOr("PROVIDER", "fake"), "provider profile ("+strings.Join(providers.Names(), ", ")+")")
-	fs.StringVar(&d.flags.cluster, "cluster", envOr("CLUSTER", "local"), "cluster runtime ("+strings.Join(runtimes, ", ")+")")
-	fs.StringVar(&d.flags.ccmVersion, "ccm-version", os.Getenv("CCM_VERSION"), "CCM version, one of those pinned for the provider (default: the first pinned)")
-	fs.IntVar(&d.flags.nodes, "nodes", 3, "nodes to register at --up")
-	fs.StringVar(&d.flags.providerConfig, "provider-config", "", "provider config file")
-	fs.StringVar(&d.flags.binDir, "bin-dir", os.Getenv("BIN_DIR"), "directory of ready-made etcd, kube-apiserver, kube-controller-manager, kwok, CCM and cloud binaries (default: those --build staged in the run dir, else the cache, building what is missing)")
-	fs.StringVar(&d.flags.clusterName, "cluster-name", "", "cluster name, lower-case letters, digits and '-', at most 42 characters (default: kt2- and the run ID); give the same to a later --down or --test of a cluster left up")
-	fs.DurationVar(&d.flags.wait, "wait", 2*time.Minute, "how long --up waits for the CCM to initialize the nodes")
+	// A deployer's cluster outlives its process between --up and --down:
+	// only the local runtime's does, from its state folder.
+	d.opts.Cluster = options.Local
+	d.opts.Bind(fs, options.FlagArtifacts, options.FlagKubeconfig, options.FlagAPIServerPort)
+	fs.StringVar(&d.clusterName, "cluster-name", "", "cluster name, lower-case letters, digits and '-', at most 42 characters (default: kt2- and the run ID); give the same to a later --down or --test of a cluster left up")
 	return d, fs
 }
 
 // Init checks the flags before kubetest2 builds or brings up anything, so
 // bad input costs one line, not a half-made cluster.
 func (d *Deployer) Init() error {
-	if !slices.Contains(runtimes, d.flags.cluster) {
-		return fmt.Errorf("--cluster %q is not a runtime this deployer has (known: %s)", d.flags.cluster, strings.Join(runtimes, ", "))
+	if d.opts.Cluster != options.Local {
+		return fmt.Errorf("--cluster %q is not a runtime this deployer has (known: %s): only a local cluster outlives the deployer between --up and --down", d.opts.Cluster, options.Local)
 	}
-	profile, err := d.profileOf()
+	o := *d.opts
+	o.Artifacts = artifacts.BaseDir()
+	if d.common.ShouldBuild() && o.BinDir == "" {
+		// Up runs what Build stages.
+		o.BinDir = d.stagedBinDir()
+	} else if o.BinDir == "" {
+		if st, err := os.Stat(d.stagedBinDir()); err == nil && st.IsDir() {
+			o.BinDir = d.stagedBinDir()
+		}
+	}
+	setup, err := o.Resolve(klog.Infof)
 	if err != nil {
 		return err
 	}
-	d.profile = profile
-	if d.flags.providerConfig != "" {
-		if d.config, err = os.ReadFile(d.flags.providerConfig); err != nil {
-			return fmt.Errorf("--provider-config: %w (name a readable provider config file, or leave it unset)", err)
-		}
-	}
-	if d.flags.nodes < 0 {
-		return fmt.Errorf("--nodes %d is negative (give 0 or more)", d.flags.nodes)
-	}
+	d.setup = setup
 	// With the profile, nodes and artifacts set, only the name is left to
 	// be wrong.
-	if err := d.spec(nil).Validate(); err != nil {
+	if err := setup.Spec(d.name()).Validate(); err != nil {
 		return fmt.Errorf("--cluster-name: %w", err)
 	}
-	if d.flags.binDir != "" {
+	if d.opts.BinDir != "" {
 		// Only looks: a binary directory is never built into.
-		src := &binaries.Source{Dir: d.flags.binDir}
-		if _, err := src.Paths(d.ctx, components(profile)...); err != nil {
+		if _, err := setup.Binaries.Paths(d.ctx, setup.Components(false)...); err != nil {
 			return err
 		}
+	}
+	if setup.BinDir != "" {
+		klog.Infof("cluster binaries from %s", setup.BinDir)
 	}
 	// The suite takes its defaults from these variables, and kubetest2
 	// hands the tester this process's environment. The ginkgo tester at
 	// the pinned kubetest2 passes no --provider (it ignores Provider()).
 	// CLUSTER=existing makes the suite test the deployer's cluster, whose
 	// kubeconfig kubetest2 gives it, rather than bring up its own.
-	env := map[string]string{"PROVIDER": profile.Name, "CCM_VERSION": d.flags.ccmVersion, "CLUSTER": "existing"}
+	env := map[string]string{"PROVIDER": d.opts.Provider, "PROVIDER_CONFIG": absOrEmpty(d.opts.ProviderConfig),
+		"CCM_VERSION": d.opts.CCMVersion, "CCM_IMAGE": d.opts.CCMImage, "CLUSTER": options.Existing}
 	for k, v := range env {
 		if err := os.Setenv(k, v); err != nil {
 			return err
 		}
 	}
-	return d.addMetadata(map[string]string{
-		reports.KeyJobVersion: d.Version(),
-		reports.KeyProvider:   profile.Name,
-		reports.KeyCluster:    d.flags.cluster,
-		reports.KeyCCM:        profile.CCM.Name,
-	})
+	return d.addMetadata(setup.Metadata())
+}
+
+// absOrEmpty is p made absolute, as the tester may run elsewhere.
+func absOrEmpty(p string) string {
+	if p == "" {
+		return ""
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
 }
 
 // addMetadata adds keys to the metadata.json kubetest2 has written in
@@ -168,43 +160,12 @@ func (d *Deployer) addMetadata(md map[string]string) error {
 	return os.WriteFile(path, data, 0o644)
 }
 
-func (d *Deployer) profileOf() (providers.Profile, error) {
-	p, err := providers.Get(d.flags.provider)
-	if err != nil {
-		return providers.Profile{}, fmt.Errorf("--provider: %w", err)
-	}
-	return p.WithCCMVersion(d.flags.ccmVersion)
-}
-
-// components are what a cluster of profile runs, as the runtime resolves
-// them before it starts anything.
-func components(profile providers.Profile) []binaries.Component {
-	return append([]binaries.Component{binaries.Etcd, binaries.KubeAPIServer, binaries.KubeControllerManager, binaries.Kwok, profile.CCM},
-		profile.CloudBinaries...)
-}
-
-func (d *Deployer) spec(src *binaries.Source) cluster.Spec {
-	return cluster.Spec{
-		Name:           d.name(),
-		Profile:        d.profile,
-		ProviderConfig: d.config,
-		Nodes:          d.flags.nodes,
-		ArtifactsDir:   artifacts.BaseDir(),
-		Binaries:       src,
-		// Attached when this invocation also takes the cluster down: then
-		// even a kubetest2 killed outright leaves nothing running. `--up`
-		// alone leaves it for a later `--down`.
-		Detached: !d.common.ShouldDown(),
-		Logf:     klog.Infof,
-	}
-}
-
 // name is --cluster-name, else one derived from the run ID, which Prow
 // sets to the job's ID: a later invocation with the same --run-id finds
 // the same cluster.
 func (d *Deployer) name() string {
-	if d.flags.clusterName != "" {
-		return d.flags.clusterName
+	if d.clusterName != "" {
+		return d.clusterName
 	}
 	return nameFor(d.common.RunID())
 }
@@ -231,27 +192,28 @@ func (d *Deployer) Up() error {
 	if d.ctx.Err() != nil {
 		return fmt.Errorf("cluster %s: not brought up: kubetest2 was interrupted", d.name())
 	}
-	src := d.source()
 	start := time.Now()
-	c, err := d.rt.Up(d.ctx, d.spec(src))
+	var opts []options.UpOption
+	// Attached when this invocation also takes the cluster down: then even
+	// a kubetest2 killed outright leaves nothing running. `--up` alone
+	// leaves it for a later `--down`.
+	if !d.common.ShouldDown() {
+		opts = append(opts, options.Detached())
+	}
+	// The state that explains a failed wait goes to the artifacts before
+	// the cluster goes.
+	opts = append(opts, options.OnFailure(func(ctx context.Context, c *cluster.Cluster) {
+		d.cluster = c
+		if err := d.dump(ctx); err != nil {
+			klog.Warningf("cluster %s: dump: %v", c.Name, err)
+		}
+		d.cluster = nil
+	}))
+	c, err := d.setup.Up(d.ctx, d.name(), opts...)
 	if err != nil {
 		return err
 	}
-	if err := c.WaitInitialized(d.ctx, d.flags.wait); err != nil {
-		// The state that explains the failure goes to the artifacts before
-		// the cluster goes: a cluster whose CCM cannot do its job is no
-		// cluster to test.
-		d.cluster = c
-		if derr := d.dump(context.WithoutCancel(d.ctx)); derr != nil {
-			klog.Warningf("cluster %s: dump: %v", c.Name, derr)
-		}
-		d.cluster = nil
-		if derr := d.rt.Down(context.WithoutCancel(d.ctx), c.Name); derr != nil {
-			klog.Warningf("cluster %s: take down: %v", c.Name, derr)
-		}
-		return fmt.Errorf("cluster %s: %w", c.Name, err)
-	}
-	d.cluster = c
+	d.cluster = c.Cluster
 	if sk, ok := c.Cloud.(providers.SecretKeeper); ok {
 		d.secrets = sk.Secrets()
 	}
@@ -259,33 +221,8 @@ func (d *Deployer) Up() error {
 		klog.Warningf("cluster %s: metadata: %v", c.Name, err)
 	}
 	klog.Infof("cluster %s is up in %.1fs: Kubernetes %s, provider %s (%s), %d nodes initialized; kubeconfig %s",
-		c.Name, time.Since(start).Seconds(), c.KubernetesVersion, d.profile.Name, d.profile.CCM, d.flags.nodes, c.Kubeconfig)
+		c.Name, time.Since(start).Seconds(), c.KubernetesVersion, d.setup.Profile.Name, d.setup.Profile.CCM, d.setup.Nodes, c.Kubeconfig)
 	return nil
-}
-
-// source is where Up finds binaries.
-func (d *Deployer) source() *binaries.Source {
-	dir := d.binaryDir()
-	if dir != "" {
-		klog.Infof("cluster binaries from %s", dir)
-	}
-	return &binaries.Source{Dir: dir, Logf: klog.Infof}
-}
-
-// binaryDir is where the cluster's binaries come from: --bin-dir, else
-// the run dir's bin/ once Build has staged them there (or will, in this
-// invocation); "" means the cache.
-func (d *Deployer) binaryDir() string {
-	if d.flags.binDir != "" {
-		return d.flags.binDir
-	}
-	if d.common.ShouldBuild() {
-		return d.stagedBinDir()
-	}
-	if st, err := os.Stat(d.stagedBinDir()); err == nil && st.IsDir() {
-		return d.stagedBinDir()
-	}
-	return ""
 }
 
 // Down dumps the cluster's state to the artifacts and removes the
@@ -297,12 +234,15 @@ func (d *Deployer) Down() error {
 	defer d.mu.Unlock()
 	ctx := context.Background()
 	name := d.name()
+	if d.setup == nil {
+		return nil // Init failed or never ran: nothing was brought up
+	}
 	if up, _ := d.isUp(); up {
 		if err := d.dump(ctx); err != nil {
 			klog.Warningf("cluster %s: dump: %v", name, err)
 		}
 	}
-	err := d.rt.Down(ctx, name)
+	err := d.setup.Down(ctx, name)
 	d.cluster = nil
 	// The components' logs are final only now; they leave with the
 	// artifacts, so the cloud's credentials must not be in them.
@@ -363,21 +303,19 @@ func (d *Deployer) kubeconfig() (string, error) {
 
 // Provider is the provider profile, what the e2e framework's --provider
 // carries.
-func (d *Deployer) Provider() string { return d.flags.provider }
+func (d *Deployer) Provider() string { return d.opts.Provider }
 
 // Version is what the cluster runs under test: the CCM at its version, as
 // the suite's job-version in metadata.json says it for testgrid.
 func (d *Deployer) Version() string {
-	p, err := d.profileOf()
-	if err != nil {
-		return "unknown (" + err.Error() + ")"
+	s := d.setup
+	if s == nil {
+		var err error
+		if s, err = d.opts.Resolve(nil); err != nil {
+			return "unknown (" + err.Error() + ")"
+		}
 	}
-	v := strings.Replace(p.CCM.String(), " ", "@", 1)
-	if !strings.Contains(v, "@") {
-		// The harness's own CCM is built on the control plane's release.
-		v += "@" + binaries.ModuleVersion("k8s.io/kubernetes")
-	}
-	return v
+	return s.JobVersion()
 }
 
 // PostTest keeps the cluster's state as the test left it when no Down
@@ -400,11 +338,4 @@ func clientFor(kubeconfig string) (kubernetes.Interface, error) {
 	}
 	cfg.Timeout = 10 * time.Second
 	return kubernetes.NewForConfig(cfg)
-}
-
-func envOr(key, def string) string {
-	if v := os.Getenv(key); v != "" {
-		return v
-	}
-	return def
 }

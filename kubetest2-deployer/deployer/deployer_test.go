@@ -9,24 +9,24 @@ import (
 
 	"sigs.k8s.io/kubetest2/pkg/app"
 
-	"sigs.k8s.io/ccm-harness/cluster/binaries"
+	"sigs.k8s.io/ccm-harness/internal/binaries"
 )
 
-// options is kubetest2's common options as a test sets them.
-type options struct {
+// common is kubetest2's common options as a test sets them.
+type common struct {
 	build, up, down bool
 	runID, runDir   string
 }
 
-func (o options) HelpRequested() bool       { return false }
-func (o options) ShouldBuild() bool         { return o.build }
-func (o options) ShouldUp() bool            { return o.up }
-func (o options) ShouldDown() bool          { return o.down }
-func (o options) ShouldTest() bool          { return false }
-func (o options) SkipTestJUnitReport() bool { return false }
-func (o options) RunID() string             { return o.runID }
-func (o options) RunDir() string            { return o.runDir }
-func (o options) RundirInArtifacts() bool   { return false }
+func (o common) HelpRequested() bool       { return false }
+func (o common) ShouldBuild() bool         { return o.build }
+func (o common) ShouldUp() bool            { return o.up }
+func (o common) ShouldDown() bool          { return o.down }
+func (o common) ShouldTest() bool          { return false }
+func (o common) SkipTestJUnitReport() bool { return false }
+func (o common) RunID() string             { return o.runID }
+func (o common) RunDir() string            { return o.runDir }
+func (o common) RundirInArtifacts() bool   { return false }
 
 // kubetest2 panics when a deployer flag repeats one of its own; --help
 // goes through that check and no further.
@@ -39,7 +39,7 @@ func TestFlagsLeaveKubetest2sAlone(t *testing.T) {
 	if err := cmd.Execute(); err != nil {
 		t.Fatalf("kubetest2 ccm-harness --help: %v\n%s", err, out.String())
 	}
-	for _, f := range []string{"--provider", "--cluster", "--ccm-version", "--nodes", "--provider-config", "--bin-dir", "--cluster-name"} {
+	for _, f := range []string{"--provider", "--cluster", "--ccm-version", "--ccm-image", "--nodes", "--provider-config", "--bin-dir", "--cluster-name", "--wait"} {
 		if !strings.Contains(out.String(), f+" ") {
 			t.Errorf("usage lacks %s:\n%s", f, out.String())
 		}
@@ -77,16 +77,18 @@ func TestInitRefusesBadInput(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{"unknown provider", []string{"--provider=nosuch"}, []string{`--provider: unknown provider "nosuch" (known: fake, vsphere)`}},
+		{"unknown provider", []string{"--provider=nosuch"}, []string{`--provider "nosuch" is not a provider (known: fake, vsphere, external; external takes a profile file as --provider-config)`}},
 		{"unknown cluster", []string{"--cluster=kind"}, []string{`--cluster "kind" is not a runtime this deployer has (known: local)`}},
-		{"unpinned CCM", []string{"--provider=vsphere", "--ccm-version=v0.0.1"}, []string{"version v0.0.1 of k8s.io/cloud-provider-vsphere is not pinned", "add it to cluster/binaries/versions.go"}},
+		{"unpinned CCM", []string{"--provider=vsphere", "--ccm-version=v0.0.1"}, []string{"version v0.0.1 of k8s.io/cloud-provider-vsphere is not pinned", "pin another in providers/vsphere/"}},
 		{"missing binary directory", []string{"--bin-dir=/nonexistent"}, []string{"etcd not found in the binary directory /nonexistent", "or leave --bin-dir and BIN_DIR unset to build them"}},
 		{"unreadable provider config", []string{"--provider-config=/nonexistent.yaml"}, []string{"--provider-config: open /nonexistent.yaml", "name a readable provider config file"}},
 		{"negative nodes", []string{"--nodes=-1"}, []string{"--nodes -1 is negative"}},
+		{"profile file missing", []string{"--provider=external"}, []string{"provider external: no profile file given"}},
+		{"image and version", []string{"--ccm-image=docker-archive:/x.tar", "--provider=vsphere", "--ccm-version=v1.30.1"}, []string{"--ccm-image and --ccm-version both given"}},
 		{"bad name", []string{"--cluster-name=a_b"}, []string{`--cluster-name: cluster name "a_b" is not valid`}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			d, fs := New(options{up: true, down: true, runID: "x", runDir: t.TempDir()})
+			d, fs := New(common{up: true, down: true, runID: "x", runDir: t.TempDir()})
 			if err := fs.Parse(tt.args); err != nil {
 				t.Fatal(err)
 			}
@@ -120,11 +122,11 @@ func TestKubectlIsTheHarnesssRelease(t *testing.T) {
 
 func TestVersionIsTheCCMUnderTest(t *testing.T) {
 	for _, tt := range []struct{ args []string }{{[]string{"--provider=fake"}}, {[]string{"--provider=vsphere", "--ccm-version=v1.30.1"}}} {
-		d, fs := New(options{})
+		d, fs := New(common{})
 		if err := fs.Parse(tt.args); err != nil {
 			t.Fatal(err)
 		}
-		want := map[string]string{"fake": "fakecloud-ccm@" + binaries.ModuleVersion("k8s.io/kubernetes"), "vsphere": "vsphere-cloud-controller-manager@v1.30.1"}[d.(*Deployer).flags.provider]
+		want := map[string]string{"fake": "fakecloud-ccm@" + binaries.ModuleVersion("k8s.io/kubernetes"), "vsphere": "vsphere-cloud-controller-manager@v1.30.1"}[d.(*Deployer).opts.Provider]
 		if got := d.(*Deployer).Version(); got != want {
 			t.Errorf("Version() with %v = %q, want %q", tt.args, got, want)
 		}

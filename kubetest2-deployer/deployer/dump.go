@@ -13,9 +13,9 @@ import (
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/kubetest2/pkg/artifacts"
 
+	"sigs.k8s.io/ccm-harness/cluster"
 	"sigs.k8s.io/ccm-harness/cluster/local"
 	"sigs.k8s.io/ccm-harness/providers"
-	"sigs.k8s.io/ccm-harness/providers/fake"
 )
 
 // DumpClusterLogs leaves the cluster's state beside the component logs
@@ -32,7 +32,7 @@ func (d *Deployer) DumpClusterLogs() error {
 }
 
 // logDir is where the runtime writes the cluster's component logs.
-func (d *Deployer) logDir() string { return filepath.Join(artifacts.BaseDir(), "logs", d.name()) }
+func (d *Deployer) logDir() string { return cluster.LogDir(artifacts.BaseDir(), d.name()) }
 
 func (d *Deployer) dump(ctx context.Context) error {
 	dir := d.logDir()
@@ -70,16 +70,15 @@ func (d *Deployer) dump(ctx context.Context) error {
 		}
 		errs = append(errs, writeJSON(filepath.Join(dir, "cloud.json"), cloudState(ctx, d.cluster.Cloud.Inspector(), names)))
 	}
-	if d.profile.Name == fake.Name {
-		// fakecloud keeps its whole state (instances, load balancers,
-		// routes, faults) in one file in the cluster's state folder, where
-		// the fake provider puts it; it holds no credentials.
-		src := filepath.Join(local.DefaultStateDir(), d.name(), "cloud", "state.json")
-		if data, err := os.ReadFile(src); err == nil {
-			errs = append(errs, os.WriteFile(filepath.Join(dir, "fakecloud-state.json"), data, 0o644))
-		} else if !errors.Is(err, os.ErrNotExist) {
-			errs = append(errs, err)
-		}
+	// fakecloud (the fake provider's cloud, also under a profile file)
+	// keeps its whole state (instances, load balancers, routes, faults) in
+	// one file in the cluster's state folder; it holds no credentials.
+	// Other clouds have no such file.
+	src := filepath.Join(local.DefaultStateDir(), d.name(), "cloud", "state.json")
+	if data, err := os.ReadFile(src); err == nil {
+		errs = append(errs, os.WriteFile(filepath.Join(dir, "fakecloud-state.json"), data, 0o644))
+	} else if !errors.Is(err, os.ErrNotExist) {
+		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return err

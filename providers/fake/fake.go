@@ -19,11 +19,11 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
-	"sigs.k8s.io/ccm-harness/cluster/binaries"
-	"sigs.k8s.io/ccm-harness/cluster/process"
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
 	"sigs.k8s.io/ccm-harness/fakecloud/client"
 	"sigs.k8s.io/ccm-harness/fakecloud/cloudprovider"
+	"sigs.k8s.io/ccm-harness/internal/binaries"
+	"sigs.k8s.io/ccm-harness/internal/process"
 	"sigs.k8s.io/ccm-harness/providers"
 )
 
@@ -36,12 +36,12 @@ func Profile() providers.Profile {
 		Name:             Name,
 		CloudProvider:    cloudprovider.ProviderName,
 		ProviderIDScheme: cloudprovider.ProviderName,
-		CCM:              binaries.FakeCloudCCM,
-		CloudBinaries:    []binaries.Component{binaries.FakeCloud},
+		CCM:              CCM,
+		CloudBinaries:    []binaries.Component{FakeCloud},
 		Capabilities: providers.NewCapabilities(providers.Instances, providers.Zones, providers.NodeLifecycle,
 			providers.LoadBalancers, providers.Routes),
-		InTreeKCM: binaries.KubeControllerManagerFakecloud,
-		OlderCCM:  binaries.FakeCloudCCMOlder,
+		InTreeKCM: InTreeKCM,
+		OlderCCM:  OlderCCM,
 		NewCloud: func(config []byte) (providers.Cloud, error) {
 			var c Config
 			if len(config) > 0 {
@@ -78,7 +78,7 @@ type Cloud struct {
 
 // Start runs fakecloud on a free loopback port.
 func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
-	bins, err := env.Binaries.Paths(ctx, binaries.FakeCloud)
+	bins, err := env.Binaries.Paths(ctx, FakeCloud)
 	if err != nil {
 		return err
 	}
@@ -139,7 +139,7 @@ func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
 	}
 	_, err = env.Processes.Start(ctx, process.Spec{
 		Name:   "fakecloud",
-		Path:   bins[binaries.FakeCloud.Name],
+		Path:   bins[FakeCloud.Name],
 		Args:   args,
 		LogDir: env.LogDir,
 		Ready:  c.admin.Healthz,
@@ -241,3 +241,17 @@ func token() string {
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
 }
+
+// What the fake provider implements, checked at compile time: a drifted
+// signature would otherwise turn the specs that ask for it into skips.
+var (
+	_ providers.Cloud                 = (*Cloud)(nil)
+	_ providers.SecretKeeper          = (*Cloud)(nil)
+	_ providers.FaultInjector         = (*Cloud)(nil)
+	_ providers.InstanceControl       = instances{}
+	_ providers.InstanceAdopter       = instances{}
+	_ providers.Inspector             = instances{}
+	_ providers.LoadBalancerInspector = instances{}
+	_ providers.RouteInspector        = instances{}
+	_ providers.RouteTamperer         = instances{}
+)

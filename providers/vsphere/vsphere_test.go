@@ -10,8 +10,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
-	"sigs.k8s.io/ccm-harness/cluster/binaries"
-	"sigs.k8s.io/ccm-harness/cluster/process"
+	"sigs.k8s.io/ccm-harness/internal/binaries"
+	"sigs.k8s.io/ccm-harness/internal/process"
 	"sigs.k8s.io/ccm-harness/providers"
 )
 

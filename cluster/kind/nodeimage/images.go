@@ -11,7 +11,7 @@ import (
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
-	"sigs.k8s.io/ccm-harness/cluster/oci"
+	"sigs.k8s.io/ccm-harness/internal/oci"
 )
 
 // image is a container image the nodes need, made from files of the host

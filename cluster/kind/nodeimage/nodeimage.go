@@ -22,7 +22,7 @@ import (
 	"strings"
 	"time"
 
-	"sigs.k8s.io/ccm-harness/cluster/binaries"
+	"sigs.k8s.io/ccm-harness/internal/binaries"
 )
 
 // recipe changes whenever what Build makes changes, so that a node image

@@ -22,41 +22,41 @@ func TestVersionsMatchGoMod(t *testing.T) {
 	}
 }
 
+// own is a component built in a module of its own, pinned where it is
+// defined, as a provider pins its CCM.
+var own = Component{Name: "own-ccm", Module: "example.com/own", Package: "example.com/own/cmd/ccm", Versions: []string{"v1.2.0", "v1.1.0"}}
+
 func TestAt(t *testing.T) {
-	def, err := VSphereCCM.At("")
-	if err != nil || def.version() != OwnModuleVersions[VSphereCCM.Module][0] {
+	def, err := own.At("")
+	if err != nil || def.version() != "v1.2.0" {
 		t.Errorf(`At(""): version %q, err %v; want the first pinned`, def.version(), err)
 	}
-	other := OwnModuleVersions[VSphereCCM.Module][1]
-	if c, err := VSphereCCM.At(other); err != nil || c.version() != other || c.String() != c.Name+" "+other {
-		t.Errorf("At(%s): %v, err %v", other, c, err)
+	if c, err := own.At("v1.1.0"); err != nil || c.version() != "v1.1.0" || c.String() != c.Name+" v1.1.0" {
+		t.Errorf("At(v1.1.0): %v, err %v", c, err)
 	}
-	msg := "v0.0.1 of k8s.io/cloud-provider-vsphere is not pinned (pinned: " + strings.Join(OwnModuleVersions[VSphereCCM.Module], ", ") + "; add it to cluster/binaries/versions.go)"
-	if _, err := VSphereCCM.At("v0.0.1"); err == nil || !strings.Contains(err.Error(), msg) {
+	msg := "version v0.0.1 of example.com/own is not pinned (pinned: v1.2.0, v1.1.0)"
+	if _, err := own.At("v0.0.1"); err == nil || !strings.Contains(err.Error(), msg) {
 		t.Errorf("At(v0.0.1): %v, want an error naming the pinned versions", err)
 	}
-	if _, err := FakeCloudCCM.At("v1.0.0"); err == nil || !strings.Contains(err.Error(), "built from this repository") {
-		t.Errorf("fakecloud-ccm At(v1.0.0): %v, want an error", err)
+	if !own.ownModule() || KubeAPIServer.ownModule() {
+		t.Errorf("ownModule: %t for a component with Versions, %t for one of go.mod's", own.ownModule(), KubeAPIServer.ownModule())
 	}
-	for module := range OwnModuleVersions {
-		if _, inGoMod := Versions[module]; inGoMod {
-			t.Errorf("module %s is pinned both in go.mod and as its own module", module)
-		}
+	if _, err := KubeAPIServer.At("v1.0.0"); err == nil || !strings.Contains(err.Error(), "(pinned: "+Versions["k8s.io/kubernetes"]+")") {
+		t.Errorf("kube-apiserver At(v1.0.0): %v, want go.mod's version named", err)
 	}
-}
-
-func TestReleaseBuilds(t *testing.T) {
-	c := KubeControllerManagerFakecloud
-	if !c.ownModule() || c.version() != ReleaseVersions["k8s.io/kubernetes"][0] {
-		t.Errorf("%s: own module %t, version %q; want its own module at the first release version", c.Name, c.ownModule(), c.version())
-	}
-	if _, err := c.At("v1.36.3"); err == nil || !strings.Contains(err.Error(), "is not pinned (pinned: "+strings.Join(ReleaseVersions["k8s.io/kubernetes"], ", ")) {
-		t.Errorf("At(v1.36.3): %v, want the release versions named", err)
+	ours := Component{Name: "ours", Module: ModulePath, Package: ModulePath + "/cmd/x"}
+	if _, err := ours.At("v1.0.0"); err == nil || !strings.Contains(err.Error(), "built from this repository") {
+		t.Errorf("ours At(v1.0.0): %v, want an error", err)
 	}
 	if got := stagingVersion("v1.30.14"); got != "v0.30.14" {
 		t.Errorf("stagingVersion(v1.30.14) = %s", got)
 	}
 }
+
+// release is a component of this repository built against an older
+// release, as the fake provider's release-N managers are.
+var release = Component{Name: "rel", Module: "k8s.io/kubernetes", Package: ModulePath + "/fakecloud/cmd/fakecloud-ccm",
+	Versions: []string{"v1.30.14"}, Sources: []string{"fakecloud/api", "fakecloud/client", "fakecloud/cloudprovider", "fakecloud/cmd/fakecloud-ccm"}}
 
 // TestCopySources copies the release build's sources as the build does and
 // checks the result: imports rewritten, tests left out, the modules they
@@ -71,7 +71,7 @@ func TestCopySources(t *testing.T) {
 	_ = f.AddModuleStmt("ccm-harness.local/build/x")
 	_ = f.AddGoStmt("1.22.0")
 	_ = f.AddReplace("k8s.io/cloud-provider", "", "k8s.io/cloud-provider", "v0.30.14")
-	if err := copySources(src, dir, "ccm-harness.local/build/x", KubeControllerManagerFakecloud.Sources, f); err != nil {
+	if err := copySources(src, dir, "ccm-harness.local/build/x", release.Sources, f); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(filepath.Join(dir, "fakecloud/cloudprovider/cloud.go"))
@@ -94,11 +94,11 @@ func TestCopySources(t *testing.T) {
 	if f.Go.Version == "1.22.0" {
 		t.Errorf("go %s: want this repository's newer go version", f.Go.Version)
 	}
-	h1, err := sourcesHash(src, KubeControllerManagerFakecloud.Sources)
+	h1, err := sourcesHash(src, release.Sources)
 	if err != nil || len(h1) != 12 {
 		t.Fatalf("sourcesHash: %q, %v", h1, err)
 	}
-	if h2, _ := sourcesHash(src, FakeCloudCCMOlder.Sources); h2 == h1 {
+	if h2, _ := sourcesHash(src, release.Sources[:3]); h2 == h1 {
 		t.Errorf("different sources hash alike: %s", h1)
 	}
 }

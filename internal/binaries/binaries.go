@@ -35,7 +35,7 @@ import (
 	"golang.org/x/mod/modfile"
 	"golang.org/x/mod/module"
 
-	"sigs.k8s.io/ccm-harness/cluster/oci"
+	"sigs.k8s.io/ccm-harness/internal/oci"
 )
 
 // ModulePath is this repository's module, whose own components are built
@@ -56,12 +56,18 @@ type Component struct {
 	// Version is the module version to build; empty for the pinned
 	// default. Set it with At.
 	Version string
+	// Versions pins the versions of Module a component built in a module
+	// generated for it may be built from, the default first; empty for one
+	// built with this repository's go.mod at its version (Versions in
+	// versions.go). The component's owner pins them where it defines it: a
+	// provider's CCM in its provider's folder.
+	Versions []string
 	// Sources, set for a component of this repository built against an
-	// older release of Module (ReleaseVersions), are the directories of
+	// older release of Module (one of Versions), are the directories of
 	// this repository copied into the module generated for its build.
 	Sources []string
 	// Image, if set, is a container image whose entrypoint is the
-	// executable (see cluster/oci): nothing is built, the image is
+	// executable (see internal/oci): nothing is built, the image is
 	// unpacked.
 	Image string
 	// Path, if set, is a ready-made executable: nothing is built.
@@ -90,17 +96,19 @@ func (c Component) version() string {
 // pinned are the versions of c's module c may be built from, the default
 // first.
 func (c Component) pinned() []string {
-	if len(c.Sources) > 0 {
-		return ReleaseVersions[c.Module]
+	if len(c.Versions) > 0 {
+		return c.Versions
 	}
-	return PinnedVersions(c.Module)
+	if v, ok := Versions[c.Module]; ok {
+		return []string{v}
+	}
+	return nil
 }
 
-// ownModule reports whether c is built in a module generated for it.
-func (c Component) ownModule() bool {
-	_, own := OwnModuleVersions[c.Module]
-	return own || len(c.Sources) > 0
-}
+// ownModule reports whether c is built in a module generated for it: its
+// dependencies conflict with this repository's, or it is built against
+// another release.
+func (c Component) ownModule() bool { return len(c.Versions) > 0 }
 
 // At is c built from another pinned version of its module; "" keeps the
 // default.
@@ -112,7 +120,7 @@ func (c Component) At(version string) (Component, error) {
 		return Component{}, fmt.Errorf("%s is built from this repository and has no other version than its source (drop the version %s)", c.Name, version)
 	}
 	if pinned := c.pinned(); !slices.Contains(pinned, version) {
-		return Component{}, fmt.Errorf("%s: version %s of %s is not pinned (pinned: %s; add it to cluster/binaries/versions.go)", c.Name, version, c.Module, strings.Join(pinned, ", "))
+		return Component{}, fmt.Errorf("%s: version %s of %s is not pinned (pinned: %s)", c.Name, version, c.Module, strings.Join(pinned, ", "))
 	}
 	c.Version = version
 	return c, nil
@@ -133,51 +141,14 @@ var (
 	Kubectl       = Component{Name: "kubectl", Module: "k8s.io/kubernetes", Package: "k8s.io/kubernetes/cmd/kubectl", VersionLDFlags: KubeVersion}
 	KubeScheduler = Component{Name: "kube-scheduler", Module: "k8s.io/kubernetes", Package: "k8s.io/kubernetes/cmd/kube-scheduler", VersionLDFlags: KubeVersion}
 	KubeProxy     = Component{Name: "kube-proxy", Module: "k8s.io/kubernetes", Package: "k8s.io/kubernetes/cmd/kube-proxy", VersionLDFlags: KubeVersion}
-	Crictl        = Component{Name: "crictl", Module: "sigs.k8s.io/cri-tools", Package: "sigs.k8s.io/cri-tools/cmd/crictl"}
+	// Crictl is built in a module of its own: kind's log collection asks it.
+	Crictl = Component{Name: "crictl", Module: "sigs.k8s.io/cri-tools", Package: "sigs.k8s.io/cri-tools/cmd/crictl", Versions: []string{"v1.36.0"}}
 	// Agnhost is the e2e framework's test server, the backend pods of the
 	// [datapath] specs.
 	Agnhost = Component{Name: "agnhost", Module: "k8s.io/kubernetes", Package: "k8s.io/kubernetes/test/images/agnhost"}
 	// Pause is the pod sandbox's process, the kind node image's pause image.
-	Pause        = Component{Name: "pause", Module: ModulePath, Package: ModulePath + "/cluster/kind/pause"}
-	FakeCloud    = Component{Name: "fakecloud", Module: ModulePath, Package: ModulePath + "/fakecloud/cmd/fakecloud"}
-	FakeCloudCCM = Component{Name: "fakecloud-ccm", Module: ModulePath, Package: ModulePath + "/fakecloud/cmd/fakecloud-ccm", VersionLDFlags: func(string) []string {
-		// The CCM is built on k8s.io/cloud-provider of the same release as
-		// the control plane; report that rather than "v0.0.0-master".
-		return KubeVersion(ModuleVersion("k8s.io/kubernetes"))
-	}}
-	// VCSim is govmomi's vCenter simulator, served for the vSphere provider.
-	VCSim = Component{Name: "vcsim", Module: ModulePath, Package: ModulePath + "/providers/vsphere/cmd/vcsim"}
-	// KubeControllerManagerFakecloud is kube-controller-manager of an older
-	// release with fakecloud compiled in as an in-tree cloud provider.
-	KubeControllerManagerFakecloud = Component{
-		Name:           "kube-controller-manager-fakecloud",
-		Module:         "k8s.io/kubernetes",
-		Package:        ModulePath + "/fakecloud/cmd/kube-controller-manager-fakecloud",
-		VersionLDFlags: KubeVersion,
-		Sources:        append(fakecloudSources, "fakecloud/cmd/kube-controller-manager-fakecloud"),
-	}
-	// FakeCloudCCMOlder is the fakecloud CCM built on k8s.io/cloud-provider
-	// of an older release: the CCM an upgrade starts from.
-	FakeCloudCCMOlder = Component{
-		Name:           "fakecloud-ccm-older",
-		Module:         "k8s.io/kubernetes",
-		Package:        ModulePath + "/fakecloud/cmd/fakecloud-ccm",
-		VersionLDFlags: KubeVersion,
-		Sources:        append(fakecloudSources, "fakecloud/cmd/fakecloud-ccm"),
-	}
-	// VSphereCCM is the vSphere CCM, built in a module of its own (see
-	// OwnModuleVersions). Its main reports main.version.
-	VSphereCCM = Component{
-		Name:           "vsphere-cloud-controller-manager",
-		Module:         "k8s.io/cloud-provider-vsphere",
-		Package:        "k8s.io/cloud-provider-vsphere/cmd/vsphere-cloud-controller-manager",
-		VersionLDFlags: func(v string) []string { return []string{"-X", "main.version=" + v} },
-	}
+	Pause = Component{Name: "pause", Module: ModulePath, Package: ModulePath + "/cluster/kind/pause"}
 )
-
-// fakecloudSources are what a main built on fakecloud's provider needs
-// copied into a release build. Full slice expression: each append copies.
-var fakecloudSources = []string{"fakecloud/api", "fakecloud/client", "fakecloud/cloudprovider"}[:3:3]
 
 // KubeVersion are the -X flags that make a Kubernetes binary report
 // release v, as upstream's release builds do.
@@ -306,7 +277,7 @@ func (s *Source) cachedPath(c Component) (string, bool, error) {
 	}
 	v := c.version()
 	if v == "" {
-		return "", false, fmt.Errorf("%s: module %s has no pinned version (is cluster/binaries/versions.go intact?)", c.Name, c.Module)
+		return "", false, fmt.Errorf("%s: module %s has no pinned version (is internal/binaries/versions.go intact?)", c.Name, c.Module)
 	}
 	if len(c.Sources) > 0 {
 		// Our sources change more often than the release: key by both.

@@ -5,7 +5,6 @@ package nodewait
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -13,11 +12,11 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
-	watchtools "k8s.io/client-go/tools/watch"
 	cloudproviderapi "k8s.io/cloud-provider/api"
+
+	"sigs.k8s.io/ccm-harness/internal/watchwait"
 )
 
 // Initialized passes once the CCM has removed the uninitialized taint.
@@ -39,89 +38,59 @@ type Check func(*v1.Node) error
 // names (every node present at the start if names is empty). On timeout it
 // returns what each failing node last looked like.
 func For(ctx context.Context, cs kubernetes.Interface, timeout time.Duration, what string, names []string, check Check) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	failing := map[string]error{}
 	want := map[string]bool{}
 	for _, n := range names {
 		want[n] = true
 		failing[n] = fmt.Errorf("node %s: not seen", n)
 	}
-	eval := func(n *v1.Node) {
-		if len(want) > 0 && !want[n.Name] {
-			return
+	eval := func(n *v1.Node, deleted bool) bool {
+		switch {
+		case len(want) > 0 && !want[n.Name]:
+		case deleted:
+			failing[n.Name] = fmt.Errorf("node %s: deleted", n.Name)
+		default:
+			if err := check(n); err != nil {
+				failing[n.Name] = err
+			} else {
+				delete(failing, n.Name)
+			}
 		}
-		if err := check(n); err != nil {
-			failing[n.Name] = err
-		} else {
-			delete(failing, n.Name)
-		}
+		return len(failing) == 0
 	}
 	lw := cache.NewListWatchFromClient(cs.CoreV1().RESTClient(), "nodes", "", fields.Everything())
-	_, err := watchtools.UntilWithSync(ctx, lw, &v1.Node{},
-		func(store cache.Store) (bool, error) {
-			for _, obj := range store.List() {
-				eval(obj.(*v1.Node))
+	return watchwait.Until(ctx, lw, &v1.Node{}, timeout, what,
+		func(nodes []*v1.Node) bool {
+			for _, n := range nodes {
+				eval(n, false)
 			}
-			return len(failing) == 0, nil
-		},
-		func(ev watch.Event) (bool, error) {
-			n, ok := ev.Object.(*v1.Node)
-			if !ok {
-				return false, nil
-			}
-			if ev.Type == watch.Deleted {
-				if len(want) == 0 || want[n.Name] {
-					failing[n.Name] = fmt.Errorf("node %s: deleted", n.Name)
-				}
-				return false, nil
-			}
-			eval(n)
-			return len(failing) == 0, nil
-		})
-	if err == nil {
-		return nil
-	}
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, watchtools.ErrWatchClosed) || ctx.Err() != nil {
-		return fmt.Errorf("timed out after %s waiting for %s:\n%s", timeout, what, describe(failing))
-	}
-	return fmt.Errorf("waiting for %s: %w", what, err)
+			return len(failing) == 0
+		}, eval, func() string { return "\n" + describe(failing) })
 }
 
 // Gone waits on a watch until the node is deleted.
 func Gone(ctx context.Context, cs kubernetes.Interface, timeout time.Duration, name, why string) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	var last *v1.Node
 	lw := cache.NewListWatchFromClient(cs.CoreV1().RESTClient(), "nodes", "", fields.OneTermEqualSelector("metadata.name", name))
-	_, err := watchtools.UntilWithSync(ctx, lw, &v1.Node{},
-		func(store cache.Store) (bool, error) {
-			if objs := store.List(); len(objs) > 0 {
-				last = objs[0].(*v1.Node)
-				return false, nil
+	return watchwait.Until(ctx, lw, &v1.Node{}, timeout, fmt.Sprintf("node %s to be deleted (%s)", name, why),
+		func(nodes []*v1.Node) bool {
+			if len(nodes) > 0 {
+				last = nodes[0]
+				return false
 			}
-			return true, nil
+			return true
 		},
-		func(ev watch.Event) (bool, error) {
-			if ev.Type == watch.Deleted {
-				return true, nil
+		func(n *v1.Node, deleted bool) bool {
+			last = n
+			return deleted
+		},
+		func() string {
+			state := "not found"
+			if last != nil {
+				state = fmt.Sprintf("still present (Ready=%s, providerID %q, taints %s)", ReadyStatus(last), last.Spec.ProviderID, TaintKeys(last))
 			}
-			if n, ok := ev.Object.(*v1.Node); ok {
-				last = n
-			}
-			return false, nil
+			return "expected the Node deleted, actual: " + state
 		})
-	if err == nil {
-		return nil
-	}
-	if ctx.Err() != nil {
-		state := "not found"
-		if last != nil {
-			state = fmt.Sprintf("still present (Ready=%s, providerID %q, taints %s)", ReadyStatus(last), last.Spec.ProviderID, TaintKeys(last))
-		}
-		return fmt.Errorf("timed out after %s waiting for node %s to be deleted (%s): expected the Node deleted, actual: %s", timeout, name, why, state)
-	}
-	return fmt.Errorf("waiting for node %s to be deleted: %w", name, err)
 }
 
 func describe(failing map[string]error) string {

@@ -1,0 +1,58 @@
+package local
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"regexp"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/ccm-harness/cluster"
+)
+
+var _ cluster.ControllerLister = (*Runtime)(nil)
+
+// Controllers asks the manager's binary which controllers it registers:
+// the names its --help lists under --controllers, on by default or not.
+// A manager matches a LeaderMigrationConfiguration's names against these
+// exactly; aliases and older names match nothing.
+func (r *Runtime) Controllers(ctx context.Context, spec cluster.Spec, m cluster.ManagerSpec) ([]string, error) {
+	m, err := complete(spec.Profile, m)
+	if err != nil {
+		return nil, err
+	}
+	bins, err := spec.Binaries.Paths(ctx, m.Binary)
+	if err != nil {
+		return nil, fmt.Errorf("manager %s: %w", m.Name, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	entryArgs, entryEnv := spec.Binaries.Entrypoint(m.Binary)
+	cmd := exec.CommandContext(ctx, bins[m.Binary.Name], append(entryArgs, "--help")...)
+	cmd.Env = append(cmd.Environ(), entryEnv...)
+	out, err := cmd.CombinedOutput()
+	ctrls := ParseControllers(string(out))
+	if len(ctrls) == 0 {
+		return nil, fmt.Errorf("manager %s: %s --help lists no controllers under --controllers (%v)", m.Name, m.Binary, err)
+	}
+	return ctrls, nil
+}
+
+var controllerList = regexp.MustCompile(`(?:All|Disabled-by-default) controllers: ([a-z0-9, -]+)`)
+
+// ParseControllers reads the controller names a controller-manager's
+// --help lists after "All controllers:" and "Disabled-by-default
+// controllers:", each list a line of its own (k8s.io/controller-manager's
+// options; the help is not wrapped where its output is no terminal).
+func ParseControllers(help string) []string {
+	var out []string
+	for _, m := range controllerList.FindAllStringSubmatch(help, -1) {
+		for _, n := range strings.Split(m[1], ",") {
+			if n = strings.Join(strings.Fields(n), ""); n != "" {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,19 @@
+package binaries
+
+// Versions pins every upstream module the harness builds components from
+// with its own go.mod. It must equal what go.mod requires
+// (TestVersionsMatchGoMod checks), so a cached binary's version is known
+// without the source tree, and without the module being linked into the
+// binary that asks.
+var Versions = map[string]string{
+	"k8s.io/kubernetes":         "v1.36.3",
+	"go.etcd.io/etcd/server/v3": "v3.6.8",
+	"sigs.k8s.io/kwok":          "v0.8.0",
+	// kind's base-image files are what the kind runtime's node image is
+	// made of, besides Debian and the binaries.
+	"sigs.k8s.io/kind": "v0.33.0",
+}
+
+// ModuleVersion is the pinned version of module in this repository's
+// go.mod, or "".
+func ModuleVersion(module string) string { return Versions[module] }

@@ -1,0 +1,293 @@
+// Package options is the one path from a user's flags to a running
+// cluster, shared by every door: the e2e suite, the ccm-harness CLI and the
+// kubetest2 deployer. It binds the flags and their environment variables
+// once, resolves the provider profile (built-in or a profile file), picks
+// the runtime, lists the components a cluster runs, and brings the cluster
+// up, waits for the CCM to initialize its nodes, and takes it down again
+// when that fails.
+//
+//	o := options.New()
+//	o.Bind(flagSet)
+//	s, err := o.Resolve()
+//	started, err := s.Up(ctx, "name")
+package options
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/ccm-harness/cluster"
+	"sigs.k8s.io/ccm-harness/cluster/existing"
+	"sigs.k8s.io/ccm-harness/cluster/kind"
+	"sigs.k8s.io/ccm-harness/cluster/local"
+	"sigs.k8s.io/ccm-harness/internal/binaries"
+	"sigs.k8s.io/ccm-harness/providers"
+	"sigs.k8s.io/ccm-harness/reports"
+)
+
+// Flag names, the same on every door.
+const (
+	FlagProvider       = "provider"
+	FlagProviderConfig = "provider-config"
+	FlagCCMVersion     = "ccm-version"
+	FlagCCMImage       = "ccm-image"
+	FlagCluster        = "cluster"
+	FlagKubeconfig     = "kubeconfig"
+	FlagBinDir         = "bin-dir"
+	FlagNodes          = "nodes"
+	FlagArtifacts      = "artifacts"
+	FlagWait           = "wait"
+	FlagAPIServerPort  = "apiserver-port"
+)
+
+// Runtimes are the values of --cluster.
+const (
+	Local    = "local"
+	Kind     = "kind"
+	Existing = "existing"
+)
+
+// Options are a user's choices, from flags and environment variables.
+type Options struct {
+	// Provider is a registered profile's name, or providers.External for
+	// a profile file.
+	Provider string
+	// ProviderConfig is the provider config file; for External, the
+	// profile file.
+	ProviderConfig string
+	// CCMVersion is another pinned version of the provider's CCM.
+	CCMVersion string
+	// CCMImage runs the CCM from this container image instead.
+	CCMImage string
+	// Cluster is the runtime: Local, Kind or Existing.
+	Cluster string
+	// Kubeconfig is the existing cluster's.
+	Kubeconfig string
+	// BinDir holds ready-made binaries; "" builds them into the cache.
+	BinDir string
+	// Nodes are the nodes registered at start.
+	Nodes int
+	// Artifacts is where logs, JUnit and reports go.
+	Artifacts string
+	// Wait is how long the CCM may take to initialize the initial nodes;
+	// 0 returns once they are registered.
+	Wait time.Duration
+	// APIServerPort serves a local cluster's API on a fixed port; 0 picks
+	// a free one.
+	APIServerPort int
+}
+
+// New returns the defaults, taken from the environment where it sets
+// them: PROVIDER, PROVIDER_CONFIG, CCM_VERSION, CCM_IMAGE, CLUSTER,
+// KUBECONFIG, BIN_DIR, NODES and ARTIFACTS, as `make e2e` passes them.
+func New() *Options {
+	nodes := 3
+	if n, err := strconv.Atoi(os.Getenv("NODES")); err == nil {
+		nodes = n
+	}
+	return &Options{
+		Provider:       envOr("PROVIDER", "fake"),
+		ProviderConfig: os.Getenv("PROVIDER_CONFIG"),
+		CCMVersion:     os.Getenv("CCM_VERSION"),
+		CCMImage:       os.Getenv("CCM_IMAGE"),
+		Cluster:        envOr("CLUSTER", Local),
+		Kubeconfig:     os.Getenv("KUBECONFIG"),
+		BinDir:         os.Getenv("BIN_DIR"),
+		Nodes:          nodes,
+		Artifacts:      envOr("ARTIFACTS", "_artifacts"),
+		Wait:           2 * time.Minute,
+	}
+}
+
+// FlagSet is what both the standard library's and pflag's flag sets are,
+// so that each door binds the same flags to its own parser.
+type FlagSet interface {
+	StringVar(p *string, name, value, usage string)
+	IntVar(p *int, name string, value int, usage string)
+	DurationVar(p *time.Duration, name string, value time.Duration, usage string)
+}
+
+// Bind defines every option's flag on fs, with o's values as defaults,
+// except those named: a door leaves out a flag its host defines already
+// (the e2e framework's --provider and --kubeconfig, kubetest2's
+// --artifacts) or one that has no meaning there.
+func (o *Options) Bind(fs FlagSet, except ...string) {
+	str := func(p *string, name, usage string) {
+		if !slices.Contains(except, name) {
+			fs.StringVar(p, name, *p, usage)
+		}
+	}
+	str(&o.Provider, FlagProvider, "provider profile ("+strings.Join(ProviderNames(), ", ")+"; external takes a profile file as --provider-config) ($PROVIDER)")
+	str(&o.ProviderConfig, FlagProviderConfig, "provider config file (fake: region, zones, faults; vsphere: region, zones, credentials, ipFamilies, faults); for --provider=external, the profile file ($PROVIDER_CONFIG)")
+	str(&o.CCMVersion, FlagCCMVersion, "CCM version, one of those pinned for the provider (default: the first pinned) ($CCM_VERSION)")
+	str(&o.CCMImage, FlagCCMImage, "run the CCM from this container image instead (docker-archive:PATH, oci:DIR, or a registry reference) ($CCM_IMAGE)")
+	str(&o.Cluster, FlagCluster, "cluster runtime: local (simulated nodes, no Docker), kind (real nodes in Docker), or existing (the cluster of --kubeconfig, which is neither made nor removed) ($CLUSTER)")
+	str(&o.Kubeconfig, FlagKubeconfig, "the existing cluster's kubeconfig, for --cluster=existing ($KUBECONFIG)")
+	str(&o.BinDir, FlagBinDir, "directory of ready-made etcd, kube-apiserver, kube-controller-manager, kwok, CCM and cloud binaries (default: build them into the cache) ($BIN_DIR)")
+	str(&o.Artifacts, FlagArtifacts, "where logs, JUnit and reports go ($ARTIFACTS)")
+	if !slices.Contains(except, FlagNodes) {
+		fs.IntVar(&o.Nodes, FlagNodes, o.Nodes, "nodes to register at start ($NODES)")
+	}
+	if !slices.Contains(except, FlagWait) {
+		fs.DurationVar(&o.Wait, FlagWait, o.Wait, "how long the CCM may take to initialize the nodes; 0 returns once they are registered")
+	}
+	if !slices.Contains(except, FlagAPIServerPort) {
+		fs.IntVar(&o.APIServerPort, FlagAPIServerPort, o.APIServerPort, "serve a local cluster's API on this port (default: a free one)")
+	}
+}
+
+// ProviderNames are the values --provider takes.
+func ProviderNames() []string { return append(providers.Names(), providers.External) }
+
+// Setup is what the options resolve to: the profile, its cloud's config,
+// the runtime and where the run's files go.
+type Setup struct {
+	Options
+	// Profile is the provider with the chosen CCM version or image.
+	Profile providers.Profile
+	// CloudConfig is what the profile's cloud gets: the provider config,
+	// or, for a profile file, its cloudConfig.
+	CloudConfig []byte
+	// Runtime brings clusters up and down.
+	Runtime cluster.Runtime
+	// ArtifactsDir is Artifacts made absolute.
+	ArtifactsDir string
+	// Binaries finds or builds executables: in BinDir, else the cache.
+	Binaries *binaries.Source
+	// Logf reports progress.
+	Logf func(format string, args ...any)
+}
+
+// Resolve checks the options and returns the setup they name; an error
+// is one line naming the bad option and the fix. logf reports progress
+// (builds, bring-up steps); nil is quiet.
+func (o Options) Resolve(logf func(format string, args ...any)) (*Setup, error) {
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	s := &Setup{Options: o, Logf: logf}
+	var cfg []byte
+	dir := ""
+	if o.ProviderConfig != "" {
+		var err error
+		if cfg, err = os.ReadFile(o.ProviderConfig); err != nil {
+			return nil, fmt.Errorf("--%s: %w (name a readable provider config file, or leave it unset)", FlagProviderConfig, err)
+		}
+		if dir, err = filepath.Abs(filepath.Dir(o.ProviderConfig)); err != nil {
+			return nil, err
+		}
+	}
+	if !slices.Contains(ProviderNames(), o.Provider) {
+		return nil, fmt.Errorf("--%s %q is not a provider (known: %s; %s takes a profile file as --%s)", FlagProvider, o.Provider, strings.Join(ProviderNames(), ", "), providers.External, FlagProviderConfig)
+	}
+	p, cfg, err := providers.Resolve(o.Provider, cfg, dir)
+	if err != nil {
+		return nil, err
+	}
+	if o.CCMImage != "" && o.CCMVersion != "" {
+		return nil, fmt.Errorf("--%s and --%s both given: an image is its own version, give one", FlagCCMImage, FlagCCMVersion)
+	}
+	if p, err = p.WithCCMVersion(o.CCMVersion); err != nil {
+		return nil, err
+	}
+	s.Profile, s.CloudConfig = p.WithCCMImage(o.CCMImage), cfg
+	if o.Nodes < 0 {
+		return nil, fmt.Errorf("--%s %d is negative (give 0 or more)", FlagNodes, o.Nodes)
+	}
+	switch o.Cluster {
+	case Local:
+		var opts []local.Option
+		if o.APIServerPort != 0 {
+			opts = append(opts, local.WithAPIServerPort(o.APIServerPort))
+		}
+		s.Runtime = local.New(opts...)
+	case Kind:
+		s.Runtime = kind.New()
+	case Existing:
+		s.Runtime = existing.New(o.Kubeconfig)
+	default:
+		return nil, fmt.Errorf("--%s %q is not a runtime (known: %s, %s, %s)", FlagCluster, o.Cluster, Local, Kind, Existing)
+	}
+	if s.ArtifactsDir, err = filepath.Abs(o.Artifacts); err != nil {
+		return nil, err
+	}
+	s.Binaries = &binaries.Source{Dir: o.BinDir, Logf: logf}
+	return s, nil
+}
+
+// Spec is the cluster called name that the setup brings up.
+func (s *Setup) Spec(name string) cluster.Spec {
+	return cluster.Spec{
+		Name:           name,
+		Profile:        s.Profile,
+		ProviderConfig: s.CloudConfig,
+		Nodes:          s.Nodes,
+		ArtifactsDir:   s.ArtifactsDir,
+		Binaries:       s.Binaries,
+		Logf:           s.Logf,
+	}
+}
+
+// LogDir is where the cluster called name logs.
+func (s *Setup) LogDir(name string) string { return cluster.LogDir(s.ArtifactsDir, name) }
+
+// Components are the executables a cluster of the setup runs on this
+// machine; with migration, also the managers the leader-migration specs
+// run besides (release N's, and the older CCM), where the profile has
+// them.
+func (s *Setup) Components(migration bool) []binaries.Component {
+	var comps []binaries.Component
+	if l, ok := s.Runtime.(cluster.ComponentLister); ok {
+		comps = l.Components(s.Spec("components"))
+	}
+	if migration {
+		for _, c := range []binaries.Component{s.Profile.InTreeKCM, s.Profile.OlderCCM} {
+			if c.Name != "" {
+				comps = append(comps, c)
+			}
+		}
+	}
+	return comps
+}
+
+// JobVersion is what the run tests, testgrid's column version: the CCM
+// under test at its version, or at its image. The harness's own CCM is
+// built on the control plane's release, and reports that.
+func (s *Setup) JobVersion() string {
+	ccm := s.Profile.CCM
+	switch {
+	case ccm.Image != "":
+		return ccm.Name + "@" + ccm.Image
+	case ccm.Path != "":
+		return ccm.Name + "@" + ccm.Path
+	}
+	v := strings.Replace(ccm.String(), " ", "@", 1)
+	if !strings.Contains(v, "@") {
+		v += "@" + binaries.ModuleVersion("k8s.io/kubernetes")
+	}
+	return v
+}
+
+// Metadata are the run's keys for metadata.json, which Prow merges into
+// finished.json: the CCM under test (testgrid's column version), the
+// provider, the runtime.
+func (s *Setup) Metadata() map[string]string {
+	return map[string]string{
+		reports.KeyJobVersion: s.JobVersion(),
+		reports.KeyProvider:   s.Profile.Name,
+		reports.KeyCluster:    s.Cluster,
+		reports.KeyCCM:        s.Profile.CCM.Name,
+	}
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}

@@ -1,0 +1,114 @@
+package options
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"sigs.k8s.io/ccm-harness/cluster"
+)
+
+// ClaimsTimeout is how long a CCM may take, once it has initialized the
+// nodes, to show every controller its profile claims.
+const ClaimsTimeout = 30 * time.Second
+
+// Started is a cluster brought up by Up.
+type Started struct {
+	*cluster.Cluster
+	// Initialized is how long the CCM took, after registration, to
+	// initialize the initial nodes; zero if it was not waited for.
+	Initialized time.Duration
+	// InitErr is why the CCM did not initialize them, where the caller
+	// keeps such a cluster (KeepUninitialized).
+	InitErr error
+}
+
+// UpOption changes how Up brings a cluster up.
+type UpOption func(*upOptions)
+
+type upOptions struct {
+	detached          bool
+	keepUninitialized bool
+	managers          []cluster.ManagerSpec
+	nodes             *int
+	onFailure         func(context.Context, *cluster.Cluster)
+}
+
+// Detached leaves the cluster running after this process exits, for a
+// later `down` (ccm-harness up, kubetest2 --up alone).
+func Detached() UpOption { return func(o *upOptions) { o.detached = true } }
+
+// KeepUninitialized keeps a cluster whose CCM does not initialize its
+// nodes in time, with the reason in Started.InitErr: the suite's
+// [node-init] spec then fails naming the nodes. Without it, such a
+// cluster is taken down and Up fails.
+func KeepUninitialized() UpOption { return func(o *upOptions) { o.keepUninitialized = true } }
+
+// WithManagers brings up an HA control plane of these managers instead
+// of one kube-controller-manager and the CCM, with no nodes.
+func WithManagers(m []cluster.ManagerSpec) UpOption {
+	return func(o *upOptions) {
+		o.managers = m
+		zero := 0
+		o.nodes = &zero
+	}
+}
+
+// OnFailure is called with a cluster that came up but failed its wait or
+// its claims, before it is taken down: to keep its state in the artifacts.
+func OnFailure(fn func(context.Context, *cluster.Cluster)) UpOption {
+	return func(o *upOptions) { o.onFailure = fn }
+}
+
+// Up brings the cluster called name up, waits up to Wait for the CCM to
+// initialize the initial nodes, and checks that the CCM runs a controller
+// for each capability its profile claims. A bring-up that fails leaves
+// nothing behind: the runtime cleans up a failed Up itself, and a cluster
+// that fails its wait or its claims is taken down here.
+func (s *Setup) Up(ctx context.Context, name string, opts ...UpOption) (*Started, error) {
+	var o upOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	spec := s.Spec(name)
+	spec.Detached = o.detached
+	spec.Managers = o.managers
+	if o.nodes != nil {
+		spec.Nodes = *o.nodes
+	}
+	c, err := s.Runtime.Up(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	st := &Started{Cluster: c}
+	fail := func(err error) (*Started, error) {
+		if o.onFailure != nil {
+			o.onFailure(context.WithoutCancel(ctx), c)
+		}
+		// A cluster whose CCM cannot do its job is no cluster to leave.
+		if derr := s.Runtime.Down(context.WithoutCancel(ctx), name); derr != nil {
+			s.Logf("cluster %s: take down: %v", name, derr)
+		}
+		return nil, fmt.Errorf("cluster %s: %w", name, err)
+	}
+	if s.Wait <= 0 || spec.Nodes == 0 {
+		return st, nil
+	}
+	start := time.Now()
+	if err := c.WaitInitialized(ctx, s.Wait); err != nil {
+		if !o.keepUninitialized || ctx.Err() != nil {
+			return fail(err)
+		}
+		st.InitErr = err
+	} else {
+		st.Initialized = time.Since(start)
+		s.Logf("%-28s %6.2fs", fmt.Sprintf("%d nodes initialized", spec.Nodes), st.Initialized.Seconds())
+	}
+	if err := c.CheckClaims(ctx, ClaimsTimeout); err != nil {
+		return fail(err)
+	}
+	return st, nil
+}
+
+// Down removes the cluster called name; see cluster.Runtime.
+func (s *Setup) Down(ctx context.Context, name string) error { return s.Runtime.Down(ctx, name) }
