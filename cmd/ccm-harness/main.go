@@ -47,7 +47,11 @@ func newRoot() *cobra.Command {
 		Use:   "up",
 		Short: "Start a local cluster with the provider's cloud and CCM, and leave it running",
 		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return up(cmd.Context(), *o, name) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts := *o
+			opts.Cluster = options.Local // whatever $CLUSTER says
+			return up(cmd.Context(), opts, name)
+		},
 	}
 	// up leaves a cluster for kubectl: only the local runtime makes one
 	// that outlives this process.

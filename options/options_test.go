@@ -1,0 +1,134 @@
+package options
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"sigs.k8s.io/ccm-harness/internal/binaries"
+	"sigs.k8s.io/ccm-harness/providers/fake"
+	"sigs.k8s.io/ccm-harness/providers/vsphere"
+)
+
+// Every door binds the same flags, from the same defaults, to its own
+// parser: the standard library's (the suite) or pflag's (the CLI and the
+// deployer).
+func TestBindBothFlagSets(t *testing.T) {
+	t.Setenv("PROVIDER", "vsphere")
+	t.Setenv("NODES", "5")
+	t.Setenv("CCM_IMAGE", "")
+	args := []string{"--ccm-version=v1.30.1", "--nodes=2", "--wait=5s"}
+
+	std := New()
+	fs := flag.NewFlagSet("suite", flag.ContinueOnError)
+	std.Bind(fs, FlagProvider)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	if fs.Lookup(FlagProvider) != nil {
+		t.Errorf("--provider bound though left out")
+	}
+
+	pf := New()
+	pfs := pflag.NewFlagSet("cli", pflag.ContinueOnError)
+	pf.Bind(pfs)
+	if err := pfs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []*Options{std, pf} {
+		if o.Provider != vsphere.Name || o.CCMVersion != "v1.30.1" || o.Nodes != 2 || o.Wait != 5*time.Second || o.Cluster != Local {
+			t.Errorf("options %+v: want the environment's provider and the flags' version, nodes and wait", *o)
+		}
+	}
+	if n := New().Nodes; n != 5 {
+		t.Errorf("$NODES=5: nodes %d", n)
+	}
+}
+
+func TestResolveBadInput(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		o    Options
+		want string
+	}{
+		{"unknown provider", Options{Provider: "nosuch", Cluster: Local}, `--provider "nosuch" is not a provider (known: fake, vsphere, external; external takes a profile file as --provider-config)`},
+		{"unknown runtime", Options{Provider: fake.Name, Cluster: "cloud"}, `--cluster "cloud" is not a runtime (known: local, kind, existing)`},
+		{"image and version", Options{Provider: vsphere.Name, Cluster: Local, CCMVersion: "v1.30.1", CCMImage: "oci:/x"}, "--ccm-image and --ccm-version both given"},
+		{"unpinned version", Options{Provider: vsphere.Name, Cluster: Local, CCMVersion: "v0.0.1"}, "pin another in providers/vsphere/"},
+		{"negative nodes", Options{Provider: fake.Name, Cluster: Local, Nodes: -1}, "--nodes -1 is negative"},
+		{"unreadable config", Options{Provider: fake.Name, Cluster: Local, ProviderConfig: "/nonexistent.yaml"}, "--provider-config: open /nonexistent.yaml"},
+		{"no profile file", Options{Provider: "external", Cluster: Local}, "provider external: no profile file given"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := tt.o.Resolve(nil)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("%v, want one line containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// A profile file's image, relative to the file, is what the setup runs
+// and what testgrid's column says.
+func TestResolveProfileFile(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "my-ccm.yaml")
+	if err := os.WriteFile(file, []byte("name: mine\ncloud: fake\nccm: {image: 'docker-archive:ccm.tar'}\ncapabilities: [instances]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Options{Provider: "external", ProviderConfig: file, Cluster: Local, Artifacts: "_artifacts"}.Resolve(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	image := "docker-archive:" + filepath.Join(dir, "ccm.tar")
+	if s.Profile.Name != "mine" || s.Profile.CCM.Image != image || s.JobVersion() != "cloud-controller-manager@"+image {
+		t.Errorf("profile %s, CCM %+v, job version %s", s.Profile.Name, s.Profile.CCM, s.JobVersion())
+	}
+	md := s.Metadata()
+	if md["provider"] != "mine" || md["cluster"] != Local || md["job-version"] != s.JobVersion() {
+		t.Errorf("metadata %v", md)
+	}
+	if !filepath.IsAbs(s.ArtifactsDir) || s.LogDir("c1") != filepath.Join(s.ArtifactsDir, "logs", "c1") {
+		t.Errorf("artifacts %s, logs %s", s.ArtifactsDir, s.LogDir("c1"))
+	}
+}
+
+// The components listed are the ones each runtime runs on this machine,
+// and the leader-migration specs' managers only when asked for.
+func TestComponents(t *testing.T) {
+	names := func(cs []binaries.Component) []string {
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.Name)
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		cluster   string
+		migration bool
+		want      []string
+	}{
+		{Local, false, []string{"etcd", "kube-apiserver", "kube-controller-manager", "kwok", "fakecloud-ccm", "fakecloud"}},
+		{Local, true, []string{"etcd", "kube-apiserver", "kube-controller-manager", "kwok", "fakecloud-ccm", "fakecloud", "kube-controller-manager-fakecloud", "fakecloud-ccm-older"}},
+		{Kind, false, []string{"fakecloud-ccm", "fakecloud"}},
+		{Existing, false, nil},
+	} {
+		s, err := Options{Provider: fake.Name, Cluster: tt.cluster, Artifacts: "_artifacts"}.Resolve(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := names(s.Components(tt.migration)); !slices.Equal(got, tt.want) {
+			t.Errorf("%s (migration %t): %v, want %v", tt.cluster, tt.migration, got, tt.want)
+		}
+	}
+	s, err := Options{Provider: vsphere.Name, Cluster: Local, CCMVersion: "v1.30.1", Artifacts: "_artifacts"}.Resolve(nil)
+	if err != nil || s.JobVersion() != "vsphere-cloud-controller-manager@v1.30.1" {
+		t.Errorf("vsphere v1.30.1: job version %q, %v", s.JobVersion(), err)
+	}
+}
