@@ -142,7 +142,18 @@ controls: build
 jobs:
 	cd jobs && $(GO) vet ./... && $(GO) test ./...
 
-test: vet unit jobs e2e e2e-vsphere e2e-kind e2e-image e2e-existing e2e-dry-run controls kubetest2
+# make test runs these in order, stops at the first that fails, and ends
+# with each one's time (also in $(ARTIFACTS)/test-times.txt), so a target
+# that grows shows against the CI budget.
+TEST_TARGETS := vet unit jobs e2e e2e-vsphere e2e-kind e2e-image e2e-existing e2e-dry-run controls kubetest2
+test:
+	@mkdir -p $(ARTIFACTS); times=$(ARTIFACTS)/test-times.txt; : > $$times; status=0; \
+	for t in $(TEST_TARGETS); do \
+		start=$$(date +%s); $(MAKE) --no-print-directory $$t || status=$$?; \
+		printf '%-14s %6ss%s\n' $$t $$(( $$(date +%s) - start )) "$$( [ $$status -eq 0 ] || echo '  FAILED')" >> $$times; \
+		[ $$status -eq 0 ] || break; \
+	done; \
+	echo; echo "make test: each target's time ($$times)"; cat $$times; exit $$status
 
 up: binaries
 	$(BIN)/ccm-harness up --name $(NAME) --provider=$(PROVIDER) --ccm-version='$(CCM_VERSION)' --ccm-image='$(CCM_IMAGE)' \

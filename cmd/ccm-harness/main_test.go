@@ -386,7 +386,7 @@ func TestUpBadInput(t *testing.T) {
 			setup: func(t *testing.T, e env, name string) ([]string, []string, []string) {
 				cfg := writeFile(t, t.TempDir(), "profile.yaml", "cloud: vsphere\nccm: {builtin: true}\ncapabilities: [instances, routes]\n")
 				return []string{"--provider", "external", "--provider-config", cfg},
-					[]string{"cluster " + name + ": provider external claims instances,routes, but its CCM runs no node-route-controller after 15s",
+					[]string{"cluster " + name + ": provider external claims instances,routes, but its CCM runs no node-route-controller after ",
 						"drop the claim from the profile, or make the CCM serve it"}, nil
 			},
 			started: []string{"3 nodes initialized"},
