@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -153,11 +154,18 @@ func kubetest2(t *testing.T, name string, timeout time.Duration, args ...string)
 	return r
 }
 
+var notName = regexp.MustCompile(`[^a-z0-9]+`)
+
 // clusterName is unique per test and run.
 func clusterName(t *testing.T) string {
 	b := make([]byte, 3)
 	_, _ = rand.Read(b)
-	name := "kt2-" + strings.ToLower(strings.TrimPrefix(t.Name(), "Test")) + "-" + hex.EncodeToString(b)
+	// A subtest's name has a '/', and a cluster name at most 42 characters.
+	base := strings.Trim(notName.ReplaceAllString(strings.ToLower(strings.TrimPrefix(t.Name(), "Test")), "-"), "-")
+	if len(base) > 30 {
+		base = strings.TrimRight(base[:30], "-")
+	}
+	name := "kt2-" + base + "-" + hex.EncodeToString(b)
 	t.Cleanup(func() { takeDown(t, name) })
 	return name
 }
@@ -387,12 +395,19 @@ func badProfile(t *testing.T) string {
 // TestProfileFileAndImage brings up the CCM under test from a container
 // image, named once by a profile file (--provider=external) and once by
 // --ccm-image: the doors a provider's own CCM takes. The image is the
-// fakecloud CCM that --build staged, packed with no Docker.
+// fakecloud CCM, built static and packed with no Docker.
 func TestProfileFileAndImage(t *testing.T) {
 	build(t)
 	dir := t.TempDir()
+	// The local runtime runs an image's entrypoint on the host: static.
+	ccm := filepath.Join(dir, "fakecloud-ccm")
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", ccm, "./fakecloud/cmd/fakecloud-ccm")
+	cmd.Dir, cmd.Env = root, append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build the fakecloud CCM: %v\n%s", err, out)
+	}
 	image := filepath.Join(dir, "ccm.tar")
-	if err := oci.Pack(filepath.Join(runDir, runID, "bin", "fakecloud-ccm"), "fakecloud-ccm", "ccm-harness.local/fakecloud-ccm:kt2", image); err != nil {
+	if err := oci.Pack(ccm, "fakecloud-ccm", "ccm-harness.local/fakecloud-ccm:kt2", image); err != nil {
 		t.Fatal(err)
 	}
 	// Relative paths in a profile file are the file's folder's.
