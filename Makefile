@@ -70,7 +70,7 @@ e2e-vsphere:
 IMAGE_DIR := $(CURDIR)/_output/image
 IMAGE     := $(IMAGE_DIR)/fakecloud-ccm.tar
 $(IMAGE): $(BIN)/ccm-harness $(GO_SOURCES)
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w' -o $(IMAGE_DIR)/fakecloud-ccm ./fakecloud/cmd/fakecloud-ccm
+	CGO_ENABLED=1 $(GO) build -trimpath -ldflags '-s -w' -o $(IMAGE_DIR)/fakecloud-ccm ./fakecloud/cmd/fakecloud-ccm
 	$(BIN)/ccm-harness pack $(IMAGE_DIR)/fakecloud-ccm --tag ccm-harness.local/fakecloud-ccm:dev --out $@
 
 e2e-image: $(IMAGE)

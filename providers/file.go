@@ -10,6 +10,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"sigs.k8s.io/ccm-harness/cluster/manifests"
 	"sigs.k8s.io/ccm-harness/internal/binaries"
 )
 
@@ -39,6 +40,11 @@ type File struct {
 	Capabilities []Capability `json:"capabilities"`
 	// ProviderIDScheme is spec.providerID's scheme; default the cloud's.
 	ProviderIDScheme string `json:"providerIDScheme,omitempty"`
+	// Manifests are the CCM's Kubernetes objects (ServiceAccount, RBAC,
+	// ConfigMaps, Secrets): a file, a folder of files or a kustomization.
+	// Without them a CCM from an image runs under upstream's recommended
+	// RBAC; builtin keeps the cloud's own.
+	Manifests string `json:"manifests,omitempty"`
 }
 
 // FileCCM is the CCM of a profile file: exactly one of Image, Binary and
@@ -163,9 +169,17 @@ func (f File) Profile(dir string) (Profile, []byte, error) {
 		p.Capabilities[c] = true
 	}
 	// The migration specs need the provider's in-tree release: a CCM of
-	// the user's has none the harness knows.
+	// the user's has none the harness knows, nor its manifests.
 	if !f.CCM.Builtin {
 		p.InTreeKCM, p.OlderCCM = binaries.Component{}, binaries.Component{}
+		p.Manifests = nil
+	}
+	if f.Manifests != "" {
+		data, err := manifests.Read(pathIn(dir, f.Manifests))
+		if err != nil {
+			return fail("%v", err)
+		}
+		p.Manifests = data
 	}
 	return p, cloudConfig, nil
 }

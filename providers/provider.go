@@ -96,6 +96,12 @@ type Profile struct {
 	// CCMConfigFile, if set, is the CCM's --cloud-config instead of the
 	// one the cloud writes.
 	CCMConfigFile string
+	// Manifests are the Kubernetes objects the provider ships with its
+	// CCM (cluster/manifests): its ServiceAccount, RBAC, ConfigMaps and
+	// Secrets, as one YAML stream, applied before a CCM from an image
+	// starts under that ServiceAccount. Nil applies upstream's
+	// recommended RBAC instead.
+	Manifests []byte
 	// Capabilities are what the CCM claims to do.
 	Capabilities Capabilities
 	// InTreeKCM is kube-controller-manager of a release that runs the

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,8 +27,10 @@ import (
 	kindlog "sigs.k8s.io/kind/pkg/log"
 
 	"sigs.k8s.io/ccm-harness/cluster"
+	"sigs.k8s.io/ccm-harness/cluster/incluster"
 	"sigs.k8s.io/ccm-harness/cluster/kind/nodeimage"
 	"sigs.k8s.io/ccm-harness/internal/nodewait"
+	"sigs.k8s.io/ccm-harness/internal/oci"
 	"sigs.k8s.io/ccm-harness/internal/process"
 	"sigs.k8s.io/ccm-harness/providers"
 )
@@ -105,6 +108,9 @@ type instance struct {
 	stateMu sync.Mutex
 	steps   []cluster.Step
 	created bool
+
+	// inCluster are the managers run from images.
+	inCluster []*incluster.Manager
 }
 
 func (in *instance) logDir() string { return in.spec.LogDir() }
@@ -408,20 +414,57 @@ func (in *instance) startCCM(ctx context.Context, bin string) (*cluster.ProcessM
 	if e, ok := in.cloud.(providers.CCMEnvironment); ok {
 		env = e.CCMEnv()
 	}
-	entryArgs, entryEnv := in.spec.Binaries.Entrypoint(spec.Binary)
 	m := &cluster.ProcessManager{ManagerSpec: spec, Group: &in.procs, URL: "https://127.0.0.1:" + strconv.Itoa(port), Client: loopbackClient()}
-	m.Proc, err = in.procs.Start(ctx, process.Spec{
-		Name:   spec.Name,
-		Path:   bin,
-		Args:   append(entryArgs, args...),
-		Env:    append(entryEnv, env...),
-		LogDir: in.logDir(),
-		Ready:  m.Healthz,
-	})
+	if img := in.spec.Binaries.Image(spec.Binary); img != nil {
+		// Until the CCM runs as a pod on the nodes, an image runs here as
+		// it does on the local runtime: in runc, as its ServiceAccount.
+		m.Proc, err = in.startInCluster(ctx, spec.Name, img, args, env, m.Healthz)
+	} else {
+		m.Proc, err = in.procs.Start(ctx, process.Spec{
+			Name:   spec.Name,
+			Path:   bin,
+			Args:   args,
+			Env:    env,
+			LogDir: in.logDir(),
+			Ready:  m.Healthz,
+		})
+	}
 	if err != nil {
 		return nil, err
 	}
 	return m, nil
+}
+
+// startInCluster runs the CCM's image in runc on this machine, under the
+// ServiceAccount of the provider's manifests (cluster/incluster).
+func (in *instance) startInCluster(ctx context.Context, name string, img *oci.Image, args, env []string, ready func(context.Context) error) (*process.Process, error) {
+	rc, err := clientcmd.BuildConfigFromFlags("", in.kubeconfig())
+	if err != nil {
+		return nil, err
+	}
+	ns, sa, err := incluster.ApplyManifests(ctx, rc, in.spec.Profile.Manifests)
+	if err != nil {
+		return nil, err
+	}
+	u, err := url.Parse(rc.Host)
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig %s: server %q: %w", in.kubeconfig(), rc.Host, err)
+	}
+	m, err := incluster.Start(ctx, &in.procs, incluster.Spec{
+		Name: name, Cluster: in.spec.Name, Image: img,
+		Args: args, Env: env,
+		Folders:   []string{filepath.Join(in.dir, "cloud")},
+		Writable:  []string{filepath.Join(in.dir, "ccm-certs")},
+		APIServer: u.Host, CA: rc.CAData, Client: in.client,
+		ServiceAccountNamespace: ns, ServiceAccountName: sa,
+		Dir: filepath.Join(in.dir, "containers", name), StateRoot: filepath.Join(in.dir, "runc"), LogDir: in.logDir(),
+		Ready: ready, Logf: in.logf,
+	})
+	if err != nil {
+		return nil, err
+	}
+	in.inCluster = append(in.inCluster, m)
+	return m.Process, nil
 }
 
 // loopbackClient talks to the CCM's self-signed endpoint on loopback.
@@ -440,6 +483,9 @@ func (in *instance) teardown() {
 		in.fabric.stop()
 	}
 	in.procs.StopAll(10 * time.Second)
+	for _, m := range in.inCluster {
+		m.Stop()
+	}
 	if in.created {
 		p := provider()
 		if in.spec.ArtifactsDir != "" {

@@ -3,12 +3,15 @@ package local
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
 
 	"sigs.k8s.io/ccm-harness/cluster"
+	"sigs.k8s.io/ccm-harness/internal/container"
 )
 
 var _ cluster.ControllerLister = (*Runtime)(nil)
@@ -28,10 +31,20 @@ func (r *Runtime) Controllers(ctx context.Context, spec cluster.Spec, m cluster.
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	entryArgs, entryEnv := spec.Binaries.Entrypoint(m.Binary)
-	cmd := exec.CommandContext(ctx, bins[m.Binary.Name], append(entryArgs, "--help")...)
-	cmd.Env = append(cmd.Environ(), entryEnv...)
-	out, err := cmd.CombinedOutput()
+	var out []byte
+	if img := spec.Binaries.Image(m.Binary); img != nil {
+		dir, derr := os.MkdirTemp("", "ccm-harness-help-")
+		if derr != nil {
+			return nil, derr
+		}
+		defer os.RemoveAll(dir)
+		out, err = container.Spec{
+			ID: filepath.Base(dir), Image: img, Args: []string{"--help"},
+			Bundle: filepath.Join(dir, "bundle"), StateRoot: filepath.Join(dir, "runc"),
+		}.Output(ctx)
+	} else {
+		out, err = exec.CommandContext(ctx, bins[m.Binary.Name], "--help").CombinedOutput()
+	}
 	ctrls := ParseControllers(string(out))
 	if len(ctrls) == 0 {
 		return nil, fmt.Errorf("manager %s: %s --help lists no controllers under --controllers (%v)", m.Name, m.Binary, err)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,7 +20,9 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"sigs.k8s.io/ccm-harness/cluster"
+	"sigs.k8s.io/ccm-harness/cluster/incluster"
 	"sigs.k8s.io/ccm-harness/internal/binaries"
+	"sigs.k8s.io/ccm-harness/internal/oci"
 	"sigs.k8s.io/ccm-harness/internal/process"
 	"sigs.k8s.io/ccm-harness/providers"
 )
@@ -53,6 +56,12 @@ type instance struct {
 
 	stateMu sync.Mutex
 	steps   []cluster.Step
+
+	// The managers run from images, and the manifests applied for them.
+	inCluster           []*incluster.Manager
+	manifestsOnce       sync.Once
+	manifestsErr        error
+	saNamespace, saName string
 }
 
 func (in *instance) logDir() string { return in.spec.LogDir() }
@@ -187,6 +196,9 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 
 func (in *instance) teardown() {
 	in.procs.StopAll(10 * time.Second)
+	for _, m := range in.inCluster {
+		m.Stop()
+	}
 	_ = os.RemoveAll(in.dir)
 }
 
@@ -401,21 +413,67 @@ func (in *instance) startManager(ctx context.Context, spec cluster.ManagerSpec) 
 	if spec.Kind == cluster.CloudControllerManager {
 		args = append(args, in.spec.Profile.CCMArgs...)
 	}
-	// An image's entrypoint may carry arguments and environment of its own.
-	entryArgs, entryEnv := in.spec.Binaries.Entrypoint(spec.Binary)
 	url := "https://127.0.0.1:" + strconv.Itoa(port)
-	proc, err := in.procs.Start(ctx, process.Spec{
-		Name:   spec.Name,
-		Path:   bins[spec.Binary.Name],
-		Args:   append(append(entryArgs, args...), spec.Args...),
-		Env:    append(entryEnv, env...),
-		LogDir: in.logDir(),
-		Ready:  in.probe(url+"/healthz", p.admin),
-	})
+	args = append(args, spec.Args...)
+	ready := in.probe(url+"/healthz", p.admin)
+	var proc *process.Process
+	if img := in.spec.Binaries.Image(spec.Binary); img != nil {
+		proc, err = in.startInCluster(ctx, spec.Name, img, args, env, ready)
+	} else {
+		proc, err = in.procs.Start(ctx, process.Spec{
+			Name:   spec.Name,
+			Path:   bins[spec.Binary.Name],
+			Args:   args,
+			Env:    env,
+			LogDir: in.logDir(),
+			Ready:  ready,
+		})
+	}
 	if err != nil {
 		return nil, err
 	}
 	return &cluster.ProcessManager{ManagerSpec: spec, Group: &in.procs, Proc: proc, URL: url, Client: in.httpClient(p.admin)}, nil
+}
+
+// startInCluster runs a manager from its image as its pod would run
+// (cluster/incluster): under the ServiceAccount of the provider's
+// manifests, applied before the first such manager starts.
+func (in *instance) startInCluster(ctx context.Context, name string, img *oci.Image, args, env []string, ready func(context.Context) error) (*process.Process, error) {
+	ns, sa, err := in.applyManifests(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m, err := incluster.Start(ctx, &in.procs, incluster.Spec{
+		Name: name, Cluster: in.spec.Name, Image: img,
+		Args: args, Env: env,
+		// The cloud's files (its token, its CA), which its config names.
+		Folders:   []string{filepath.Join(in.dir, "cloud")},
+		APIServer: strings.TrimPrefix(in.apiserverURL, "https://"),
+		CA:        in.pki.ca.CertPEM, Client: in.client,
+		ServiceAccountNamespace: ns, ServiceAccountName: sa,
+		Dir: filepath.Join(in.dir, "containers", name), StateRoot: filepath.Join(in.dir, "runc"), LogDir: in.logDir(),
+		Ready: ready, Logf: in.logf,
+	})
+	if err != nil {
+		return nil, err
+	}
+	in.stateMu.Lock()
+	in.inCluster = append(in.inCluster, m)
+	in.stateMu.Unlock()
+	return m.Process, nil
+}
+
+// applyManifests applies the provider's manifests, or upstream's
+// recommended RBAC, once, and returns the ServiceAccount they name.
+func (in *instance) applyManifests(ctx context.Context) (string, string, error) {
+	in.manifestsOnce.Do(func() {
+		rc, err := clientcmd.BuildConfigFromFlags("", in.kubeconfig)
+		if err == nil {
+			in.saNamespace, in.saName, err = incluster.ApplyManifests(ctx, rc, in.spec.Profile.Manifests)
+		}
+		in.manifestsErr = err
+	})
+	return in.saNamespace, in.saName, in.manifestsErr
 }
 
 // cloudArgs are the flags and environment of a manager that runs cloud

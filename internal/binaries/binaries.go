@@ -180,8 +180,8 @@ type Source struct {
 	Logf func(format string, args ...any)
 
 	mu sync.Mutex
-	// entrypoints are the unpacked images' commands, by component name.
-	entrypoints map[string]*oci.Entrypoint
+	// images are the unpacked images, by component name.
+	images map[string]*oci.Image
 }
 
 // DefaultCacheDir is $CCM_HARNESS_CACHE, else $XDG_CACHE_HOME/ccm-harness,
@@ -212,15 +212,15 @@ func (s *Source) Paths(ctx context.Context, comps ...Component) (map[string]stri
 			}
 			out[c.Name] = c.Path
 		case c.Image != "":
-			ep, err := oci.Unpack(c.Image, filepath.Join(s.cacheDir(), "images"))
+			img, err := oci.Unpack(c.Image, filepath.Join(s.cacheDir(), "images"))
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", c.Name, err)
 			}
-			if s.entrypoints == nil {
-				s.entrypoints = map[string]*oci.Entrypoint{}
+			if s.images == nil {
+				s.images = map[string]*oci.Image{}
 			}
-			s.entrypoints[c.Name] = ep
-			out[c.Name] = ep.Path
+			s.images[c.Name] = img
+			out[c.Name] = img.Root
 		case s.Dir != "":
 			p := filepath.Join(s.Dir, c.Name)
 			if err := checkExecutable(p); err != nil {
@@ -246,23 +246,16 @@ func (s *Source) Paths(ctx context.Context, comps ...Component) (map[string]stri
 	return out, nil
 }
 
-// Entrypoint is what an image component's entrypoint adds to the command
-// line before the harness's flags, and the image's environment but PATH
-// (the process runs on the host); nil for other components. Call Paths
-// first.
-func (s *Source) Entrypoint(c Component) (args, env []string) {
+// Image is an image component's unpacked image, nil for other
+// components: its path from Paths is the image's root file system, which
+// runs in a container (internal/container). Call Paths first.
+func (s *Source) Image(c Component) *oci.Image {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ep := s.entrypoints[c.Name]
-	if c.Image == "" || ep == nil {
-		return nil, nil
+	if c.Image == "" {
+		return nil
 	}
-	for _, e := range ep.Env {
-		if !strings.HasPrefix(e, "PATH=") {
-			env = append(env, e)
-		}
-	}
-	return ep.Args, env
+	return s.images[c.Name]
 }
 
 // cachedPath is where c lives and whether that file is usable as it is.

@@ -1,10 +1,8 @@
-// Package oci runs a container image's entrypoint as a host process, with
-// no container runtime: the local runtime has none, and a CCM is a static
-// Go binary that needs nothing of its image but itself. The image is read
-// with go-containerregistry from a docker-archive tarball (`docker save`),
-// an OCI layout directory, or a registry, flattened into a folder keyed by
-// its digest, and its entrypoint checked: for this machine's architecture,
-// and statically linked, since it runs against the host's libraries.
+// Package oci reads container images with go-containerregistry, from a
+// docker-archive tarball (`docker save`), an OCI layout directory or a
+// registry, and flattens each into a root file system keyed by its digest,
+// for an OCI runtime to run (internal/container). Pack writes images, with
+// no Docker, of a binary and the libraries it links.
 package oci
 
 import (
@@ -32,15 +30,24 @@ const (
 	OCILayout     = "oci:"
 )
 
-// Entrypoint is an unpacked image's command.
-type Entrypoint struct {
-	// Path is the executable inside the unpacked root.
-	Path string
-	// Args are the entrypoint's own arguments; the image's Cmd is not
-	// used: the harness gives the flags, as a pod's args replace Cmd.
-	Args []string
+// Image is an unpacked image: its root file system and what its config
+// says of how to run it.
+type Image struct {
+	// Ref is the reference it was read from.
+	Ref string
+	// Root is the flattened root file system, shared by every container
+	// of the image: containers mount it read-only.
+	Root string
+	// Entrypoint and Cmd are the image's; a pod's command replaces the
+	// one and its args the other.
+	Entrypoint, Cmd []string
 	// Env is the image's environment.
 	Env []string
+	// User is the user the process runs as: a name or uid, with an
+	// optional group; empty for root.
+	User string
+	// WorkingDir is the process's working directory; empty for /.
+	WorkingDir string
 	// Digest identifies the image.
 	Digest string
 }
@@ -84,8 +91,8 @@ func Open(ref string) (v1.Image, error) {
 }
 
 // Unpack flattens the image ref into cacheDir/<digest>/rootfs, once per
-// digest, and returns its entrypoint.
-func Unpack(ref, cacheDir string) (*Entrypoint, error) {
+// digest, and checks that it is for this machine and has a command.
+func Unpack(ref, cacheDir string) (*Image, error) {
 	img, err := Open(ref)
 	if err != nil {
 		return nil, err
@@ -101,11 +108,7 @@ func Unpack(ref, cacheDir string) (*Entrypoint, error) {
 	if cfg.OS != "" && cfg.OS != "linux" || cfg.Architecture != "" && cfg.Architecture != runtime.GOARCH {
 		return nil, fmt.Errorf("image %s is for %s/%s, this machine is linux/%s: build or pull the image for linux/%s", ref, cfg.OS, cfg.Architecture, runtime.GOARCH, runtime.GOARCH)
 	}
-	command := cfg.Config.Entrypoint
-	if len(command) == 0 {
-		command = cfg.Config.Cmd
-	}
-	if len(command) == 0 {
+	if len(cfg.Config.Entrypoint) == 0 && len(cfg.Config.Cmd) == 0 {
 		return nil, fmt.Errorf("image %s has no entrypoint or cmd: set one to the CCM binary (e.g. ENTRYPOINT [\"/bin/ccm\"])", ref)
 	}
 	root := filepath.Join(cacheDir, digest.Hex, "rootfs")
@@ -114,14 +117,36 @@ func Unpack(ref, cacheDir string) (*Entrypoint, error) {
 			return nil, fmt.Errorf("image %s: unpack: %w", ref, err)
 		}
 	}
-	exe, err := resolve(root, command[0], cfg.Config.Env)
+	return &Image{
+		Ref: ref, Root: root, Digest: digest.String(),
+		Entrypoint: cfg.Config.Entrypoint, Cmd: cfg.Config.Cmd, Env: cfg.Config.Env,
+		User: cfg.Config.User, WorkingDir: cfg.Config.WorkingDir,
+	}, nil
+}
+
+// Command is what a container of the image runs: command and args replace
+// the image's entrypoint and cmd as a pod's do (a command alone drops the
+// image's cmd). Its first word is found in the image's PATH, as a runtime
+// would, and checked to be an executable for this machine.
+func (img *Image) Command(command, args []string) ([]string, error) {
+	argv := append(append([]string(nil), img.Entrypoint...), img.Cmd...)
+	switch {
+	case len(command) > 0:
+		argv = append(append([]string(nil), command...), args...)
+	case len(args) > 0:
+		argv = append(append([]string(nil), img.Entrypoint...), args...)
+	}
+	if len(argv) == 0 {
+		return nil, fmt.Errorf("image %s: no command: the image has no entrypoint and the container gives none", img.Ref)
+	}
+	exe, err := resolve(img.Root, argv[0], img.Env)
 	if err != nil {
-		return nil, fmt.Errorf("image %s: entrypoint %s: %w", ref, command[0], err)
+		return nil, fmt.Errorf("image %s: command %s: %w", img.Ref, argv[0], err)
 	}
-	if err := checkStatic(exe); err != nil {
-		return nil, fmt.Errorf("image %s: entrypoint %s: %w", ref, command[0], err)
+	if err := checkArch(exe); err != nil {
+		return nil, fmt.Errorf("image %s: command %s: %w", img.Ref, argv[0], err)
 	}
-	return &Entrypoint{Path: exe, Args: command[1:], Env: cfg.Config.Env, Digest: digest.String()}, nil
+	return argv, nil
 }
 
 // unpack writes the flattened filesystem to a temporary folder beside root
@@ -199,7 +224,7 @@ func resolve(root, command string, env []string) (string, error) {
 		}
 	}
 	for _, c := range candidates {
-		p, err := inRoot(root, c)
+		p, err := InRoot(root, c)
 		if err != nil {
 			continue
 		}
@@ -210,53 +235,16 @@ func resolve(root, command string, env []string) (string, error) {
 	return "", fmt.Errorf("no such executable in the image")
 }
 
-// inRoot follows symlinks of p as the image would see them, never leaving
-// root.
-func inRoot(root, p string) (string, error) {
-	cur := "/"
-	parts := strings.Split(strings.Trim(filepath.Clean(p), "/"), "/")
-	for hops := 0; len(parts) > 0; {
-		next := filepath.Join(cur, parts[0])
-		parts = parts[1:]
-		st, err := os.Lstat(filepath.Join(root, next))
-		if err != nil {
-			return "", err
-		}
-		if st.Mode()&os.ModeSymlink == 0 {
-			cur = next
-			continue
-		}
-		if hops++; hops > 40 {
-			return "", fmt.Errorf("too many symlinks")
-		}
-		link, err := os.Readlink(filepath.Join(root, next))
-		if err != nil {
-			return "", err
-		}
-		if !filepath.IsAbs(link) {
-			link = filepath.Join(cur, link)
-		}
-		parts = append(strings.Split(strings.Trim(filepath.Clean(link), "/"), "/"), parts...)
-		cur = "/"
-	}
-	return filepath.Join(root, cur), nil
-}
-
-// checkStatic refuses a dynamically linked executable: on the host it would
-// load the host's libraries, not the image's.
-func checkStatic(path string) error {
+// checkArch refuses an ELF executable built for another machine; scripts
+// and other files are the runtime's business.
+func checkArch(path string) error {
 	f, err := elf.Open(path)
 	if err != nil {
-		return fmt.Errorf("not an ELF executable: %w", err)
+		return nil
 	}
 	defer f.Close()
 	if want := map[string]elf.Machine{"amd64": elf.EM_X86_64, "arm64": elf.EM_AARCH64}[runtime.GOARCH]; want != 0 && f.Machine != want {
 		return fmt.Errorf("built for %s, this machine is %s: build the image for linux/%s", f.Machine, runtime.GOARCH, runtime.GOARCH)
-	}
-	for _, p := range f.Progs {
-		if p.Type == elf.PT_INTERP {
-			return fmt.Errorf("dynamically linked; the local runtime runs a CCM image's entrypoint on the host, so it must be static (build it with CGO_ENABLED=0)")
-		}
 	}
 	return nil
 }

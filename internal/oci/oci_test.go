@@ -1,6 +1,7 @@
 package oci
 
 import (
+	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,27 +32,48 @@ func staticBinary(t *testing.T) string {
 	return bin
 }
 
-func TestPackUnpackRun(t *testing.T) {
+func TestPackUnpack(t *testing.T) {
 	archive := filepath.Join(t.TempDir(), "img.tar")
-	if err := Pack(staticBinary(t), "echo-args", "example.com/echo:v1", archive); err != nil {
+	// /bin/true is dynamically linked: the image brings its libraries.
+	if err := Pack("/bin/true", "true", "example.com/true:v1", archive); err != nil {
 		t.Fatal(err)
 	}
 	cache := t.TempDir()
-	ep, err := Unpack(DockerArchive+archive, cache)
+	img, err := Unpack(DockerArchive+archive, cache)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(ep.Path, cache) || !strings.HasSuffix(ep.Path, "/rootfs/usr/local/bin/echo-args") || !strings.HasPrefix(ep.Digest, "sha256:") {
-		t.Errorf("entrypoint %+v", ep)
+	if !strings.HasPrefix(img.Root, cache) || !strings.HasPrefix(img.Digest, "sha256:") || img.User != packUser || img.WorkingDir != packHome {
+		t.Errorf("image %+v", img)
 	}
-	out, err := exec.Command(ep.Path, "--cloud-provider=x").Output()
-	if err != nil || strings.TrimSpace(string(out)) != "[--cloud-provider=x]" {
-		t.Errorf("running the entrypoint: %q, %v", out, err)
+	argv, err := img.Command(nil, []string{"--cloud-provider=x"})
+	if err != nil || strings.Join(argv, " ") != "/usr/local/bin/true --cloud-provider=x" {
+		t.Errorf("command: %q, %v", argv, err)
+	}
+	if argv, err := img.Command([]string{"true"}, nil); err != nil || argv[0] != "true" {
+		t.Errorf("a command found in the image's PATH: %q, %v", argv, err)
+	}
+	f, err := elf.Open("/bin/true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	interp, _, err := dynamic(f)
+	f.Close()
+	if err != nil || interp == "" {
+		t.Fatalf("/bin/true is not dynamically linked here (%v)", err)
+	}
+	for _, p := range []string{interp, "/etc/passwd", "/etc/group", packHome} {
+		if _, err := InRoot(img.Root, p); err != nil {
+			t.Errorf("the image lacks %s: %v", p, err)
+		}
 	}
 	// A second unpack of the same digest reuses the root.
 	again, err := Unpack(DockerArchive+archive, cache)
-	if err != nil || again.Path != ep.Path {
+	if err != nil || again.Root != img.Root {
 		t.Errorf("again: %+v, %v", again, err)
+	}
+	if _, err := img.Command([]string{"/bin/nothere"}, nil); err == nil || !strings.Contains(err.Error(), "command /bin/nothere: no such executable in the image") {
+		t.Errorf("a missing command: %v", err)
 	}
 }
 
@@ -63,11 +85,6 @@ func TestUnpackBadInput(t *testing.T) {
 		change(t, archive)
 		return DockerArchive + archive
 	}
-	dynamic := write("dynamic", func(t *testing.T, a string) {
-		if err := Pack("/bin/true", "true", "example.com/true:v1", a); err != nil {
-			t.Fatal(err)
-		}
-	})
 	reconfigure := func(base string, change func(*mutateConfig)) func(t *testing.T, a string) {
 		return func(t *testing.T, a string) {
 			src := filepath.Join(dir, base+"-src.tar")
@@ -95,10 +112,8 @@ func TestUnpackBadInput(t *testing.T) {
 		{DockerArchive + "/nonexistent.tar", "image docker-archive:/nonexistent.tar: "},
 		{"not a reference!", `image "not a reference!": `},
 		{OCILayout + dir, "want an OCI image layout directory"},
-		{dynamic, "dynamically linked; the local runtime runs a CCM image's entrypoint on the host, so it must be static (build it with CGO_ENABLED=0)"},
 		{write("arch", reconfigure("arch", func(c *mutateConfig) { *c.arch = other })), "is for linux/" + other + ", this machine is linux/" + runtime.GOARCH},
 		{write("noentry", reconfigure("noentry", func(c *mutateConfig) { *c.entrypoint = nil })), "has no entrypoint or cmd: set one to the CCM binary"},
-		{write("missing", reconfigure("missing", func(c *mutateConfig) { *c.entrypoint = []string{"/bin/nothere"} })), "entrypoint /bin/nothere: no such executable in the image"},
 	} {
 		_, err := Unpack(tt.ref, t.TempDir())
 		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {

@@ -36,6 +36,10 @@ type Spec struct {
 	Ready func(ctx context.Context) error
 	// ReadyTimeout bounds the wait for Ready; default 60 s.
 	ReadyTimeout time.Duration
+	// Cleanup, if set, is a command run once the process has stopped, and
+	// before it starts, for what outlives its process group: a container
+	// is its own session, and its runtime's state is kept on disk.
+	Cleanup []string
 }
 
 // LogPath is where the component's output goes.
@@ -78,6 +82,7 @@ func (p *Process) start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: log file: %w", spec.Name, err)
 	}
+	runCleanup(spec.Cleanup)
 	fmt.Fprintf(logFile, "=== %s %s %s\n", time.Now().Format(time.RFC3339Nano), spec.Path, strings.Join(spec.Args, " "))
 
 	// Not exec.CommandContext: the caller's ctx bounds start-up, not the
@@ -195,7 +200,7 @@ func (p *Process) Record() Record {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	pid := p.cmd.Process.Pid
-	return Record{Name: p.spec.Name, PID: pid, StartTicks: startTicks(pid), Log: p.spec.LogPath()}
+	return Record{Name: p.spec.Name, PID: pid, StartTicks: startTicks(pid), Log: p.spec.LogPath(), Cleanup: p.spec.Cleanup}
 }
 
 // Stop ends the process group: SIGTERM, then SIGKILL after grace. It is safe
@@ -209,7 +214,17 @@ func (p *Process) Stop(grace time.Duration) error {
 		return nil
 	}
 	stopGroup(cmd.Process.Pid, exited, grace)
+	runCleanup(p.spec.Cleanup)
 	return nil
+}
+
+// runCleanup runs a Cleanup command; it has nothing to report when there
+// was nothing to clean.
+func runCleanup(argv []string) {
+	if len(argv) == 0 {
+		return
+	}
+	_ = exec.Command(argv[0], argv[1:]...).Run()
 }
 
 // Restart stops the process and starts it again with the same spec, waiting

@@ -16,6 +16,9 @@ type Record struct {
 	// recycled PID is never mistaken for ours.
 	StartTicks uint64 `json:"startTicks"`
 	Log        string `json:"log"`
+	// Cleanup is Spec.Cleanup, run by Stop whether the process is alive
+	// or not.
+	Cleanup []string `json:"cleanup,omitempty"`
 }
 
 // Alive reports whether the recorded process is still the one running.
@@ -25,10 +28,10 @@ func (r Record) Alive() bool {
 
 // Stop ends the recorded process group if it is still ours.
 func (r Record) Stop(grace time.Duration) {
-	if !r.Alive() {
-		return
+	if r.Alive() {
+		stopGroup(r.PID, nil, grace)
 	}
-	stopGroup(r.PID, nil, grace)
+	runCleanup(r.Cleanup)
 }
 
 // startTicks reads field 22 of /proc/<pid>/stat; 0 if the process is gone

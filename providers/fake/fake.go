@@ -6,6 +6,7 @@ package fake
 
 import (
 	"context"
+	_ "embed"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -27,6 +28,12 @@ import (
 	"sigs.k8s.io/ccm-harness/providers"
 )
 
+// Manifests are fakecloud-ccm's ServiceAccount and RBAC, from
+// manifests/, which a profile file names as its folder.
+//
+//go:embed manifests/rbac.yaml
+var Manifests []byte
+
 // Name selects this profile.
 const Name = "fake"
 
@@ -38,6 +45,7 @@ func Profile() providers.Profile {
 		ProviderIDScheme: cloudprovider.ProviderName,
 		CCM:              CCM,
 		CloudBinaries:    []binaries.Component{FakeCloud},
+		Manifests:        Manifests,
 		Capabilities: providers.NewCapabilities(providers.Instances, providers.Zones, providers.NodeLifecycle,
 			providers.LoadBalancers, providers.Routes),
 		InTreeKCM: InTreeKCM,

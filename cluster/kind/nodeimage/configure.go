@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"sigs.k8s.io/ccm-harness/internal/oci"
+
 	imageutils "k8s.io/kubernetes/test/utils/image"
 )
 
@@ -152,13 +154,13 @@ func nodeImages(root string, bins, required map[string]string) ([]image, error) 
 	// kube-proxy programs iptables through the iptables commands: the
 	// nftables flavour, as on the node, with its extension modules.
 	for _, f := range []string{"/usr/sbin/xtables-nft-multi", "/etc/protocols", "/etc/services", "/etc/ethertypes"} {
-		src, err := inRoot(root, f)
+		src, err := oci.InRoot(root, f)
 		if err != nil {
 			return nil, fmt.Errorf("kube-proxy image: %w", err)
 		}
 		proxy.Files[f] = src
 	}
-	ext := libDirs()[1] + "/xtables"
+	ext := oci.LibDirs()[1] + "/xtables"
 	mods, err := filepath.Glob(filepath.Join(root, ext, "*.so"))
 	if err != nil || len(mods) == 0 {
 		return nil, fmt.Errorf("kube-proxy image: no iptables extensions in %s", filepath.Join(root, ext))

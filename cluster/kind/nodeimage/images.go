@@ -30,7 +30,7 @@ type image struct {
 // write saves img as a docker-archive tarball at dest, as `docker save`
 // would, after adding the libraries its files need from root.
 func (img image) write(root, dest string) error {
-	if err := closure(root, img.Files); err != nil {
+	if err := oci.Closure(root, img.Files); err != nil {
 		return fmt.Errorf("image %s: %w", img.Ref, err)
 	}
 	return oci.Write(dest, img.Ref, img.tar, v1.Config{

@@ -1,4 +1,4 @@
-package nodeimage
+package oci
 
 import (
 	"os"
@@ -23,19 +23,19 @@ func TestInRootStaysInRoot(t *testing.T) {
 	must(os.Symlink("usr/lib", filepath.Join(root, "lib")))
 	must(os.Symlink("/usr/lib/x86_64-linux-gnu/libc.so.6", filepath.Join(root, "usr/lib/libc-link")))
 	for _, p := range []string{"/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/libc-link", "/lib/libc-link"} {
-		got, err := inRoot(root, p)
+		got, err := InRoot(root, p)
 		if err != nil {
-			t.Fatalf("inRoot(%s): %v", p, err)
+			t.Fatalf("InRoot(%s): %v", p, err)
 		}
 		if want := filepath.Join(root, "usr/lib/x86_64-linux-gnu/libc.so.6"); got != want {
-			t.Errorf("inRoot(%s) = %s, want %s", p, got, want)
+			t.Errorf("InRoot(%s) = %s, want %s", p, got, want)
 		}
 	}
-	if _, err := inRoot(root, "/etc/passwd"); err == nil {
+	if _, err := InRoot(root, "/etc/passwd"); err == nil {
 		t.Error("inRoot found /etc/passwd in an empty root: it looked on the host")
 	}
 	must(os.Symlink("loop", filepath.Join(root, "loop")))
-	if _, err := inRoot(root, "/loop"); err == nil || !strings.Contains(err.Error(), "too many") {
+	if _, err := InRoot(root, "/loop"); err == nil || !strings.Contains(err.Error(), "too many") {
 		t.Errorf("a link to itself: err %v, want too many links", err)
 	}
 }
@@ -52,7 +52,7 @@ func TestClosureOfADynamicBinary(t *testing.T) {
 		t.Skip("no /bin/ls")
 	}
 	files := map[string]string{"/bin/ls": bin}
-	if err := closure("/", files); err != nil {
+	if err := Closure("/", files); err != nil {
 		t.Fatal(err)
 	}
 	var haveLibc, haveInterp bool
@@ -67,7 +67,7 @@ func TestClosureOfADynamicBinary(t *testing.T) {
 
 func TestClosureNamesAMissingLibrary(t *testing.T) {
 	root := t.TempDir()
-	err := closure(root, map[string]string{"/bin/ls": "/bin/ls"})
+	err := Closure(root, map[string]string{"/bin/ls": "/bin/ls"})
 	if err == nil || !strings.Contains(err.Error(), "lacks") && !strings.Contains(err.Error(), "interpreter") {
 		t.Errorf("closure against an empty root: err %v, want one naming what is missing", err)
 	}

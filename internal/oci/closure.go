@@ -1,4 +1,4 @@
-package nodeimage
+package oci
 
 import (
 	"debug/elf"
@@ -10,19 +10,19 @@ import (
 	"strings"
 )
 
-// libDirs are where a Debian root file system keeps shared libraries, in
+// LibDirs are where a Debian root file system keeps shared libraries, in
 // the order its dynamic loader searches them.
-func libDirs() []string {
+func LibDirs() []string {
 	triplet := map[string]string{"amd64": "x86_64-linux-gnu", "arm64": "aarch64-linux-gnu"}[runtime.GOARCH]
 	return []string{"/lib/" + triplet, "/usr/lib/" + triplet, "/lib", "/usr/lib"}
 }
 
-// closure adds to files (image path -> file on disk) what the ELF
+// Closure adds to files (image path -> file on disk) what the ELF
 // executables and libraries among them need to run, taken from the root
 // file system root: their interpreter and shared libraries, recursively.
 // The images it feeds have no distribution of their own, so a binary
 // linked against the node's glibc brings that glibc along.
-func closure(root string, files map[string]string) error {
+func Closure(root string, files map[string]string) error {
 	todo := make([]string, 0, len(files))
 	for p := range files {
 		todo = append(todo, p)
@@ -41,7 +41,7 @@ func closure(root string, files map[string]string) error {
 		}
 		if interp != "" {
 			if _, ok := files[interp]; !ok {
-				src, err := inRoot(root, interp)
+				src, err := InRoot(root, interp)
 				if err != nil {
 					return fmt.Errorf("%s needs its interpreter %s: %w", p, interp, err)
 				}
@@ -54,12 +54,12 @@ func closure(root string, files map[string]string) error {
 				continue
 			}
 			found := false
-			for _, dir := range libDirs() {
-				src, err := inRoot(root, path.Join(dir, lib))
+			for _, dir := range LibDirs() {
+				src, err := InRoot(root, path.Join(dir, lib))
 				if err != nil {
 					continue
 				}
-				dst := path.Join(libDirs()[0], lib)
+				dst := path.Join(LibDirs()[0], lib)
 				files[dst] = src
 				todo = append(todo, dst)
 				found = true
@@ -74,7 +74,7 @@ func closure(root string, files map[string]string) error {
 }
 
 func have(files map[string]string, lib string) bool {
-	for _, dir := range libDirs() {
+	for _, dir := range LibDirs() {
 		if _, ok := files[path.Join(dir, lib)]; ok {
 			return true
 		}
@@ -101,9 +101,9 @@ func dynamic(f *elf.File) (interp string, needed []string, err error) {
 	return interp, needed, err
 }
 
-// inRoot resolves p inside root as the root's own processes would see it:
+// InRoot resolves p inside root as the root's own processes would see it:
 // absolute symbolic links lead back into root, never to the host's files.
-func inRoot(root, p string) (string, error) {
+func InRoot(root, p string) (string, error) {
 	cur := "/"
 	parts := strings.Split(strings.TrimPrefix(path.Clean(p), "/"), "/")
 	for hops := 0; len(parts) > 0; {
