@@ -133,9 +133,9 @@ unit: build
 
 # Every scenario run against a deliberately broken cloud must fail, naming
 # the node, the expected and the actual value.
-controls: build
+controls: build $(IMAGE)
 	$(BIN)/ccm-harness binaries --provider=vsphere --ccm-version= >/dev/null
-	E2E_TEST=$(BIN)/e2e.test $(GO) test -count=1 -v -timeout 40m ./e2e/controls
+	E2E_TEST=$(BIN)/e2e.test CCM_IMAGE_ARCHIVE=$(IMAGE) $(GO) test -count=1 -v -timeout 40m ./e2e/controls
 
 # The Prow job configs load with Prow's own strict loader (a module of its
 # own: Prow's dependencies stay out of the harness's build).

@@ -13,6 +13,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"sigs.k8s.io/ccm-harness/cluster/audit"
 	"sigs.k8s.io/ccm-harness/internal/binaries"
 	"sigs.k8s.io/ccm-harness/providers"
 )
@@ -128,6 +129,11 @@ type Cluster struct {
 	// Health reports components that died since bring-up; nil where the
 	// runtime cannot tell.
 	Health func() error
+	// Refusals are the requests the API server refused the CCM's
+	// ServiceAccount since a time (cluster/audit), and that account's
+	// user name; nil where the CCM runs under no ServiceAccount or the
+	// runtime keeps no audit log.
+	Refusals func(since time.Time) (user string, refused []audit.Refusal, err error)
 }
 
 // Manager returns the manager called name, or nil.

@@ -24,6 +24,7 @@ import (
 	"k8s.io/kubernetes/test/e2e/framework"
 
 	"sigs.k8s.io/ccm-harness/cluster"
+	"sigs.k8s.io/ccm-harness/cluster/audit"
 	"sigs.k8s.io/ccm-harness/options"
 	"sigs.k8s.io/ccm-harness/providers"
 	"sigs.k8s.io/ccm-harness/reports"
@@ -79,6 +80,9 @@ var run = struct {
 	logDir   string
 	metadata map[string]string
 	secrets  []string
+	// refusals explains what the CCM's ServiceAccount was refused in the
+	// run, "" if nothing.
+	refusals string
 }{metadata: map[string]string{}}
 
 // finishRun runs once every report is written: it moves the failed specs'
@@ -111,6 +115,9 @@ func finishRun(t *testing.T, passed bool) {
 		return
 	}
 	reports.WriteSummary(os.Stdout, r, page)
+	if run.refusals != "" {
+		fmt.Print(reports.RedactText(run.refusals, run.secrets))
+	}
 }
 
 // progress counts the specs as they start, so that a run of many minutes
@@ -170,10 +177,31 @@ func registerSpecHooks() {
 	// escaped, which redaction there handles less precisely.
 	ginkgo.ReportAfterEach(func(r ginkgo.SpecReport) {
 		if r.Failed() && marks != nil {
-			excerpt := reports.RedactText(marks.Excerpt(30), run.secrets)
+			// What the CCM was refused comes first: a missing RBAC rule
+			// explains a timeout that its log may show only as retries.
+			excerpt := refusalsSince(r.StartTime) + marks.Excerpt(30)
+			excerpt = reports.RedactText(excerpt, run.secrets)
 			ginkgo.AddReportEntry(reports.ExcerptEntry, reports.Excerpt(excerpt), ginkgo.ReportEntryVisibilityNever)
 		}
 	})
+}
+
+// refusalsSince explains what the API server refused the CCM's
+// ServiceAccount since a time, "" if nothing (or the runtime cannot
+// tell).
+func refusalsSince(since time.Time) string {
+	c := scenarios.Cluster()
+	if c == nil || c.Refusals == nil {
+		return ""
+	}
+	user, rs, err := c.Refusals(since)
+	if err != nil {
+		return fmt.Sprintf("RBAC: could not read the API server's audit log: %v\n\n", err)
+	}
+	if len(rs) == 0 {
+		return ""
+	}
+	return audit.Explain(user, rs) + "\n"
 }
 
 // excerptOf picks the logs a failure quotes: the CCM's and the cloud's
@@ -181,7 +209,7 @@ func registerSpecHooks() {
 // report; quoted, they would bury the CCM's lines.
 func excerptOf(name string) bool {
 	switch name {
-	case "etcd.log", "kube-apiserver.log", "kube-controller-manager.log", "kwok.log":
+	case "etcd.log", "kube-apiserver.log", "kube-controller-manager.log", "kwok.log", audit.LogName:
 		return false
 	}
 	return true
@@ -234,6 +262,15 @@ var _ = ginkgo.BeforeSuite(func(ctx context.Context) {
 		framework.Logf("bring-up: control plane and %d nodes initialized by the CCM in %.2fs (%.2fs to registration, %.2fs more to initialization)",
 			setup.Nodes, (total + c.Initialized).Seconds(), total.Seconds(), c.Initialized.Seconds())
 	}
+	// Runs after the specs and the leak check, before the teardown: the
+	// whole run's refusals, for the summary and refusals.txt.
+	runStart := time.Now()
+	ginkgo.DeferCleanup(func() {
+		if text := refusalsSince(runStart); text != "" {
+			run.refusals = text
+			framework.ExpectNoError(os.WriteFile(filepath.Join(run.dir, audit.RefusalsFile), []byte(text), 0o644))
+		}
+	})
 	framework.TestContext.KubeConfig = c.Kubeconfig
 	run.logDir = filepath.Dir(setup.LogDir(name))
 	run.metadata[reports.KeyKubernetesVersion] = c.KubernetesVersion

@@ -63,15 +63,24 @@ func NewCapabilities(cs ...Capability) Capabilities {
 	return out
 }
 
+// List is the set in a stable order.
+func (c Capabilities) List() []Capability {
+	var out []Capability
+	for k, ok := range c {
+		if ok {
+			out = append(out, k)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
 // String lists the set in a stable order.
 func (c Capabilities) String() string {
 	var s []string
-	for k, ok := range c {
-		if ok {
-			s = append(s, string(k))
-		}
+	for _, k := range c.List() {
+		s = append(s, string(k))
 	}
-	sort.Strings(s)
 	return strings.Join(s, ",")
 }
 

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"sigs.k8s.io/ccm-harness/cluster"
+	"sigs.k8s.io/ccm-harness/cluster/audit"
 	"sigs.k8s.io/ccm-harness/cluster/incluster"
 	"sigs.k8s.io/ccm-harness/internal/binaries"
 	"sigs.k8s.io/ccm-harness/internal/oci"
@@ -184,6 +185,7 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 		ControlPlane:      controlPlane{in},
 		Steps:             in.steps,
 		Health:            in.procs.Dead,
+		Refusals:          in.refusals,
 	}
 	if pool.cloud != nil {
 		c.Nodes = pool
@@ -268,6 +270,12 @@ func (in *instance) startAPIServer(ctx context.Context) error {
 	}
 	p := in.pki
 	in.apiserverURL = "https://127.0.0.1:" + strconv.Itoa(port)
+	// Every ServiceAccount's request is audited: what the CCM's was
+	// refused is the RBAC its manifests lack.
+	policy := filepath.Join(in.dir, "audit-policy.yaml")
+	if err := os.WriteFile(policy, []byte(audit.Policy), 0o600); err != nil {
+		return err
+	}
 	_, err := in.procs.Start(ctx, process.Spec{
 		Name: "kube-apiserver",
 		Path: in.bins["kube-apiserver"],
@@ -294,6 +302,9 @@ func (in *instance) startAPIServer(ctx context.Context) error {
 			"--allow-privileged=true",
 			"--profiling=false",
 			"--cert-dir=" + filepath.Join(in.dir, "apiserver"),
+			"--audit-policy-file=" + policy,
+			"--audit-log-path=" + filepath.Join(in.logDir(), audit.LogName),
+			"--audit-log-format=json",
 			"--v=1",
 		},
 		LogDir:       in.logDir(),
@@ -463,16 +474,35 @@ func (in *instance) startInCluster(ctx context.Context, name string, img *oci.Im
 	return m.Process, nil
 }
 
+// refusals reads the audit log for the requests refused to the
+// ServiceAccount the CCM runs as; none before a CCM ran from an image.
+func (in *instance) refusals(since time.Time) (string, []audit.Refusal, error) {
+	in.stateMu.Lock()
+	ns, sa := in.saNamespace, in.saName
+	in.stateMu.Unlock()
+	if sa == "" {
+		return "", nil, nil
+	}
+	user := audit.Username(ns, sa)
+	rs, err := audit.Refusals(filepath.Join(in.logDir(), audit.LogName), user, since)
+	return user, rs, err
+}
+
 // applyManifests applies the provider's manifests, or upstream's
 // recommended RBAC, once, and returns the ServiceAccount they name.
 func (in *instance) applyManifests(ctx context.Context) (string, string, error) {
 	in.manifestsOnce.Do(func() {
 		rc, err := clientcmd.BuildConfigFromFlags("", in.kubeconfig)
+		var ns, sa string
 		if err == nil {
-			in.saNamespace, in.saName, err = incluster.ApplyManifests(ctx, rc, in.spec.Profile.Manifests)
+			ns, sa, err = incluster.ApplyManifests(ctx, rc, in.spec.Profile.Manifests)
 		}
-		in.manifestsErr = err
+		in.stateMu.Lock()
+		in.saNamespace, in.saName, in.manifestsErr = ns, sa, err
+		in.stateMu.Unlock()
 	})
+	in.stateMu.Lock()
+	defer in.stateMu.Unlock()
 	return in.saNamespace, in.saName, in.manifestsErr
 }
 

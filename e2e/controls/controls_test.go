@@ -23,6 +23,7 @@ import (
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
 	"sigs.k8s.io/ccm-harness/migration"
+	"sigs.k8s.io/ccm-harness/providers"
 	"sigs.k8s.io/ccm-harness/providers/fake"
 	"sigs.k8s.io/ccm-harness/providers/vsphere"
 )
@@ -48,6 +49,11 @@ type control struct {
 	// migrationDefault runs the managers with leader migration and no
 	// configuration file: each with its library's built-in default.
 	migrationDefault bool
+	// manifests, if set, changes the fake provider's manifests, and the
+	// CCM runs from its image (make's $(IMAGE), CCM_IMAGE_ARCHIVE) under
+	// them, through a profile file: broken RBAC rather than a broken
+	// cloud.
+	manifests func([]byte) []byte
 	// fail maps a spec's text to what its failure message must contain.
 	// Every other spec run must pass: a fault that breaks unrelated specs
 	// would show a scenario failing for the wrong reason.
@@ -261,6 +267,27 @@ var migrationControls = []control{
 			},
 		},
 	},
+	{
+		// The CCM's ClusterRole without patch on nodes/status: the cloud
+		// node controller cannot write the addresses, which is all the
+		// node-address specs check, and every one of their failures
+		// names the missing rule.
+		name:  "RBAC without patch on nodes/status",
+		label: "node-address || zone || node-init",
+		manifests: func(m []byte) []byte {
+			return bytes.Replace(m, []byte("resources: [nodes/status]\n  verbs: [patch, update]"), []byte("resources: [nodes/status]\n  verbs: [update]"), 1)
+		},
+		fail: map[string][]string{
+			"sets the addresses the cloud reports, with a Hostname": {
+				"expected addresses [", "(the cloud's), actual [Hostname=node-1]",
+				"RBAC: the API server refused the CCM's ServiceAccount (system:serviceaccount:kube-system:cloud-controller-manager)",
+				`patch nodes/status refused `, `(rule that allows it: {apiGroups: [""], resources: ["nodes/status"], verbs: ["patch"]})`,
+			},
+			"honours the alpha.kubernetes.io/provided-node-ip annotation": {
+				`(rule that allows it: {apiGroups: [""], resources: ["nodes/status"], verbs: ["patch"]})`,
+			},
+		},
+	},
 }
 
 func TestNegativeControls(t *testing.T) {
@@ -271,6 +298,34 @@ func TestNegativeControls(t *testing.T) {
 			run(t, suite, c)
 		})
 	}
+}
+
+// rbacProfile is a profile file for the fakecloud CCM's image under the
+// fake provider's manifests as change leaves them.
+func rbacProfile(t *testing.T, change func([]byte) []byte) []byte {
+	t.Helper()
+	archive := os.Getenv("CCM_IMAGE_ARCHIVE")
+	if archive == "" {
+		t.Fatal("CCM_IMAGE_ARCHIVE is not set: the RBAC controls run the fakecloud CCM's image (make controls sets it)")
+	}
+	changed := change(fake.Manifests)
+	if bytes.Equal(changed, fake.Manifests) {
+		t.Fatal("the control's change leaves the fake provider's manifests as they are: it breaks nothing")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "rbac.yaml"), changed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := providers.File{
+		Name: "fakecloud-image", Cloud: fake.Name, Manifests: dir,
+		CCM:          providers.FileCCM{Image: "docker-archive:" + archive},
+		Capabilities: fake.Profile().Capabilities.List(),
+	}
+	data, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
 
 func run(t *testing.T, suite string, c control) {
@@ -292,6 +347,9 @@ func run(t *testing.T, suite string, c control) {
 	cfg, err := json.Marshal(c.config)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if c.manifests != nil {
+		provider, cfg = providers.External, rbacProfile(t, c.manifests)
 	}
 	cfgFile := filepath.Join(t.TempDir(), "provider.yaml")
 	if err := os.WriteFile(cfgFile, cfg, 0o600); err != nil {

@@ -1,0 +1,48 @@
+package audit
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestRefusals(t *testing.T) {
+	user := Username("kube-system", "cloud-controller-manager")
+	line := func(at, u, verb, group, res, sub, ns string, code int) string {
+		return `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","stage":"ResponseComplete","verb":"` + verb +
+			`","user":{"username":"` + u + `"},"objectRef":{"resource":"` + res + `","subresource":"` + sub + `","namespace":"` + ns + `","apiGroup":"` + group +
+			`"},"responseStatus":{"metadata":{},"code":` + map[int]string{200: "200", 403: "403"}[code] + `},"stageTimestamp":"` + at + `"}`
+	}
+	log := strings.Join([]string{
+		line("2026-11-24T10:00:00.000000Z", user, "patch", "", "nodes", "status", "", 403), // before since
+		line("2026-11-24T10:00:02.000000Z", user, "patch", "", "nodes", "status", "", 403),
+		line("2026-11-24T10:00:03.000000Z", user, "patch", "", "nodes", "status", "", 403),
+		line("2026-11-24T10:00:04.000000Z", user, "get", "coordination.k8s.io", "leases", "", "kube-system", 403),
+		line("2026-11-24T10:00:05.000000Z", user, "patch", "", "nodes", "", "", 200),
+		line("2026-11-24T10:00:06.000000Z", "system:serviceaccount:kube-system:other", "list", "", "pods", "", "", 403),
+		`{"truncated`,
+	}, "\n")
+	path := filepath.Join(t.TempDir(), LogName)
+	if err := os.WriteFile(path, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	since, _ := time.Parse(time.RFC3339, "2026-11-24T10:00:01Z")
+	rs, err := Refusals(path, user, since)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 2 || rs[0].ResourceName() != "nodes/status" || rs[0].Count != 2 || rs[1].Namespace != "kube-system" {
+		t.Fatalf("refusals %+v", rs)
+	}
+	if got, want := rs[0].String(), `patch nodes/status refused 2× (rule that allows it: {apiGroups: [""], resources: ["nodes/status"], verbs: ["patch"]})`; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if e := Explain(user, rs); !strings.Contains(e, user) || !strings.Contains(e, `get leases in namespace kube-system`) {
+		t.Errorf("explain: %s", e)
+	}
+	if _, err := Refusals(filepath.Join(t.TempDir(), "none"), user, since); err == nil {
+		t.Error("a missing log: no error")
+	}
+}
