@@ -6,8 +6,8 @@ package fake
 
 import (
 	"context"
-	_ "embed"
 	"crypto/rand"
+	_ "embed"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
