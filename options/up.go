@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"sigs.k8s.io/ccm-harness/cluster"
+	"sigs.k8s.io/ccm-harness/providers"
 )
 
 // ClaimsTimeout is how long a CCM may take, once it has initialized the
@@ -94,15 +95,18 @@ func (s *Setup) Up(ctx context.Context, name string, opts ...UpOption) (*Started
 	if s.Wait <= 0 || spec.Nodes == 0 {
 		return st, nil
 	}
-	start := time.Now()
-	if err := c.WaitInitialized(ctx, s.Wait); err != nil {
-		if !o.keepUninitialized || ctx.Err() != nil {
-			return fail(err)
+	// A CCM that claims no instances initializes no node.
+	if s.Profile.Has(providers.Instances) {
+		start := time.Now()
+		if err := c.WaitInitialized(ctx, s.Wait); err != nil {
+			if !o.keepUninitialized || ctx.Err() != nil {
+				return fail(err)
+			}
+			st.InitErr = err
+		} else {
+			st.Initialized = time.Since(start)
+			s.Logf("%-28s %6.2fs", fmt.Sprintf("%d nodes initialized", spec.Nodes), st.Initialized.Seconds())
 		}
-		st.InitErr = err
-	} else {
-		st.Initialized = time.Since(start)
-		s.Logf("%-28s %6.2fs", fmt.Sprintf("%d nodes initialized", spec.Nodes), st.Initialized.Seconds())
 	}
 	if err := c.CheckClaims(ctx, ClaimsTimeout); err != nil {
 		return fail(err)

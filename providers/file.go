@@ -157,9 +157,6 @@ func (f File) Profile(dir string) (Profile, []byte, error) {
 	if f.ProviderIDScheme != "" {
 		p.ProviderIDScheme = f.ProviderIDScheme
 	}
-	if p.ProviderIDScheme == "" {
-		return fail("providerIDScheme: not set")
-	}
 	known := []Capability{Instances, Zones, NodeLifecycle, LoadBalancers, Routes}
 	p.Capabilities = Capabilities{}
 	for _, c := range f.Capabilities {
@@ -167,6 +164,13 @@ func (f File) Profile(dir string) (Profile, []byte, error) {
 			return fail("capabilities: %q is none of %v", c, known)
 		}
 		p.Capabilities[c] = true
+	}
+	// Only a CCM that claims instances sets spec.providerID.
+	if p.ProviderIDScheme == "" && p.Has(Instances) {
+		return fail("providerIDScheme: not set (the scheme of the spec.providerID the CCM sets, e.g. aws)")
+	}
+	if f.Cloud == "none" && p.Has(Instances) {
+		return fail("capabilities: instances with cloud: none: the harness cannot make the instances behind nodes in a cloud it does not run; drop the claim, or name a built-in cloud")
 	}
 	// The migration specs need the provider's in-tree release: a CCM of
 	// the user's has none the harness knows, nor its manifests.

@@ -38,6 +38,10 @@ func TestBuiltinProfilesAsFiles(t *testing.T) {
 }
 
 func TestProfileFileBadInput(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(dir+"/bad.yaml", []byte("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: a}\n---\nkind: [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct{ file, want string }{
 		{"", "provider external: no profile file given"},
 		{"cloud: fake\nccm: {builtin: true}\ncapabilities: [instances]\nextra: 1\n", `unknown field "extra"`},
@@ -48,9 +52,13 @@ func TestProfileFileBadInput(t *testing.T) {
 		{"cloud: fake\nccm: {image: 'docker-archive:x.tar', version: v1}\n", "ccm: version is for builtin"},
 		{"cloud: none\nccm: {image: 'docker-archive:x.tar'}\n", "ccm: cloudProvider: not set"},
 		{"cloud: fake\nccm: {builtin: true}\ncapabilities: [teleport]\n", `capabilities: "teleport" is none of`},
+		{"cloud: none\nccm: {image: 'docker-archive:x.tar', cloudProvider: x}\ncapabilities: [instances]\n", "providerIDScheme: not set"},
+		{"cloud: none\nccm: {image: 'docker-archive:x.tar', cloudProvider: x}\ncapabilities: [instances]\nproviderIDScheme: x\n", "instances with cloud: none"},
+		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\nmanifests: bad.yaml\n", "manifests " + dir + "/bad.yaml: document 2 does not parse"},
+		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\nmanifests: missing\n", "manifests " + dir + "/missing: stat"},
 	} {
-		_, _, err := providers.Resolve(providers.External, []byte(tt.file), "")
-		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "provider external: ") {
+		_, _, err := providers.Resolve(providers.External, []byte(tt.file), dir)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "provider external: ") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%q: %v, want an error containing %q", tt.file, err, tt.want)
 		}
 	}

@@ -21,7 +21,33 @@ func HasIngress(s *v1.Service) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("Service %s/%s: expected status.loadBalancer.ingress, actual: none", s.Namespace, s.Name)
+	return fmt.Errorf("Service %s/%s: expected status.loadBalancer.ingress, actual: none%s", s.Namespace, s.Name, writtenElsewhere(s))
+}
+
+// writtenElsewhere says where a Service without ingress shows an address
+// all the same: a CCM that leaves status.loadBalancer to another component
+// (kube-vip's writes spec.loadBalancerIP and an annotation, and its
+// DaemonSet the status) did assign one, and the failure should say so.
+func writtenElsewhere(s *v1.Service) string {
+	var shown []string
+	if s.Spec.LoadBalancerIP != "" {
+		shown = append(shown, "spec.loadBalancerIP="+s.Spec.LoadBalancerIP)
+	}
+	if len(s.Spec.ExternalIPs) > 0 {
+		shown = append(shown, "spec.externalIPs="+strings.Join(s.Spec.ExternalIPs, ","))
+	}
+	keys := make([]string, 0, len(s.Annotations))
+	for k := range s.Annotations {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		shown = append(shown, "annotation "+k+"="+s.Annotations[k])
+	}
+	if len(shown) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (the Service shows %s: if the CCM assigned an address there, it left status.loadBalancer, which the service controller writes from what EnsureLoadBalancer returns, unwritten)", strings.Join(shown, "; "))
 }
 
 // NoIngress passes once the Service's status names no ingress.

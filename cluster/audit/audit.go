@@ -36,6 +36,9 @@ rules:
 - level: None
 `
 
+// decisionAnnotation is the authorizer's decision on an audited request.
+const decisionAnnotation = "authorization.k8s.io/decision"
+
 // Refusal is a request the API server answered 403 Forbidden.
 type Refusal struct {
 	Verb, APIGroup, Resource, Subresource, Namespace string
@@ -95,7 +98,10 @@ func Refusals(path, user string, since time.Time) ([]Refusal, error) {
 		if err := json.Unmarshal(line, &e); err != nil {
 			continue // a line cut short by a log being written
 		}
-		if e.User.Username != user || e.ResponseStatus == nil || e.ResponseStatus.Code != 403 || e.ObjectRef == nil {
+		// Only the authorizer's refusals: admission answers 403 too (a
+		// namespace being deleted), and no rule would change that.
+		if e.User.Username != user || e.ResponseStatus == nil || e.ResponseStatus.Code != 403 || e.ObjectRef == nil ||
+			e.Annotations[decisionAnnotation] != "forbid" {
 			continue
 		}
 		at := e.StageTimestamp.Time

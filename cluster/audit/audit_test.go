@@ -13,7 +13,8 @@ func TestRefusals(t *testing.T) {
 	line := func(at, u, verb, group, res, sub, ns string, code int) string {
 		return `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","stage":"ResponseComplete","verb":"` + verb +
 			`","user":{"username":"` + u + `"},"objectRef":{"resource":"` + res + `","subresource":"` + sub + `","namespace":"` + ns + `","apiGroup":"` + group +
-			`"},"responseStatus":{"metadata":{},"code":` + map[int]string{200: "200", 403: "403"}[code] + `},"stageTimestamp":"` + at + `"}`
+			`"},"responseStatus":{"metadata":{},"code":` + map[int]string{200: "200", 403: "403"}[code] + `},"stageTimestamp":"` + at +
+			`","annotations":{"authorization.k8s.io/decision":"` + map[int]string{200: "allow", 403: "forbid"}[code] + `"}}`
 	}
 	log := strings.Join([]string{
 		line("2026-11-24T10:00:00.000000Z", user, "patch", "", "nodes", "status", "", 403), // before since
@@ -22,6 +23,8 @@ func TestRefusals(t *testing.T) {
 		line("2026-11-24T10:00:04.000000Z", user, "get", "coordination.k8s.io", "leases", "", "kube-system", 403),
 		line("2026-11-24T10:00:05.000000Z", user, "patch", "", "nodes", "", "", 200),
 		line("2026-11-24T10:00:06.000000Z", "system:serviceaccount:kube-system:other", "list", "", "pods", "", "", 403),
+		// Refused by admission, not by RBAC: the namespace was going.
+		strings.Replace(line("2026-11-24T10:00:07.000000Z", user, "create", "", "events", "", "gone", 403), `"forbid"`, `"allow"`, 1),
 		`{"truncated`,
 	}, "\n")
 	path := filepath.Join(t.TempDir(), LogName)

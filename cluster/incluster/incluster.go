@@ -33,7 +33,7 @@ type Spec struct {
 	Name, Cluster string
 	Image         *oci.Image
 	// Args are the manager's flags. Files they name, and the files of
-	// Folders, are copied world-readable, as a Secret volume's are, and
+	// Folders that exist, are copied world-readable, as a Secret volume's are, and
 	// mounted at their own paths read-only: the image's user, often not
 	// root, reads them as a pod reads its volumes.
 	Args    []string
@@ -122,7 +122,12 @@ func Start(ctx context.Context, g *process.Group, s Spec) (*Manager, error) {
 		}
 		args = append(args, a)
 	}
-	paths = append(paths, s.Folders...)
+	for _, f := range s.Folders {
+		// A cloud that runs nothing here has no folder.
+		if _, err := os.Stat(f); err == nil {
+			paths = append(paths, f)
+		}
+	}
 	mounts := []container.Mount{{Source: proj.Dir, Destination: serviceaccount.MountPath, ReadOnly: true}}
 	for _, p := range paths {
 		copyPath := filepath.Join(s.Dir, "files", p)

@@ -131,7 +131,9 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 	}); err != nil {
 		return nil, err
 	}
-	if in.cloud.Instances() == nil && spec.Nodes > 0 {
+	// Nodes without instances are for a CCM that claims none; one that
+	// does would wait for instances nobody makes.
+	if in.cloud.Instances() == nil && spec.Nodes > 0 && spec.Profile.Has(providers.Instances) {
 		return nil, fmt.Errorf("provider %s's cloud cannot make the instances behind nodes here: register none (--nodes=0), or test a cluster of that cloud with CLUSTER=existing", spec.Profile.Name)
 	}
 	specs := spec.Managers
@@ -161,6 +163,10 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 		g, gctx := errgroup.WithContext(ctx)
 		for i := 1; i <= spec.Nodes; i++ {
 			name := "node-" + strconv.Itoa(i)
+			if pool.cloud == nil {
+				g.Go(func() error { return registerWithoutCloud(gctx, in.client, name, i) })
+				continue
+			}
 			g.Go(func() error { _, err := pool.Add(gctx, name); return err })
 		}
 		return g.Wait()

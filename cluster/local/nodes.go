@@ -91,6 +91,30 @@ func (p *nodePool) Add(ctx context.Context, name string, opts ...cluster.NodeOpt
 	return created, nil
 }
 
+// registerWithoutCloud registers the i-th node as a kubelet run with no
+// cloud provider does, for a CCM that claims no instances: no taint for a
+// CCM to remove, and the InternalIP the kubelet found on its machine (a
+// TEST-NET-1 address: only ever data).
+func registerWithoutCloud(ctx context.Context, client kubernetes.Interface, name string, i int) error {
+	node := &v1.Node{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name,
+			Labels: map[string]string{
+				v1.LabelHostname:   name,
+				v1.LabelOSStable:   "linux",
+				v1.LabelArchStable: "amd64",
+				kwokLabel:          kwokManaged,
+			},
+		},
+		Status: kubeletStatus(name, metav1.Now()),
+	}
+	node.Status.Addresses = append([]v1.NodeAddress{{Type: v1.NodeInternalIP, Address: fmt.Sprintf("192.0.2.%d", i)}}, node.Status.Addresses...)
+	if _, err := client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("node %s: register: %w", name, err)
+	}
+	return nil
+}
+
 // kubeletStatus is the status a healthy kubelet v1.36 registers with
 // (its initialNode sets it before the create): the four conditions it
 // owns, capacity, and only a Hostname address, as with

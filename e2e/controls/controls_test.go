@@ -20,7 +20,9 @@ import (
 	"testing"
 
 	"k8s.io/cloud-provider/names"
+	"sigs.k8s.io/yaml"
 
+	"sigs.k8s.io/ccm-harness/cluster/manifests"
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
 	"sigs.k8s.io/ccm-harness/migration"
 	"sigs.k8s.io/ccm-harness/providers"
@@ -49,10 +51,11 @@ type control struct {
 	// migrationDefault runs the managers with leader migration and no
 	// configuration file: each with its library's built-in default.
 	migrationDefault bool
-	// manifests, if set, changes the fake provider's manifests, and the
-	// CCM runs from its image (make's $(IMAGE), CCM_IMAGE_ARCHIVE) under
-	// them, through a profile file: broken RBAC rather than a broken
-	// cloud.
+	// profile, if set, is a profile file of this repository's that the
+	// control runs (PROVIDER=external) with its manifests as manifests
+	// changes them: the CCM's RBAC or settings broken rather than the
+	// cloud. Its image must have been built (make controls builds them).
+	profile   string
 	manifests func([]byte) []byte
 	// fail maps a spec's text to what its failure message must contain.
 	// Every other spec run must pass: a fault that breaks unrelated specs
@@ -268,12 +271,31 @@ var migrationControls = []control{
 		},
 	},
 	{
+		// incluster-ccm told by its ConfigMap to leave the status to
+		// another component, as kube-vip's CCM does: the address is in
+		// the Service, the ingress is not, and the failure says which.
+		name:    "a CCM that leaves status.loadBalancer to another component",
+		label:   "loadbalancer",
+		focus:   "provisions a TCP load balancer",
+		profile: "e2e/incluster-ccm/profile.yaml",
+		manifests: func(m []byte) []byte {
+			return bytes.Replace(m, []byte("  pool: 198.51.100.0/28\n"), []byte("  pool: 198.51.100.0/28\n  status: annotate\n"), 1)
+		},
+		fail: map[string][]string{
+			"provisions a TCP load balancer": {
+				"expected status.loadBalancer.ingress, actual: none (the Service shows spec.loadBalancerIP=198.51.100.1; annotation incluster-ccm.ccm-harness.sigs.k8s.io/address=198.51.100.1",
+				"left status.loadBalancer",
+			},
+		},
+	},
+	{
 		// The CCM's ClusterRole without patch on nodes/status: the cloud
 		// node controller cannot write the addresses, which is all the
 		// node-address specs check, and every one of their failures
 		// names the missing rule.
-		name:  "RBAC without patch on nodes/status",
-		label: "node-address || zone || node-init",
+		name:    "RBAC without patch on nodes/status",
+		label:   "node-address || zone || node-init",
+		profile: "e2e/testdata/fakecloud-ccm-image.yaml",
 		manifests: func(m []byte) []byte {
 			return bytes.Replace(m, []byte("resources: [nodes/status]\n  verbs: [patch, update]"), []byte("resources: [nodes/status]\n  verbs: [update]"), 1)
 		},
@@ -300,32 +322,41 @@ func TestNegativeControls(t *testing.T) {
 	}
 }
 
-// rbacProfile is a profile file for the fakecloud CCM's image under the
-// fake provider's manifests as change leaves them.
-func rbacProfile(t *testing.T, change func([]byte) []byte) []byte {
+// changedProfile is the profile file path (of this repository) with its
+// manifests as change leaves them, for PROVIDER=external.
+func changedProfile(t *testing.T, path string, change func([]byte) []byte) []byte {
 	t.Helper()
-	archive := os.Getenv("CCM_IMAGE_ARCHIVE")
-	if archive == "" {
-		t.Fatal("CCM_IMAGE_ARCHIVE is not set: the RBAC controls run the fakecloud CCM's image (make controls sets it)")
-	}
-	changed := change(fake.Manifests)
-	if bytes.Equal(changed, fake.Manifests) {
-		t.Fatal("the control's change leaves the fake provider's manifests as they are: it breaks nothing")
-	}
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "rbac.yaml"), changed, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f := providers.File{
-		Name: "fakecloud-image", Cloud: fake.Name, Manifests: dir,
-		CCM:          providers.FileCCM{Image: "docker-archive:" + archive},
-		Capabilities: fake.Profile().Capabilities.List(),
-	}
-	data, err := json.Marshal(f)
+	path = filepath.Join(sourceRoot(t), path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return data
+	var f providers.File
+	if err := yaml.UnmarshalStrict(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Dir(path)
+	m, err := manifests.Read(filepath.Join(dir, f.Manifests))
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := change(m)
+	if bytes.Equal(changed, m) {
+		t.Fatal("the control's change leaves the manifests as they are: it breaks nothing")
+	}
+	tmp := t.TempDir()
+	if err := os.WriteFile(filepath.Join(tmp, "manifests.yaml"), changed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.Manifests = tmp
+	if archive, ok := strings.CutPrefix(f.CCM.Image, "docker-archive:"); ok && !filepath.IsAbs(archive) {
+		f.CCM.Image = "docker-archive:" + filepath.Join(dir, archive)
+	}
+	out, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 func run(t *testing.T, suite string, c control) {
@@ -348,8 +379,8 @@ func run(t *testing.T, suite string, c control) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.manifests != nil {
-		provider, cfg = providers.External, rbacProfile(t, c.manifests)
+	if c.profile != "" {
+		provider, cfg = providers.External, changedProfile(t, c.profile, c.manifests)
 	}
 	cfgFile := filepath.Join(t.TempDir(), "provider.yaml")
 	if err := os.WriteFile(cfgFile, cfg, 0o600); err != nil {

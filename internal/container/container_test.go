@@ -136,3 +136,11 @@ func TestBadImages(t *testing.T) {
 		}
 	}
 }
+
+func TestNoRuntime(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	_, err := Runtime()
+	if err == nil || !strings.Contains(err.Error(), "install it: apt-get install runc") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("no runtime on PATH: %v", err)
+	}
+}
