@@ -112,8 +112,12 @@ e2e-existing: build $(IMAGE)
 # nodes reach each other only over the routes the CCM made. Needs Docker
 # (on machines whose sandbox lacks CAP_SYS_RESOURCE, run .ci/docker-setup
 # first). The node image is built on the machine, once per recipe.
-e2e-kind:
-	$(MAKE) e2e CLUSTER=kind PROVIDER=fake CCM_VERSION= CCM_IMAGE= PROVIDER_CONFIG= ARTIFACTS=$(ARTIFACTS)/kind
+#
+# The CCM runs as it is deployed: the fakecloud CCM's image (e2e-image's),
+# loaded into the nodes' containerd, as a Deployment's pod on the
+# control-plane node under the fake provider's manifests.
+e2e-kind: $(IMAGE)
+	$(MAKE) e2e CLUSTER=kind PROVIDER=fake CCM_VERSION= CCM_IMAGE=docker-archive:$(IMAGE) PROVIDER_CONFIG= ARTIFACTS=$(ARTIFACTS)/kind
 
 # Which specs would run and why the others would be skipped, for PROVIDER
 # on CLUSTER: the cluster comes up, nothing runs, and every spec is

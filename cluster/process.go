@@ -19,7 +19,12 @@ type ProcessManager struct {
 	ManagerSpec ManagerSpec
 	Group       *process.Group
 	Proc        *process.Process
-	URL         string
+	Endpoint
+}
+
+// Endpoint is where a manager serves /healthz.
+type Endpoint struct {
+	URL string
 	// Client reaches URL with whatever identity its authorization wants.
 	Client *http.Client
 }
@@ -46,7 +51,7 @@ func (m *ProcessManager) Stop(ctx context.Context) error {
 }
 
 // Healthz is nil once the manager answers /healthz with 200.
-func (m *ProcessManager) Healthz(ctx context.Context) error {
+func (m Endpoint) Healthz(ctx context.Context) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.URL+"/healthz", nil)
 	if err != nil {
 		return err
@@ -64,7 +69,7 @@ func (m *ProcessManager) Healthz(ctx context.Context) error {
 }
 
 // Controllers reads the manager's /healthz?verbose (HealthzControllers).
-func (m *ProcessManager) Controllers(ctx context.Context) ([]string, error) {
+func (m Endpoint) Controllers(ctx context.Context) ([]string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.URL+"/healthz?verbose", nil)
 	if err != nil {
 		return nil, err

@@ -30,7 +30,7 @@ func TestControllers(t *testing.T) {
 				_, _ = w.Write([]byte(tt.body))
 			}))
 			defer srv.Close()
-			m := &ProcessManager{URL: srv.URL, Client: srv.Client()}
+			m := Endpoint{URL: srv.URL, Client: srv.Client()}
 			got, err := m.Controllers(context.Background())
 			if err != nil || strings.Join(got, ",") != tt.want {
 				t.Errorf("got %v, %v; want %q", got, err, tt.want)
@@ -39,7 +39,7 @@ func TestControllers(t *testing.T) {
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusForbidden) }))
 	defer srv.Close()
-	if _, err := (&ProcessManager{URL: srv.URL, Client: srv.Client()}).Controllers(context.Background()); err == nil || !strings.Contains(err.Error(), "403") {
+	if _, err := (Endpoint{URL: srv.URL, Client: srv.Client()}).Controllers(context.Background()); err == nil || !strings.Contains(err.Error(), "403") {
 		t.Errorf("403: %v, want an error naming it", err)
 	}
 }

@@ -169,6 +169,10 @@ type CloudEnv struct {
 	// balancers carry traffic may send it there. Empty where nodes are
 	// simulated and their addresses only data.
 	NodeNetworks []netip.Prefix
+	// HostAddress is this machine's address on the nodes' network, where
+	// a CCM that runs on a node (a pod) reaches a cloud running here;
+	// empty where the CCM runs on this machine.
+	HostAddress string
 }
 
 // Cloud is the cloud behind one cluster: a simulator the harness runs, or

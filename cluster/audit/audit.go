@@ -7,6 +7,7 @@ package audit
 
 import (
 	"bufio"
+	"sync"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -140,4 +141,31 @@ func Explain(user string, rs []Refusal) string {
 		fmt.Fprintf(&b, "  %s\n", r)
 	}
 	return b.String()
+}
+
+// Log is a cluster's audit log and the ServiceAccount its CCM runs as,
+// known once the CCM starts; until then it has no refusals to tell.
+type Log struct {
+	mu         sync.Mutex
+	path, user string
+}
+
+// Set names the log and the CCM's ServiceAccount.
+func (l *Log) Set(path, namespace, name string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.path, l.user = path, Username(namespace, name)
+}
+
+// Refusals are the CCM's refusals since a time, and its user name; none
+// before Set. It fits cluster.Cluster's Refusals.
+func (l *Log) Refusals(since time.Time) (string, []Refusal, error) {
+	l.mu.Lock()
+	path, user := l.path, l.user
+	l.mu.Unlock()
+	if user == "" {
+		return "", nil, nil
+	}
+	rs, err := Refusals(path, user, since)
+	return user, rs, err
 }

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,10 +26,9 @@ import (
 	kindlog "sigs.k8s.io/kind/pkg/log"
 
 	"sigs.k8s.io/ccm-harness/cluster"
-	"sigs.k8s.io/ccm-harness/cluster/incluster"
+	"sigs.k8s.io/ccm-harness/cluster/audit"
 	"sigs.k8s.io/ccm-harness/cluster/kind/nodeimage"
 	"sigs.k8s.io/ccm-harness/internal/nodewait"
-	"sigs.k8s.io/ccm-harness/internal/oci"
 	"sigs.k8s.io/ccm-harness/internal/process"
 	"sigs.k8s.io/ccm-harness/providers"
 )
@@ -87,6 +85,35 @@ nodeLeaseDurationSeconds: 8
 `,
 }
 
+// Where the control-plane node has the audit policy and writes the audit
+// log, both mounted from this machine, and the patch that hands them to
+// the API server's static pod. Not under /var/log: kind collects that
+// into the very folder mounted there.
+const (
+	nodeAuditPolicyDir = "/ccm-harness/audit-policy"
+	nodeAuditLogDir    = "/ccm-harness/log"
+	auditPatch         = `kind: ClusterConfiguration
+apiServer:
+  extraArgs:
+  - name: audit-policy-file
+    value: ` + nodeAuditPolicyDir + `/policy.yaml
+  - name: audit-log-path
+    value: ` + nodeAuditLogDir + `/` + audit.LogName + `
+  - name: audit-log-format
+    value: json
+  extraVolumes:
+  - name: ccm-harness-audit-policy
+    hostPath: ` + nodeAuditPolicyDir + `
+    mountPath: ` + nodeAuditPolicyDir + `
+    readOnly: true
+    pathType: Directory
+  - name: ccm-harness-audit-log
+    hostPath: ` + nodeAuditLogDir + `
+    mountPath: ` + nodeAuditLogDir + `
+    pathType: DirectoryOrCreate
+`
+)
+
 // instance is one kind cluster being brought up or running.
 type instance struct {
 	spec      cluster.Spec
@@ -109,8 +136,10 @@ type instance struct {
 	steps   []cluster.Step
 	created bool
 
-	// inCluster are the managers run from images.
-	inCluster []*incluster.Manager
+	// pods are the managers run from images, as pods.
+	pods []*podManager
+	// audit is the API server's audit log, read for the CCM's refusals.
+	audit audit.Log
 }
 
 func (in *instance) logDir() string { return in.spec.LogDir() }
@@ -159,14 +188,23 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 	if err := in.step(fmt.Sprintf("kind cluster of %d nodes", spec.Nodes), func() error { return in.createCluster(ctx) }); err != nil {
 		return nil, err
 	}
-	nets, err := dockerNetworks(ctx, "kind")
+	nets, gateway, err := dockerNetworks(ctx, "kind")
 	if err != nil {
 		return nil, err
+	}
+	// A CCM from an image runs as a pod on a node, and reaches the cloud
+	// at this machine's address on the nodes' network.
+	host := ""
+	if spec.Profile.CCM.Image != "" {
+		if gateway == "" {
+			return nil, fmt.Errorf("docker network kind has no IPv4 gateway, where a CCM pod would reach the cloud on this machine")
+		}
+		host = gateway
 	}
 	if err := in.step("cloud ready", func() error {
 		return in.cloud.Start(ctx, providers.CloudEnv{
 			Dir: filepath.Join(in.dir, "cloud"), LogDir: in.logDir(), Processes: &in.procs, Binaries: spec.Binaries,
-			Kubeconfig: in.kubeconfig(), NodeNetworks: nets,
+			Kubeconfig: in.kubeconfig(), NodeNetworks: nets, HostAddress: host,
 		})
 	}); err != nil {
 		return nil, err
@@ -177,7 +215,7 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 	if err := in.step("pod network on every node", func() error { return in.podNetwork(ctx) }); err != nil {
 		return nil, err
 	}
-	var ccm *cluster.ProcessManager
+	var ccm cluster.Manager
 	if err := in.step("CCM ready", func() (err error) {
 		ccm, err = in.startCCM(ctx, bins[spec.Profile.CCM.Name])
 		return err
@@ -200,6 +238,7 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 		Managers:          []cluster.Manager{ccm},
 		Steps:             in.steps,
 		Health:            in.health,
+		Refusals:          in.audit.Refusals,
 	}, nil
 }
 
@@ -209,6 +248,11 @@ func (in *instance) health() error {
 	if err := in.procs.Dead(); err != nil {
 		return err
 	}
+	for _, m := range in.pods {
+		if err := m.health(); err != nil {
+			return err
+		}
+	}
 	if in.fabric != nil {
 		return in.fabric.err()
 	}
@@ -216,14 +260,29 @@ func (in *instance) health() error {
 }
 
 func (in *instance) createCluster(ctx context.Context) error {
+	// The API server audits ServiceAccounts (cluster/audit) into the
+	// cluster's log folder, mounted from this machine into the node.
+	policyDir := filepath.Join(in.dir, "audit")
+	if err := os.MkdirAll(policyDir, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(policyDir, "policy.yaml"), []byte(audit.Policy), 0o644); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(in.logDir(), 0o755); err != nil {
+		return err
+	}
 	cfg := &v1alpha4.Cluster{
-		Nodes: []v1alpha4.Node{{Role: v1alpha4.ControlPlaneRole}},
+		Nodes: []v1alpha4.Node{{Role: v1alpha4.ControlPlaneRole, ExtraMounts: []v1alpha4.Mount{
+			{HostPath: policyDir, ContainerPath: nodeAuditPolicyDir, Readonly: true},
+			{HostPath: in.logDir(), ContainerPath: nodeAuditLogDir},
+		}}},
 		Networking: v1alpha4.Networking{
 			DisableDefaultCNI: true,
 			PodSubnet:         clusterCIDR,
 			ServiceSubnet:     serviceCIDR,
 		},
-		KubeadmConfigPatches: kubeadmPatches,
+		KubeadmConfigPatches: append(kubeadmPatches, auditPatch),
 	}
 	for i := 1; i < in.spec.Nodes; i++ {
 		cfg.Nodes = append(cfg.Nodes, v1alpha4.Node{Role: v1alpha4.WorkerRole})
@@ -379,7 +438,7 @@ func bridgeConfig(podCIDR string) (string, error) {
 
 // startCCM runs the CCM on the host against the cluster's API, with the
 // admin kubeconfig kind wrote, as the local runtime runs it.
-func (in *instance) startCCM(ctx context.Context, bin string) (*cluster.ProcessManager, error) {
+func (in *instance) startCCM(ctx context.Context, bin string) (cluster.Manager, error) {
 	cfgPath := in.spec.Profile.CCMConfigFile
 	if cfgPath == "" {
 		cfg, err := in.cloud.CCMConfig()
@@ -414,57 +473,22 @@ func (in *instance) startCCM(ctx context.Context, bin string) (*cluster.ProcessM
 	if e, ok := in.cloud.(providers.CCMEnvironment); ok {
 		env = e.CCMEnv()
 	}
-	m := &cluster.ProcessManager{ManagerSpec: spec, Group: &in.procs, URL: "https://127.0.0.1:" + strconv.Itoa(port), Client: loopbackClient()}
 	if img := in.spec.Binaries.Image(spec.Binary); img != nil {
-		// Until the CCM runs as a pod on the nodes, an image runs here as
-		// it does on the local runtime: in runc, as its ServiceAccount.
-		m.Proc, err = in.startInCluster(ctx, spec.Name, img, args, env, m.Healthz)
-	} else {
-		m.Proc, err = in.procs.Start(ctx, process.Spec{
-			Name:   spec.Name,
-			Path:   bin,
-			Args:   args,
-			Env:    env,
-			LogDir: in.logDir(),
-			Ready:  m.Healthz,
-		})
+		return in.startPod(ctx, spec, img, args, env)
 	}
-	if err != nil {
-		return nil, err
-	}
-	return m, nil
-}
-
-// startInCluster runs the CCM's image in runc on this machine, under the
-// ServiceAccount of the provider's manifests (cluster/incluster).
-func (in *instance) startInCluster(ctx context.Context, name string, img *oci.Image, args, env []string, ready func(context.Context) error) (*process.Process, error) {
-	rc, err := clientcmd.BuildConfigFromFlags("", in.kubeconfig())
-	if err != nil {
-		return nil, err
-	}
-	ns, sa, err := incluster.ApplyManifests(ctx, rc, in.spec.Profile.Manifests)
-	if err != nil {
-		return nil, err
-	}
-	u, err := url.Parse(rc.Host)
-	if err != nil {
-		return nil, fmt.Errorf("kubeconfig %s: server %q: %w", in.kubeconfig(), rc.Host, err)
-	}
-	m, err := incluster.Start(ctx, &in.procs, incluster.Spec{
-		Name: name, Cluster: in.spec.Name, Image: img,
-		Args: args, Env: env,
-		Folders:   []string{filepath.Join(in.dir, "cloud")},
-		Writable:  []string{filepath.Join(in.dir, "ccm-certs")},
-		APIServer: u.Host, CA: rc.CAData, Client: in.client,
-		ServiceAccountNamespace: ns, ServiceAccountName: sa,
-		Dir: filepath.Join(in.dir, "containers", name), StateRoot: filepath.Join(in.dir, "runc"), LogDir: in.logDir(),
-		Ready: ready, Logf: in.logf,
+	m := &cluster.ProcessManager{ManagerSpec: spec, Group: &in.procs, Endpoint: cluster.Endpoint{URL: "https://127.0.0.1:" + strconv.Itoa(port), Client: loopbackClient()}}
+	m.Proc, err = in.procs.Start(ctx, process.Spec{
+		Name:   spec.Name,
+		Path:   bin,
+		Args:   args,
+		Env:    env,
+		LogDir: in.logDir(),
+		Ready:  m.Healthz,
 	})
 	if err != nil {
 		return nil, err
 	}
-	in.inCluster = append(in.inCluster, m)
-	return m.Process, nil
+	return m, nil
 }
 
 // loopbackClient talks to the CCM's self-signed endpoint on loopback.
@@ -483,8 +507,8 @@ func (in *instance) teardown() {
 		in.fabric.stop()
 	}
 	in.procs.StopAll(10 * time.Second)
-	for _, m := range in.inCluster {
-		m.Stop()
+	for _, m := range in.pods {
+		m.stopLogs()
 	}
 	if in.created {
 		p := provider()
@@ -510,24 +534,30 @@ func (in *instance) saveState(records []process.Record) {
 	_ = cluster.State{Name: in.spec.Name, Kubeconfig: in.kubeconfig(), Processes: records}.Write(in.dir)
 }
 
-// dockerNetworks are the subnets of the Docker network the nodes are on.
-func dockerNetworks(ctx context.Context, network string) ([]netip.Prefix, error) {
-	out, err := exec.CommandContext(ctx, "docker", "network", "inspect", "--format", "{{range .IPAM.Config}}{{.Subnet}} {{end}}", network).Output()
+// dockerNetworks are the subnets of the Docker network the nodes are on,
+// and this machine's IPv4 address on it (its gateway).
+func dockerNetworks(ctx context.Context, network string) ([]netip.Prefix, string, error) {
+	out, err := exec.CommandContext(ctx, "docker", "network", "inspect", "--format", "{{range .IPAM.Config}}{{.Subnet}}|{{.Gateway}} {{end}}", network).Output()
 	if err != nil {
-		return nil, fmt.Errorf("docker network inspect %s: %w", network, err)
+		return nil, "", fmt.Errorf("docker network inspect %s: %w", network, err)
 	}
 	var nets []netip.Prefix
+	gateway := ""
 	for _, f := range strings.Fields(string(out)) {
-		p, err := netip.ParsePrefix(f)
+		subnet, gw, _ := strings.Cut(f, "|")
+		p, err := netip.ParsePrefix(subnet)
 		if err != nil {
-			return nil, fmt.Errorf("docker network %s has subnet %q: %w", network, f, err)
+			return nil, "", fmt.Errorf("docker network %s has subnet %q: %w", network, subnet, err)
 		}
 		nets = append(nets, p.Masked())
+		if a, err := netip.ParseAddr(gw); err == nil && a.Is4() && gateway == "" {
+			gateway = a.String()
+		}
 	}
 	if len(nets) == 0 {
-		return nil, fmt.Errorf("docker network %s has no subnet", network)
+		return nil, "", fmt.Errorf("docker network %s has no subnet", network)
 	}
-	return nets, nil
+	return nets, gateway, nil
 }
 
 // kindLogger shows kind's progress lines (V(0)) and warnings.

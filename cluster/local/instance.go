@@ -63,6 +63,8 @@ type instance struct {
 	manifestsOnce       sync.Once
 	manifestsErr        error
 	saNamespace, saName string
+	// audit is the API server's audit log, read for the CCM's refusals.
+	audit audit.Log
 }
 
 func (in *instance) logDir() string { return in.spec.LogDir() }
@@ -191,7 +193,7 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 		ControlPlane:      controlPlane{in},
 		Steps:             in.steps,
 		Health:            in.procs.Dead,
-		Refusals:          in.refusals,
+		Refusals:          in.audit.Refusals,
 	}
 	if pool.cloud != nil {
 		c.Nodes = pool
@@ -449,7 +451,7 @@ func (in *instance) startManager(ctx context.Context, spec cluster.ManagerSpec) 
 	if err != nil {
 		return nil, err
 	}
-	return &cluster.ProcessManager{ManagerSpec: spec, Group: &in.procs, Proc: proc, URL: url, Client: in.httpClient(p.admin)}, nil
+	return &cluster.ProcessManager{ManagerSpec: spec, Group: &in.procs, Proc: proc, Endpoint: cluster.Endpoint{URL: url, Client: in.httpClient(p.admin)}}, nil
 }
 
 // startInCluster runs a manager from its image as its pod would run
@@ -480,20 +482,6 @@ func (in *instance) startInCluster(ctx context.Context, name string, img *oci.Im
 	return m.Process, nil
 }
 
-// refusals reads the audit log for the requests refused to the
-// ServiceAccount the CCM runs as; none before a CCM ran from an image.
-func (in *instance) refusals(since time.Time) (string, []audit.Refusal, error) {
-	in.stateMu.Lock()
-	ns, sa := in.saNamespace, in.saName
-	in.stateMu.Unlock()
-	if sa == "" {
-		return "", nil, nil
-	}
-	user := audit.Username(ns, sa)
-	rs, err := audit.Refusals(filepath.Join(in.logDir(), audit.LogName), user, since)
-	return user, rs, err
-}
-
 // applyManifests applies the provider's manifests, or upstream's
 // recommended RBAC, once, and returns the ServiceAccount they name.
 func (in *instance) applyManifests(ctx context.Context) (string, string, error) {
@@ -506,6 +494,9 @@ func (in *instance) applyManifests(ctx context.Context) (string, string, error) 
 		in.stateMu.Lock()
 		in.saNamespace, in.saName, in.manifestsErr = ns, sa, err
 		in.stateMu.Unlock()
+		if err == nil {
+			in.audit.Set(filepath.Join(in.logDir(), audit.LogName), ns, sa)
+		}
 	})
 	in.stateMu.Lock()
 	defer in.stateMu.Unlock()

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -84,7 +85,8 @@ type Cloud struct {
 	admin    *client.Admin
 }
 
-// Start runs fakecloud on a free loopback port.
+// Start runs fakecloud on a free port: on loopback, or on the host's
+// address on the nodes' network when the CCM runs on a node.
 func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
 	bins, err := env.Binaries.Paths(ctx, FakeCloud)
 	if err != nil {
@@ -105,7 +107,13 @@ func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
 			return err
 		}
 	}
-	c.endpoint = "http://127.0.0.1:" + strconv.Itoa(port)
+	// Its API listens where the CCM reaches it: loopback, or the host's
+	// address on the nodes' network for a CCM run as a pod there.
+	listen := "127.0.0.1"
+	if env.HostAddress != "" {
+		listen = env.HostAddress
+	}
+	c.endpoint = "http://" + net.JoinHostPort(listen, strconv.Itoa(port))
 	// Load balancers really listen on their frontend IPs: a /24 of
 	// 127.20.0.0/16 of its own keeps clusters that run side by side (the
 	// negative controls) from competing for the same IP and port.
@@ -115,7 +123,7 @@ func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
 	}
 	c.admin = client.NewAdmin(c.endpoint, adminToken)
 	args := []string{
-		"--listen=127.0.0.1:" + strconv.Itoa(port),
+		"--listen=" + net.JoinHostPort(listen, strconv.Itoa(port)),
 		"--state-file=" + filepath.Join(c.dir, "state.json"),
 		// A cluster's cloud lives as long as the cluster: no fsync, as
 		// for its etcd.
