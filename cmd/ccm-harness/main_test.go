@@ -22,6 +22,13 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
+
+	"sigs.k8s.io/ccm-harness/internal/oci"
 )
 
 var (
@@ -270,6 +277,35 @@ func binDirOf(t *testing.T, comps []string, ccm, ccmScript string) string {
 	return dir
 }
 
+// ccmImage is an image of fakecloud-ccm, its config as change leaves it.
+func ccmImage(t *testing.T, change func(*v1.Config)) string {
+	t.Helper()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src.tar")
+	if err := oci.Pack(bins["fakecloud-ccm"], "fakecloud-ccm", "example.com/ccm:bad", src); err != nil {
+		t.Fatal(err)
+	}
+	img, err := tarball.ImageFromPath(src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := img.ConfigFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg = cfg.DeepCopy()
+	change(&cfg.Config)
+	if img, err = mutate.ConfigFile(img, cfg); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "ccm.tar")
+	tag, _ := name.NewTag("example.com/ccm:bad")
+	if err := tarball.WriteToFile(out, tag, img); err != nil {
+		t.Fatal(err)
+	}
+	return oci.DockerArchive + out
+}
+
 // ccmWithConfig is a fakecloud-ccm that gets the harness's flags and then a
 // --cloud-config of the test's: the last flag wins.
 func ccmWithConfig(configPath string) string { return withConfig("fakecloud-ccm", configPath) }
@@ -442,6 +478,44 @@ func TestUpBadInput(t *testing.T) {
 						"last log lines (" + filepath.Join(e.artifacts, "logs", name, "cloud-controller-manager.log") + ")", "injected: instance API down"}
 			},
 			started: []string{"3 nodes registered"},
+		},
+		{
+			name: "CCM image exits at start",
+			setup: func(t *testing.T, e env, name string) ([]string, []string, []string) {
+				img := ccmImage(t, func(c *v1.Config) { c.Entrypoint = append(c.Entrypoint, "--no-such-flag") })
+				return []string{"--bin-dir", binDir(t, ""), "--ccm-image", img},
+					[]string{"cluster " + name + ": cloud-controller-manager exited at start"},
+					[]string{"unknown flag: --no-such-flag"}
+			},
+			started: []string{"etcd and kube-apiserver ready", "cloud ready"},
+		},
+		{
+			name: "CCM image's user not in the image",
+			setup: func(t *testing.T, e env, name string) ([]string, []string, []string) {
+				img := ccmImage(t, func(c *v1.Config) { c.User = "ccm" })
+				return []string{"--bin-dir", binDir(t, ""), "--ccm-image", img},
+					[]string{"cluster " + name + ": ", `user "ccm" is not in the image's /etc/passwd: add it there, or give a numeric id`}, nil
+			},
+			started: []string{"etcd and kube-apiserver ready", "cloud ready"},
+		},
+		{
+			name: "CCM image's working directory not in the image",
+			setup: func(t *testing.T, e env, name string) ([]string, []string, []string) {
+				img := ccmImage(t, func(c *v1.Config) { c.WorkingDir = "/srv/ccm" })
+				return []string{"--bin-dir", binDir(t, ""), "--ccm-image", img},
+					[]string{"cluster " + name + ": ", "working directory /srv/ccm does not exist in the image"}, nil
+			},
+			started: []string{"etcd and kube-apiserver ready", "cloud ready"},
+		},
+		{
+			name: "manifests that do not parse",
+			setup: func(t *testing.T, e env, name string) ([]string, []string, []string) {
+				dir := t.TempDir()
+				writeFile(t, dir, "rbac.yaml", "apiVersion: v1\nkind: [\n")
+				profile := writeFile(t, dir, "ccm.yaml", "cloud: fake\nccm: {image: 'docker-archive:ccm.tar'}\nmanifests: rbac.yaml\n")
+				return []string{"--provider", "external", "--provider-config", profile},
+					[]string{"provider external: profile file: manifests " + filepath.Join(dir, "rbac.yaml") + ": document 1 does not parse"}, nil
+			},
 		},
 		{
 			name: "vSphere CCM exits at start",
