@@ -7,12 +7,12 @@ package audit
 
 import (
 	"bufio"
-	"sync"
 	"encoding/json"
 	"fmt"
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
