@@ -183,6 +183,16 @@ func (f File) Profile(dir string) (Profile, []byte, error) {
 		if err != nil {
 			return fail("%v", err)
 		}
+		objs, err := manifests.Parse(data)
+		if err == nil {
+			err = manifests.CheckNoWorkload(objs)
+		}
+		if err == nil {
+			_, _, err = manifests.ServiceAccount(objs)
+		}
+		if err != nil {
+			return fail("manifests %s: %s", pathIn(dir, f.Manifests), strings.TrimPrefix(err.Error(), "manifests: "))
+		}
 		p.Manifests = data
 	}
 	return p, cloudConfig, nil

@@ -39,6 +39,9 @@ func TestBuiltinProfilesAsFiles(t *testing.T) {
 
 func TestProfileFileBadInput(t *testing.T) {
 	dir := t.TempDir()
+	if err := os.WriteFile(dir+"/workload.yaml", []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: ccm, namespace: kube-system}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(dir+"/bad.yaml", []byte("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: a}\n---\nkind: [\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -56,6 +59,7 @@ func TestProfileFileBadInput(t *testing.T) {
 		{"cloud: none\nccm: {image: 'docker-archive:x.tar', cloudProvider: x}\ncapabilities: [instances]\nproviderIDScheme: x\n", "instances with cloud: none"},
 		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\nmanifests: bad.yaml\n", "manifests " + dir + "/bad.yaml: document 2 does not parse"},
 		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\nmanifests: missing\n", "manifests " + dir + "/missing: stat"},
+		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\nmanifests: workload.yaml\n", "manifests " + dir + "/workload.yaml: Deployment ccm runs pods; the harness runs the CCM itself"},
 	} {
 		_, _, err := providers.Resolve(providers.External, []byte(tt.file), dir)
 		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "provider external: ") || strings.Contains(err.Error(), "\n") {

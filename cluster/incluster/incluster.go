@@ -82,6 +82,9 @@ func ApplyManifests(ctx context.Context, rc *rest.Config, data []byte) (namespac
 	if err != nil {
 		return "", "", err
 	}
+	if err := manifests.CheckNoWorkload(objs); err != nil {
+		return "", "", err
+	}
 	if namespace, name, err = manifests.ServiceAccount(objs); err != nil {
 		return "", "", err
 	}

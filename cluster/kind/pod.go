@@ -174,10 +174,13 @@ func waitingReason(p *v1.Pod) string {
 			return s.State.Waiting.Reason
 		}
 		if s.State.Terminated != nil {
-			return "terminated: " + s.State.Terminated.Reason
+			return fmt.Sprintf("exited with code %d", s.State.Terminated.ExitCode)
+		}
+		if t := s.LastTerminationState.Terminated; t != nil {
+			return fmt.Sprintf("last exited with code %d", t.ExitCode)
 		}
 	}
-	return "no container status"
+	return "no container status yet"
 }
 
 // followLogs copies the pods' logs into the manager's log file until ctx

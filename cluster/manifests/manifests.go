@@ -144,6 +144,22 @@ func Parse(data []byte) ([]*unstructured.Unstructured, error) {
 	return objs, nil
 }
 
+// workloadKinds run pods: the CCM's own Deployment or DaemonSet.
+var workloadKinds = map[string]bool{"Deployment": true, "DaemonSet": true, "StatefulSet": true, "ReplicaSet": true, "Pod": true, "Job": true}
+
+// CheckNoWorkload refuses manifests that run the CCM themselves: the
+// harness runs it from the profile's image with its own flags, and a
+// provider's Deployment would run a second CCM from an image no node can
+// pull.
+func CheckNoWorkload(objs []*unstructured.Unstructured) error {
+	for _, o := range objs {
+		if workloadKinds[o.GetKind()] {
+			return fmt.Errorf("manifests: %s %s runs pods; the harness runs the CCM itself, from the profile's image with its own flags: leave the workload out of the manifests (a kustomization can), and give its flags as ccm.args", o.GetKind(), o.GetName())
+		}
+	}
+	return nil
+}
+
 // ServiceAccount is the one ServiceAccount the objects define, or
 // upstream's kube-system/cloud-controller-manager when they define none;
 // more than one is ambiguous.
