@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -260,29 +261,34 @@ func (in *instance) health() error {
 }
 
 func (in *instance) createCluster(ctx context.Context) error {
-	// The API server audits ServiceAccounts (cluster/audit) into the
-	// cluster's log folder, mounted from this machine into the node.
-	policyDir := filepath.Join(in.dir, "audit")
-	if err := os.MkdirAll(policyDir, 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(policyDir, "policy.yaml"), []byte(audit.Policy), 0o644); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(in.logDir(), 0o755); err != nil {
-		return err
-	}
 	cfg := &v1alpha4.Cluster{
-		Nodes: []v1alpha4.Node{{Role: v1alpha4.ControlPlaneRole, ExtraMounts: []v1alpha4.Mount{
-			{HostPath: policyDir, ContainerPath: nodeAuditPolicyDir, Readonly: true},
-			{HostPath: in.logDir(), ContainerPath: nodeAuditLogDir},
-		}}},
+		Nodes: []v1alpha4.Node{{Role: v1alpha4.ControlPlaneRole}},
 		Networking: v1alpha4.Networking{
 			DisableDefaultCNI: true,
 			PodSubnet:         clusterCIDR,
 			ServiceSubnet:     serviceCIDR,
 		},
-		KubeadmConfigPatches: append(kubeadmPatches, auditPatch),
+		KubeadmConfigPatches: kubeadmPatches,
+	}
+	if in.spec.Profile.CCM.Image != "" {
+		// The CCM's pod runs as a ServiceAccount, whose requests the API
+		// server audits (cluster/audit) into the cluster's log folder,
+		// mounted from this machine into the node.
+		policyDir := filepath.Join(in.dir, "audit")
+		if err := os.MkdirAll(policyDir, 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(policyDir, "policy.yaml"), []byte(audit.Policy), 0o644); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(in.logDir(), 0o755); err != nil {
+			return err
+		}
+		cfg.Nodes[0].ExtraMounts = []v1alpha4.Mount{
+			{HostPath: policyDir, ContainerPath: nodeAuditPolicyDir, Readonly: true},
+			{HostPath: in.logDir(), ContainerPath: nodeAuditLogDir},
+		}
+		cfg.KubeadmConfigPatches = append(slices.Clone(kubeadmPatches), auditPatch)
 	}
 	for i := 1; i < in.spec.Nodes; i++ {
 		cfg.Nodes = append(cfg.Nodes, v1alpha4.Node{Role: v1alpha4.WorkerRole})

@@ -278,16 +278,25 @@ func (in *instance) startAPIServer(ctx context.Context) error {
 	}
 	p := in.pki
 	in.apiserverURL = "https://127.0.0.1:" + strconv.Itoa(port)
-	// Every ServiceAccount's request is audited: what the CCM's was
-	// refused is the RBAC its manifests lack.
-	policy := filepath.Join(in.dir, "audit-policy.yaml")
-	if err := os.WriteFile(policy, []byte(audit.Policy), 0o600); err != nil {
-		return err
+	var auditArgs []string
+	if in.spec.Profile.CCM.Image != "" {
+		// A CCM from an image runs as a ServiceAccount, whose every
+		// request is audited: what it was refused is the RBAC its
+		// manifests lack. A CCM binary runs with the harness's identity.
+		policy := filepath.Join(in.dir, "audit-policy.yaml")
+		if err := os.WriteFile(policy, []byte(audit.Policy), 0o600); err != nil {
+			return err
+		}
+		auditArgs = []string{
+			"--audit-policy-file=" + policy,
+			"--audit-log-path=" + filepath.Join(in.logDir(), audit.LogName),
+			"--audit-log-format=json",
+		}
 	}
 	_, err := in.procs.Start(ctx, process.Spec{
 		Name: "kube-apiserver",
 		Path: in.bins["kube-apiserver"],
-		Args: []string{
+		Args: append([]string{
 			"--bind-address=127.0.0.1",
 			"--advertise-address=127.0.0.1",
 			"--secure-port=" + strconv.Itoa(port),
@@ -310,11 +319,8 @@ func (in *instance) startAPIServer(ctx context.Context) error {
 			"--allow-privileged=true",
 			"--profiling=false",
 			"--cert-dir=" + filepath.Join(in.dir, "apiserver"),
-			"--audit-policy-file=" + policy,
-			"--audit-log-path=" + filepath.Join(in.logDir(), audit.LogName),
-			"--audit-log-format=json",
 			"--v=1",
-		},
+		}, auditArgs...),
 		LogDir:       in.logDir(),
 		Ready:        in.probe(in.apiserverURL+"/readyz", p.admin),
 		ReadyTimeout: 90 * time.Second,
