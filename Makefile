@@ -56,11 +56,18 @@ e2e: build
 
 # The vSphere suite in make test, its artifacts beside the default run's:
 # the newest pinned CCM as configured by default, then the older one with
-# dual-stack guests and inline credentials.
-e2e-vsphere:
+# dual-stack guests and inline credentials, then the newest packed into an
+# image (ccm-harness pack) and run in runc as its ServiceAccount, under
+# cloud-provider-vsphere's own RBAC (providers/vsphere/manifests).
+VSPHERE_IMAGE = $(IMAGE_DIR)/vsphere-ccm.tar
+e2e-vsphere: build
 	$(MAKE) e2e PROVIDER=vsphere CCM_VERSION= PROVIDER_CONFIG= ARTIFACTS=$(ARTIFACTS)/vsphere
 	$(MAKE) e2e PROVIDER=vsphere CCM_VERSION=v1.30.1 PROVIDER_CONFIG=$(CURDIR)/e2e/testdata/vsphere-dual-stack.yaml \
 		ARTIFACTS=$(ARTIFACTS)/vsphere-v1.30.1
+	mkdir -p $(IMAGE_DIR) && ccm=$$($(BIN)/ccm-harness binaries --provider=vsphere --ccm-version= | awk '$$1 == "vsphere-cloud-controller-manager" {print $$2}') && \
+		$(BIN)/ccm-harness pack $$ccm --tag ccm-harness.local/vsphere-ccm:dev --out $(VSPHERE_IMAGE)
+	$(MAKE) e2e PROVIDER=vsphere CCM_VERSION= PROVIDER_CONFIG= CCM_IMAGE=docker-archive:$(VSPHERE_IMAGE) \
+		ARTIFACTS=$(ARTIFACTS)/vsphere-image
 
 # The fakecloud CCM packed into an image with no Docker (ccm-harness pack),
 # and the suite run from that image through a profile file, as the README

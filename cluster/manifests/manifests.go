@@ -12,9 +12,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -70,34 +70,40 @@ func Read(path string) ([]byte, error) {
 			return nil, fmt.Errorf("manifests %s: kustomize: %s", path, oneLine(err))
 		}
 	default:
-		entries, err := os.ReadDir(path)
-		if err != nil {
-			return nil, fmt.Errorf("manifests %s: %w", path, err)
-		}
-		var names []string
-		for _, e := range entries {
-			if ext := filepath.Ext(e.Name()); !e.IsDir() && (ext == ".yaml" || ext == ".yml" || ext == ".json") {
-				names = append(names, e.Name())
-			}
-		}
-		sort.Strings(names)
-		if len(names) == 0 {
-			return nil, fmt.Errorf("manifests %s: the folder holds no .yaml, .yml or .json file", path)
-		}
-		for _, n := range names {
-			data, err := os.ReadFile(filepath.Join(path, n))
-			if err != nil {
-				return nil, fmt.Errorf("manifests %s: %w", path, err)
-			}
-			// Each file's objects, with their file named in errors.
-			if _, err := Parse(data); err != nil {
-				return nil, fmt.Errorf("manifests %s: %s: %s", path, n, strings.TrimPrefix(err.Error(), "manifests: "))
-			}
-			out = append(append(out, "\n---\n"...), data...)
+		if out, err = Join(os.DirFS(path)); err != nil {
+			return nil, fmt.Errorf("manifests %s: %s", path, strings.TrimPrefix(err.Error(), "manifests: "))
 		}
 	}
 	if _, err := Parse(out); err != nil {
 		return nil, fmt.Errorf("manifests %s: %s", path, strings.TrimPrefix(err.Error(), "manifests: "))
+	}
+	return out, nil
+}
+
+// Join is the .yaml, .yml and .json files at the top of fsys, in name
+// order, as one stream: a folder of manifests, on disk or embedded.
+func Join(fsys fs.FS) ([]byte, error) {
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return nil, err
+	}
+	var out []byte
+	for _, e := range entries {
+		if ext := filepath.Ext(e.Name()); e.IsDir() || ext != ".yaml" && ext != ".yml" && ext != ".json" {
+			continue
+		}
+		data, err := fs.ReadFile(fsys, e.Name())
+		if err != nil {
+			return nil, err
+		}
+		// Each file's objects, with their file named in errors.
+		if _, err := Parse(data); err != nil {
+			return nil, fmt.Errorf("%s: %s", e.Name(), strings.TrimPrefix(err.Error(), "manifests: "))
+		}
+		out = append(append(out, "\n---\n"...), data...)
+	}
+	if out == nil {
+		return nil, errors.New("the folder holds no .yaml, .yml or .json file")
 	}
 	return out, nil
 }

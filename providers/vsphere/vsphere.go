@@ -16,9 +16,11 @@ import (
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
+	"embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/url"
@@ -34,6 +36,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
+	"sigs.k8s.io/ccm-harness/cluster/manifests"
 	"sigs.k8s.io/ccm-harness/internal/binaries"
 	"sigs.k8s.io/ccm-harness/internal/pki"
 	"sigs.k8s.io/ccm-harness/internal/process"
@@ -43,6 +46,22 @@ import (
 // Name selects this profile.
 const Name = "vsphere"
 
+// Manifests are cloud-provider-vsphere's own ServiceAccount and RBAC
+// (manifests/, as its release ships them), which a CCM from an image runs
+// under.
+var Manifests = func() []byte {
+	data, err := manifests.Join(manifestFiles)
+	if err != nil {
+		panic("vsphere manifests: " + err.Error())
+	}
+	return data
+}()
+
+var manifestFiles, _ = fs.Sub(manifestDir, "manifests")
+
+//go:embed manifests/*.yaml
+var manifestDir embed.FS
+
 // Profile returns the vSphere provider's profile.
 func Profile() providers.Profile {
 	return providers.Profile{
@@ -51,6 +70,7 @@ func Profile() providers.Profile {
 		ProviderIDScheme: "vsphere",
 		CCM:              CCM,
 		CloudBinaries:    []binaries.Component{VCSim},
+		Manifests:        Manifests,
 		Capabilities:     providers.NewCapabilities(providers.Instances, providers.Zones, providers.NodeLifecycle),
 		NewCloud: func(config []byte) (providers.Cloud, error) {
 			c := Config{}
