@@ -243,8 +243,8 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 	}, nil
 }
 
-// health reports a host process that died or a fabric that cannot program
-// the nodes' routes.
+// health reports a host process that died, a CCM pod that restarted, or a
+// fabric that cannot program the nodes' routes.
 func (in *instance) health() error {
 	if err := in.procs.Dead(); err != nil {
 		return err
@@ -442,8 +442,8 @@ func bridgeConfig(podCIDR string) (string, error) {
 	return string(b), err
 }
 
-// startCCM runs the CCM on the host against the cluster's API, with the
-// admin kubeconfig kind wrote, as the local runtime runs it.
+// startCCM runs a CCM binary on the host against the cluster's API, with
+// the admin kubeconfig kind wrote, or a CCM image as a pod (startPod).
 func (in *instance) startCCM(ctx context.Context, bin string) (cluster.Manager, error) {
 	cfgPath := in.spec.Profile.CCMConfigFile
 	if cfgPath == "" {
