@@ -40,27 +40,16 @@ func (p *nodePool) Add(ctx context.Context, name string, opts ...cluster.NodeOpt
 	if err != nil {
 		return nil, fmt.Errorf("node %s: create its instance: %w", name, err)
 	}
-	node := &v1.Node{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: name,
-			Labels: map[string]string{
-				v1.LabelHostname:   name,
-				v1.LabelOSStable:   "linux",
-				v1.LabelArchStable: "amd64",
-				kwokLabel:          kwokManaged,
-			},
-			Annotations: map[string]string{},
-		},
-		Spec: v1.NodeSpec{Taints: []v1.Taint{{
-			Key:    cloudproviderapi.TaintExternalCloudProvider,
-			Value:  "true",
-			Effect: v1.TaintEffectNoSchedule,
-		}}},
-	}
+	node := kubeletNode(name)
+	node.Annotations = map[string]string{}
+	node.Spec.Taints = []v1.Taint{{
+		Key:    cloudproviderapi.TaintExternalCloudProvider,
+		Value:  "true",
+		Effect: v1.TaintEffectNoSchedule,
+	}}
 	// A kubelet sends its status with the registration itself, so the CCM
 	// never sees the node without addresses, or without the machine's
 	// SMBIOS UUID (the vSphere CCM finds VMs by it).
-	node.Status = kubeletStatus(name, metav1.Now())
 	node.Status.NodeInfo.SystemUUID = inst.SystemUUID
 	if o.ProvidedNodeIP != nil {
 		ip := o.ProvidedNodeIP(inst.Addresses)
@@ -96,7 +85,18 @@ func (p *nodePool) Add(ctx context.Context, name string, opts ...cluster.NodeOpt
 // CCM to remove, and the InternalIP the kubelet found on its machine (a
 // TEST-NET-1 address: only ever data).
 func registerWithoutCloud(ctx context.Context, client kubernetes.Interface, name string, i int) error {
-	node := &v1.Node{
+	node := kubeletNode(name)
+	node.Status.Addresses = append([]v1.NodeAddress{{Type: v1.NodeInternalIP, Address: fmt.Sprintf("192.0.2.%d", i)}}, node.Status.Addresses...)
+	if _, err := client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("node %s: register: %w", name, err)
+	}
+	return nil
+}
+
+// kubeletNode is the Node a kubelet v1.36 registers for its machine, with
+// the status it sends along, and kwok to play it from then on.
+func kubeletNode(name string) *v1.Node {
+	return &v1.Node{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name,
 			Labels: map[string]string{
@@ -108,11 +108,6 @@ func registerWithoutCloud(ctx context.Context, client kubernetes.Interface, name
 		},
 		Status: kubeletStatus(name, metav1.Now()),
 	}
-	node.Status.Addresses = append([]v1.NodeAddress{{Type: v1.NodeInternalIP, Address: fmt.Sprintf("192.0.2.%d", i)}}, node.Status.Addresses...)
-	if _, err := client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("node %s: register: %w", name, err)
-	}
-	return nil
 }
 
 // kubeletStatus is the status a healthy kubelet v1.36 registers with
