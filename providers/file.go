@@ -184,10 +184,11 @@ func (f File) Profile(dir string) (Profile, []byte, error) {
 			return fail("%v", err)
 		}
 		objs, err := manifests.Parse(data)
+		var w *manifests.Workload
 		if err == nil {
-			err = manifests.CheckNoWorkload(objs)
+			w, objs, err = manifests.SplitWorkload(objs)
 		}
-		if err == nil {
+		if err == nil && w == nil {
 			_, _, err = manifests.ServiceAccount(objs)
 		}
 		if err != nil {

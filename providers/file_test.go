@@ -39,8 +39,19 @@ func TestBuiltinProfilesAsFiles(t *testing.T) {
 
 func TestProfileFileBadInput(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(dir+"/workload.yaml", []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: ccm, namespace: kube-system}\n"), 0o644); err != nil {
-		t.Fatal(err)
+	workloads := map[string]string{
+		"nocontainer.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: ccm, namespace: kube-system}\n",
+		"twocontainers.yaml": "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: ccm, namespace: kube-system}\n" +
+			"spec: {template: {spec: {containers: [{name: a, image: img-a}, {name: b, image: img-b}]}}}\n",
+		"hostpath.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: ccm, namespace: kube-system}\n" +
+			"spec: {containers: [{name: ccm, image: x, args: [--cloud-config=/etc/kubernetes/cloud.conf], volumeMounts: [{name: k8s, mountPath: /etc/kubernetes}]}], volumes: [{name: k8s, hostPath: {path: /etc/kubernetes}}]}\n",
+		"unmounted.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: ccm, namespace: kube-system}\n" +
+			"spec: {containers: [{name: ccm, image: x, env: [{name: CFG, value: /etc/config/cloud.conf}], args: [--cloud-config=$(CFG)]}]}\n",
+	}
+	for f, data := range workloads {
+		if err := os.WriteFile(dir+"/"+f, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := os.WriteFile(dir+"/bad.yaml", []byte("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: a}\n---\nkind: [\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -59,7 +70,10 @@ func TestProfileFileBadInput(t *testing.T) {
 		{"cloud: none\nccm: {image: 'docker-archive:x.tar', cloudProvider: x}\ncapabilities: [instances]\nproviderIDScheme: x\n", "instances with cloud: none"},
 		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\nmanifests: bad.yaml\n", "manifests " + dir + "/bad.yaml: document 2 does not parse"},
 		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\nmanifests: missing\n", "manifests " + dir + "/missing: stat"},
-		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\nmanifests: workload.yaml\n", "manifests " + dir + "/workload.yaml: Deployment ccm runs pods; the harness runs the CCM itself"},
+		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\nmanifests: nocontainer.yaml\n", "manifests " + dir + "/nocontainer.yaml: Deployment kube-system/ccm has no container to run the CCM's image in"},
+		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\nmanifests: twocontainers.yaml\n", "DaemonSet kube-system/ccm has containers a, b and not one alone named *cloud-controller-manager*"},
+		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\nmanifests: hostpath.yaml\n", "reads --cloud-config=/etc/kubernetes/cloud.conf from volume k8s, which is neither a ConfigMap nor a Secret"},
+		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\nmanifests: unmounted.yaml\n", "its container ccm reads --cloud-config=/etc/config/cloud.conf from none of its volumes"},
 	} {
 		_, _, err := providers.Resolve(providers.External, []byte(tt.file), dir)
 		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "provider external: ") || strings.Contains(err.Error(), "\n") {

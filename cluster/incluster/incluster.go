@@ -47,14 +47,17 @@ type Spec struct {
 	// CA is the PEM of the CA that signed the API's serving certificate.
 	CA     []byte
 	Client kubernetes.Interface
-	// ServiceAccountNamespace and ServiceAccountName name the account the
-	// manager runs as.
-	ServiceAccountNamespace, ServiceAccountName string
-	// Dir holds the container's bundle, its copies of files and its
-	// projected token; StateRoot is the runtime's state, one per cluster.
-	Dir, StateRoot, LogDir string
-	Ready                  func(context.Context) error
-	Logf                   func(string, ...any)
+	// Workload is the CCM's as its manifests ship it (ApplyManifests):
+	// the manager runs as its CCM container, with its volumes and as its
+	// ServiceAccount, the image, Args and Env substituted.
+	Workload *manifests.Workload
+	// Dir holds the container's bundle, its copies of files, its volumes
+	// and its projected token; StateRoot is the runtime's state, one per
+	// cluster; NodeRoot stands for the node's file system, for hostPath
+	// folders this machine lacks.
+	Dir, StateRoot, NodeRoot, LogDir string
+	Ready                            func(context.Context) error
+	Logf                             func(string, ...any)
 }
 
 // Manager is a started manager; Stop it after its process stops, to end
@@ -72,23 +75,29 @@ func (m *Manager) Stop() {
 }
 
 // ApplyManifests applies a provider's manifests (cluster/manifests), or
-// upstream's recommended RBAC when it ships none, and returns the
-// ServiceAccount its managers run as.
-func ApplyManifests(ctx context.Context, rc *rest.Config, data []byte) (namespace, name string, err error) {
+// upstream's recommended RBAC when it ships none, all but the CCM's
+// workload, and returns that workload: the provider's, or the harness's
+// default under the one ServiceAccount the manifests define.
+func ApplyManifests(ctx context.Context, rc *rest.Config, data []byte) (*manifests.Workload, error) {
 	if data == nil {
 		data = manifests.Upstream
 	}
 	objs, err := manifests.Parse(data)
 	if err != nil {
-		return "", "", err
+		return nil, err
 	}
-	if err := manifests.CheckNoWorkload(objs); err != nil {
-		return "", "", err
+	w, objs, err := manifests.SplitWorkload(objs)
+	if err != nil {
+		return nil, err
 	}
-	if namespace, name, err = manifests.ServiceAccount(objs); err != nil {
-		return "", "", err
+	if w == nil {
+		ns, sa, err := manifests.ServiceAccount(objs)
+		if err != nil {
+			return nil, err
+		}
+		w = manifests.DefaultWorkload(ns, sa)
 	}
-	return namespace, name, manifests.Apply(ctx, rc, objs)
+	return w, manifests.Apply(ctx, rc, objs)
 }
 
 // kubeconfigFlags are the flags a manager reads a kubeconfig from; in a
@@ -104,7 +113,8 @@ func Start(ctx context.Context, g *process.Group, s Spec) (*Manager, error) {
 	if err := os.RemoveAll(s.Dir); err != nil {
 		return nil, err
 	}
-	proj, err := serviceaccount.Project(ctx, s.Client, s.ServiceAccountNamespace, s.ServiceAccountName, s.CA, filepath.Join(s.Dir, "serviceaccount"), s.Logf)
+	w := s.Workload
+	proj, err := serviceaccount.Project(ctx, s.Client, w.Namespace(), w.ServiceAccount(), s.CA, filepath.Join(s.Dir, "serviceaccount"), s.Logf)
 	if err != nil {
 		return nil, fmt.Errorf("manager %s: %w", s.Name, err)
 	}
@@ -115,6 +125,10 @@ func Start(ctx context.Context, g *process.Group, s Spec) (*Manager, error) {
 	}
 	var args []string
 	var paths []string
+	cloudConfig, err := manifests.CloudConfig(s.Args)
+	if err != nil {
+		return fail(err)
+	}
 	for _, a := range s.Args {
 		name, value, _ := strings.Cut(a, "=")
 		if containsFlag(kubeconfigFlags, name) {
@@ -130,6 +144,25 @@ func Start(ctx context.Context, g *process.Group, s Spec) (*Manager, error) {
 		if _, err := os.Stat(f); err == nil {
 			paths = append(paths, f)
 		}
+	}
+	tmpl, config, err := w.Substitute(s.Image.Ref, args, s.Env, cloudConfig)
+	if err != nil {
+		return fail(err)
+	}
+	if config != nil {
+		if err := manifests.WriteConfig(ctx, s.Client, config); err != nil {
+			return fail(err)
+		}
+	}
+	pc := &podContainer{client: s.Client, namespace: w.Namespace(), pod: &tmpl.Spec, c: &tmpl.Spec.Containers[w.Container],
+		dir: s.Dir, nodeRoot: s.NodeRoot, serviceAccount: proj.Dir}
+	env, err := pc.env(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	volumes, err := pc.mounts(ctx)
+	if err != nil {
+		return fail(err)
 	}
 	mounts := []container.Mount{{Source: proj.Dir, Destination: serviceaccount.MountPath, ReadOnly: true}}
 	for _, p := range paths {
@@ -148,15 +181,24 @@ func Start(ctx context.Context, g *process.Group, s Spec) (*Manager, error) {
 		}
 		mounts = append(mounts, container.Mount{Source: p, Destination: p})
 	}
-	mounts = append(shadowTops(s.Image.Root, append(paths, s.Writable...)), mounts...)
+	mounts = append(mounts, volumes...)
+	destinations := append(paths, s.Writable...)
+	for _, v := range volumes {
+		destinations = append(destinations, v.Destination)
+	}
+	mounts = append(shadowTops(s.Image.Root, destinations), mounts...)
+	command, cargs := pc.argv(env)
+	uid, gid := pc.user()
 	cs := container.Spec{
-		ID:    s.Cluster + "-" + s.Name,
-		Image: s.Image,
-		Args:  args,
+		ID:      s.Cluster + "-" + s.Name,
+		Image:   s.Image,
+		Command: command,
+		Args:    cargs,
 		Env: append([]string{
 			"KUBERNETES_SERVICE_HOST=" + host,
 			"KUBERNETES_SERVICE_PORT=" + port,
-		}, s.Env...),
+		}, env...),
+		RunAsUser: uid, RunAsGroup: gid,
 		Mounts:    mounts,
 		Bundle:    filepath.Join(s.Dir, "bundle"),
 		StateRoot: s.StateRoot,

@@ -16,27 +16,28 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
-	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/clientcmd"
-	cloudproviderapi "k8s.io/cloud-provider/api"
 	"sigs.k8s.io/kind/pkg/cluster/nodeutils"
 
 	"sigs.k8s.io/ccm-harness/cluster"
 	"sigs.k8s.io/ccm-harness/cluster/audit"
 	"sigs.k8s.io/ccm-harness/cluster/incluster"
+	"sigs.k8s.io/ccm-harness/cluster/manifests"
 	"sigs.k8s.io/ccm-harness/internal/oci"
 	"sigs.k8s.io/ccm-harness/internal/process"
 )
 
-// The CCM's pod: a Deployment of one on the control-plane node, serving
-// on the node's address at the CCM's usual port.
+// The CCM's pod: its workload's one pod on the control-plane node,
+// serving on the node's address at the CCM's usual port.
 const (
 	podSecurePort = 10258
-	podLabel      = "app.kubernetes.io/name"
 	// podStartTimeout bounds the wait for the pod to serve /healthz: its
 	// image is loaded already, so this is the CCM's start.
 	podStartTimeout = 2 * time.Minute
@@ -44,13 +45,17 @@ const (
 	crashRestarts = 2
 )
 
-// podManager is the CCM run as a pod of a Deployment.
+// podManager is the CCM run as the pod of its workload: a Deployment,
+// DaemonSet or Pod, the provider's or the harness's default.
 type podManager struct {
 	cluster.Endpoint
 	spec      cluster.ManagerSpec
 	in        *instance
 	namespace string
-	log       string
+	// workload is what was applied; list finds its pods.
+	workload *unstructured.Unstructured
+	list     metav1.ListOptions
+	log      string
 	// restarts is the pod's restart count when it last became healthy.
 	mu       sync.Mutex
 	restarts int32
@@ -64,31 +69,66 @@ func (m *podManager) Spec() cluster.ManagerSpec { return m.spec }
 func (m *podManager) Log() string               { return m.log }
 
 // Restart deletes the pod, as a node's drain would, and waits for its
-// replacement to serve.
+// replacement to serve: the controller's, or, for a bare Pod, the same
+// Pod applied again, as a kubelet restarts a static one.
 func (m *podManager) Restart(ctx context.Context) error {
 	pod, err := m.pod(ctx)
 	if err != nil {
 		return err
 	}
 	grace := int64(10)
-	if err := m.in.client.CoreV1().Pods(m.namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: &grace}); err != nil {
+	pods := m.in.client.CoreV1().Pods(m.namespace)
+	if err := pods.Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: &grace}); err != nil {
 		return fmt.Errorf("manager %s: delete its pod %s: %w", m.spec.Name, pod.Name, err)
+	}
+	if m.workload.GetKind() == "Pod" {
+		err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+			_, err := pods.Get(ctx, pod.Name, metav1.GetOptions{})
+			return apierrors.IsNotFound(err), nil
+		})
+		if err != nil {
+			return fmt.Errorf("manager %s: timed out after 1m0s waiting for its pod %s to be deleted", m.spec.Name, pod.Name)
+		}
+		if err := m.apply(ctx); err != nil {
+			return err
+		}
 	}
 	return m.waitServing(ctx, pod.UID)
 }
 
-// Stop deletes the Deployment.
+// Stop deletes the workload.
 func (m *podManager) Stop(ctx context.Context) error {
-	err := m.in.client.AppsV1().Deployments(m.namespace).Delete(ctx, m.spec.Name, metav1.DeleteOptions{})
+	var err error
+	name := m.workload.GetName()
+	switch m.workload.GetKind() {
+	case "Deployment":
+		err = m.in.client.AppsV1().Deployments(m.namespace).Delete(ctx, name, metav1.DeleteOptions{})
+	case "DaemonSet":
+		err = m.in.client.AppsV1().DaemonSets(m.namespace).Delete(ctx, name, metav1.DeleteOptions{})
+	default:
+		err = m.in.client.CoreV1().Pods(m.namespace).Delete(ctx, name, metav1.DeleteOptions{})
+	}
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
 	return err
 }
 
-// pod is the Deployment's newest pod.
+// apply applies the workload with server-side apply.
+func (m *podManager) apply(ctx context.Context) error {
+	rc, err := clientcmd.BuildConfigFromFlags("", m.in.kubeconfig())
+	if err != nil {
+		return err
+	}
+	if err := manifests.Apply(ctx, rc, []*unstructured.Unstructured{m.workload}); err != nil {
+		return fmt.Errorf("manager %s: %w", m.spec.Name, err)
+	}
+	return nil
+}
+
+// pod is the workload's newest pod.
 func (m *podManager) pod(ctx context.Context) (*v1.Pod, error) {
-	list, err := m.in.client.CoreV1().Pods(m.namespace).List(ctx, metav1.ListOptions{LabelSelector: podLabel + "=" + m.spec.Name})
+	list, err := m.in.client.CoreV1().Pods(m.namespace).List(ctx, m.list)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +143,7 @@ func (m *podManager) pod(ctx context.Context) (*v1.Pod, error) {
 		}
 	}
 	if newest == nil {
-		return nil, fmt.Errorf("manager %s: no pod in namespace %s", m.spec.Name, m.namespace)
+		return nil, fmt.Errorf("manager %s: %s %s has no pod in namespace %s", m.spec.Name, m.workload.GetKind(), m.workload.GetName(), m.namespace)
 	}
 	return newest, nil
 }
@@ -170,14 +210,19 @@ func restarts(p *v1.Pod) int32 {
 
 func waitingReason(p *v1.Pod) string {
 	for _, s := range p.Status.ContainerStatuses {
-		if s.State.Waiting != nil {
-			return s.State.Waiting.Reason
-		}
-		if s.State.Terminated != nil {
-			return fmt.Sprintf("exited with code %d", s.State.Terminated.ExitCode)
-		}
+		var last string
 		if t := s.LastTerminationState.Terminated; t != nil {
-			return fmt.Sprintf("last exited with code %d", t.ExitCode)
+			last = fmt.Sprintf("last exited with code %d", t.ExitCode)
+		}
+		switch {
+		case s.State.Waiting != nil && last != "":
+			return s.State.Waiting.Reason + ", " + last
+		case s.State.Waiting != nil:
+			return s.State.Waiting.Reason
+		case s.State.Terminated != nil:
+			return fmt.Sprintf("exited with code %d", s.State.Terminated.ExitCode)
+		case last != "":
+			return last
 		}
 	}
 	return "no container status yet"
@@ -211,22 +256,25 @@ func (m *podManager) followLogs(ctx context.Context) {
 	}
 }
 
-// startPod runs the CCM's image as a Deployment's pod on the control-plane
-// node, as providers deploy it: under the ServiceAccount of the provider's
-// manifests, with the host's network, tolerating the taints of a node the
-// CCM has not initialized, and the cloud config and the files it names
-// from a Secret mounted where the flags say. The image is loaded into the
-// nodes' containerd: no registry is involved.
+// startPod runs the CCM's image as its workload's pod, as providers
+// deploy it: the provider's Deployment, DaemonSet or Pod from its
+// manifests (the harness's default Deployment where they ship none), the
+// image and the harness's flags substituted into the CCM's container, the
+// cloud config written into the ConfigMap or Secret the container reads
+// it from, and the other files the flags name, and the cloud's, from a
+// Secret mounted where the flags say. The image is loaded into the nodes'
+// containerd: no registry is involved.
 func (in *instance) startPod(ctx context.Context, spec cluster.ManagerSpec, img *oci.Image, args, env []string) (*podManager, error) {
 	rc, err := clientcmd.BuildConfigFromFlags("", in.kubeconfig())
 	if err != nil {
 		return nil, err
 	}
-	ns, sa, err := incluster.ApplyManifests(ctx, rc, in.spec.Profile.Manifests)
+	w, err := incluster.ApplyManifests(ctx, rc, in.spec.Profile.Manifests)
 	if err != nil {
 		return nil, err
 	}
-	in.audit.Set(filepath.Join(in.logDir(), audit.LogName), ns, sa)
+	ns := w.Namespace()
+	in.audit.Set(filepath.Join(in.logDir(), audit.LogName), ns, w.ServiceAccount())
 	ref, err := in.loadImage(img)
 	if err != nil {
 		return nil, fmt.Errorf("manager %s: %w", spec.Name, err)
@@ -235,63 +283,61 @@ func (in *instance) startPod(ctx context.Context, spec cluster.ManagerSpec, img 
 	if err != nil {
 		return nil, err
 	}
+	cloudConfig, err := manifests.CloudConfig(args)
+	if err != nil {
+		return nil, fmt.Errorf("manager %s: %w", spec.Name, err)
+	}
 	args, secret, mounts, err := podFiles(spec.Name, args, []string{filepath.Join(in.dir, "cloud")})
 	if err != nil {
 		return nil, err
+	}
+	tmpl, config, err := w.Substitute(ref, args, env, cloudConfig)
+	if err != nil {
+		return nil, err
+	}
+	if config != nil {
+		if err := manifests.WriteConfig(ctx, in.client, config); err != nil {
+			return nil, fmt.Errorf("manager %s: %w", spec.Name, err)
+		}
 	}
 	secret.Namespace = ns
 	if _, err := in.client.CoreV1().Secrets(ns).Create(ctx, secret, metav1.CreateOptions{}); err != nil {
 		return nil, fmt.Errorf("manager %s: its files' Secret: %w", spec.Name, err)
 	}
-	var envVars []v1.EnvVar
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		envVars = append(envVars, v1.EnvVar{Name: k, Value: v})
+	c := &tmpl.Spec.Containers[w.Container]
+	c.VolumeMounts = append(c.VolumeMounts, mounts...)
+	tmpl.Spec.Volumes = append(tmpl.Spec.Volumes, v1.Volume{Name: filesVolume, VolumeSource: v1.VolumeSource{Secret: &v1.SecretVolumeSource{SecretName: secret.Name}}})
+	// The harness probes the CCM's /healthz from this machine at the
+	// node's address, which a pod network's address is not reachable as.
+	tmpl.Spec.HostNetwork = true
+	if err := in.schedulable(ctx, w, tmpl); err != nil {
+		return nil, err
 	}
-	labels := map[string]string{podLabel: spec.Name}
-	one := int32(1)
-	dep := &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: spec.Name, Namespace: ns, Labels: labels},
-		Spec: appsv1.DeploymentSpec{
-			Replicas: &one,
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			// One CCM at a time, as without leader election it must be.
-			Strategy: appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType},
-			Template: v1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: v1.PodSpec{
-					ServiceAccountName: sa,
-					HostNetwork:        true,
-					DNSPolicy:          v1.DNSDefault,
-					NodeSelector:       map[string]string{"node-role.kubernetes.io/control-plane": ""},
-					PriorityClassName:  "system-node-critical",
-					Tolerations: []v1.Toleration{
-						{Key: cloudproviderapi.TaintExternalCloudProvider, Value: "true", Effect: v1.TaintEffectNoSchedule},
-						{Key: "node-role.kubernetes.io/control-plane", Effect: v1.TaintEffectNoSchedule},
-						{Key: v1.TaintNodeNotReady, Effect: v1.TaintEffectNoSchedule},
-					},
-					Containers: []v1.Container{{
-						Name:            "cloud-controller-manager",
-						Image:           ref,
-						ImagePullPolicy: v1.PullNever,
-						Args:            args,
-						Env:             envVars,
-						VolumeMounts:    mounts,
-					}},
-					Volumes: []v1.Volume{{Name: "files", VolumeSource: v1.VolumeSource{Secret: &v1.SecretVolumeSource{SecretName: secret.Name}}}},
-				},
-			},
-		},
+	obj, err := w.WithTemplate(tmpl)
+	if err != nil {
+		return nil, err
 	}
-	if _, err := in.client.AppsV1().Deployments(ns).Create(ctx, dep, metav1.CreateOptions{}); err != nil {
-		return nil, fmt.Errorf("manager %s: its Deployment: %w", spec.Name, err)
+	if w.Kind() == "Deployment" {
+		// One CCM: the cluster has one control-plane node, and the CCM
+		// runs without leader election.
+		if err := unstructured.SetNestedField(obj.Object, int64(1), "spec", "replicas"); err != nil {
+			return nil, err
+		}
 	}
 	m := &podManager{
 		Endpoint:  cluster.Endpoint{URL: "https://" + net.JoinHostPort(cp, strconv.Itoa(podSecurePort)), Client: loopbackClient()},
 		spec:      spec,
 		in:        in,
 		namespace: ns,
+		workload:  obj,
+		list:      metav1.ListOptions{LabelSelector: labels.SelectorFromSet(tmpl.Labels).String()},
 		log:       filepath.Join(in.logDir(), spec.Name+".log"),
+	}
+	if w.Kind() == "Pod" {
+		m.list = metav1.ListOptions{FieldSelector: "metadata.name=" + w.Name()}
+	}
+	if err := m.apply(ctx); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(in.logDir(), 0o755); err != nil {
 		return nil, err
@@ -304,6 +350,23 @@ func (in *instance) startPod(ctx context.Context, spec cluster.ManagerSpec, img 
 		return nil, err
 	}
 	return m, nil
+}
+
+// schedulable fails at once where the workload's nodeSelector matches no
+// node, rather than after a timeout with no pod.
+func (in *instance) schedulable(ctx context.Context, w *manifests.Workload, tmpl *v1.PodTemplateSpec) error {
+	if len(tmpl.Spec.NodeSelector) == 0 {
+		return nil
+	}
+	sel := labels.SelectorFromSet(tmpl.Spec.NodeSelector).String()
+	nodes, err := in.client.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: sel})
+	if err != nil {
+		return err
+	}
+	if len(nodes.Items) == 0 {
+		return fmt.Errorf("manifests: %s selects nodes by %s, and no node of the cluster has that label (kind labels its control plane node-role.kubernetes.io/control-plane): fix the nodeSelector (a kustomization patch can)", w, sel)
+	}
+	return nil
 }
 
 // loadImage writes the image as a docker-archive tagged by its digest and
@@ -359,6 +422,9 @@ var (
 	podServeArgs = []string{"--bind-address=0.0.0.0", "--secure-port=" + strconv.Itoa(podSecurePort)}
 )
 
+// filesVolume is the pod's volume of the files the harness's flags name.
+const filesVolume = "ccm-harness-files"
+
 // maxFolderFile is the largest file of a folder that goes into the pod's
 // Secret, which holds a MiB at most.
 const maxFolderFile = 64 << 10
@@ -376,7 +442,7 @@ func podFiles(name string, args, folders []string) ([]string, *v1.Secret, []v1.V
 		}
 		key := fmt.Sprintf("f%d-%s", len(secret.Data), filepath.Base(path))
 		secret.Data[key] = data
-		mounts = append(mounts, v1.VolumeMount{Name: "files", MountPath: path, SubPath: key, ReadOnly: true})
+		mounts = append(mounts, v1.VolumeMount{Name: filesVolume, MountPath: path, SubPath: key, ReadOnly: true})
 		return nil
 	}
 	var out []string

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/ccm-harness/cluster"
 	"sigs.k8s.io/ccm-harness/cluster/audit"
 	"sigs.k8s.io/ccm-harness/cluster/incluster"
+	"sigs.k8s.io/ccm-harness/cluster/manifests"
 	"sigs.k8s.io/ccm-harness/internal/binaries"
 	"sigs.k8s.io/ccm-harness/internal/oci"
 	"sigs.k8s.io/ccm-harness/internal/process"
@@ -59,10 +60,10 @@ type instance struct {
 	steps   []cluster.Step
 
 	// The managers run from images, and the manifests applied for them.
-	inCluster           []*incluster.Manager
-	manifestsOnce       sync.Once
-	manifestsErr        error
-	saNamespace, saName string
+	inCluster     []*incluster.Manager
+	manifestsOnce sync.Once
+	manifestsErr  error
+	workload      *manifests.Workload
 	// audit is the API server's audit log, read for the CCM's refusals.
 	audit audit.Log
 }
@@ -464,7 +465,7 @@ func (in *instance) startManager(ctx context.Context, spec cluster.ManagerSpec) 
 // (cluster/incluster): under the ServiceAccount of the provider's
 // manifests, applied before the first such manager starts.
 func (in *instance) startInCluster(ctx context.Context, name string, img *oci.Image, args, env []string, ready func(context.Context) error) (*process.Process, error) {
-	ns, sa, err := in.applyManifests(ctx)
+	w, err := in.applyManifests(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -475,8 +476,9 @@ func (in *instance) startInCluster(ctx context.Context, name string, img *oci.Im
 		Folders:   []string{filepath.Join(in.dir, "cloud")},
 		APIServer: strings.TrimPrefix(in.apiserverURL, "https://"),
 		CA:        in.pki.ca.CertPEM, Client: in.client,
-		ServiceAccountNamespace: ns, ServiceAccountName: sa,
-		Dir: filepath.Join(in.dir, "containers", name), StateRoot: filepath.Join(in.dir, "runc"), LogDir: in.logDir(),
+		Workload: w,
+		Dir:      filepath.Join(in.dir, "containers", name), StateRoot: filepath.Join(in.dir, "runc"),
+		NodeRoot: filepath.Join(in.dir, "node"), LogDir: in.logDir(),
 		Ready: ready, Logf: in.logf,
 	})
 	if err != nil {
@@ -489,24 +491,24 @@ func (in *instance) startInCluster(ctx context.Context, name string, img *oci.Im
 }
 
 // applyManifests applies the provider's manifests, or upstream's
-// recommended RBAC, once, and returns the ServiceAccount they name.
-func (in *instance) applyManifests(ctx context.Context) (string, string, error) {
+// recommended RBAC, once, and returns the CCM's workload.
+func (in *instance) applyManifests(ctx context.Context) (*manifests.Workload, error) {
 	in.manifestsOnce.Do(func() {
 		rc, err := clientcmd.BuildConfigFromFlags("", in.kubeconfig)
-		var ns, sa string
+		var w *manifests.Workload
 		if err == nil {
-			ns, sa, err = incluster.ApplyManifests(ctx, rc, in.spec.Profile.Manifests)
+			w, err = incluster.ApplyManifests(ctx, rc, in.spec.Profile.Manifests)
 		}
 		in.stateMu.Lock()
-		in.saNamespace, in.saName, in.manifestsErr = ns, sa, err
+		in.workload, in.manifestsErr = w, err
 		in.stateMu.Unlock()
 		if err == nil {
-			in.audit.Set(filepath.Join(in.logDir(), audit.LogName), ns, sa)
+			in.audit.Set(filepath.Join(in.logDir(), audit.LogName), w.Namespace(), w.ServiceAccount())
 		}
 	})
 	in.stateMu.Lock()
 	defer in.stateMu.Unlock()
-	return in.saNamespace, in.saName, in.manifestsErr
+	return in.workload, in.manifestsErr
 }
 
 // cloudArgs are the flags and environment of a manager that runs cloud

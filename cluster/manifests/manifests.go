@@ -108,6 +108,20 @@ func Join(fsys fs.FS) ([]byte, error) {
 	return out, nil
 }
 
+// Embedded is Join of the folder dir of fsys, for a provider's manifests
+// built into the harness; they are the harness's own, so a bad file is a
+// bug that a test of the provider catches.
+func Embedded(fsys fs.FS, dir string) []byte {
+	sub, err := fs.Sub(fsys, dir)
+	if err == nil {
+		var data []byte
+		if data, err = Join(sub); err == nil {
+			return data
+		}
+	}
+	panic("embedded manifests " + dir + ": " + err.Error())
+}
+
 func isKustomization(dir string) bool {
 	for _, n := range []string{"kustomization.yaml", "kustomization.yml", "Kustomization"} {
 		if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
@@ -148,22 +162,6 @@ func Parse(data []byte) ([]*unstructured.Unstructured, error) {
 		objs = append(objs, u)
 	}
 	return objs, nil
-}
-
-// workloadKinds run pods: the CCM's own Deployment or DaemonSet.
-var workloadKinds = map[string]bool{"Deployment": true, "DaemonSet": true, "StatefulSet": true, "ReplicaSet": true, "Pod": true, "Job": true}
-
-// CheckNoWorkload refuses manifests that run the CCM themselves: the
-// harness runs it from the profile's image with its own flags, and a
-// provider's Deployment would run a second CCM from an image no node can
-// pull.
-func CheckNoWorkload(objs []*unstructured.Unstructured) error {
-	for _, o := range objs {
-		if workloadKinds[o.GetKind()] {
-			return fmt.Errorf("manifests: %s %s runs pods; the harness runs the CCM itself, from the profile's image with its own flags: leave the workload out of the manifests (a kustomization can), and give its flags as ccm.args", o.GetKind(), o.GetName())
-		}
-	}
-	return nil
 }
 
 // ServiceAccount is the one ServiceAccount the objects define, or

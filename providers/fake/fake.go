@@ -7,7 +7,7 @@ package fake
 import (
 	"context"
 	"crypto/rand"
-	_ "embed"
+	"embed"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -21,6 +21,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
+	"sigs.k8s.io/ccm-harness/cluster/manifests"
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
 	"sigs.k8s.io/ccm-harness/fakecloud/client"
 	"sigs.k8s.io/ccm-harness/fakecloud/cloudprovider"
@@ -29,11 +30,13 @@ import (
 	"sigs.k8s.io/ccm-harness/providers"
 )
 
-// Manifests are fakecloud-ccm's ServiceAccount and RBAC, from
-// manifests/, which a profile file names as its folder.
-//
-//go:embed manifests/rbac.yaml
-var Manifests []byte
+// Manifests are fakecloud-ccm's as a provider ships them (manifests/,
+// which a profile file names as its folder): its ServiceAccount and RBAC,
+// and its DaemonSet, whose container a CCM from an image runs as.
+var Manifests = manifests.Embedded(manifestDir, "manifests")
+
+//go:embed manifests/*.yaml
+var manifestDir embed.FS
 
 // Name selects this profile.
 const Name = "fake"

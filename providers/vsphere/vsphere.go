@@ -20,7 +20,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net"
 	"net/http"
 	"net/url"
@@ -46,18 +45,10 @@ import (
 // Name selects this profile.
 const Name = "vsphere"
 
-// Manifests are cloud-provider-vsphere's own ServiceAccount and RBAC
-// (manifests/, as its release ships them), which a CCM from an image runs
-// under.
-var Manifests = func() []byte {
-	data, err := manifests.Join(manifestFiles)
-	if err != nil {
-		panic("vsphere manifests: " + err.Error())
-	}
-	return data
-}()
-
-var manifestFiles, _ = fs.Sub(manifestDir, "manifests")
+// Manifests are cloud-provider-vsphere's own (manifests/, as its release
+// ships them): its RBAC, and its DaemonSet, whose container a CCM from an
+// image runs as, its cloud config in the ConfigMap the DaemonSet mounts.
+var Manifests = manifests.Embedded(manifestDir, "manifests")
 
 //go:embed manifests/*.yaml
 var manifestDir embed.FS

@@ -195,8 +195,10 @@ func addressString(addrs []v1.NodeAddress) string {
 	return "[" + strings.Join(s, " ") + "]"
 }
 
-// TestManifestsAreUpstreams checks that the RBAC the provider ships is
-// cloud-provider-vsphere's own, as its pinned release has it.
+// TestManifestsAreUpstreams checks that the manifests the provider ships
+// are cloud-provider-vsphere's own, as its pinned release has them: its
+// RBAC, and its DaemonSet, which the harness runs with the image and
+// cloud config substituted.
 func TestManifestsAreUpstreams(t *testing.T) {
 	out, err := exec.Command("go", "mod", "download", "-json", "k8s.io/cloud-provider-vsphere@"+CCM.Versions[0]).Output()
 	if err != nil {
@@ -206,7 +208,7 @@ func TestManifestsAreUpstreams(t *testing.T) {
 	if err := json.Unmarshal(out, &m); err != nil || m.Dir == "" {
 		t.Fatalf("go mod download: %v %s", err, out)
 	}
-	for _, f := range []string{"cloud-controller-manager-roles.yaml", "cloud-controller-manager-role-bindings.yaml"} {
+	for _, f := range []string{"cloud-controller-manager-roles.yaml", "cloud-controller-manager-role-bindings.yaml", "vsphere-cloud-controller-manager-ds.yaml"} {
 		want, err := os.ReadFile(filepath.Join(m.Dir, "manifests/controller-manager", f))
 		if err != nil {
 			t.Fatal(err)
@@ -219,7 +221,8 @@ func TestManifestsAreUpstreams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ns, name, err := manifests.ServiceAccount(objs); err != nil || ns+"/"+name != "kube-system/cloud-controller-manager" {
-		t.Errorf("service account %s/%s, %v", ns, name, err)
+	w, _, err := manifests.SplitWorkload(objs)
+	if err != nil || w.String() != "DaemonSet kube-system/vsphere-cloud-controller-manager" || w.ServiceAccount() != "cloud-controller-manager" {
+		t.Errorf("workload %v as %s, %v", w, w.ServiceAccount(), err)
 	}
 }
