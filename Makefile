@@ -42,9 +42,12 @@ $(BIN)/e2e.test: $(GO_SOURCES)
 	$(GO) test -c -o $@ ./e2e
 
 # Upstream components go to the cache (built once per version), the
-# harness's own binaries to _output/bin: what a cluster of PROVIDER runs.
+# harness's own binaries to _output/bin: what a cluster of PROVIDER runs,
+# and release N's managers only if LABEL_FILTER selects a leader-migration
+# spec.
 binaries: $(BIN)/ccm-harness
-	$(BIN)/ccm-harness binaries --provider=$(PROVIDER) --ccm-version='$(CCM_VERSION)' --ccm-image='$(CCM_IMAGE)' --provider-config='$(PROVIDER_CONFIG)' --cluster=$(CLUSTER)
+	$(BIN)/ccm-harness binaries --provider=$(PROVIDER) --ccm-version='$(CCM_VERSION)' --ccm-image='$(CCM_IMAGE)' --provider-config='$(PROVIDER_CONFIG)' --cluster=$(CLUSTER) \
+		--label-filter='$(LABEL_FILTER)' 
 
 build: binaries $(BIN)/e2e.test
 

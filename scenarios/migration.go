@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/ccm-harness/internal/nodewait"
 	"sigs.k8s.io/ccm-harness/migration"
 	"sigs.k8s.io/ccm-harness/providers"
+	"sigs.k8s.io/ccm-harness/scenarios/labels"
 )
 
 // The HA control plane moves its cloud controllers from kube-controller-
@@ -39,7 +40,7 @@ import (
 // soak is how long each step of a rolling upgrade is left to run.
 const soak = 3 * time.Second
 
-var _ = framework.Describe("Leader migration", framework.WithLabel("leader-migration"), Needs(NeedHA), ginkgo.Ordered, func() {
+var _ = framework.Describe("Leader migration", framework.WithLabel(labels.LeaderMigration), Needs(NeedHA), ginkgo.Ordered, func() {
 	const members = 3
 	var (
 		c           *cluster.Cluster
@@ -246,14 +247,14 @@ var _ = framework.Describe("Leader migration", framework.WithLabel("leader-migra
 		upgraded = true
 	}
 
-	framework.It("[upgrade] moves the cloud controllers from kube-controller-manager to the CCM, member by member", framework.WithLabel("upgrade"), func(ctx context.Context) {
+	framework.It("[upgrade] moves the cloud controllers from kube-controller-manager to the CCM, member by member", framework.WithLabel(labels.MigrationSpecs[0][0]), func(ctx context.Context) {
 		upgrade(ctx)
 		expectServed(ctx, c, cs, rec, "after the upgrade", false)
 		expectNoViolations(rec, bounds)
 		framework.ExpectNoError(c.Health(), "HA control plane")
 	})
 
-	framework.It("[upgrade] rolls the CCMs to the next release, member by member", framework.WithLabel("upgrade"), Needs(NeedOlderCCM), func(ctx context.Context) {
+	framework.It("[upgrade] rolls the CCMs to the next release, member by member", framework.WithLabel(labels.MigrationSpecs[1][0]), Needs(labels.MigrationSpecs[1][1]), func(ctx context.Context) {
 		if !upgraded {
 			ginkgo.By("moving the controllers to the older CCM first")
 			upgrade(ctx)
@@ -266,7 +267,7 @@ var _ = framework.Describe("Leader migration", framework.WithLabel("leader-migra
 		framework.ExpectNoError(c.Health(), "HA control plane")
 	})
 
-	framework.It("[downgrade] moves them back to kube-controller-manager, member by member", framework.WithLabel("downgrade"), func(ctx context.Context) {
+	framework.It("[downgrade] moves them back to kube-controller-manager, member by member", framework.WithLabel(labels.MigrationSpecs[2][0]), func(ctx context.Context) {
 		if !upgraded {
 			ginkgo.By("upgrading first: a downgrade starts from release N+1")
 			upgrade(ctx)

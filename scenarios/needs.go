@@ -8,6 +8,7 @@ import (
 
 	"sigs.k8s.io/ccm-harness/cluster"
 	"sigs.k8s.io/ccm-harness/providers"
+	"sigs.k8s.io/ccm-harness/scenarios/labels"
 )
 
 // A spec says what it needs of the provider and runtime as Ginkgo labels,
@@ -28,9 +29,9 @@ const (
 	// NeedHA: the runtime can run an HA control plane of the spec's own,
 	// and the provider has a kube-controller-manager release with it
 	// in-tree to migrate from.
-	NeedHA = needPrefix + "ha-control-plane"
+	NeedHA = labels.NeedHA
 	// NeedOlderCCM: the provider has an older CCM release to upgrade from.
-	NeedOlderCCM = needPrefix + "older-ccm"
+	NeedOlderCCM = labels.NeedOlderCCM
 
 	// Checked late: the spec checks what Kubernetes shows first, and is
 	// skipped at its cloud-side part.

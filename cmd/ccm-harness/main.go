@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/ccm-harness/internal/oci"
 	"sigs.k8s.io/ccm-harness/options"
 	"sigs.k8s.io/ccm-harness/reports"
+	"sigs.k8s.io/ccm-harness/scenarios/labels"
 )
 
 func main() {
@@ -70,6 +71,7 @@ func newRoot() *cobra.Command {
 		},
 	}
 
+	var labelFilter string
 	bins := &cobra.Command{
 		Use:   "binaries",
 		Short: "Build the components a local cluster of the provider runs into the cache, and print their paths",
@@ -79,8 +81,13 @@ func newRoot() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			// What the leader-migration specs run besides.
-			comps := s.Components(true)
+			// What the leader-migration specs run besides, if the filter
+			// selects one.
+			migration, err := labels.MigrationSelected(labelFilter)
+			if err != nil {
+				return err
+			}
+			comps := s.Components(migration)
 			paths, err := s.Binaries.Paths(cmd.Context(), comps...)
 			if err != nil {
 				return err
@@ -92,6 +99,7 @@ func newRoot() *cobra.Command {
 		},
 	}
 	o.Bind(bins.Flags(), options.FlagKubeconfig, options.FlagNodes, options.FlagArtifacts, options.FlagWait, options.FlagAPIServerPort)
+	bins.Flags().StringVar(&labelFilter, "label-filter", "", "the suite's Ginkgo label filter: the leader-migration specs' managers are built only if it selects one of them (empty selects every spec)")
 	var packTag, packOut string
 	pack := &cobra.Command{
 		Use:   "pack BINARY",

@@ -1,13 +1,17 @@
 package controls
 
 import (
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"sigs.k8s.io/ccm-harness/reports"
 	"sigs.k8s.io/ccm-harness/scenarios"
+	"sigs.k8s.io/ccm-harness/scenarios/labels"
 )
 
 // TestDryRunMatchesRealRun compares each dry run (make e2e-dry-run, and the
@@ -60,5 +64,50 @@ func TestDryRunMatchesRealRun(t *testing.T) {
 			}
 			t.Logf("%d specs: the dry run said what the real run did", compared)
 		})
+	}
+}
+
+// TestMigrationSelected checks labels.MigrationSelected, by which
+// `ccm-harness binaries` decides to build release N's managers, against
+// Ginkgo's own dry run of the suite: for each filter, it must say yes
+// exactly when the suite would run a leader-migration spec.
+func TestMigrationSelected(t *testing.T) {
+	suite := e2eBinary(t)
+	for _, filter := range []string{"", "zone", "leader-migration", "!leader-migration", "upgrade", "downgrade || zone",
+		"needs-older-ccm", "loadbalancer && !datapath", "leader-migration && !upgrade && !downgrade"} {
+		report := filepath.Join(t.TempDir(), "report.json")
+		cmd := exec.Command(suite, "--ginkgo.dry-run", "--ginkgo.label-filter="+filter, "--ginkgo.json-report="+report,
+			"--provider=fake", "--artifacts="+t.TempDir())
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("dry run of %q: %v\n%s", filter, err, out)
+		}
+		data, err := os.ReadFile(report)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var reports []struct {
+			SpecReports []struct {
+				State                    string
+				LeafNodeType             string
+				ContainerHierarchyLabels [][]string
+				LeafNodeLabels           []string
+			}
+		}
+		if err := json.Unmarshal(data, &reports); err != nil || len(reports) != 1 {
+			t.Fatalf("report of %q: %v", filter, err)
+		}
+		suiteSays := false
+		for _, s := range reports[0].SpecReports {
+			all := s.LeafNodeLabels
+			for _, l := range s.ContainerHierarchyLabels {
+				all = append(all, l...)
+			}
+			if s.LeafNodeType == "It" && s.State == "passed" && slices.Contains(all, labels.LeaderMigration) {
+				suiteSays = true
+			}
+		}
+		if got, err := labels.MigrationSelected(filter); err != nil || got != suiteSays {
+			t.Errorf("filter %q: MigrationSelected says %v (%v), the suite's dry run runs a leader-migration spec: %v", filter, got, err, suiteSays)
+		}
 	}
 }

@@ -1,0 +1,52 @@
+// Package labels holds the Ginkgo labels a door reads before the suite
+// runs, apart from the specs (whose package brings the e2e framework):
+// the leader-migration specs', so that `ccm-harness binaries` builds the
+// provider's release-N managers, minutes of building, only when a label
+// filter selects a spec that runs them.
+package labels
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	ginkgotypes "github.com/onsi/ginkgo/v2/types"
+)
+
+const (
+	// LeaderMigration labels the leader-migration container.
+	LeaderMigration = "leader-migration"
+	// NeedHA and NeedOlderCCM are the scenarios' needs of the same names
+	// (scenarios.NeedHA, scenarios.NeedOlderCCM).
+	NeedHA       = "needs-ha-control-plane"
+	NeedOlderCCM = "needs-older-ccm"
+)
+
+// MigrationSpecs are each leader-migration spec's own labels, beside the
+// container's (LeaderMigration, NeedHA); the specs are declared with them.
+var MigrationSpecs = [][]string{{"upgrade"}, {"upgrade", NeedOlderCCM}, {"downgrade"}}
+
+// markup is Ginkgo's formatter's colour markup, {{red}} and the like.
+var markup = regexp.MustCompile(`\{\{[a-z/-]*\}\}`)
+
+// MigrationSelected says whether a Ginkgo label filter selects any
+// leader-migration spec. e2e/controls checks it against the suite's own
+// dry run.
+func MigrationSelected(filter string) (bool, error) {
+	match, err := ginkgotypes.ParseLabelFilter(filter)
+	var ge ginkgotypes.GinkgoError
+	if errors.As(err, &ge) {
+		// Ginkgo's own text is a coloured block; the reason is one line.
+		return false, fmt.Errorf("label filter %q: %s: %s (the syntax: labels with &&, ||, ! and parentheses)", filter, ge.Heading, strings.Join(strings.Fields(markup.ReplaceAllString(ge.Message, "")), " "))
+	}
+	if err != nil {
+		return false, fmt.Errorf("label filter %q: %w", filter, err)
+	}
+	for _, own := range MigrationSpecs {
+		if match(append([]string{LeaderMigration, NeedHA}, own...)) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
