@@ -51,8 +51,13 @@ binaries: $(BIN)/ccm-harness
 
 build: binaries $(BIN)/e2e.test
 
+# Quiet unless V=1: the bring-up, a line per spec as it ends, failures with
+# their log excerpts, the summary; the full verbose output goes to
+# $(ARTIFACTS)/e2e.log.
+QUIET = $(if $(V),,--quiet)
+
 e2e: build
-	cd $(CURDIR) && $(BIN)/e2e.test -ginkgo.v -ginkgo.no-color \
+	cd $(CURDIR) && $(BIN)/e2e.test -ginkgo.v -ginkgo.no-color $(QUIET) \
 		-ginkgo.label-filter='$(LABEL_FILTER)' -ginkgo.timeout=1h \
 		--provider=$(PROVIDER) --ccm-version='$(CCM_VERSION)' --cluster=$(CLUSTER) --artifacts=$(ARTIFACTS) \
 		--provider-config='$(PROVIDER_CONFIG)' --ccm-image='$(CCM_IMAGE)' --nodes=$(NODES)
@@ -111,7 +116,7 @@ e2e-existing: build $(IMAGE)
 	status=0; cd $(CURDIR) && $(BIN)/e2e.test -ginkgo.no-color -ginkgo.label-filter='!leader-migration' --dry-run \
 		--provider=fake --cluster=existing --kubeconfig=$(EXISTING_STATE)/existing/admin.kubeconfig \
 		--artifacts=$(ARTIFACTS)/existing/dry-run >/dev/null && \
-	$(BIN)/e2e.test -ginkgo.v -ginkgo.no-color -ginkgo.timeout=1h \
+	$(BIN)/e2e.test -ginkgo.v -ginkgo.no-color $(QUIET) -ginkgo.timeout=1h \
 		-ginkgo.label-filter='!leader-migration' --provider=fake --cluster=existing \
 		--kubeconfig=$(EXISTING_STATE)/existing/admin.kubeconfig --artifacts=$(ARTIFACTS)/existing || status=$$?; \
 	CCM_HARNESS_STATE=$(EXISTING_STATE) $(BIN)/ccm-harness down --name existing; exit $$status

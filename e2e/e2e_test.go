@@ -67,9 +67,19 @@ func TestE2E(t *testing.T) {
 	gomega.RegisterFailHandler(framework.Fail)
 	registerSpecHooks()
 	suiteConfig, reporterConfig := framework.CreateGinkgoConfig()
+	restore := func() {}
+	if *quiet && !suiteConfig.DryRun {
+		var err error
+		if restore, err = quietOutput(opts.Artifacts); err != nil {
+			t.Fatalf("--quiet: %v", err)
+		}
+	}
 	// Scenarios share one cluster and restart its managers: run in order
 	// of definition is not needed, but one at a time is.
 	passed := ginkgo.RunSpecs(t, "CCM conformance", suiteConfig, reporterConfig)
+	// Before the artifacts are rewritten (redaction) and the summary
+	// printed: the verbose log is closed, the terminal is back.
+	restore()
 	finishRun(t, passed)
 }
 
@@ -114,15 +124,15 @@ func finishRun(t *testing.T, passed bool) {
 		t.Errorf("read the run back for its summary: %v", err)
 		return
 	}
-	reports.WriteSummary(os.Stdout, r, page)
+	reports.WriteSummary(console, r, page)
 	if run.refusals != "" {
-		fmt.Print(reports.RedactText(run.refusals, run.secrets))
+		fmt.Fprint(console, reports.RedactText(run.refusals, run.secrets))
 	}
 }
 
-// progress counts the specs as they start, so that a run of many minutes
-// says where it is.
-var progress struct{ started, total int }
+// progress counts the specs as they start and end, so that a run of many
+// minutes says where it is.
+var progress struct{ started, ended, total int }
 
 // marks is where each log stood when the running spec started.
 var marks *reports.LogMarks
@@ -141,6 +151,14 @@ func registerSpecHooks() {
 	}
 	ginkgo.ReportBeforeSuite(func(r ginkgo.Report) {
 		progress.total = r.PreRunStats.SpecsThatWillRun
+	})
+	// A bring-up or teardown that failed is not a spec's line: said here.
+	ginkgo.ReportAfterSuite("failed suite nodes on the console", func(r ginkgo.Report) {
+		for _, s := range r.SpecReports {
+			if s.LeafNodeType != types.NodeTypeIt {
+				reportEnded(s, "")
+			}
+		}
 	})
 
 	// What a spec needs (its needs-* labels) decides whether it runs,
@@ -176,13 +194,15 @@ func registerSpecHooks() {
 	// Redacted now, as plain text: in the JUnit file its newlines are
 	// escaped, which redaction there handles less precisely.
 	ginkgo.ReportAfterEach(func(r ginkgo.SpecReport) {
+		var excerpt string
 		if r.Failed() && marks != nil {
 			// What the CCM was refused comes first: a missing RBAC rule
 			// explains a timeout that its log may show only as retries.
-			excerpt := refusalsSince(r.StartTime) + marks.Excerpt(30)
+			excerpt = refusalsSince(r.StartTime) + marks.Excerpt(30)
 			excerpt = reports.RedactText(excerpt, run.secrets)
 			ginkgo.AddReportEntry(reports.ExcerptEntry, reports.Excerpt(excerpt), ginkgo.ReportEntryVisibilityNever)
 		}
+		reportEnded(r, excerpt)
 	})
 }
 
@@ -230,7 +250,12 @@ func specLine(r ginkgo.SpecReport) string {
 }
 
 var _ = ginkgo.BeforeSuite(func(ctx context.Context) {
-	logf := func(format string, args ...any) { framework.Logf(format, args...) }
+	inBringUp = true
+	defer func() { inBringUp = false }()
+	logf := func(format string, args ...any) {
+		framework.Logf(format, args...)
+		consoleLogf(format, args...)
+	}
 	timeouts := scenarios.DefaultTimeouts
 	timeouts.NodeInit = scaled(timeouts.NodeInit)
 	timeouts.NodeLifecycle = scaled(timeouts.NodeLifecycle)
@@ -244,7 +269,7 @@ var _ = ginkgo.BeforeSuite(func(ctx context.Context) {
 	run.metadata = setup.Metadata()
 	framework.ExpectNoError(reports.WriteMetadata(run.dir, run.metadata))
 	name := "e2e-" + rand.String(6)
-	framework.Logf("bringing up a %s cluster %s with provider %s (%s) and %d nodes", setup.Cluster, name, setup.Profile.Name, setup.Profile.CCM, setup.Nodes)
+	logf("bringing up a %s cluster %s with provider %s (%s) and %d nodes", setup.Cluster, name, setup.Profile.Name, setup.Profile.CCM, setup.Nodes)
 	// Not reaching "initialized" is [node-init]'s failure to report, not
 	// the suite's; a claim the CCM does not serve would fail every spec
 	// of it by timeout, and fails the bring-up instead. A failed Up
@@ -256,10 +281,10 @@ var _ = ginkgo.BeforeSuite(func(ctx context.Context) {
 		framework.ExpectNoError(setup.Down(ctx, name))
 	})
 	if c.InitErr != nil {
-		framework.Logf("initial nodes not initialized: %v", c.InitErr)
+		logf("initial nodes not initialized: %v", c.InitErr)
 	} else if n := len(c.Steps); n > 0 {
 		total := c.Steps[n-1].Duration // the runtime's "total" step
-		framework.Logf("bring-up: control plane and %d nodes initialized by the CCM in %.2fs (%.2fs to registration, %.2fs more to initialization)",
+		logf("bring-up: control plane and %d nodes initialized by the CCM in %.2fs (%.2fs to registration, %.2fs more to initialization)",
 			setup.Nodes, (total + c.Initialized).Seconds(), total.Seconds(), c.Initialized.Seconds())
 	}
 	// Runs after the specs and the leak check, before the teardown: the
