@@ -25,6 +25,12 @@ const diagnoseEvery = 5 * time.Second
 // its cloud is no reason to sit out the timeout. A timeout quotes the CCM's
 // last log lines.
 func (c *Cluster) WaitInitialized(ctx context.Context, timeout time.Duration) error {
+	return c.WaitInitializedTimed(ctx, timeout, nil)
+}
+
+// WaitInitializedTimed is WaitInitialized that also records in passed when
+// the wait first saw each node initialized.
+func (c *Cluster) WaitInitializedTimed(ctx context.Context, timeout time.Duration, passed map[string]time.Time) error {
 	cfg, err := clientcmd.BuildConfigFromFlags("", c.Kubeconfig)
 	if err != nil {
 		return err
@@ -37,7 +43,7 @@ func (c *Cluster) WaitInitialized(ctx context.Context, timeout time.Duration) er
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		done <- nodewait.For(ctx, cs, timeout, "the CCM to initialize every node", nil, nodewait.Initialized)
+		done <- nodewait.ForTimed(ctx, cs, timeout, "the CCM to initialize every node", nil, nodewait.Initialized, passed)
 	}()
 	diag, _ := c.Cloud.(providers.Diagnoser)
 	tick := time.NewTicker(diagnoseEvery)

@@ -93,6 +93,9 @@ var run = struct {
 	// refusals explains what the CCM's ServiceAccount was refused in the
 	// run, "" if nothing.
 	refusals string
+	// measured are the run's figures: the bring-up's, and the latencies
+	// the specs report as durations.
+	measured []reports.Measurement
 }{metadata: map[string]string{}}
 
 // finishRun runs once every report is written: it moves the failed specs'
@@ -110,6 +113,9 @@ func finishRun(t *testing.T, passed bool) {
 		t.Errorf("redact artifacts: %v", err)
 	} else if n > 0 {
 		t.Logf("redacted secrets from %d artifact files", n)
+	}
+	if err := reports.WriteMeasurements(run.dir, run.measured); err != nil {
+		t.Errorf("write %s: %v", reports.MeasurementsFile, err)
 	}
 	if err := reports.WriteFinished(run.dir, time.Now(), passed, run.metadata); err != nil {
 		t.Errorf("write finished.json: %v", err)
@@ -203,6 +209,13 @@ func registerSpecHooks() {
 			ginkgo.AddReportEntry(reports.ExcerptEntry, reports.Excerpt(excerpt), ginkgo.ReportEntryVisibilityNever)
 		}
 		reportEnded(r, excerpt)
+		// The latencies a spec reports (AddReportEntry with a duration)
+		// are figures for the report and the grid.
+		for _, e := range r.ReportEntries {
+			if d, err := time.ParseDuration(e.Value.String()); err == nil {
+				run.measured = append(run.measured, reports.Measurement{Spec: strings.TrimSpace(r.FullText()), Name: e.Name, Seconds: d.Seconds()})
+			}
+		}
 	})
 }
 
@@ -284,8 +297,13 @@ var _ = ginkgo.BeforeSuite(func(ctx context.Context) {
 		logf("initial nodes not initialized: %v", c.InitErr)
 	} else if n := len(c.Steps); n > 0 {
 		total := c.Steps[n-1].Duration // the runtime's "total" step
-		logf("bring-up: control plane and %d nodes initialized by the CCM in %.2fs (%.2fs to registration, %.2fs more to initialization)",
-			setup.Nodes, (total + c.Initialized).Seconds(), total.Seconds(), c.Initialized.Seconds())
+		p50, p99 := reports.Percentiles(c.NodeLatencies)
+		logf("bring-up: control plane and %d nodes initialized by the CCM in %.2fs (%.2fs to registration, %.2fs more to initialization; per node p50 %.2fs, p99 %.2fs)",
+			setup.Nodes, (total + c.Initialized).Seconds(), total.Seconds(), c.Initialized.Seconds(), p50.Seconds(), p99.Seconds())
+		run.measured = append(run.measured,
+			reports.Measurement{Spec: reports.BringUp, Name: "control plane and nodes registered", Seconds: total.Seconds()},
+			reports.Measurement{Spec: reports.BringUp, Name: "node initialization p50", Seconds: p50.Seconds()},
+			reports.Measurement{Spec: reports.BringUp, Name: "node initialization p99", Seconds: p99.Seconds()})
 	}
 	// Runs after the specs and the leak check, before the teardown: the
 	// whole run's refusals, for the summary and refusals.txt.

@@ -19,6 +19,9 @@ type Started struct {
 	// Initialized is how long the CCM took, after registration, to
 	// initialize the initial nodes; zero if it was not waited for.
 	Initialized time.Duration
+	// NodeLatencies are how long after registration the wait saw each
+	// initial node initialized.
+	NodeLatencies []time.Duration
 	// InitErr is why the CCM did not initialize them, where the caller
 	// keeps such a cluster (KeepUninitialized).
 	InitErr error
@@ -98,13 +101,17 @@ func (s *Setup) Up(ctx context.Context, name string, opts ...UpOption) (*Started
 	// A CCM that claims no instances initializes no node.
 	if s.Profile.Has(providers.Instances) {
 		start := time.Now()
-		if err := c.WaitInitialized(ctx, s.Wait); err != nil {
+		passed := map[string]time.Time{}
+		if err := c.WaitInitializedTimed(ctx, s.Wait, passed); err != nil {
 			if !o.keepUninitialized || ctx.Err() != nil {
 				return fail(err)
 			}
 			st.InitErr = err
 		} else {
 			st.Initialized = time.Since(start)
+			for _, t := range passed {
+				st.NodeLatencies = append(st.NodeLatencies, t.Sub(start))
+			}
 			s.Logf("%-28s %6.2fs", fmt.Sprintf("%d nodes initialized", spec.Nodes), st.Initialized.Seconds())
 		}
 	}

@@ -33,7 +33,8 @@ func TestReportInChromium(t *testing.T) {
 	for name, content := range map[string]string{
 		"junit_fake-local_01.xml":                   string(golden),
 		"logs/e2e-abc/cloud-controller-manager.log": "I1121 08:54:29 node_controller.go:1] Successfully initialized node node-1\n",
-		"leader-migration/timeline.svg":             "<svg xmlns=\"http://www.w3.org/2000/svg\"/>",
+		"leader-migration/timeline.svg":             `<svg xmlns="http://www.w3.org/2000/svg" width="600" height="40"><rect id="owned" x="0" y="0" width="600" height="40" fill="#3366cc"/></svg>`,
+		"bringup.txt":                               "cluster e2e-abc, Kubernetes v1.36.3, provider fake (fakecloud-ccm)\netcd and kube-apiserver ready    2.79s\n",
 	} {
 		p := filepath.Join(run, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -44,6 +45,12 @@ func TestReportInChromium(t *testing.T) {
 		}
 	}
 	if err := WriteMetadata(run, map[string]string{KeyProvider: "fake", KeyJobVersion: "fakecloud-ccm@v1.36.3"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteMeasurements(run, []Measurement{
+		{Spec: BringUp, Name: "node initialization p99", Seconds: 0.131},
+		{Spec: "Nodes removes the uninitialized taint from every node [node-init]", Name: "initial nodes initialized after registration", Seconds: 0.128},
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := WriteRunReport(run); err != nil {
@@ -89,7 +96,13 @@ func TestReportInChromium(t *testing.T) {
 	if !strings.Contains(row, `<td class="failed">failed</td>`) || !strings.Contains(row, `actual "fake-region-9z"`) {
 		t.Errorf("the planted failure's row in Chromium's DOM is not marked failed with its message: %q\nDOM:\n%s", row, dom)
 	}
-	for _, want := range []string{`<span id="failed">1 failed</span>`, `<h3 class="failed">`, "--- e2e-abc/cloud-controller-manager.log", `href="leader-migration/timeline.svg"`} {
+	// The figures and the timeline are in the page itself: the bring-up's
+	// steps and percentiles, each spec's latencies in its row, the
+	// timeline's picture parsed as SVG in its section.
+	for _, want := range []string{`<span id="failed">1 failed</span>`, `<h3 class="failed">`, "--- e2e-abc/cloud-controller-manager.log", `href="leader-migration/timeline.svg"`,
+		`<th>node initialization p99</th><td>131ms</td>`, "etcd and kube-apiserver ready    2.79s",
+		`<div class="fig">initial nodes initialized after registration: 128ms</div>`,
+		`<div class="timeline"><svg xmlns="http://www.w3.org/2000/svg" width="600" height="40"><rect id="owned"`} {
 		if !strings.Contains(dom, want) {
 			t.Errorf("Chromium's DOM lacks %q", want)
 		}

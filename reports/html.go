@@ -29,6 +29,8 @@ td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
 .missing{background:#fff}
 pre{white-space:pre-wrap;font-size:12px;background:#f7f7f7;padding:6px;max-height:20em;overflow:auto}
 .summary span{display:inline-block;margin-right:1.5em;font-weight:bold}
+.fig{font-size:12px;color:#333;white-space:nowrap}
+.timeline svg{max-width:100%;height:auto;border:1px solid #ccc}
 </style>{{end}}
 
 {{define "run"}}<!DOCTYPE html>
@@ -36,14 +38,17 @@ pre{white-space:pre-wrap;font-size:12px;background:#f7f7f7;padding:6px;max-heigh
 <h1>ccm-harness run</h1>
 <table>{{range $k, $v := .Run.Metadata}}<tr><th>{{$k}}</th><td>{{$v}}</td></tr>{{end}}</table>
 <p class="summary"><span id="passed">{{.Passed}} passed</span><span id="failed">{{.Failed}} failed</span><span id="skipped">{{.Skipped}} skipped</span>{{if .NotSelected}}<span id="notselected">{{.NotSelected}} not selected</span>{{end}}</p>
+{{if or .BringUpText .Run.BringUp}}<h2>Bring-up</h2>
+{{if .Run.BringUp}}<table id="bringup">{{range .Run.BringUp}}<tr><th>{{.Name}}</th><td>{{.Duration}}</td></tr>{{end}}</table>{{end}}
+{{if .BringUpText}}<pre id="bringup-steps">{{.BringUpText}}</pre>{{end}}{{end}}
 <h2>Scenarios</h2>
-<table id="matrix"><tr><th>tag</th><th>spec</th><th>{{index .Run.Metadata "provider"}}</th><th>time</th><th>why</th></tr>
-{{range .Run.Cases}}{{if not .NotSelected}}<tr><td>{{range .Tags}}[{{.}}] {{end}}</td><td>{{.Name}}</td><td class="{{.Outcome}}">{{.Outcome}}</td><td>{{dur .Duration}}</td><td>{{if ne .Outcome "passed"}}{{.Message}}{{end}}</td></tr>
+<table id="matrix"><tr><th>tag</th><th>spec</th><th>{{index .Run.Metadata "provider"}}</th><th>time</th><th>measured</th><th>why</th></tr>
+{{range .Run.Cases}}{{if not .NotSelected}}<tr><td>{{range .Tags}}[{{.}}] {{end}}</td><td>{{.Name}}</td><td class="{{.Outcome}}">{{.Outcome}}</td><td>{{dur .Duration}}</td><td>{{range .Measured}}<div class="fig">{{.Name}}: {{.Duration}}</div>{{end}}</td><td>{{if ne .Outcome "passed"}}{{.Message}}{{end}}</td></tr>
 {{end}}{{end}}</table>
 {{if .NotSelected}}<p>{{.NotSelected}} specs not selected by the label filter or focus are not listed.</p>{{end}}
-{{if .Failures}}<h2>Failures</h2>{{range .Failures}}<h3 class="failed">{{.Name}}</h3><pre>{{.Message}}</pre>{{if .Detail}}<details><summary>where it failed, and what the CCM and the cloud logged meanwhile</summary><pre>{{.Detail}}</pre></details>{{end}}{{end}}{{end}}
+{{if .Failures}}<h2>Failures</h2>{{range .Failures}}<h3 class="failed">{{.Name}}</h3><pre>{{.Message}}</pre>{{if .Detail}}<p>Where it failed, and what the CCM and the cloud logged meanwhile:</p><pre class="excerpt">{{.Detail}}</pre>{{end}}{{end}}{{end}}
 <h2>Leader migration</h2>
-{{if .Timelines}}<ul id="timelines">{{range .Timelines}}<li><a href="{{rel $.Run.Dir .SVG}}">{{rel $.Run.Dir .SVG}}</a>{{if .JSON}} (<a href="{{rel $.Run.Dir .JSON}}">data</a>){{end}}</li>{{end}}</ul>
+{{if .Timelines}}<div id="timelines">{{range .Timelines}}<h3><a href="{{rel $.Run.Dir .SVG}}">{{rel $.Run.Dir .SVG}}</a>{{if .JSON}} (<a href="{{rel $.Run.Dir .JSON}}">data</a>){{end}}</h3><div class="timeline">{{.Inline}}</div>{{end}}</div>
 {{else}}<p id="timelines">No timeline in this run: the leader-migration scenario writes leader-migration/timeline.svg.</p>{{end}}
 {{if .Links}}<h2>Logs</h2><ul>{{range .Links}}<li><a href="{{rel $.Run.Dir .}}">{{rel $.Run.Dir .}}</a></li>{{end}}</ul>{{end}}
 </body></html>{{end}}
@@ -52,7 +57,7 @@ pre{white-space:pre-wrap;font-size:12px;background:#f7f7f7;padding:6px;max-heigh
 <html><head><meta charset="utf-8"><title>ccm-harness grid</title>{{template "style"}}</head><body>
 <h1>ccm-harness: {{len .Runs}} runs</h1>
 <table id="grid"><tr><th>spec</th>{{range .Runs}}<th>{{index .Metadata "provider"}}<br>{{index .Metadata "job-version"}}<br>{{.Dir}}</th>{{end}}</tr>
-{{range $row := .Rows}}<tr><td>{{$row.Name}}</td>{{range $row.Cells}}<td class="{{.}}">{{.}}</td>{{end}}</tr>
+{{range $row := .Rows}}<tr><td>{{$row.Name}}</td>{{range $row.Cells}}<td class="{{.Outcome}}">{{.Outcome}}{{range .Measured}}<div class="fig">{{.Name}}: {{.Duration}}</div>{{end}}</td>{{end}}</tr>
 {{end}}</table></body></html>{{end}}
 `))
 
@@ -77,6 +82,11 @@ func WriteRunReport(dir string) (string, error) {
 		case err != nil || d.IsDir():
 		case d.Name() == "timeline.svg" && strings.HasPrefix(p, migration+string(filepath.Separator)):
 			t := timeline{SVG: p}
+			// The picture in the page: the harness drew it (migration/),
+			// so its markup is trusted.
+			if data, err := os.ReadFile(p); err == nil {
+				t.Inline = template.HTML(data) //nolint:gosec // the harness's own SVG
+			}
 			if _, err := os.Stat(filepath.Join(filepath.Dir(p), "timeline.json")); err == nil {
 				t.JSON = filepath.Join(filepath.Dir(p), "timeline.json")
 			}
@@ -93,20 +103,31 @@ func WriteRunReport(dir string) (string, error) {
 			notSelected++
 		}
 	}
+	bringUp, _ := os.ReadFile(filepath.Join(dir, "bringup.txt"))
 	out := filepath.Join(dir, "report.html")
 	return out, writePage(out, "run", map[string]any{
-		"Run": r, "Failures": failures, "Links": links, "Timelines": timelines,
+		"Run": r, "Failures": failures, "Links": links, "Timelines": timelines, "BringUpText": string(bringUp),
 		"Passed": passed, "Failed": failed, "Skipped": skipped - notSelected, "NotSelected": notSelected,
 	})
 }
 
 // timeline is a leader-migration timeline the run left: the picture, and
 // the data it was drawn from if present.
-type timeline struct{ SVG, JSON string }
+type timeline struct {
+	SVG, JSON string
+	Inline    template.HTML
+}
 
 type gridRow struct {
 	Name  string
-	Cells []Outcome
+	Cells []gridCell
+}
+
+// gridCell is a spec in one run: how it ended and what it measured, so a
+// latency that grows shows along the row.
+type gridCell struct {
+	Outcome  Outcome
+	Measured []Measurement
 }
 
 // WriteGrid writes a testgrid-like page to out: one row per spec, one
@@ -131,10 +152,10 @@ func WriteGrid(out string, dirs []string) error {
 	for name := range names {
 		row := gridRow{Name: name}
 		for _, r := range runs {
-			cell := Outcome("missing")
+			cell := gridCell{Outcome: "missing"}
 			for _, c := range r.Cases {
 				if c.Name == name {
-					cell = c.Outcome
+					cell = gridCell{Outcome: c.Outcome, Measured: c.Measured}
 				}
 			}
 			row.Cells = append(row.Cells, cell)

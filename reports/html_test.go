@@ -78,6 +78,12 @@ func TestRunReportAndGrid(t *testing.T) {
 	if strings.Contains(string(html), "http://") || strings.Contains(string(html), "https://") {
 		t.Error("the report must fetch nothing")
 	}
+	// Each run's latency in its cell, so a regression shows along the row.
+	for dir, secs := range map[string]float64{a: 0.128, b: 2.5} {
+		if err := WriteMeasurements(dir, []Measurement{{Spec: "Nodes removes the uninitialized taint from every node [node-init]", Name: "initial nodes initialized after registration", Seconds: secs}}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	grid := filepath.Join(t.TempDir(), "grid.html")
 	if err := WriteGrid(grid, []string{a, b}); err != nil {
 		t.Fatal(err)
@@ -89,11 +95,17 @@ func TestRunReportAndGrid(t *testing.T) {
 	if !strings.Contains(string(g), "vsphere") {
 		t.Error("grid lacks the second run's column")
 	}
+	for _, want := range []string{`initial nodes initialized after registration: 128ms</div>`, `initial nodes initialized after registration: 2.5s</div>`} {
+		if !strings.Contains(string(g), want) {
+			t.Errorf("grid lacks %q", want)
+		}
+	}
 }
 
 // The leader-migration scenario leaves leader-migration/timeline.svg (and
-// the timeline.json it is drawn from); the report links them in a section
-// of their own, and says so where there is none.
+// the timeline.json it is drawn from); the report shows them inline in a
+// section of their own, linked with their data, and says so where there is
+// none.
 func TestRunReportLinksLeaderMigrationTimeline(t *testing.T) {
 	dir := t.TempDir()
 	writeRun(t, dir, "fake")
@@ -111,7 +123,7 @@ func TestRunReportLinksLeaderMigrationTimeline(t *testing.T) {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, []byte("<svg/>"), 0o644); err != nil {
+		if err := os.WriteFile(p, []byte(`<svg id="`+strings.ReplaceAll(f, "/", "-")+`"/>`), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -119,11 +131,13 @@ func TestRunReportLinksLeaderMigrationTimeline(t *testing.T) {
 		t.Fatal(err)
 	}
 	html, _ = os.ReadFile(page)
-	_, section, _ := strings.Cut(string(html), `<ul id="timelines">`)
-	section, _, _ = strings.Cut(section, "</ul>")
+	_, section, _ := strings.Cut(string(html), `<div id="timelines">`)
+	section, _, _ = strings.Cut(section, "<h2>")
 	for _, want := range []string{
 		`<a href="leader-migration/timeline.svg">leader-migration/timeline.svg</a> (<a href="leader-migration/timeline.json">data</a>)`,
 		`<a href="leader-migration/v1.30-to-v1.31/timeline.svg">`,
+		`<div class="timeline"><svg id="leader-migration-timeline.svg"/></div>`,
+		`<div class="timeline"><svg id="leader-migration-v1.30-to-v1.31-timeline.svg"/></div>`,
 	} {
 		if !strings.Contains(section, want) {
 			t.Errorf("timeline section lacks %q:\n%s", want, section)

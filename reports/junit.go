@@ -32,6 +32,8 @@ type Case struct {
 	Message string
 	// Detail is the failure body: the stack and log excerpts.
 	Detail string
+	// Measured are the figures the spec reported (MeasurementsFile).
+	Measured []Measurement
 }
 
 // Run is what one artifacts folder says about a run.
@@ -40,6 +42,8 @@ type Run struct {
 	Metadata map[string]string
 	Started  time.Time
 	Cases    []Case
+	// BringUp are the bring-up's figures (node initialization p50, p99).
+	BringUp []Measurement
 }
 
 var tagRe = regexp.MustCompile(`\[([a-z0-9:-]+)\]`)
@@ -70,6 +74,17 @@ func ReadRun(dir string) (*Run, error) {
 		r.Cases = append(r.Cases, cases...)
 	}
 	sort.Slice(r.Cases, func(i, j int) bool { return r.Cases[i].Name < r.Cases[j].Name })
+	for _, m := range readMeasurements(dir) {
+		if m.Spec == BringUp {
+			r.BringUp = append(r.BringUp, m)
+			continue
+		}
+		for i := range r.Cases {
+			if r.Cases[i].Name == m.Spec {
+				r.Cases[i].Measured = append(r.Cases[i].Measured, m)
+			}
+		}
+	}
 	return r, nil
 }
 

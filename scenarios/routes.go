@@ -6,6 +6,7 @@ import (
 	"net"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/onsi/ginkgo/v2"
 	v1 "k8s.io/api/core/v1"
@@ -39,8 +40,10 @@ var _ = framework.Describe("Routes", Needs(providers.Routes), func() {
 	framework.It("removes a deleted node's route and recreates one deleted behind the CCM's back", route, Needs(NeedNodePool, LateRouteInspector), func(ctx context.Context) {
 		pool := nodePool()
 		name := "route-" + rand.String(5)
+		start := time.Now()
 		addNode(ctx, pool, name)
 		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, env().Timeouts.LoadBalancer, "the new node's route", []string{name}, RouteCreated))
+		ginkgo.AddReportEntry("joining node's route created after it was added", time.Since(start).Round(time.Millisecond).String())
 		expectRoutes(ctx, f.ClientSet)
 		insp := routeInspector()
 

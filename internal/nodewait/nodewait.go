@@ -38,6 +38,12 @@ type Check func(*v1.Node) error
 // names (every node present at the start if names is empty). On timeout it
 // returns what each failing node last looked like.
 func For(ctx context.Context, cs kubernetes.Interface, timeout time.Duration, what string, names []string, check Check) error {
+	return ForTimed(ctx, cs, timeout, what, names, check, nil)
+}
+
+// ForTimed is For that also records in passed when each node first passed
+// the check: per-node latencies, for percentiles.
+func ForTimed(ctx context.Context, cs kubernetes.Interface, timeout time.Duration, what string, names []string, check Check, passed map[string]time.Time) error {
 	failing := map[string]error{}
 	want := map[string]bool{}
 	for _, n := range names {
@@ -54,6 +60,9 @@ func For(ctx context.Context, cs kubernetes.Interface, timeout time.Duration, wh
 				failing[n.Name] = err
 			} else {
 				delete(failing, n.Name)
+				if _, seen := passed[n.Name]; passed != nil && !seen {
+					passed[n.Name] = time.Now()
+				}
 			}
 		}
 		return len(failing) == 0
