@@ -355,12 +355,10 @@ func (s *Source) buildGroup(ctx context.Context, src string, comps []Component, 
 	if len(todo) == 0 {
 		return nil
 	}
-	s.logf("building %s (first run only for upstream components: several minutes on 2 cores)", describe(todo))
-	start := time.Now()
 	args := []string{"build", "-trimpath", "-ldflags", strings.TrimSpace("-s -w " + ldflags), "-o", tmp + "/"}
 	cmd := exec.CommandContext(ctx, "go", append(args, pkgs...)...)
 	cmd.Dir = src
-	out, err := cmd.CombinedOutput()
+	out, err := s.runBuild(cmd, todo, "first run only for upstream components")
 	if err != nil {
 		return fmt.Errorf("building %s failed (%v): %s", names(todo), err, strings.TrimSpace(string(out)))
 	}
@@ -369,8 +367,54 @@ func (s *Source) buildGroup(ctx context.Context, src string, comps []Component, 
 			return err
 		}
 	}
-	s.logf("built %s in %s", names(todo), time.Since(start).Round(time.Second))
 	return nil
+}
+
+// progressEvery is how often a build says it is still going.
+const progressEvery = 30 * time.Second
+
+// runBuild runs a build of comps, saying when it starts, every
+// progressEvery while it runs (against the last build of the same
+// components, kept in the cache) and when it is done: a build of minutes
+// is not a silent wait.
+func (s *Source) runBuild(cmd *exec.Cmd, comps []Component, why string) ([]byte, error) {
+	key := names(comps)
+	times := filepath.Join(s.cacheDir(), "build-times.json")
+	last := map[string]time.Duration{}
+	if data, err := os.ReadFile(times); err == nil {
+		_ = json.Unmarshal(data, &last)
+	}
+	against := ""
+	if d, ok := last[key]; ok {
+		against = fmt.Sprintf(" (the last build took %s)", d.Round(time.Second))
+	}
+	s.logf("building %s (%s: several minutes on 2 cores)%s", describe(comps), why, against)
+	start := time.Now()
+	done := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(progressEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				s.logf("  still building %s: %s so far%s", key, time.Since(start).Round(time.Second), against)
+			}
+		}
+	}()
+	out, err := cmd.CombinedOutput()
+	close(done)
+	if err != nil {
+		return out, err
+	}
+	took := time.Since(start)
+	s.logf("built %s in %s", key, took.Round(time.Second))
+	last[key] = took
+	if data, err := json.Marshal(last); err == nil {
+		_ = os.WriteFile(times, data, 0o644) // a hint for the next build's progress only
+	}
+	return out, nil
 }
 
 // buildOwnModule builds c in a module generated for it in the cache: a
@@ -461,21 +505,15 @@ func (s *Source) buildOwnModule(ctx context.Context, c Component, dst string) er
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	s.logf("building %s (first run only: several minutes on 2 cores)", describe([]Component{c}))
-	start := time.Now()
 	ldflags := "-s -w"
 	if c.VersionLDFlags != nil {
 		ldflags += " " + strings.Join(c.VersionLDFlags(v), " ")
 	}
 	cmd := goCommand(ctx, dir, "build", "-mod=mod", "-trimpath", "-ldflags", ldflags, "-o", tmp+"/", pkg)
-	if out, err := cmd.CombinedOutput(); err != nil {
+	if out, err := s.runBuild(cmd, []Component{c}, "first run only"); err != nil {
 		return fmt.Errorf("building %s %s in %s failed (%v): %s", c.Name, v, dir, err, strings.TrimSpace(string(out)))
 	}
-	if err := install(filepath.Join(tmp, path.Base(pkg)), dst); err != nil {
-		return err
-	}
-	s.logf("built %s in %s", c.Name, time.Since(start).Round(time.Second))
-	return nil
+	return install(filepath.Join(tmp, path.Base(pkg)), dst)
 }
 
 // stagingVersion is the version of Kubernetes' staging modules (k8s.io/api,
