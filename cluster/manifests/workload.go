@@ -143,28 +143,24 @@ func newWorkload(o *unstructured.Unstructured) (*Workload, error) {
 // ccmContainer is the container the CCM's image goes into: the only one,
 // or the one whose name holds ContainerName.
 func ccmContainer(cs []corev1.Container) (int, error) {
-	if len(cs) == 1 {
+	switch len(cs) {
+	case 0:
+		return 0, fmt.Errorf("has no container to run the CCM's image in: give it one")
+	case 1:
 		return 0, nil
 	}
 	var names []string
-	found := -1
+	var named []int
 	for i, c := range cs {
 		names = append(names, c.Name)
 		if strings.Contains(c.Name, ContainerName) {
-			if found >= 0 {
-				found = -2
-			} else if found == -1 {
-				found = i
-			}
+			named = append(named, i)
 		}
 	}
-	if len(cs) == 0 {
-		return 0, fmt.Errorf("has no container to run the CCM's image in: give it one")
-	}
-	if found < 0 {
+	if len(named) != 1 {
 		return 0, fmt.Errorf("has containers %s and not one alone named *%s*: name the CCM's container so, for the harness to run its image there", strings.Join(names, ", "), ContainerName)
 	}
-	return found, nil
+	return named[0], nil
 }
 
 // CloudConfigFlag is the flag by which a CCM reads its cloud config.

@@ -161,3 +161,31 @@ func TestSplitWorkloadTwo(t *testing.T) {
 		t.Errorf("two workloads: %v", err)
 	}
 }
+
+// TestCCMContainer: the image goes into the only container, or the one
+// alone named for the CCM; none or two so named is an error.
+func TestCCMContainer(t *testing.T) {
+	c := func(names ...string) []corev1.Container {
+		var cs []corev1.Container
+		for _, n := range names {
+			cs = append(cs, corev1.Container{Name: n})
+		}
+		return cs
+	}
+	for _, tt := range []struct {
+		cs   []corev1.Container
+		want int
+		err  string
+	}{
+		{c("anything"), 0, ""},
+		{c("sidecar", "openstack-cloud-controller-manager"), 1, ""},
+		{c(), 0, "has no container"},
+		{c("a", "b"), 0, "has containers a, b and not one alone named"},
+		{c("cloud-controller-manager", "cloud-controller-manager-proxy"), 0, "not one alone named"},
+	} {
+		got, err := ccmContainer(tt.cs)
+		if tt.err == "" && (err != nil || got != tt.want) || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
+			t.Errorf("%d containers: %d, %v; want %d, %q", len(tt.cs), got, err, tt.want, tt.err)
+		}
+	}
+}
