@@ -2,6 +2,7 @@
 #
 #   make e2e                     the main job: fake provider, local cluster
 #   make e2e PROVIDER=vsphere    the real vSphere CCM against vcsim
+#   make e2e PROVIDER=openstack  the real OpenStack CCM against fakecloud's OpenStack API
 #   make e2e CLUSTER=kind        real nodes in Docker: the [datapath] specs run
 #   make e2e LABEL_FILTER=zone   a Ginkgo label filter
 #   make test                    unit tests, every provider's suite and the negative controls
@@ -31,7 +32,7 @@ UNIT_PKGS     = $(shell $(GO) list ./... | grep -v -e '/e2e$$' -e '/e2e/controls
 
 export ARTIFACTS
 
-.PHONY: bench all build binaries e2e e2e-vsphere e2e-kind e2e-image e2e-incluster e2e-existing e2e-dry-run test unit vet controls jobs up down clean clean-cache kubetest2
+.PHONY: bench all build binaries e2e e2e-vsphere e2e-openstack e2e-kind e2e-image e2e-incluster e2e-existing e2e-dry-run test unit vet controls jobs up down clean clean-cache kubetest2
 
 all: build
 
@@ -76,6 +77,15 @@ e2e-vsphere: build
 		$(BIN)/ccm-harness pack $$ccm --tag ccm-harness.local/vsphere-ccm:dev --out $(VSPHERE_IMAGE)
 	$(MAKE) e2e PROVIDER=vsphere CCM_VERSION= PROVIDER_CONFIG= CCM_IMAGE=docker-archive:$(VSPHERE_IMAGE) \
 		ARTIFACTS=$(ARTIFACTS)/vsphere-image
+
+# The OpenStack suite in make test, its artifacts beside the default run's:
+# the newest pinned CCM logging in to fakecloud's Keystone with a password,
+# then the older one with an application credential, in a region of its
+# own.
+e2e-openstack: build
+	$(MAKE) e2e PROVIDER=openstack CCM_VERSION= PROVIDER_CONFIG= ARTIFACTS=$(ARTIFACTS)/openstack
+	$(MAKE) e2e PROVIDER=openstack CCM_VERSION=v1.35.0 PROVIDER_CONFIG=$(CURDIR)/e2e/testdata/openstack-application-credential.yaml \
+		ARTIFACTS=$(ARTIFACTS)/openstack-v1.35.0
 
 # The fakecloud CCM packed into an image with no Docker (ccm-harness pack),
 # and the suite run from that image through a profile file, as the README
@@ -157,16 +167,19 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 
-# The vSphere provider's tests run vcsim: built first, so a cold cache's
-# build is not charged to a test's deadline.
+# The vSphere provider's tests run vcsim, the CLI's bad-input tests the
+# OpenStack CCM: built first, so a cold cache's build is not charged to a
+# test's deadline.
 unit: build
 	$(BIN)/ccm-harness binaries --provider=vsphere --ccm-version= >/dev/null
+	$(BIN)/ccm-harness binaries --provider=openstack --ccm-version= >/dev/null
 	$(GO) test $(UNIT_PKGS)
 
 # Every scenario run against a deliberately broken cloud must fail, naming
 # the node, the expected and the actual value.
 controls: build $(IMAGE) $(INCLUSTER_IMAGE)
 	$(BIN)/ccm-harness binaries --provider=vsphere --ccm-version= >/dev/null
+	$(BIN)/ccm-harness binaries --provider=openstack --ccm-version= >/dev/null
 	E2E_TEST=$(BIN)/e2e.test $(GO) test -count=1 -v -timeout 40m ./e2e/controls
 
 # The Prow job configs load with Prow's own strict loader (a module of its
@@ -177,7 +190,7 @@ jobs:
 # make test runs these in order, stops at the first that fails, and ends
 # with each one's time (also in $(ARTIFACTS)/test-times.txt), so a target
 # that grows shows against the CI budget.
-TEST_TARGETS := vet unit jobs e2e e2e-vsphere e2e-kind e2e-image e2e-incluster e2e-existing e2e-dry-run controls kubetest2
+TEST_TARGETS := vet unit jobs e2e e2e-vsphere e2e-openstack e2e-kind e2e-image e2e-incluster e2e-existing e2e-dry-run controls kubetest2
 test:
 	@mkdir -p $(ARTIFACTS); times=$(ARTIFACTS)/test-times.txt; : > $$times; status=0; \
 	for t in $(TEST_TARGETS); do \

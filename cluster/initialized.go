@@ -113,3 +113,18 @@ func (c *Cluster) CheckClaims(ctx context.Context, timeout time.Duration) error 
 		}
 	}
 }
+
+// Diagnosed is err, a CCM's failure to start, with its cloud's diagnosis
+// in front where the cloud is a Diagnoser and finds something wrong: a
+// CCM that exits at start because its cloud refuses its login says why
+// only deep in its log, and the user needs the cause and the fix first.
+func Diagnosed(ctx context.Context, cloud providers.Cloud, err error) error {
+	diag, ok := cloud.(providers.Diagnoser)
+	if !ok || err == nil || ctx.Err() != nil {
+		return err
+	}
+	if why := diag.Diagnose(ctx); why != nil {
+		return fmt.Errorf("%v: %w", why, err)
+	}
+	return err
+}

@@ -4,5 +4,6 @@ package options
 // its folder under providers/ and its line here.
 import (
 	_ "sigs.k8s.io/ccm-harness/providers/fake"
+	_ "sigs.k8s.io/ccm-harness/providers/openstack"
 	_ "sigs.k8s.io/ccm-harness/providers/vsphere"
 )

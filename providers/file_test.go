@@ -1,19 +1,24 @@
 package providers_test
 
 import (
+	"encoding/json"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"sigs.k8s.io/ccm-harness/cluster/manifests"
 	"sigs.k8s.io/ccm-harness/providers"
 	"sigs.k8s.io/ccm-harness/providers/fake"
+	"sigs.k8s.io/ccm-harness/providers/openstack"
 	"sigs.k8s.io/ccm-harness/providers/vsphere"
 )
 
 // TestBuiltinProfilesAsFiles loads the built-in profiles written as
 // profile files: they must describe the same provider.
 func TestBuiltinProfilesAsFiles(t *testing.T) {
-	for _, name := range []string{fake.Name, vsphere.Name} {
+	for _, name := range []string{fake.Name, vsphere.Name, openstack.Name} {
 		data, err := os.ReadFile(name + "/profile.yaml")
 		if err != nil {
 			t.Fatal(err)
@@ -33,6 +38,50 @@ func TestBuiltinProfilesAsFiles(t *testing.T) {
 		}
 		if _, err := got.NewCloud(cfg); err != nil {
 			t.Errorf("%s: its cloud config: %v", name, err)
+		}
+	}
+}
+
+// TestManifestsAreUpstreams checks that the manifests a provider of a
+// third-party CCM ships are that CCM's own, as its default release has
+// them: its RBAC, and its workload, which the harness runs with the image
+// and cloud config substituted.
+func TestManifestsAreUpstreams(t *testing.T) {
+	for _, tt := range []struct {
+		profile  providers.Profile
+		files    []string
+		workload string
+	}{
+		{vsphere.Profile(), []string{"cloud-controller-manager-roles.yaml", "cloud-controller-manager-role-bindings.yaml", "vsphere-cloud-controller-manager-ds.yaml"},
+			"DaemonSet kube-system/vsphere-cloud-controller-manager"},
+		{openstack.Profile(), []string{"cloud-controller-manager-roles.yaml", "cloud-controller-manager-role-bindings.yaml", "openstack-cloud-controller-manager-ds.yaml"},
+			"DaemonSet kube-system/openstack-cloud-controller-manager"},
+	} {
+		ccm := tt.profile.CCM
+		out, err := exec.Command("go", "mod", "download", "-json", ccm.Module+"@"+ccm.Versions[0]).Output()
+		if err != nil {
+			t.Skipf("module not at hand: %v", err)
+		}
+		var m struct{ Dir string }
+		if err := json.Unmarshal(out, &m); err != nil || m.Dir == "" {
+			t.Fatalf("go mod download: %v %s", err, out)
+		}
+		for _, f := range tt.files {
+			want, err := os.ReadFile(filepath.Join(m.Dir, "manifests/controller-manager", f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := os.ReadFile(filepath.Join(tt.profile.Name, "manifests", f)); err != nil || string(got) != string(want) {
+				t.Errorf("%s/manifests/%s differs from the release's (%v)", tt.profile.Name, f, err)
+			}
+		}
+		objs, err := manifests.Parse(tt.profile.Manifests)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.profile.Name, err)
+		}
+		w, _, err := manifests.SplitWorkload(objs)
+		if err != nil || w.String() != tt.workload || w.ServiceAccount() != "cloud-controller-manager" {
+			t.Errorf("%s: workload %v as %s, %v", tt.profile.Name, w, w.ServiceAccount(), err)
 		}
 	}
 }
@@ -59,7 +108,7 @@ func TestProfileFileBadInput(t *testing.T) {
 	for _, tt := range []struct{ file, want string }{
 		{"", "provider external: no profile file given"},
 		{"cloud: fake\nccm: {builtin: true}\ncapabilities: [instances]\nextra: 1\n", `unknown field "extra"`},
-		{"ccm: {builtin: true}\n", "cloud: not set (name a built-in cloud: fake, vsphere, or none)"},
+		{"ccm: {builtin: true}\n", "cloud: not set (name a built-in cloud: fake, openstack, vsphere, or none)"},
 		{"cloud: aws\nccm: {builtin: true}\n", `cloud: unknown provider "aws"`},
 		{"cloud: fake\nccm: {builtin: true, image: x}\n", "ccm: give exactly one of image, binary and builtin"},
 		{"cloud: fake\nccm: {binary: /nonexistent}\n", "ccm: binary /nonexistent is not an executable file"},

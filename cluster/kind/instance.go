@@ -219,7 +219,7 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 	var ccm cluster.Manager
 	if err := in.step("CCM ready", func() (err error) {
 		ccm, err = in.startCCM(ctx, bins[spec.Profile.CCM.Name])
-		return err
+		return cluster.Diagnosed(ctx, in.cloud, err)
 	}); err != nil {
 		return nil, err
 	}

@@ -152,7 +152,7 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 		}
 		g.Go(func() error { return in.startKwok(gctx) })
 		if err := g.Wait(); err != nil {
-			return err
+			return cluster.Diagnosed(ctx, in.cloud, err)
 		}
 		for _, m := range started {
 			managers = append(managers, m)

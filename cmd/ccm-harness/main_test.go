@@ -438,7 +438,7 @@ func TestUpBadInput(t *testing.T) {
 		{
 			name: "unknown provider",
 			setup: func(t *testing.T, e env, name string) ([]string, []string, []string) {
-				return []string{"--provider", "nosuch"}, []string{`--provider "nosuch" is not a provider`, "(known: fake, vsphere, external;"}, nil
+				return []string{"--provider", "nosuch"}, []string{`--provider "nosuch" is not a provider`, "(known: fake, openstack, vsphere, external;"}, nil
 			},
 		},
 		{
@@ -466,6 +466,28 @@ func TestUpBadInput(t *testing.T) {
 					[]string{"cluster " + name + ": the CCM has not initialized every node after ", "rejects the CCM's credentials (user administrator@vsphere.local, from Secret kube-system/vsphere-credentials)", "Login failure", "fix the password there"}, nil
 			},
 			started: []string{"3 nodes registered"},
+		},
+		{
+			// The OpenStack CCM exits at start when Keystone refuses it:
+			// `up` asks fakecloud's Keystone why, and says that first.
+			name: "wrong Keystone password",
+			setup: func(t *testing.T, e env, name string) ([]string, []string, []string) {
+				cfg := writeFile(t, t.TempDir(), "provider.yaml", "wrongPassword: true\n")
+				return []string{"--provider", "openstack", "--provider-config", cfg},
+					[]string{"cluster " + name + ": Keystone at http://127.0.0.1:", "/identity/v3 refuses the CCM's password credentials (401): fix them in [Global] of its cloud config: cloud-controller-manager exited at start"},
+					[]string{"Cloud provider could not be initialized"}
+			},
+			started: []string{"cloud ready"},
+		},
+		{
+			name: "Keystone unreachable",
+			setup: func(t *testing.T, e env, name string) ([]string, []string, []string) {
+				url := "http://127.0.0.1:" + strconv.Itoa(closedPort(t)) + "/v3"
+				cfg := writeFile(t, t.TempDir(), "provider.yaml", "authURL: "+url+"\n")
+				return []string{"--provider", "openstack", "--provider-config", cfg},
+					[]string{"cluster " + name + ": the CCM cannot reach Keystone at " + url, "connection refused; fix auth-url in [Global] of its cloud config: cloud-controller-manager exited at start"}, nil
+			},
+			started: []string{"cloud ready"},
 		},
 		{
 			// No diagnosis to give: the wait times out and quotes the CCM.

@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/ccm-harness/migration"
 	"sigs.k8s.io/ccm-harness/providers"
 	"sigs.k8s.io/ccm-harness/providers/fake"
+	"sigs.k8s.io/ccm-harness/providers/openstack"
 	"sigs.k8s.io/ccm-harness/providers/vsphere"
 )
 
@@ -218,6 +219,24 @@ var controls = []control{
 		config:   vsphere.Config{Credentials: "inline", Faults: vsphere.Faults{NoGuestHostname: []string{"node-2"}}},
 		fail: map[string][]string{
 			"removes the uninitialized taint from every node": {"node node-2", "expected taint node.cloudprovider.kubernetes.io/uninitialized removed", "actual: still present"},
+		},
+	},
+	// OpenStack: the real OpenStack CCM against fakecloud's OpenStack API
+	// made to lie, with the faults of the native API: Nova and Neutron
+	// answer from the same instances. One cluster for both: the lies are
+	// about different nodes.
+	{
+		name:     "openstack server's availability zone and addresses wrong",
+		provider: openstack.Name,
+		label:    "zone || node-address",
+		focus:    "labels the zone and region|sets the addresses the cloud reports",
+		config: openstack.Config{Config: fake.Config{Faults: []api.Fault{
+			{Operation: api.OpAny, Instance: "node-1", Kind: api.FaultCorrupt, Field: api.CorruptZone, Value: "fake-region-9z"},
+			{Operation: api.OpAny, Instance: "node-3", Kind: api.FaultCorrupt, Field: api.CorruptAddresses, Value: "InternalIP=127.9.9.9,Hostname=node-3"},
+		}}},
+		fail: map[string][]string{
+			"labels the zone and region the cloud reports": {"node node-1", "expected label topology.kubernetes.io/zone=\"fake-region-1", `actual "fake-region-9z"`},
+			"sets the addresses the cloud reports":         {"node node-3", "expected addresses [", "actual [Hostname=node-3 InternalIP=127.9.9.9]"},
 		},
 	},
 	{

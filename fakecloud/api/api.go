@@ -82,6 +82,8 @@ const (
 	OpListRoutes         = "ListRoutes"
 	OpCreateRoute        = "CreateRoute"
 	OpDeleteRoute        = "DeleteRoute"
+	// OpAuthenticate is a login to the OpenStack dialect's Keystone.
+	OpAuthenticate = "Authenticate"
 	// OpAny matches every cloud API operation in a Fault.
 	OpAny = "*"
 )
@@ -91,6 +93,7 @@ var operations = []string{
 	OpListInstances, OpGetInstance,
 	OpListLoadBalancers, OpGetLoadBalancer, OpEnsureLoadBalancer, OpDeleteLoadBalancer,
 	OpListRoutes, OpCreateRoute, OpDeleteRoute,
+	OpAuthenticate,
 }
 
 // InstanceState is the power state of an instance.

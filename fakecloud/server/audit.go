@@ -35,6 +35,18 @@ type call struct {
 	op       string
 	instance string
 	fault    string
+	// dialect, when set, shapes the call's error bodies (an OpenStack
+	// service's); nil is fakecloud's own.
+	dialect dialect
+}
+
+// fail answers an error in the call's dialect.
+func (c *call) fail(w http.ResponseWriter, status int, code, msg string) {
+	if c.dialect != nil {
+		c.dialect.write(w, status, msg)
+		return
+	}
+	writeError(w, status, code, msg)
 }
 
 type callKey struct{}

@@ -43,11 +43,11 @@ func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, c *call, op 
 		if status == 0 {
 			status = http.StatusInternalServerError
 		}
-		writeError(w, status, api.CodeInjected, faultMessage(f, "injected error"))
+		c.fail(w, status, api.CodeInjected, faultMessage(f, "injected error"))
 		return nil, false
 	case api.FaultThrottle:
 		w.Header().Set("Retry-After", "1")
-		writeError(w, http.StatusTooManyRequests, api.CodeThrottled, faultMessage(f, "request throttled"))
+		c.fail(w, http.StatusTooManyRequests, api.CodeThrottled, faultMessage(f, "request throttled"))
 		return nil, false
 	case api.FaultLatency:
 		t := time.NewTimer(f.Delay.Duration)
@@ -56,7 +56,7 @@ func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, c *call, op 
 		case <-t.C:
 			return nil, true
 		case <-r.Context().Done():
-			writeError(w, statusClientClosed, api.CodeInternal, "client went away during injected latency "+f.ID)
+			c.fail(w, statusClientClosed, api.CodeInternal, "client went away during injected latency "+f.ID)
 			return nil, false
 		}
 	case api.FaultCorrupt, api.FaultIgnore:

@@ -94,6 +94,9 @@ type Server struct {
 	saveTimer   *time.Timer
 	saveErr     error
 
+	// osTokens are the Keystone tokens handed out, guarded by mu.
+	osTokens osTokens
+
 	// dp holds the load balancers' sockets. It is changed only under mu,
 	// right after the state it mirrors, and never takes mu itself.
 	dp *dataplane
@@ -253,6 +256,8 @@ func (s *Server) routes() {
 	s.handle("DELETE "+api.AdminPathFaults, callerAdmin, "", s.adminClearFaults)
 	s.handle("DELETE "+api.AdminPathFaults+"/{id}", callerAdmin, "", s.adminDeleteFault)
 	s.handle("GET "+api.AdminPathAudit, callerAdmin, "", s.adminAudit)
+
+	s.openstackRoutes()
 
 	// Catch-alls answer in JSON, and only after authentication so that an
 	// unauthenticated caller learns nothing about which paths exist.

@@ -66,6 +66,17 @@ type Component struct {
 	// older release of Module (one of Versions), are the directories of
 	// this repository copied into the module generated for its build.
 	Sources []string
+	// Aligned are the Versions built with this repository's dependency
+	// versions wherever they are at least the component's own (Go's
+	// minimal version selection takes the higher of the two), Kubernetes'
+	// staging modules included: the packages it shares with the harness
+	// then come from the Go build cache instead of being compiled again
+	// (minutes on 2 cores). The component's own code is unchanged, but on
+	// an older Kubernetes minor the libraries it links, the controllers
+	// of k8s.io/cloud-provider among them, are this repository's release
+	// rather than its own: its owner says so where it lists one. Such a
+	// binary is cached under the Kubernetes version too.
+	Aligned []string
 	// Image, if set, is a container image whose entrypoint is the
 	// executable (see internal/oci): nothing is built, the image is
 	// unpacked.
@@ -284,6 +295,9 @@ func (s *Source) cachedPath(c Component) (string, bool, error) {
 		}
 		v += "-" + sum
 	}
+	if c.aligned() {
+		v += "-with-" + Versions["k8s.io/kubernetes"]
+	}
 	p := filepath.Join(s.cacheDir(), "bin", runtime.GOOS+"-"+runtime.GOARCH, c.Name, v, c.Name)
 	return p, checkExecutable(p) == nil, nil
 }
@@ -481,6 +495,15 @@ func (s *Source) buildOwnModule(ctx context.Context, c Component, dst string) er
 		}
 		// Another directory in upstream's checkout has nothing to repeat.
 	}
+	if c.aligned() {
+		src, err := s.sourceDir()
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.Name, err)
+		}
+		if err := align(src, f); err != nil {
+			return fmt.Errorf("%s: %w", c.Name, err)
+		}
+	}
 	pkg := c.Package
 	if len(c.Sources) > 0 {
 		src, err := s.sourceDir()
@@ -520,16 +543,44 @@ func (s *Source) buildOwnModule(ctx context.Context, c Component, dst string) er
 // ...) published with release v: v1.30.14 has v0.30.14.
 func stagingVersion(v string) string { return "v0" + strings.TrimPrefix(v, "v1") }
 
+// aligned reports whether c's version is built with this repository's
+// dependency versions.
+func (c Component) aligned() bool { return slices.Contains(c.Aligned, c.version()) }
+
+// align adds this repository's requirements to f, and its replacements
+// of Kubernetes' staging modules in place of f's.
+func align(src string, f *modfile.File) error {
+	ours, err := readGoMod(src)
+	if err != nil {
+		return err
+	}
+	for _, r := range ours.Require {
+		if r.Mod.Version != "v0.0.0" && !slices.ContainsFunc(f.Require, func(q *modfile.Require) bool { return q.Mod.Path == r.Mod.Path }) {
+			_ = f.AddRequire(r.Mod.Path, r.Mod.Version)
+		}
+	}
+	for _, r := range ours.Replace {
+		if strings.HasPrefix(r.Old.Path, "k8s.io/") && r.New.Version != "" {
+			_ = f.AddReplace(r.Old.Path, r.Old.Version, r.New.Path, r.New.Version)
+		}
+	}
+	return nil
+}
+
+func readGoMod(src string) (*modfile.File, error) {
+	data, err := os.ReadFile(filepath.Join(src, "go.mod"))
+	if err != nil {
+		return nil, err
+	}
+	return modfile.Parse("go.mod", data, nil)
+}
+
 // copySources copies the non-test Go files of dirs from this repository
 // into the generated module at dir, rewriting imports of this repository to
 // modPath, and requires in f each module they import at this repository's
 // version, unless f replaces it already.
 func copySources(src, dir, modPath string, dirs []string, f *modfile.File) error {
-	data, err := os.ReadFile(filepath.Join(src, "go.mod"))
-	if err != nil {
-		return err
-	}
-	ours, err := modfile.Parse("go.mod", data, nil)
+	ours, err := readGoMod(src)
 	if err != nil {
 		return err
 	}

@@ -102,3 +102,31 @@ func TestCopySources(t *testing.T) {
 		t.Errorf("different sources hash alike: %s", h1)
 	}
 }
+
+// TestAlign checks that a generated module takes this repository's
+// versions.
+func TestAlign(t *testing.T) {
+	f, err := modfile.Parse("go.mod", []byte("module gen\nrequire up v1.0.0\nreplace k8s.io/kube-proxy => k8s.io/kube-proxy v0.35.0\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := align("../..", f); err != nil {
+		t.Fatal(err)
+	}
+	staging := stagingVersion(ModuleVersion("k8s.io/kubernetes"))
+	want := map[string]string{"k8s.io/cloud-provider": staging, "k8s.io/kubernetes": ModuleVersion("k8s.io/kubernetes"), "up": "v1.0.0"}
+	for _, r := range f.Require {
+		if w, ok := want[r.Mod.Path]; ok && r.Mod.Version != w {
+			t.Errorf("require %s %s, want %s", r.Mod.Path, r.Mod.Version, w)
+		}
+		delete(want, r.Mod.Path)
+	}
+	if len(want) > 0 {
+		t.Errorf("not required: %v", want)
+	}
+	for _, r := range f.Replace {
+		if r.Old.Path == "k8s.io/kube-proxy" && r.New.Version != staging {
+			t.Errorf("replace %s => %s, want this repository's %s", r.Old.Path, r.New.Version, staging)
+		}
+	}
+}

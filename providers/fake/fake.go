@@ -15,6 +15,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -61,9 +62,29 @@ func Profile() providers.Profile {
 					return nil, fmt.Errorf("fake provider config: %w", err)
 				}
 			}
-			return &Cloud{config: c}, nil
+			return NewCloud(c, Dialect{}), nil
 		},
 	}
+}
+
+// Dialect is how a CCM that speaks another cloud's API through fakecloud
+// (its OpenStack API, say) sees fakecloud's instances. The zero Dialect
+// is fakecloud's own API, as fakecloud-ccm sees it.
+type Dialect struct {
+	// ProviderID is the spec.providerID of the instance with this id.
+	ProviderID func(id string) string
+	// AddressTypes are the node address types the dialect can express;
+	// nil is all of them.
+	AddressTypes []v1.NodeAddressType
+}
+
+// NewCloud is a fakecloud that the Inspector and InstanceControl report
+// on as d sees it.
+func NewCloud(config Config, d Dialect) *Cloud {
+	if d.ProviderID == nil {
+		d.ProviderID = func(id string) string { return cloudprovider.ProviderName + "://" + id }
+	}
+	return &Cloud{config: config, dialect: d}
 }
 
 func init() { providers.Register(Profile()) }
@@ -82,6 +103,7 @@ type Config struct {
 // Cloud is a fakecloud process.
 type Cloud struct {
 	config   Config
+	dialect  Dialect
 	secrets  []string
 	endpoint string
 	dir      string
@@ -168,36 +190,54 @@ func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
 
 // CCMConfig points fakecloud-ccm at this cloud.
 func (c *Cloud) CCMConfig() ([]byte, error) {
-	region := c.config.Region
-	if region == "" {
-		region = "fake-region-1"
-	}
 	return yaml.Marshal(map[string]string{
 		"endpoint":  c.endpoint,
 		"tokenFile": filepath.Join(c.dir, "cloud.token"),
-		"region":    region,
+		"region":    c.Region(),
 	})
+}
+
+// Region is the cloud's region.
+func (c *Cloud) Region() string {
+	if c.config.Region == "" {
+		return "fake-region-1"
+	}
+	return c.config.Region
+}
+
+// Endpoint is the URL of the cloud's APIs, once started.
+func (c *Cloud) Endpoint() string { return c.endpoint }
+
+// CloudToken is the credential of the cloud API (the CCM's), once started.
+func (c *Cloud) CloudToken() string {
+	if len(c.secrets) == 0 {
+		return ""
+	}
+	return c.secrets[0]
 }
 
 // Secrets are fakecloud's bearer tokens.
 func (c *Cloud) Secrets() []string { return c.secrets }
 
 // Instances makes fakecloud instances.
-func (c *Cloud) Instances() providers.InstanceControl { return instances{c.admin} }
+func (c *Cloud) Instances() providers.InstanceControl { return instances{c.admin, c.dialect} }
 
 // Inspector reads fakecloud's admin API, which no fault ever touches, so it
 // tells the truth even when the cloud API is made to lie. It lists load
 // balancers and routes too, and can delete a route behind the CCM's back.
-func (c *Cloud) Inspector() providers.Inspector { return instances{c.admin} }
+func (c *Cloud) Inspector() providers.Inspector { return instances{c.admin, c.dialect} }
 
-type instances struct{ admin *client.Admin }
+type instances struct {
+	admin   *client.Admin
+	dialect Dialect
+}
 
 func (i instances) Create(ctx context.Context, name string) (providers.Instance, error) {
 	inst, err := i.admin.CreateInstance(ctx, api.CreateInstanceRequest{Name: name})
 	if err != nil {
 		return providers.Instance{}, err
 	}
-	return convert(inst), nil
+	return i.convert(inst), nil
 }
 
 // Adopt records a machine that exists already (a kind node) as an
@@ -211,7 +251,7 @@ func (i instances) Adopt(ctx context.Context, name string, addresses []v1.NodeAd
 	if err != nil {
 		return providers.Instance{}, err
 	}
-	return convert(inst), nil
+	return i.convert(inst), nil
 }
 
 func (i instances) Stop(ctx context.Context, name string) error {
@@ -237,20 +277,23 @@ func (i instances) Instance(ctx context.Context, name string) (providers.Instanc
 	if inst.State == api.StateTerminated {
 		return providers.Instance{}, fmt.Errorf("instance %s (%s) is terminated", name, inst.ID)
 	}
-	return convert(inst), nil
+	return i.convert(inst), nil
 }
 
-func convert(inst *api.Instance) providers.Instance {
+func (i instances) convert(inst *api.Instance) providers.Instance {
 	out := providers.Instance{
 		Name:         inst.Name,
-		ProviderID:   cloudprovider.ProviderName + "://" + inst.ID,
+		ProviderID:   i.dialect.ProviderID(inst.ID),
 		InstanceType: inst.InstanceType,
 		Zone:         inst.Zone,
 		Region:       inst.Region,
 		Running:      inst.State == api.StateRunning,
 	}
 	for _, a := range inst.Addresses {
-		out.Addresses = append(out.Addresses, v1.NodeAddress{Type: v1.NodeAddressType(a.Type), Address: a.Address})
+		t := v1.NodeAddressType(a.Type)
+		if i.dialect.AddressTypes == nil || slices.Contains(i.dialect.AddressTypes, t) {
+			out.Addresses = append(out.Addresses, v1.NodeAddress{Type: t, Address: a.Address})
+		}
 	}
 	return out
 }

@@ -2,11 +2,7 @@ package vsphere
 
 import (
 	"context"
-	"encoding/json"
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +10,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
-	"sigs.k8s.io/ccm-harness/cluster/manifests"
 	"sigs.k8s.io/ccm-harness/internal/binaries"
 	"sigs.k8s.io/ccm-harness/internal/process"
 	"sigs.k8s.io/ccm-harness/providers"
@@ -193,36 +188,4 @@ func addressString(addrs []v1.NodeAddress) string {
 		s = append(s, string(a.Type)+"="+a.Address)
 	}
 	return "[" + strings.Join(s, " ") + "]"
-}
-
-// TestManifestsAreUpstreams checks that the manifests the provider ships
-// are cloud-provider-vsphere's own, as its pinned release has them: its
-// RBAC, and its DaemonSet, which the harness runs with the image and
-// cloud config substituted.
-func TestManifestsAreUpstreams(t *testing.T) {
-	out, err := exec.Command("go", "mod", "download", "-json", "k8s.io/cloud-provider-vsphere@"+CCM.Versions[0]).Output()
-	if err != nil {
-		t.Skipf("module not at hand: %v", err)
-	}
-	var m struct{ Dir string }
-	if err := json.Unmarshal(out, &m); err != nil || m.Dir == "" {
-		t.Fatalf("go mod download: %v %s", err, out)
-	}
-	for _, f := range []string{"cloud-controller-manager-roles.yaml", "cloud-controller-manager-role-bindings.yaml", "vsphere-cloud-controller-manager-ds.yaml"} {
-		want, err := os.ReadFile(filepath.Join(m.Dir, "manifests/controller-manager", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, err := os.ReadFile(filepath.Join("manifests", f)); err != nil || string(got) != string(want) {
-			t.Errorf("manifests/%s differs from the release's (%v)", f, err)
-		}
-	}
-	objs, err := manifests.Parse(Manifests)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, _, err := manifests.SplitWorkload(objs)
-	if err != nil || w.String() != "DaemonSet kube-system/vsphere-cloud-controller-manager" || w.ServiceAccount() != "cloud-controller-manager" {
-		t.Errorf("workload %v as %s, %v", w, w.ServiceAccount(), err)
-	}
 }

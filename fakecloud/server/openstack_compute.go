@@ -1,0 +1,263 @@
+package server
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"regexp"
+	"slices"
+	"time"
+
+	"sigs.k8s.io/ccm-harness/fakecloud/api"
+)
+
+// Nova, compute API v2.1 without a microversion: servers are the
+// instances that are not terminated (Nova lists no deleted server and
+// answers 404 for one), their flavor is named for the instance type.
+
+// osNetworkName is the tenant network every instance has its port on;
+// its fixed addresses are the instance's InternalIPs, its floating ones
+// the ExternalIPs.
+const osNetworkName = "private"
+
+// osServer is a Nova server as the v2.1 API shows it.
+type osServer struct {
+	ID               string                 `json:"id"`
+	Name             string                 `json:"name"`
+	Status           string                 `json:"status"`
+	TenantID         string                 `json:"tenant_id"`
+	UserID           string                 `json:"user_id"`
+	HostID           string                 `json:"hostId"`
+	Created          string                 `json:"created"`
+	Updated          string                 `json:"updated"`
+	AccessIPv4       string                 `json:"accessIPv4"`
+	AccessIPv6       string                 `json:"accessIPv6"`
+	Addresses        map[string][]osAddress `json:"addresses"`
+	Flavor           osLinkRef              `json:"flavor"`
+	Image            string                 `json:"image"`
+	Metadata         map[string]string      `json:"metadata"`
+	Links            []osLink               `json:"links"`
+	KeyName          *string                `json:"key_name"`
+	SecurityGroups   []map[string]string    `json:"security_groups"`
+	AvailabilityZone string                 `json:"OS-EXT-AZ:availability_zone"`
+	VMState          string                 `json:"OS-EXT-STS:vm_state"`
+	PowerState       int                    `json:"OS-EXT-STS:power_state"`
+	TaskState        *string                `json:"OS-EXT-STS:task_state"`
+	DiskConfig       string                 `json:"OS-DCF:diskConfig"`
+	Progress         int                    `json:"progress"`
+	ConfigDrive      string                 `json:"config_drive"`
+}
+
+type osAddress struct {
+	Addr    string `json:"addr"`
+	Version int    `json:"version"`
+	Type    string `json:"OS-EXT-IPS:type"`
+	MAC     string `json:"OS-EXT-IPS-MAC:mac_addr"`
+}
+
+type osLinkRef struct {
+	ID    string   `json:"id"`
+	Links []osLink `json:"links"`
+}
+
+type osLink struct {
+	Rel  string `json:"rel"`
+	Href string `json:"href"`
+}
+
+// flavorID names a flavor after the instance type, reversibly, and
+// unlike the name: a CCM that reports the id for the name is caught.
+func flavorID(instanceType string) string {
+	return "flavor-" + hex.EncodeToString([]byte(instanceType))
+}
+
+func flavorName(id string) (string, bool) {
+	if len(id) <= len("flavor-") || id[:len("flavor-")] != "flavor-" {
+		return "", false
+	}
+	b, err := hex.DecodeString(id[len("flavor-"):])
+	return string(b), err == nil
+}
+
+// osMAC is the MAC address of an instance's port, in OpenStack's fa:16:3e
+// prefix.
+func osMAC(instanceID string) string {
+	h := sha256.Sum256([]byte(instanceID))
+	return fmt.Sprintf("fa:16:3e:%02x:%02x:%02x", h[0], h[1], h[2])
+}
+
+func ipVersion(addr string) int {
+	if a, err := netip.ParseAddr(addr); err == nil && a.Is6() {
+		return 6
+	}
+	return 4
+}
+
+func novaServer(inst api.Instance, base string) osServer {
+	status, vmState, power := "ACTIVE", "active", 1
+	if inst.State == api.StateStopped {
+		status, vmState, power = "SHUTOFF", "stopped", 4
+	}
+	mac := osMAC(inst.ID)
+	out := osServer{
+		ID: inst.ID, Name: inst.Name, Status: status,
+		TenantID: osProjectID, UserID: osUserID,
+		HostID:    fmt.Sprintf("%x", sha256.Sum224([]byte(osProjectID+inst.Zone))),
+		Created:   inst.CreatedAt.UTC().Format(time.RFC3339),
+		Updated:   inst.CreatedAt.UTC().Format(time.RFC3339),
+		Addresses: map[string][]osAddress{},
+		Flavor: osLinkRef{ID: flavorID(inst.InstanceType), Links: []osLink{{Rel: "bookmark",
+			Href: base + osCompute + "/flavors/" + flavorID(inst.InstanceType)}}},
+		Metadata: map[string]string{},
+		Links: []osLink{{Rel: "self", Href: base + osCompute + "/v2.1/servers/" + inst.ID},
+			{Rel: "bookmark", Href: base + osCompute + "/servers/" + inst.ID}},
+		SecurityGroups:   []map[string]string{{"name": "default"}},
+		AvailabilityZone: inst.Zone,
+		VMState:          vmState,
+		PowerState:       power,
+		DiskConfig:       "MANUAL",
+	}
+	for _, a := range inst.Addresses {
+		switch a.Type {
+		case api.AddressInternalIP:
+			out.Addresses[osNetworkName] = append(out.Addresses[osNetworkName], osAddress{Addr: a.Address, Version: ipVersion(a.Address), Type: "fixed", MAC: mac})
+		case api.AddressExternalIP:
+			out.Addresses[osNetworkName] = append(out.Addresses[osNetworkName], osAddress{Addr: a.Address, Version: ipVersion(a.Address), Type: "floating", MAC: mac})
+		case api.AddressHostname:
+			// The OpenStack CCM reports a server's "hostname" metadata
+			// as its Hostname address.
+			out.Metadata["hostname"] = a.Address
+		}
+	}
+	return out
+}
+
+// liveInstancesLocked are the instances OpenStack shows: not terminated.
+func (s *Server) liveInstancesLocked() []api.Instance {
+	out := []api.Instance{}
+	for _, inst := range s.st.Instances {
+		if inst.State != api.StateTerminated {
+			out = append(out, copyInstance(inst))
+		}
+	}
+	return out
+}
+
+func (s *Server) novaListServers(w http.ResponseWriter, r *http.Request, c *call) {
+	q, ok := osQuery(w, r, computeError, "name")
+	if !ok {
+		return
+	}
+	// Nova's name filter is a regular expression, searched for.
+	var name *regexp.Regexp
+	if q["name"] != "" {
+		var err error
+		if name, err = regexp.Compile(q["name"]); err != nil {
+			computeError.write(w, http.StatusBadRequest, fmt.Sprintf("Invalid input for query parameter name: %v", err))
+			return
+		}
+		c.instance = q["name"]
+	}
+	insts, f, ok := s.osListInstances(w, r, c, func(inst api.Instance) bool { return name == nil || name.MatchString(inst.Name) })
+	if !ok {
+		return
+	}
+	out := []osServer{}
+	for _, inst := range insts {
+		corrupt(f, &inst)
+		out = append(out, novaServer(inst, osBaseURL(r)))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"servers": out})
+}
+
+// osListInstances is what an OpenStack list of instances' resources
+// shows: the live instances that match, read after any injected latency,
+// with the corrupt fault that fired, if any, for the caller to apply to
+// each. ok is false when a fault has answered.
+func (s *Server) osListInstances(w http.ResponseWriter, r *http.Request, c *call, match func(api.Instance) bool) (insts []api.Instance, f *api.Fault, ok bool) {
+	list := func() []api.Instance {
+		out := []api.Instance{}
+		for _, inst := range s.liveInstancesLocked() {
+			if match(inst) {
+				out = append(out, inst)
+			}
+		}
+		return out
+	}
+	f, ok = s.applyFault(w, r, c, api.OpListInstances, func(ref string) bool {
+		return slices.ContainsFunc(list(), func(inst api.Instance) bool { return refersTo(ref, &inst) })
+	})
+	if !ok {
+		return nil, nil, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return list(), f, true
+}
+
+// osInstance is the live instance id, or nil.
+func (s *Server) osInstance(id string) *api.Instance {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	inst := s.instanceByIDLocked(id)
+	if inst == nil || inst.State == api.StateTerminated {
+		return nil
+	}
+	out := copyInstance(inst)
+	return &out
+}
+
+func (s *Server) novaGetServer(w http.ResponseWriter, r *http.Request, c *call) {
+	id := r.PathValue("id")
+	c.instance = id
+	f, ok := s.applyFault(w, r, c, api.OpGetInstance, func(ref string) bool {
+		inst := s.instanceByIDLocked(id)
+		return ref == id || (inst != nil && refersTo(ref, inst))
+	})
+	if !ok {
+		return
+	}
+	inst := s.osInstance(id)
+	if inst == nil {
+		computeError.write(w, http.StatusNotFound, fmt.Sprintf("Instance %s could not be found.", id))
+		return
+	}
+	corrupt(f, inst)
+	writeJSON(w, http.StatusOK, map[string]any{"server": novaServer(*inst, osBaseURL(r))})
+}
+
+// flavorSizes are what every flavor reports: fakecloud's instance types
+// have a name only.
+func (s *Server) novaGetFlavor(w http.ResponseWriter, r *http.Request, c *call) {
+	id := r.PathValue("id")
+	name, ok := flavorName(id)
+	if !ok {
+		computeError.write(w, http.StatusNotFound, fmt.Sprintf("Flavor %s could not be found.", id))
+		return
+	}
+	base := osBaseURL(r)
+	writeJSON(w, http.StatusOK, map[string]any{"flavor": map[string]any{
+		"id": id, "name": name, "ram": 4096, "vcpus": 2, "disk": 20, "swap": "",
+		"OS-FLV-EXT-DATA:ephemeral": 0, "OS-FLV-DISABLED:disabled": false,
+		"rxtx_factor": 1.0, "os-flavor-access:is_public": true,
+		"links": []osLink{{Rel: "self", Href: base + osCompute + "/v2.1/flavors/" + id}},
+	}})
+}
+
+func (s *Server) novaAvailabilityZones(w http.ResponseWriter, r *http.Request, c *call) {
+	out := []map[string]any{}
+	for _, z := range s.zones {
+		out = append(out, map[string]any{"zoneName": z, "zoneState": map[string]bool{"available": true}, "hosts": nil})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"availabilityZoneInfo": out})
+}
+
+func (s *Server) novaVersion(w http.ResponseWriter, r *http.Request, c *call) {
+	writeJSON(w, http.StatusOK, map[string]any{"version": map[string]any{
+		"id": "v2.1", "status": "CURRENT", "version": "2.1", "min_version": "2.1",
+		"updated": "2013-07-23T11:33:21Z",
+		"links":   []osLink{{Rel: "self", Href: osBaseURL(r) + osCompute + "/v2.1/"}},
+	}})
+}

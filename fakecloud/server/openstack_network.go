@@ -1,0 +1,250 @@
+package server
+
+import (
+	"fmt"
+	"net/http"
+	"net/netip"
+	"time"
+
+	"sigs.k8s.io/ccm-harness/fakecloud/api"
+)
+
+// Neutron, networking API v2.0: a tenant network "private" on fakecloud's
+// internal pool, where each live instance has one port holding its
+// InternalIPs, and an external network "public" on the external pool,
+// whose floating IPs are the instances' ExternalIPs.
+
+const (
+	osPrivateNetID    = "net-private"
+	osPrivateSubnetID = "subnet-private"
+	osPublicNetID     = "net-public"
+	osPublicSubnetID  = "subnet-public"
+	osSecGroupID      = "sg-default"
+)
+
+func osPortID(instanceID string) string { return "port-" + instanceID }
+
+type osFixedIP struct {
+	SubnetID  string `json:"subnet_id"`
+	IPAddress string `json:"ip_address"`
+}
+
+type osPort struct {
+	ID                  string              `json:"id"`
+	Name                string              `json:"name"`
+	Description         string              `json:"description"`
+	NetworkID           string              `json:"network_id"`
+	TenantID            string              `json:"tenant_id"`
+	ProjectID           string              `json:"project_id"`
+	MACAddress          string              `json:"mac_address"`
+	AdminStateUp        bool                `json:"admin_state_up"`
+	Status              string              `json:"status"`
+	DeviceID            string              `json:"device_id"`
+	DeviceOwner         string              `json:"device_owner"`
+	FixedIPs            []osFixedIP         `json:"fixed_ips"`
+	AllowedAddressPairs []map[string]string `json:"allowed_address_pairs"`
+	SecurityGroups      []string            `json:"security_groups"`
+	PortSecurityEnabled bool                `json:"port_security_enabled"`
+	Tags                []string            `json:"tags"`
+	RevisionNumber      int                 `json:"revision_number"`
+	CreatedAt           string              `json:"created_at"`
+	UpdatedAt           string              `json:"updated_at"`
+}
+
+// neutronPort is the port of inst. A stopped server's port is DOWN, as
+// its virtual interface is unplugged.
+func neutronPort(inst api.Instance) osPort {
+	status := "ACTIVE"
+	if inst.State != api.StateRunning {
+		status = "DOWN"
+	}
+	p := osPort{
+		ID: osPortID(inst.ID), NetworkID: osPrivateNetID, TenantID: osProjectID, ProjectID: osProjectID,
+		MACAddress: osMAC(inst.ID), AdminStateUp: true, Status: status,
+		DeviceID: inst.ID, DeviceOwner: "compute:" + inst.Zone,
+		FixedIPs: []osFixedIP{}, AllowedAddressPairs: []map[string]string{},
+		SecurityGroups: []string{osSecGroupID}, PortSecurityEnabled: true, Tags: []string{},
+		RevisionNumber: 1,
+		CreatedAt:      inst.CreatedAt.UTC().Format(time.RFC3339),
+		UpdatedAt:      inst.CreatedAt.UTC().Format(time.RFC3339),
+	}
+	for _, a := range inst.Addresses {
+		if a.Type == api.AddressInternalIP {
+			p.FixedIPs = append(p.FixedIPs, osFixedIP{SubnetID: osPrivateSubnetID, IPAddress: a.Address})
+		}
+	}
+	return p
+}
+
+func (s *Server) neutronListPorts(w http.ResponseWriter, r *http.Request, c *call) {
+	q, ok := osQuery(w, r, networkError, "device_id", "network_id", "id")
+	if !ok {
+		return
+	}
+	c.instance = q["device_id"]
+	match := func(inst api.Instance) bool {
+		p := neutronPort(inst)
+		return (q["device_id"] == "" || q["device_id"] == p.DeviceID) &&
+			(q["network_id"] == "" || q["network_id"] == p.NetworkID) &&
+			(q["id"] == "" || q["id"] == p.ID)
+	}
+	// A port carries its instance's addresses: the instance faults apply.
+	insts, f, ok := s.osListInstances(w, r, c, match)
+	if !ok {
+		return
+	}
+	out := []osPort{}
+	for _, inst := range insts {
+		corrupt(f, &inst)
+		out = append(out, neutronPort(inst))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ports": out})
+}
+
+func (s *Server) neutronGetPort(w http.ResponseWriter, r *http.Request, c *call) {
+	id := r.PathValue("id")
+	instID := id[min(len(id), len("port-")):]
+	c.instance = instID
+	f, ok := s.applyFault(w, r, c, api.OpGetInstance, func(ref string) bool {
+		inst := s.instanceByIDLocked(instID)
+		return inst != nil && refersTo(ref, inst)
+	})
+	if !ok {
+		return
+	}
+	inst := s.osInstance(instID)
+	if inst == nil || osPortID(inst.ID) != id {
+		networkError.write(w, http.StatusNotFound, fmt.Sprintf("Port %s could not be found.", id))
+		return
+	}
+	corrupt(f, inst)
+	writeJSON(w, http.StatusOK, map[string]any{"port": neutronPort(*inst)})
+}
+
+func (s *Server) osNetworks() []map[string]any {
+	net := func(id, name, subnet string, external bool) map[string]any {
+		return map[string]any{
+			"id": id, "name": name, "status": "ACTIVE", "admin_state_up": true, "shared": false,
+			"subnets": []string{subnet}, "router:external": external, "mtu": 1500,
+			"tenant_id": osProjectID, "project_id": osProjectID, "availability_zones": s.zones,
+			"port_security_enabled": true, "tags": []string{}, "description": "",
+		}
+	}
+	return []map[string]any{
+		net(osPrivateNetID, osNetworkName, osPrivateSubnetID, false),
+		net(osPublicNetID, "public", osPublicSubnetID, true),
+	}
+}
+
+func (s *Server) osSubnets() []map[string]any {
+	subnet := func(id, name, network string, cidr netip.Prefix) map[string]any {
+		version := 4
+		if cidr.Addr().Is6() {
+			version = 6
+		}
+		return map[string]any{
+			"id": id, "name": name, "network_id": network, "cidr": cidr.String(), "ip_version": version,
+			"gateway_ip": cidr.Addr().Next().String(), "enable_dhcp": true, "dns_nameservers": []string{},
+			"allocation_pools": []map[string]string{}, "host_routes": []map[string]string{},
+			"tenant_id": osProjectID, "project_id": osProjectID, "tags": []string{}, "description": "",
+		}
+	}
+	return []map[string]any{
+		subnet(osPrivateSubnetID, osNetworkName+"-subnet", osPrivateNetID, s.internal),
+		subnet(osPublicSubnetID, "public-subnet", osPublicNetID, s.external),
+	}
+}
+
+// neutronList answers a list of objects filtered by the query's known
+// fields, compared as strings.
+func neutronList(w http.ResponseWriter, r *http.Request, key string, objs []map[string]any, filters ...string) {
+	q, ok := osQuery(w, r, networkError, filters...)
+	if !ok {
+		return
+	}
+	out := []map[string]any{}
+	for _, o := range objs {
+		keep := true
+		for k, v := range q {
+			keep = keep && fmt.Sprint(o[k]) == v
+		}
+		if keep {
+			out = append(out, o)
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{key: out})
+}
+
+func neutronGet(w http.ResponseWriter, r *http.Request, key, what string, objs []map[string]any) {
+	id := r.PathValue("id")
+	for _, o := range objs {
+		if o["id"] == id {
+			writeJSON(w, http.StatusOK, map[string]any{key: o})
+			return
+		}
+	}
+	networkError.write(w, http.StatusNotFound, fmt.Sprintf("%s %s could not be found.", what, id))
+}
+
+func (s *Server) neutronListNetworks(w http.ResponseWriter, r *http.Request, c *call) {
+	neutronList(w, r, "networks", s.osNetworks(), "id", "name", "router:external")
+}
+
+func (s *Server) neutronGetNetwork(w http.ResponseWriter, r *http.Request, c *call) {
+	neutronGet(w, r, "network", "Network", s.osNetworks())
+}
+
+func (s *Server) neutronListSubnets(w http.ResponseWriter, r *http.Request, c *call) {
+	neutronList(w, r, "subnets", s.osSubnets(), "id", "name", "network_id")
+}
+
+func (s *Server) neutronGetSubnet(w http.ResponseWriter, r *http.Request, c *call) {
+	neutronGet(w, r, "subnet", "Subnet", s.osSubnets())
+}
+
+// neutronListFloatingIPs lists a floating IP for each ExternalIP of a
+// live instance, bound to its port.
+func (s *Server) neutronListFloatingIPs(w http.ResponseWriter, r *http.Request, c *call) {
+	s.mu.Lock()
+	insts := s.liveInstancesLocked()
+	s.mu.Unlock()
+	var fips []map[string]any
+	for _, inst := range insts {
+		fixed := ""
+		for _, a := range inst.Addresses {
+			if a.Type == api.AddressInternalIP && fixed == "" {
+				fixed = a.Address
+			}
+		}
+		n := 0
+		for _, a := range inst.Addresses {
+			if a.Type != api.AddressExternalIP {
+				continue
+			}
+			n++
+			fips = append(fips, map[string]any{
+				"id": fmt.Sprintf("fip-%s-%d", inst.ID, n), "floating_ip_address": a.Address,
+				"fixed_ip_address": fixed, "port_id": osPortID(inst.ID), "floating_network_id": osPublicNetID,
+				"router_id": nil, "status": "ACTIVE", "tenant_id": osProjectID, "project_id": osProjectID,
+				"description": "", "tags": []string{},
+			})
+		}
+	}
+	neutronList(w, r, "floatingips", fips, "port_id", "floating_ip_address", "floating_network_id")
+}
+
+// neutronExtensions lists the extensions fakecloud emulates: a client
+// that checks for one before using it (the OpenStack CCM checks
+// extraroute before claiming routes) sees what it can rely on.
+func (s *Server) neutronExtensions(w http.ResponseWriter, r *http.Request, c *call) {
+	out := []map[string]any{}
+	for _, e := range [][2]string{
+		{"external-net", "Neutron external network"},
+		{"port-security", "Port Security"},
+		{"security-group", "security-group"},
+		{"allowed-address-pairs", "Allowed Address Pairs"},
+	} {
+		out = append(out, map[string]any{"alias": e[0], "name": e[1], "description": e[1], "updated": "2013-01-01T00:00:00-00:00", "links": []string{}})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"extensions": out})
+}

@@ -1,0 +1,207 @@
+// Package openstack is the provider profile of the real OpenStack CCM
+// (k8s.io/cloud-provider-openstack) against fakecloud speaking OpenStack's
+// APIs: Keystone v3 hands the CCM a token and a catalog that points at
+// fakecloud for Nova and Neutron, which show fakecloud's instances as
+// servers, flavors, ports and floating IPs.
+//
+// The CCM is configured as its README says to: [Global] with auth-url,
+// credentials and region. A node is named as its server, as the CCM looks
+// servers up by name. The profile claims instances, zones and node
+// lifecycle; load balancers (Octavia) and routes (Neutron routers) are not
+// emulated yet, so the cloud config disables the load balancer controller
+// and Neutron lists no extraroute extension, which makes the CCM run
+// without routes.
+package openstack
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack"
+	v1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+
+	"sigs.k8s.io/ccm-harness/cluster/manifests"
+	"sigs.k8s.io/ccm-harness/internal/binaries"
+	"sigs.k8s.io/ccm-harness/providers"
+	"sigs.k8s.io/ccm-harness/providers/fake"
+)
+
+// Name selects this profile.
+const Name = "openstack"
+
+// Manifests are cloud-provider-openstack's own
+// (manifests/controller-manager of v1.36.0, unchanged): its RBAC, and its
+// DaemonSet, whose container a CCM from an image runs as, reading its
+// cloud config from the Secret cloud-config.
+var Manifests = manifests.Embedded(manifestDir, "manifests")
+
+//go:embed manifests/*.yaml
+var manifestDir embed.FS
+
+// What fakecloud's Keystone knows (fakecloud/server/openstack.go): one
+// user and project in the Default domain, and the user's one application
+// credential. Their secret is the cloud token.
+const (
+	user      = "ccm-harness"
+	project   = "ccm-harness"
+	domain    = "Default"
+	appCredID = "ac-ccm-harness"
+)
+
+// Auth methods a Config may choose.
+const (
+	AuthPassword              = "password"
+	AuthApplicationCredential = "application-credential"
+)
+
+// Profile returns the OpenStack provider's profile.
+func Profile() providers.Profile {
+	return providers.Profile{
+		Name:             Name,
+		CloudProvider:    "openstack",
+		ProviderIDScheme: "openstack",
+		CCM:              CCM,
+		CloudBinaries:    []binaries.Component{fake.FakeCloud},
+		Manifests:        Manifests,
+		Capabilities:     providers.NewCapabilities(providers.Instances, providers.Zones, providers.NodeLifecycle),
+		NewCloud: func(config []byte) (providers.Cloud, error) {
+			var c Config
+			if len(config) > 0 {
+				if err := yaml.UnmarshalStrict(config, &c); err != nil {
+					return nil, fmt.Errorf("openstack provider config: %w", err)
+				}
+			}
+			switch c.Auth {
+			case "":
+				c.Auth = AuthPassword
+			case AuthPassword, AuthApplicationCredential:
+			default:
+				return nil, fmt.Errorf("openstack provider config: auth %q is neither %q nor %q", c.Auth, AuthPassword, AuthApplicationCredential)
+			}
+			return &Cloud{Cloud: fake.NewCloud(c.Config, dialect), config: c}, nil
+		},
+	}
+}
+
+func init() { providers.Register(Profile()) }
+
+// dialect is fakecloud's instances as the OpenStack CCM sees them: its
+// provider IDs have no region, and a server has fixed and floating
+// addresses and a hostname in its metadata, no DNS names.
+var dialect = fake.Dialect{
+	ProviderID:   func(id string) string { return "openstack:///" + id },
+	AddressTypes: []v1.NodeAddressType{v1.NodeInternalIP, v1.NodeExternalIP, v1.NodeHostName},
+}
+
+// Config is the OpenStack provider's --provider-config file: fakecloud's
+// own settings, and how the CCM logs in.
+type Config struct {
+	fake.Config
+	// Auth is how the CCM authenticates to Keystone: "password" (default)
+	// or "application-credential".
+	Auth string `json:"auth,omitempty"`
+	// WrongPassword gives the CCM a password (or secret) Keystone refuses.
+	WrongPassword bool `json:"wrongPassword,omitempty"`
+	// AuthURL replaces Keystone's URL in the CCM's cloud config, as a
+	// user who mistyped it would.
+	AuthURL string `json:"authURL,omitempty"`
+}
+
+// Cloud is fakecloud with the OpenStack CCM's cloud config.
+type Cloud struct {
+	*fake.Cloud
+	config Config
+}
+
+func (c *Cloud) authURL() string {
+	if c.config.AuthURL != "" {
+		return c.config.AuthURL
+	}
+	return c.Endpoint() + "/identity/v3"
+}
+
+func (c *Cloud) secret() string {
+	if c.config.WrongPassword {
+		return "not-" + c.CloudToken()
+	}
+	return c.CloudToken()
+}
+
+// CCMConfig is the CCM's cloud.conf, in the gcfg form it reads.
+func (c *Cloud) CCMConfig() ([]byte, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[Global]\nauth-url = %s\nregion = %s\n", c.authURL(), c.Region())
+	switch c.config.Auth {
+	case AuthApplicationCredential:
+		fmt.Fprintf(&b, "application-credential-id = %s\napplication-credential-secret = %s\n", appCredID, c.secret())
+	default:
+		fmt.Fprintf(&b, "username = %s\npassword = %s\ntenant-name = %s\ndomain-name = %s\n", user, c.secret(), project, domain)
+	}
+	// Octavia is not emulated yet: without this the CCM exits when it
+	// finds no load-balancer endpoint in the catalog.
+	b.WriteString("\n[LoadBalancer]\nenabled = false\n")
+	return []byte(b.String()), nil
+}
+
+// authOptions are what the CCM's cloud config tells gophercloud.
+func (c *Cloud) authOptions() gophercloud.AuthOptions {
+	o := gophercloud.AuthOptions{IdentityEndpoint: c.authURL()}
+	if c.config.Auth == AuthApplicationCredential {
+		o.ApplicationCredentialID, o.ApplicationCredentialSecret = appCredID, c.secret()
+		return o
+	}
+	o.Username, o.Password, o.DomainName = user, c.secret(), domain
+	o.Scope = &gophercloud.AuthScope{ProjectName: project, DomainName: domain}
+	return o
+}
+
+// Diagnose logs in to Keystone as the CCM's cloud config says, with the
+// library the CCM uses, and says what failed.
+func (c *Cloud) Diagnose(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	pc, err := openstack.NewClient(c.authURL())
+	if err != nil {
+		return fmt.Errorf("the CCM's auth-url %q is not a URL: %w; fix auth-url in [Global] of its cloud config", c.authURL(), err)
+	}
+	pc.HTTPClient = http.Client{Timeout: 10 * time.Second}
+	err = openstack.Authenticate(ctx, pc, c.authOptions())
+	var unexpected gophercloud.ErrUnexpectedResponseCode
+	var netErr net.Error
+	switch {
+	case err == nil:
+		return nil
+	case gophercloud.ResponseCodeIs(err, http.StatusUnauthorized):
+		return fmt.Errorf("Keystone at %s refuses the CCM's %s credentials (401): fix them in [Global] of its cloud config", c.authURL(), c.config.Auth)
+	case errors.As(err, &unexpected):
+		return fmt.Errorf("Keystone at %s answers the CCM's login with %d: %s; is auth-url in [Global] of its cloud config Keystone's v3 URL?", c.authURL(), unexpected.Actual, oneLine(unexpected.Body))
+	case errors.As(err, &netErr):
+		return fmt.Errorf("the CCM cannot reach Keystone at %s: %w; fix auth-url in [Global] of its cloud config", c.authURL(), err)
+	default:
+		return fmt.Errorf("the CCM's cloud config cannot log in to Keystone at %s: %w; fix [Global] there", c.authURL(), err)
+	}
+}
+
+// oneLine is a response body fit for a one-line error.
+func oneLine(body []byte) string {
+	s := strings.Join(strings.Fields(string(body)), " ")
+	if len(s) > 200 {
+		s = s[:200] + "..."
+	}
+	return s
+}
+
+// What the OpenStack provider implements, checked at compile time.
+var (
+	_ providers.Cloud        = (*Cloud)(nil)
+	_ providers.SecretKeeper = (*Cloud)(nil)
+	_ providers.Diagnoser    = (*Cloud)(nil)
+)
