@@ -228,8 +228,8 @@ func (s *Server) novaGetServer(w http.ResponseWriter, r *http.Request, c *call) 
 	writeJSON(w, http.StatusOK, map[string]any{"server": novaServer(*inst, osBaseURL(r))})
 }
 
-// flavorSizes are what every flavor reports: fakecloud's instance types
-// have a name only.
+// novaGetFlavor answers the flavor an id names. fakecloud's instance
+// types have a name only, so every flavor reports the same sizes.
 func (s *Server) novaGetFlavor(w http.ResponseWriter, r *http.Request, c *call) {
 	id := r.PathValue("id")
 	name, ok := flavorName(id)
