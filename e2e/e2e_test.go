@@ -167,6 +167,20 @@ func registerSpecHooks() {
 		}
 	})
 
+	ginkgo.ReportAfterSuite("the provider's differences name specs", func(r ginkgo.Report) {
+		c := scenarios.Cluster()
+		if c == nil {
+			return
+		}
+		var texts []string
+		for _, s := range r.SpecReports {
+			texts = append(texts, s.LeafNodeText)
+		}
+		if bad := scenarios.UnknownDifferences(c.Profile, texts); len(bad) > 0 {
+			ginkgo.Fail(fmt.Sprintf("provider %s names differences for specs the suite does not have: %q; fix Differences in providers/%s/", c.Profile.Name, bad, c.Profile.Name))
+		}
+	})
+
 	// What a spec needs (its needs-* labels) decides whether it runs,
 	// before it starts; in a dry run, nothing runs and the reason is all.
 	ginkgo.BeforeEach(scenarios.SkipUnmet)

@@ -118,6 +118,14 @@ func (s *Setup) Up(ctx context.Context, name string, opts ...UpOption) (*Started
 	if err := c.CheckClaims(ctx, ClaimsTimeout); err != nil {
 		return fail(err)
 	}
+	// A cloud config can log in and still name what the cloud lacks (an
+	// OpenStack subnet for load balancers): that would show only at the
+	// first Service, as every load-balancer spec failing alike.
+	if diag, ok := c.Cloud.(providers.Diagnoser); ok {
+		if err := diag.Diagnose(ctx); err != nil {
+			return fail(err)
+		}
+	}
 	return st, nil
 }
 

@@ -113,6 +113,13 @@ type Profile struct {
 	Manifests []byte
 	// Capabilities are what the CCM claims to do.
 	Capabilities Capabilities
+	// Differences are specs of a claimed capability that this CCM fails
+	// for a reason of its own, by the spec's text: what it does instead,
+	// and the evidence. Such a spec skips with that text for this provider
+	// only, so the difference is written where every run shows it and no
+	// spec is loosened for everyone. The suite fails if a text names no
+	// spec.
+	Differences map[string]string
 	// InTreeKCM is kube-controller-manager of a release that runs the
 	// cloud controllers with this provider compiled in, the starting point
 	// of the leader-migration specs; zero if there is none.

@@ -351,3 +351,37 @@ func TestWaitForCloudReportsLastRealMismatch(t *testing.T) {
 		t.Fatalf("err = %v, want the last real mismatch after %d calls", err, calls)
 	}
 }
+
+func TestSpecText(t *testing.T) {
+	for leaf, want := range map[string]string{
+		"provisions without node ports when allocateLoadBalancerNodePorts=false [loadbalancer]": "provisions without node ports when allocateLoadBalancerNodePorts=false",
+		"moves them back, member by member [downgrade] [leader-migration]":                      "moves them back, member by member",
+		"labels the zone":         "labels the zone",
+		"keeps [brackets] inside": "keeps [brackets] inside",
+	} {
+		if got := SpecText(leaf); got != want {
+			t.Errorf("SpecText(%q) = %q, want %q", leaf, got, want)
+		}
+	}
+}
+
+func TestUnmetDifference(t *testing.T) {
+	f := Features{Provider: "p", Capabilities: providers.NewCapabilities(providers.LoadBalancers), Differences: map[string]string{"serves UDP": "its cloud has no UDP"}}
+	if got := Unmet("serves UDP", Needs(providers.LoadBalancers), f, false); got != "provider p differs here, by design of its CCM: its cloud has no UDP" {
+		t.Errorf("a difference: %q", got)
+	}
+	// An unclaimed capability is the reason before any difference.
+	if got := Unmet("serves UDP", Needs(providers.Routes), f, false); !strings.Contains(got, `does not claim "routes"`) {
+		t.Errorf("an unclaimed capability: %q", got)
+	}
+	if got := Unmet("serves TCP", Needs(providers.LoadBalancers), f, false); got != "" {
+		t.Errorf("no difference: %q", got)
+	}
+	p := providers.Profile{Differences: f.Differences}
+	if bad := UnknownDifferences(p, []string{"serves UDP [loadbalancer]"}); len(bad) != 0 {
+		t.Errorf("a known spec: %v", bad)
+	}
+	if bad := UnknownDifferences(p, []string{"serves TCP [loadbalancer]"}); len(bad) != 1 {
+		t.Errorf("an unknown spec: %v", bad)
+	}
+}

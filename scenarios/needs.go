@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/onsi/ginkgo/v2"
@@ -73,6 +74,8 @@ type Features struct {
 	InTreeKCM    bool
 	HA           bool
 	OlderCCM     bool
+	// Differences are the provider's known differences, by spec text.
+	Differences map[string]string
 }
 
 // FeaturesOf reads the features off a running cluster.
@@ -80,7 +83,7 @@ func FeaturesOf(e *Env) Features {
 	c := e.Cluster
 	p := c.Profile
 	f := Features{
-		Provider: p.Name, Capabilities: p.Capabilities,
+		Provider: p.Name, Capabilities: p.Capabilities, Differences: p.Differences,
 		NodePool: c.Nodes != nil, DataPlane: c.DataPlane,
 		Restart:   c.Manager(cluster.CloudControllerManager) != nil,
 		InTreeKCM: p.InTreeKCM.Name != "", OlderCCM: p.OlderCCM.Name != "",
@@ -97,12 +100,18 @@ func FeaturesOf(e *Env) Features {
 	return f
 }
 
-// Unmet is why a spec with these labels cannot run on f, or "". With late,
-// needs checked at the cloud-side part count too: the spec would end
-// skipped there.
-func Unmet(labels []string, f Features, late bool) string {
-	// Needs checked up front win over those checked at the cloud-side part.
+// Unmet is why the spec text, with these labels, cannot run on f, or "".
+// With late, needs checked at the cloud-side part count too: the spec
+// would end skipped there.
+func Unmet(text string, labels []string, f Features, late bool) string {
+	// Needs checked up front win over a known difference, which wins over
+	// those checked at the cloud-side part.
 	for _, pass := range []bool{false, true} {
+		if pass {
+			if why, ok := f.Differences[text]; ok {
+				return fmt.Sprintf("provider %s differs here, by design of its CCM: %s", f.Provider, why)
+			}
+		}
 		for _, l := range labels {
 			if strings.HasPrefix(l, lateNeedPrefix) != pass {
 				continue
@@ -155,6 +164,36 @@ func lateRouteReason(provider string) string {
 	return fmt.Sprintf("cloud-side checks skipped: provider %s has no route inspector (the nodes' conditions were checked)", provider)
 }
 
+// SpecText is a spec's own text: its leaf text without the bracketed
+// tags the e2e framework appends for its labels ("... [loadbalancer]").
+func SpecText(leaf string) string {
+	for strings.HasSuffix(leaf, "]") {
+		i := strings.LastIndex(leaf, " [")
+		if i < 0 {
+			break
+		}
+		leaf = leaf[:i]
+	}
+	return leaf
+}
+
+// UnknownDifferences are the provider's differences that name no spec of
+// leaf texts: a misspelt one would skip nothing and say nothing.
+func UnknownDifferences(p providers.Profile, leaves []string) []string {
+	texts := make([]string, 0, len(leaves))
+	for _, l := range leaves {
+		texts = append(texts, SpecText(l))
+	}
+	var out []string
+	for text := range p.Differences {
+		if !slices.Contains(texts, text) {
+			out = append(out, text)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // DryRunWouldRun is a dry run's skip message for a spec that would run.
 const DryRunWouldRun = "dry run: would run"
 
@@ -166,7 +205,8 @@ func SkipUnmet() {
 	if current == nil {
 		return
 	}
-	reason := Unmet(ginkgo.CurrentSpecReport().Labels(), FeaturesOf(current), current.DryRun)
+	spec := ginkgo.CurrentSpecReport()
+	reason := Unmet(SpecText(spec.LeafNodeText), spec.Labels(), FeaturesOf(current), current.DryRun)
 	switch {
 	case reason != "":
 		ginkgo.Skip(reason)

@@ -490,6 +490,17 @@ func TestUpBadInput(t *testing.T) {
 			started: []string{"cloud ready"},
 		},
 		{
+			// The CCM logs in and initializes the nodes; the subnet its
+			// load balancers need would fail only at the first Service.
+			name: "OpenStack subnet that does not exist",
+			setup: func(t *testing.T, e env, name string) ([]string, []string, []string) {
+				cfg := writeFile(t, t.TempDir(), "provider.yaml", "subnetID: subnet-nowhere\n")
+				return []string{"--provider", "openstack", "--provider-config", cfg},
+					[]string{"cluster " + name + `: Neutron has no subnet "subnet-nowhere", the CCM's [LoadBalancer] subnet-id: fix subnet-id in its cloud config (fakecloud's tenant subnet is "subnet-private")`}, nil
+			},
+			started: []string{"3 nodes initialized"},
+		},
+		{
 			// No diagnosis to give: the wait times out and quotes the CCM.
 			name: "CCM never initializes the nodes",
 			setup: func(t *testing.T, e env, name string) ([]string, []string, []string) {

@@ -240,6 +240,24 @@ var controls = []control{
 		},
 	},
 	{
+		// Octavia acknowledges the listeners and keeps none: the OpenStack
+		// CCM sees its load balancer ACTIVE, the cloud serves nothing. And
+		// Neutron refuses every extra route. One cluster for both: the
+		// faults are on different operations.
+		name:     "openstack load balancer ports dropped, route never created",
+		provider: openstack.Name,
+		label:    "loadbalancer || route",
+		focus:    "provisions a TCP load balancer|creates a route to every node's pod CIDR",
+		config: openstack.Config{Config: fake.Config{Faults: []api.Fault{
+			{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreListeners},
+			{Operation: api.OpCreateRoute, Kind: api.FaultError, Status: 500, Message: "injected: route table full"},
+		}}},
+		fail: map[string][]string{
+			"provisions a TCP load balancer":           {"Service loadbalancer-", "expected cloud load balancer", "listeners [TCP:80->", "actual []"},
+			"creates a route to every node's pod CIDR": {"node node-", "expected condition NetworkUnavailable=False reason RouteCreated, actual True"},
+		},
+	},
+	{
 		// The CCMs' configuration forgets a controller: they run it under
 		// their own lease while release N's kube-controller-manager runs
 		// it under the migration lease.

@@ -71,6 +71,20 @@ const (
 	PathHealthz = "/healthz"
 )
 
+// TagService is the load balancer tag that names the Service it serves,
+// as namespace/name: fakecloud's own CCM writes it, fakecloud sets it on a
+// load balancer made through another dialect from what that dialect's CCM
+// names it, and the inspector reads it.
+const TagService = "kubernetes-service"
+
+// OpenStackSubnetID is the tenant subnet of fakecloud's OpenStack
+// dialect, where its servers' ports and its load balancers' VIPs are.
+const OpenStackSubnetID = "subnet-private"
+
+// OpenStackRouterID is the router of fakecloud's OpenStack dialect, whose
+// extra routes are its routes.
+const OpenStackRouterID = "router-ccm-harness"
+
 // Operation names, as used in faults and the audit log.
 const (
 	OpListInstances      = "ListInstances"

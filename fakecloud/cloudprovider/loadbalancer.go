@@ -20,7 +20,7 @@ import (
 const (
 	TagCluster = "kubernetes-cluster"
 	// TagService is the Service's namespace/name.
-	TagService    = "kubernetes-service"
+	TagService    = api.TagService
 	TagServiceUID = "kubernetes-service-uid"
 )
 

@@ -24,6 +24,9 @@ type lbRecord struct {
 	IP   string `json:"ip"`
 	api.LoadBalancerSpec
 	CreatedAt time.Time `json:"createdAt"`
+	// Octavia is the load balancer as OpenStack's Octavia shows it, for
+	// one made through it; the spec is derived from it.
+	Octavia *octaviaLB `json:"octavia,omitempty"`
 }
 
 func (s *Server) lbByNameLocked(name string) *lbRecord {

@@ -173,7 +173,7 @@ func (s *Server) openstackRoutes() {
 	// OpenStack; clients read it before their first call.
 	s.handle("GET "+osCompute+"/{$}", callerAnonymous, "", osVersions("v2.1", "2.1", osCompute+"/v2.1/"))
 	s.handle("GET "+osNetwork+"/{$}", callerAnonymous, "", osVersions("v2.0", "", osNetwork+"/v2.0/"))
-	s.handle("GET "+osLB+"/{$}", callerAnonymous, "", osVersions("v2.0", "", osLB+"/v2.0/"))
+	s.handle("GET "+osLB+"/{$}", callerAnonymous, "", octaviaVersions)
 
 	s.osHandle("GET "+osCompute+"/v2.1/servers/detail", computeError, api.OpListInstances, s.novaListServers)
 	s.osHandle("GET "+osCompute+"/v2.1/servers", computeError, api.OpListInstances, s.novaListServers)
@@ -190,6 +190,14 @@ func (s *Server) openstackRoutes() {
 	s.osHandle("GET "+osNetwork+"/v2.0/subnets/{id}", networkError, "", s.neutronGetSubnet)
 	s.osHandle("GET "+osNetwork+"/v2.0/floatingips", networkError, "", s.neutronListFloatingIPs)
 	s.osHandle("GET "+osNetwork+"/v2.0/extensions", networkError, "", s.neutronExtensions)
+	s.osHandle("GET "+osNetwork+"/v2.0/security-groups", networkError, "", s.neutronListSecurityGroups)
+	s.osHandle("PUT "+osNetwork+"/v2.0/ports/{id}", networkError, "", s.neutronUpdatePort)
+	s.osHandle("GET "+osNetwork+"/v2.0/routers", networkError, api.OpListRoutes, s.neutronListRouters)
+	s.osHandle("GET "+osNetwork+"/v2.0/routers/{id}", networkError, api.OpListRoutes, s.neutronGetRouter)
+	s.osHandle("PUT "+osNetwork+"/v2.0/routers/{id}", networkError, api.OpCreateRoute, s.neutronUpdateRouter)
+	s.osHandle("PUT "+osNetwork+"/v2.0/routers/{id}/add_extraroutes", networkError, api.OpCreateRoute, s.neutronExtraRoutes(true))
+	s.osHandle("PUT "+osNetwork+"/v2.0/routers/{id}/remove_extraroutes", networkError, api.OpDeleteRoute, s.neutronExtraRoutes(false))
+	s.octaviaRoutes()
 
 	// What fakecloud does not emulate answers as the service does for a
 	// path it has no route for: 404 in its shape, after authentication.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/netip"
+	"slices"
+	"strings"
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
@@ -16,7 +18,7 @@ import (
 
 const (
 	osPrivateNetID    = "net-private"
-	osPrivateSubnetID = "subnet-private"
+	osPrivateSubnetID = api.OpenStackSubnetID
 	osPublicNetID     = "net-public"
 	osPublicSubnetID  = "subnet-public"
 	osSecGroupID      = "sg-default"
@@ -51,9 +53,10 @@ type osPort struct {
 	UpdatedAt           string              `json:"updated_at"`
 }
 
-// neutronPort is the port of inst. A stopped server's port is DOWN, as
-// its virtual interface is unplugged.
-func neutronPort(inst api.Instance) osPort {
+// neutronPort is the port of inst, with the allowed address pairs set on
+// it. A stopped server's port is DOWN, as its virtual interface is
+// unplugged.
+func neutronPort(inst api.Instance, pairs []string) osPort {
 	status := "ACTIVE"
 	if inst.State != api.StateRunning {
 		status = "DOWN"
@@ -73,21 +76,52 @@ func neutronPort(inst api.Instance) osPort {
 			p.FixedIPs = append(p.FixedIPs, osFixedIP{SubnetID: osPrivateSubnetID, IPAddress: a.Address})
 		}
 	}
+	for _, pair := range pairs {
+		p.AllowedAddressPairs = append(p.AllowedAddressPairs, map[string]string{"ip_address": pair, "mac_address": p.MACAddress})
+	}
 	return p
 }
 
+// addressPairs are the allowed address pairs set on each instance's port.
+func (s *Server) addressPairs() map[string][]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string][]string{}
+	for id, pairs := range s.st.AddressPairs {
+		out[id] = slices.Clone(pairs)
+	}
+	return out
+}
+
+// hasFixedIP reports whether p has the fixed IP a fixed_ips filter
+// ("ip_address=10.0.0.5") names.
+func hasFixedIP(p osPort, filter string) bool {
+	ip, ok := strings.CutPrefix(filter, "ip_address=")
+	return ok && slices.ContainsFunc(p.FixedIPs, func(f osFixedIP) bool { return f.IPAddress == ip })
+}
+
 func (s *Server) neutronListPorts(w http.ResponseWriter, r *http.Request, c *call) {
-	q, ok := osQuery(w, r, networkError, "device_id", "network_id", "id")
+	q, ok := osQuery(w, r, networkError, "device_id", "network_id", "id", "fixed_ips")
 	if !ok {
 		return
 	}
-	c.instance = q["device_id"]
-	match := func(inst api.Instance) bool {
-		p := neutronPort(inst)
+	matchPort := func(p osPort) bool {
 		return (q["device_id"] == "" || q["device_id"] == p.DeviceID) &&
 			(q["network_id"] == "" || q["network_id"] == p.NetworkID) &&
-			(q["id"] == "" || q["id"] == p.ID)
+			(q["id"] == "" || q["id"] == p.ID) &&
+			(q["fixed_ips"] == "" || hasFixedIP(p, q["fixed_ips"]))
 	}
+	if q["device_id"] == osRouterID {
+		ports := []osPort{}
+		if rp := s.routerPort(); matchPort(rp) {
+			ports = append(ports, rp)
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"ports": ports})
+		return
+	}
+	c.instance = q["device_id"]
+	pairs := s.addressPairs()
+	match := func(inst api.Instance) bool { return matchPort(neutronPort(inst, pairs[inst.ID])) }
 	// A port carries its instance's addresses: the instance faults apply.
 	insts, f, ok := s.osListInstances(w, r, c, match)
 	if !ok {
@@ -96,7 +130,7 @@ func (s *Server) neutronListPorts(w http.ResponseWriter, r *http.Request, c *cal
 	out := []osPort{}
 	for _, inst := range insts {
 		corrupt(f, &inst)
-		out = append(out, neutronPort(inst))
+		out = append(out, neutronPort(inst, pairs[inst.ID]))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"ports": out})
 }
@@ -118,7 +152,7 @@ func (s *Server) neutronGetPort(w http.ResponseWriter, r *http.Request, c *call)
 		return
 	}
 	corrupt(f, inst)
-	writeJSON(w, http.StatusOK, map[string]any{"port": neutronPort(*inst)})
+	writeJSON(w, http.StatusOK, map[string]any{"port": neutronPort(*inst, s.addressPairs()[inst.ID])})
 }
 
 func (s *Server) osNetworks() []map[string]any {
@@ -243,8 +277,21 @@ func (s *Server) neutronExtensions(w http.ResponseWriter, r *http.Request, c *ca
 		{"port-security", "Port Security"},
 		{"security-group", "security-group"},
 		{"allowed-address-pairs", "Allowed Address Pairs"},
+		{"router", "Neutron L3 Router"},
+		{"extraroute", "Neutron Extra Route"},
+		{"extraroute-atomic", "Atomically add/remove extra routes"},
 	} {
 		out = append(out, map[string]any{"alias": e[0], "name": e[1], "description": e[1], "updated": "2013-01-01T00:00:00-00:00", "links": []string{}})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"extensions": out})
+}
+
+// neutronListSecurityGroups lists the one security group fakecloud has,
+// "default"; a lookup by any other name finds none, as the OpenStack CCM
+// expects when it cleans up a group it never made.
+func (s *Server) neutronListSecurityGroups(w http.ResponseWriter, r *http.Request, c *call) {
+	neutronList(w, r, "security_groups", []map[string]any{{
+		"id": osSecGroupID, "name": "default", "description": "Default security group", "stateful": true,
+		"tenant_id": osProjectID, "project_id": osProjectID, "security_group_rules": []any{}, "tags": []string{},
+	}}, "id", "name")
 }

@@ -26,6 +26,9 @@ type state struct {
 	// they existed lack them, which reads as none.
 	LoadBalancers []*lbRecord    `json:"loadBalancers"`
 	Routes        []*routeRecord `json:"routes"`
+	// AddressPairs are the allowed address pairs of each instance's port
+	// in the OpenStack dialect, by instance ID.
+	AddressPairs map[string][]string `json:"addressPairs,omitempty"`
 	// The allocators' positions: reusing an address or a fault ID after a
 	// restart would make old audit entries and test expectations ambiguous.
 	NextFaultID    int64  `json:"nextFaultID"`

@@ -2,15 +2,17 @@
 // (k8s.io/cloud-provider-openstack) against fakecloud speaking OpenStack's
 // APIs: Keystone v3 hands the CCM a token and a catalog that points at
 // fakecloud for Nova and Neutron, which show fakecloud's instances as
-// servers, flavors, ports and floating IPs.
+// servers, flavors, ports and floating IPs, and for Octavia, whose load
+// balancers are fakecloud's with real listeners.
 //
 // The CCM is configured as its README says to: [Global] with auth-url,
-// credentials and region. A node is named as its server, as the CCM looks
-// servers up by name. The profile claims instances, zones and node
-// lifecycle; load balancers (Octavia) and routes (Neutron routers) are not
-// emulated yet, so the cloud config disables the load balancer controller
-// and Neutron lists no extraroute extension, which makes the CCM run
-// without routes.
+// credentials and region; [LoadBalancer] with the tenant subnet for VIPs
+// and members, health monitors on, and internal-lb, since fakecloud's VIPs
+// are reachable where the specs run and it emulates no floating IPs for
+// load balancers. A node is named as its server, as the CCM looks servers
+// up by name; [Route] with the router whose extra routes carry the pod
+// CIDRs. The profile claims every capability: instances, zones, node
+// lifecycle, load balancers and routes.
 package openstack
 
 import (
@@ -25,10 +27,12 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/subnets"
 	v1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
 	"sigs.k8s.io/ccm-harness/cluster/manifests"
+	"sigs.k8s.io/ccm-harness/fakecloud/api"
 	"sigs.k8s.io/ccm-harness/internal/binaries"
 	"sigs.k8s.io/ccm-harness/providers"
 	"sigs.k8s.io/ccm-harness/providers/fake"
@@ -71,7 +75,8 @@ func Profile() providers.Profile {
 		CCM:              CCM,
 		CloudBinaries:    []binaries.Component{fake.FakeCloud},
 		Manifests:        Manifests,
-		Capabilities:     providers.NewCapabilities(providers.Instances, providers.Zones, providers.NodeLifecycle),
+		Differences:      differences,
+		Capabilities:     providers.NewCapabilities(providers.Instances, providers.Zones, providers.NodeLifecycle, providers.LoadBalancers, providers.Routes),
 		NewCloud: func(config []byte) (providers.Cloud, error) {
 			var c Config
 			if len(config) > 0 {
@@ -93,6 +98,21 @@ func Profile() providers.Profile {
 
 func init() { providers.Register(Profile()) }
 
+// differences are the load-balancer specs the OpenStack CCM fails by its
+// own design, each seen failing against fakecloud's Octavia (README,
+// "What the OpenStack CCM does differently").
+var differences = map[string]string{
+	"updates the backends when nodes join, leave, or are excluded": "it makes a node a pool member by the node's InternalIP " +
+		"(nodeAddressForLB) and skips a node with none (\"Failed to get the address of node ... for creating member: no address " +
+		"found for host\", pkg/openstack/loadbalancer.go of v1.36.0); the service controller syncs a joining node when it registers " +
+		"and when its providerID is set (shouldSyncUpdatedNode in k8s.io/cloud-provider controllers/service), both before the " +
+		"cloud node controller writes its addresses, so a node that registers without addresses, as a kubelet with " +
+		"--cloud-provider=external and no --node-ip does, stays out of the pools",
+	"provisions without node ports when allocateLoadBalancerNodePorts=false": "it adds a pool member only for a node port " +
+		"(buildBatchUpdateMemberOpts: \"It's 0 when AllocateLoadBalancerNodePorts=False\"), so without node ports every pool " +
+		"is empty and the load balancer serves nothing",
+}
+
 // dialect is fakecloud's instances as the OpenStack CCM sees them: its
 // provider IDs have no region, and a server has fixed and floating
 // addresses and a hostname in its metadata, no DNS names.
@@ -113,6 +133,9 @@ type Config struct {
 	// AuthURL replaces Keystone's URL in the CCM's cloud config, as a
 	// user who mistyped it would.
 	AuthURL string `json:"authURL,omitempty"`
+	// SubnetID replaces the tenant subnet in [LoadBalancer] subnet-id, as
+	// a user who gave a wrong one would.
+	SubnetID string `json:"subnetID,omitempty"`
 }
 
 // Cloud is fakecloud with the OpenStack CCM's cloud config.
@@ -145,10 +168,19 @@ func (c *Cloud) CCMConfig() ([]byte, error) {
 	default:
 		fmt.Fprintf(&b, "username = %s\npassword = %s\ntenant-name = %s\ndomain-name = %s\n", user, c.secret(), project, domain)
 	}
-	// Octavia is not emulated yet: without this the CCM exits when it
-	// finds no load-balancer endpoint in the catalog.
-	b.WriteString("\n[LoadBalancer]\nenabled = false\n")
+	// internal-lb: no floating IP, so the ingress is the VIP, where
+	// fakecloud listens. create-monitor: the health check the specs expect
+	// for externalTrafficPolicy=Local.
+	fmt.Fprintf(&b, "\n[LoadBalancer]\nsubnet-id = %s\ninternal-lb = true\ncreate-monitor = true\n", c.subnetID())
+	fmt.Fprintf(&b, "\n[Route]\nrouter-id = %s\n", api.OpenStackRouterID)
 	return []byte(b.String()), nil
+}
+
+func (c *Cloud) subnetID() string {
+	if c.config.SubnetID != "" {
+		return c.config.SubnetID
+	}
+	return api.OpenStackSubnetID
 }
 
 // authOptions are what the CCM's cloud config tells gophercloud.
@@ -164,7 +196,8 @@ func (c *Cloud) authOptions() gophercloud.AuthOptions {
 }
 
 // Diagnose logs in to Keystone as the CCM's cloud config says, with the
-// library the CCM uses, and says what failed.
+// library the CCM uses, and looks up the load balancers' subnet in
+// Neutron, and says what failed.
 func (c *Cloud) Diagnose(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -178,7 +211,7 @@ func (c *Cloud) Diagnose(ctx context.Context) error {
 	var netErr net.Error
 	switch {
 	case err == nil:
-		return nil
+		return c.diagnoseSubnet(ctx, pc)
 	case gophercloud.ResponseCodeIs(err, http.StatusUnauthorized):
 		return fmt.Errorf("Keystone at %s refuses the CCM's %s credentials (401): fix them in [Global] of its cloud config", c.authURL(), c.config.Auth)
 	case errors.As(err, &unexpected):
@@ -187,6 +220,24 @@ func (c *Cloud) Diagnose(ctx context.Context) error {
 		return fmt.Errorf("the CCM cannot reach Keystone at %s: %w; fix auth-url in [Global] of its cloud config", c.authURL(), err)
 	default:
 		return fmt.Errorf("the CCM's cloud config cannot log in to Keystone at %s: %w; fix [Global] there", c.authURL(), err)
+	}
+}
+
+// diagnoseSubnet looks up [LoadBalancer] subnet-id as the CCM does when it
+// creates a load balancer.
+func (c *Cloud) diagnoseSubnet(ctx context.Context, pc *gophercloud.ProviderClient) error {
+	network, err := openstack.NewNetworkV2(pc, gophercloud.EndpointOpts{Region: c.Region()})
+	if err != nil {
+		return fmt.Errorf("Keystone's catalog has no network endpoint for region %s: %w", c.Region(), err)
+	}
+	_, err = subnets.Get(ctx, network, c.subnetID()).Extract()
+	switch {
+	case err == nil:
+		return nil
+	case gophercloud.ResponseCodeIs(err, http.StatusNotFound):
+		return fmt.Errorf("Neutron has no subnet %q, the CCM's [LoadBalancer] subnet-id: fix subnet-id in its cloud config (fakecloud's tenant subnet is %q)", c.subnetID(), api.OpenStackSubnetID)
+	default:
+		return fmt.Errorf("looking up the CCM's [LoadBalancer] subnet-id %q in Neutron: %w", c.subnetID(), err)
 	}
 }
 

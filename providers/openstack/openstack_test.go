@@ -23,7 +23,9 @@ func newCloud(t *testing.T, config string) *Cloud {
 func TestCCMConfig(t *testing.T) {
 	for config, want := range map[string][]string{
 		"": {"[Global]\n", "auth-url = /identity/v3\n", "region = fake-region-1\n", "username = ccm-harness\n",
-			"tenant-name = ccm-harness\n", "domain-name = Default\n", "[LoadBalancer]\nenabled = false\n"},
+			"tenant-name = ccm-harness\n", "domain-name = Default\n",
+			"[LoadBalancer]\nsubnet-id = subnet-private\ninternal-lb = true\ncreate-monitor = true\n", "[Route]\nrouter-id = router-ccm-harness\n"},
+		"subnetID: subnet-other":                   {"subnet-id = subnet-other\n"},
 		"auth: application-credential\nregion: r1": {"application-credential-id = ac-ccm-harness\n", "region = r1\n"},
 	} {
 		got, err := newCloud(t, config).CCMConfig()

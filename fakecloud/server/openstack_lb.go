@@ -1,0 +1,509 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/listeners"
+	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/loadbalancers"
+	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/monitors"
+	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/pools"
+
+	"sigs.k8s.io/ccm-harness/fakecloud/api"
+)
+
+// Octavia, load-balancer API v2: a load balancer is one of fakecloud's,
+// with its real listeners. Octavia's objects (listeners, pools with their
+// members and health monitor) are kept beside the native spec, which is
+// derived from them on every change: a listener's node port is its pool's
+// members' port, the backends are the instances whose InternalIP the
+// members name, the health check node port is the members' monitor port
+// under an HTTP monitor, and the source ranges are the listeners'
+// allowed_cidrs. So the inspector, the data plane and the faults work on
+// Octavia's load balancers as on native ones.
+//
+// As in Octavia, every change leaves the load balancer PENDING_* for a
+// moment, during which a further change is refused with 409: a client
+// that does not wait for ACTIVE fails here as it would there.
+
+// octaviaBusy is how long a change keeps a load balancer PENDING_*. The
+// OpenStack CCM first polls one second after a change.
+const octaviaBusy = 300 * time.Millisecond
+
+// octaviaVersion is the newest API version fakecloud answers as: the CCM
+// turns on tags (2.5), allowed_cidrs (2.12) and HTTP monitors on UDP pools
+// (2.16) by it.
+const octaviaVersion = 27
+
+// Octavia's provisioning statuses.
+const (
+	octaviaActive        = "ACTIVE"
+	octaviaPendingCreate = "PENDING_CREATE"
+	octaviaPendingUpdate = "PENDING_UPDATE"
+)
+
+// octaviaLB is the Octavia view of a load balancer, as stored.
+type octaviaLB struct {
+	Description string             `json:"description"`
+	Provider    string             `json:"provider"`
+	Tags        []string           `json:"tags"`
+	Listeners   []*octaviaListener `json:"listeners"`
+	Pools       []*octaviaPool     `json:"pools"`
+	// Pending and BusyUntil: the status a change left it in, and until
+	// when.
+	Pending   string    `json:"pending,omitempty"`
+	BusyUntil time.Time `json:"busyUntil"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+type octaviaListener struct {
+	ID                     string            `json:"id"`
+	Name                   string            `json:"name"`
+	Description            string            `json:"description"`
+	Protocol               string            `json:"protocol"`
+	ProtocolPort           int               `json:"protocol_port"`
+	ConnectionLimit        int               `json:"connection_limit"`
+	DefaultPoolID          string            `json:"default_pool_id"`
+	DefaultTLSContainerRef string            `json:"default_tls_container_ref"`
+	AllowedCIDRs           []string          `json:"allowed_cidrs"`
+	InsertHeaders          map[string]string `json:"insert_headers"`
+	TimeoutClientData      int               `json:"timeout_client_data"`
+	TimeoutMemberConnect   int               `json:"timeout_member_connect"`
+	TimeoutMemberData      int               `json:"timeout_member_data"`
+	TimeoutTCPInspect      int               `json:"timeout_tcp_inspect"`
+	Tags                   []string          `json:"tags"`
+}
+
+type octaviaPool struct {
+	ID          string          `json:"id"`
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Protocol    string          `json:"protocol"`
+	LBAlgorithm string          `json:"lb_algorithm"`
+	ListenerID  string          `json:"listenerID,omitempty"`
+	Persistence *octaviaPersist `json:"session_persistence"`
+	Members     []octaviaMember `json:"members"`
+	Monitor     *octaviaMonitor `json:"monitor,omitempty"`
+	Tags        []string        `json:"tags"`
+}
+
+type octaviaPersist struct {
+	Type       string `json:"type"`
+	CookieName string `json:"cookie_name,omitempty"`
+}
+
+type octaviaMember struct {
+	ID           string   `json:"id"`
+	Name         string   `json:"name"`
+	Address      string   `json:"address"`
+	ProtocolPort int      `json:"protocol_port"`
+	SubnetID     string   `json:"subnet_id"`
+	Weight       int      `json:"weight"`
+	MonitorPort  *int     `json:"monitor_port"`
+	Backup       bool     `json:"backup"`
+	Tags         []string `json:"tags"`
+}
+
+type octaviaMonitor struct {
+	ID             string   `json:"id"`
+	Name           string   `json:"name"`
+	Type           string   `json:"type"`
+	Delay          int      `json:"delay"`
+	Timeout        int      `json:"timeout"`
+	MaxRetries     int      `json:"max_retries"`
+	MaxRetriesDown int      `json:"max_retries_down"`
+	URLPath        string   `json:"url_path,omitempty"`
+	HTTPMethod     string   `json:"http_method,omitempty"`
+	ExpectedCodes  string   `json:"expected_codes,omitempty"`
+	Tags           []string `json:"tags"`
+}
+
+// clone deep-copies o, so a change can be made to a copy and dropped.
+func (o *octaviaLB) clone() *octaviaLB {
+	b, _ := json.Marshal(o) // plain data: never fails
+	var out octaviaLB
+	_ = json.Unmarshal(b, &out)
+	return &out
+}
+
+func (o *octaviaLB) listener(id string) *octaviaListener {
+	for _, l := range o.Listeners {
+		if l.ID == id {
+			return l
+		}
+	}
+	return nil
+}
+
+func (o *octaviaLB) pool(id string) *octaviaPool {
+	for _, p := range o.Pools {
+		if p.ID == id {
+			return p
+		}
+	}
+	return nil
+}
+
+// poolOf is the pool a listener sends to, or nil.
+func (o *octaviaLB) poolOf(listenerID string) *octaviaPool {
+	for _, p := range o.Pools {
+		if p.ListenerID == listenerID {
+			return p
+		}
+	}
+	return nil
+}
+
+// status is the load balancer's provisioning status now.
+func (o *octaviaLB) status(now time.Time) string {
+	if o.Pending != "" && now.Before(o.BusyUntil) {
+		return o.Pending
+	}
+	return octaviaActive
+}
+
+// serviceOfLBName is the namespace/name a load balancer's name carries
+// when the OpenStack CCM made it: kube_service_<cluster>_<ns>_<name>.
+// Namespaces and Service names have no underscores, so the last two
+// fields are theirs whatever the cluster is called.
+func serviceOfLBName(name string) string {
+	rest, ok := strings.CutPrefix(name, "kube_service_")
+	if !ok {
+		return ""
+	}
+	f := strings.Split(rest, "_")
+	if len(f) < 3 {
+		return ""
+	}
+	return f[len(f)-2] + "/" + f[len(f)-1]
+}
+
+// allowsAll reports whether an allowed_cidrs entry admits every address:
+// what the CCM sends for a Service without source ranges, and what the
+// native spec says with none.
+func allowsAll(cidr string) bool {
+	p, err := netip.ParsePrefix(cidr)
+	return err == nil && p.Bits() == 0
+}
+
+// specLocked derives the native spec from the Octavia view. A member must
+// be an instance's InternalIP: fakecloud forwards only to its instances.
+func (s *Server) octaviaSpecLocked(name string, o *octaviaLB) (api.LoadBalancerSpec, error) {
+	spec := api.LoadBalancerSpec{Listeners: []api.Listener{}, Backends: []string{}, Tags: map[string]string{api.TagService: serviceOfLBName(name)}}
+	byAddr := map[string]string{}
+	for _, inst := range s.st.Instances {
+		if ip := firstInternalIP(inst); ip.IsValid() && inst.State != api.StateTerminated {
+			byAddr[ip.String()] = inst.ID
+		}
+	}
+	for _, l := range o.Listeners {
+		out := api.Listener{Port: int32(l.ProtocolPort), Protocol: api.Protocol(l.Protocol)}
+		if p := o.poolOf(l.ID); p != nil {
+			for _, m := range p.Members {
+				addr, err := netip.ParseAddr(m.Address)
+				if err != nil {
+					return spec, fmt.Errorf("member %s address %q is not an IP address", m.ID, m.Address)
+				}
+				id, ok := byAddr[addr.Unmap().String()]
+				if !ok {
+					return spec, fmt.Errorf("member %s address %s is no instance's InternalIP: fakecloud forwards only to its instances", m.ID, m.Address)
+				}
+				out.NodePort = int32(m.ProtocolPort)
+				if !slices.Contains(spec.Backends, id) {
+					spec.Backends = append(spec.Backends, id)
+				}
+				if p.Monitor != nil && p.Monitor.Type == "HTTP" && m.MonitorPort != nil {
+					spec.HealthCheckNodePort = int32(*m.MonitorPort)
+				}
+			}
+		}
+		for _, c := range l.AllowedCIDRs {
+			if !allowsAll(c) && !slices.Contains(spec.SourceRanges, c) {
+				spec.SourceRanges = append(spec.SourceRanges, c)
+			}
+		}
+		spec.Listeners = append(spec.Listeners, out)
+	}
+	return spec, validateLBSpec(spec)
+}
+
+// octaviaIgnore undoes, in next, the part of a change an ignore fault
+// drops: the request succeeds, the cloud keeps what it had.
+func octaviaIgnore(f *api.Fault, before, next *octaviaLB) {
+	if f == nil || f.Kind != api.FaultIgnore {
+		return
+	}
+	prevPool := func(id string) *octaviaPool {
+		if before == nil {
+			return nil
+		}
+		return before.pool(id)
+	}
+	switch f.Field {
+	case api.IgnoreListeners:
+		next.Listeners = nil
+		if before != nil {
+			next.Listeners = before.clone().Listeners
+		}
+		next.Pools = slices.DeleteFunc(next.Pools, func(p *octaviaPool) bool { return next.listener(p.ListenerID) == nil })
+	case api.IgnoreBackends:
+		for _, p := range next.Pools {
+			p.Members = nil
+			if old := prevPool(p.ID); old != nil {
+				p.Members = old.Members
+			}
+		}
+	case api.IgnoreSourceRanges:
+		for _, l := range next.Listeners {
+			l.AllowedCIDRs = nil
+			if before != nil && before.listener(l.ID) != nil {
+				l.AllowedCIDRs = before.listener(l.ID).AllowedCIDRs
+			}
+		}
+	case api.IgnoreHealthCheck:
+		for _, p := range next.Pools {
+			old := prevPool(p.ID)
+			p.Monitor = nil
+			if old != nil {
+				p.Monitor = old.Monitor
+			}
+			for i := range p.Members {
+				p.Members[i].MonitorPort = nil
+				if old != nil {
+					if j := slices.IndexFunc(old.Members, func(m octaviaMember) bool { return m.ID == p.Members[i].ID }); j >= 0 {
+						p.Members[i].MonitorPort = old.Members[j].MonitorPort
+					}
+				}
+			}
+		}
+	}
+}
+
+// Wire forms.
+
+type octaviaRef struct {
+	ID string `json:"id"`
+}
+
+func octaviaTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05") }
+
+func (s *Server) octaviaLBWire(rec *lbRecord, ip string, now time.Time) map[string]any {
+	o := rec.Octavia
+	ls, ps := []octaviaRef{}, []octaviaRef{}
+	for _, l := range o.Listeners {
+		ls = append(ls, octaviaRef{l.ID})
+	}
+	for _, p := range o.Pools {
+		ps = append(ps, octaviaRef{p.ID})
+	}
+	return map[string]any{
+		"id": rec.ID, "name": rec.Name, "description": o.Description, "provider": o.Provider,
+		"admin_state_up": true, "project_id": osProjectID, "tenant_id": osProjectID,
+		"provisioning_status": o.status(now), "operating_status": "ONLINE",
+		"vip_address": ip, "vip_port_id": "port-vip-" + rec.ID, "vip_subnet_id": osPrivateSubnetID,
+		"vip_network_id": osPrivateNetID, "vip_qos_policy_id": nil, "flavor_id": nil, "availability_zone": nil,
+		"listeners": ls, "pools": ps, "tags": nonNil(o.Tags), "additional_vips": []any{},
+		"created_at": octaviaTime(rec.CreatedAt), "updated_at": octaviaTime(o.UpdatedAt),
+	}
+}
+
+func octaviaListenerWire(rec *lbRecord, l *octaviaListener, now time.Time) map[string]any {
+	var pools []octaviaRef
+	if l.DefaultPoolID != "" {
+		pools = append(pools, octaviaRef{l.DefaultPoolID})
+	}
+	return map[string]any{
+		"id": l.ID, "name": l.Name, "description": l.Description, "protocol": l.Protocol, "protocol_port": l.ProtocolPort,
+		"connection_limit": l.ConnectionLimit, "default_pool_id": nilIfEmpty(l.DefaultPoolID),
+		"default_tls_container_ref": nilIfEmpty(l.DefaultTLSContainerRef), "sni_container_refs": []string{},
+		"allowed_cidrs": l.AllowedCIDRs, "insert_headers": nonNilMap(l.InsertHeaders),
+		"timeout_client_data": l.TimeoutClientData, "timeout_member_connect": l.TimeoutMemberConnect,
+		"timeout_member_data": l.TimeoutMemberData, "timeout_tcp_inspect": l.TimeoutTCPInspect,
+		"loadbalancers": []octaviaRef{{rec.ID}}, "pools": nonNil(pools), "l7policies": []any{},
+		"admin_state_up": true, "project_id": osProjectID, "tags": nonNil(l.Tags),
+		"provisioning_status": rec.Octavia.status(now), "operating_status": "ONLINE",
+	}
+}
+
+func octaviaPoolWire(rec *lbRecord, p *octaviaPool, now time.Time) map[string]any {
+	ms := []octaviaRef{}
+	for _, m := range p.Members {
+		ms = append(ms, octaviaRef{m.ID})
+	}
+	var ls []octaviaRef
+	if p.ListenerID != "" {
+		ls = append(ls, octaviaRef{p.ListenerID})
+	}
+	monitorID := ""
+	if p.Monitor != nil {
+		monitorID = p.Monitor.ID
+	}
+	return map[string]any{
+		"id": p.ID, "name": p.Name, "description": p.Description, "protocol": p.Protocol, "lb_algorithm": p.LBAlgorithm,
+		"session_persistence": p.Persistence, "listeners": nonNil(ls), "loadbalancers": []octaviaRef{{rec.ID}},
+		"members": ms, "healthmonitor_id": nilIfEmpty(monitorID), "admin_state_up": true, "project_id": osProjectID,
+		"tags": nonNil(p.Tags), "tls_enabled": false, "provisioning_status": rec.Octavia.status(now), "operating_status": "ONLINE",
+	}
+}
+
+func octaviaMemberWire(rec *lbRecord, m octaviaMember, now time.Time) map[string]any {
+	return map[string]any{
+		"id": m.ID, "name": m.Name, "address": m.Address, "protocol_port": m.ProtocolPort, "subnet_id": nilIfEmpty(m.SubnetID),
+		"weight": m.Weight, "monitor_port": m.MonitorPort, "monitor_address": nil, "backup": m.Backup,
+		"admin_state_up": true, "project_id": osProjectID, "tags": nonNil(m.Tags),
+		"provisioning_status": rec.Octavia.status(now), "operating_status": "NO_MONITOR",
+		"created_at": octaviaTime(rec.CreatedAt), "updated_at": octaviaTime(rec.Octavia.UpdatedAt),
+	}
+}
+
+func octaviaMonitorWire(rec *lbRecord, p *octaviaPool, now time.Time) map[string]any {
+	m := p.Monitor
+	return map[string]any{
+		"id": m.ID, "name": m.Name, "type": m.Type, "delay": m.Delay, "timeout": m.Timeout,
+		"max_retries": m.MaxRetries, "max_retries_down": m.MaxRetriesDown, "url_path": m.URLPath,
+		"http_method": m.HTTPMethod, "expected_codes": m.ExpectedCodes, "pools": []octaviaRef{{p.ID}},
+		"admin_state_up": true, "project_id": osProjectID, "tags": nonNil(m.Tags),
+		"provisioning_status": rec.Octavia.status(now), "operating_status": "ONLINE",
+	}
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func nonNilMap(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// Requests, in gophercloud's request types: what the client sends. Where
+// a request type holds an interface (a pool's monitor), a wrapper gives
+// the decoder the concrete type.
+
+type octaviaPoolReq struct {
+	pools.CreateOpts
+	Monitor *monitors.CreateOpts `json:"healthmonitor,omitempty"`
+}
+
+type octaviaListenerReq struct {
+	listeners.CreateOpts
+	DefaultPool *octaviaPoolReq `json:"default_pool,omitempty"`
+}
+
+type octaviaLBReq struct {
+	loadbalancers.CreateOpts
+	Listeners []octaviaListenerReq `json:"listeners,omitempty"`
+}
+
+func (s *Server) newOctaviaIDLocked(prefix string) string {
+	return prefix + "-" + strings.TrimPrefix(s.newLBIDLocked(), "lb-")
+}
+
+func listenerFromOpts(id string, o listeners.CreateOpts) *octaviaListener {
+	l := &octaviaListener{
+		ID: id, Name: o.Name, Description: o.Description, Protocol: string(o.Protocol), ProtocolPort: o.ProtocolPort,
+		ConnectionLimit: -1, DefaultTLSContainerRef: o.DefaultTlsContainerRef, AllowedCIDRs: o.AllowedCIDRs,
+		InsertHeaders: o.InsertHeaders, Tags: o.Tags,
+		// Octavia's defaults.
+		TimeoutClientData: 50000, TimeoutMemberConnect: 5000, TimeoutMemberData: 50000,
+	}
+	if o.ConnLimit != nil {
+		l.ConnectionLimit = *o.ConnLimit
+	}
+	for from, to := range map[*int]*int{o.TimeoutClientData: &l.TimeoutClientData, o.TimeoutMemberConnect: &l.TimeoutMemberConnect, o.TimeoutMemberData: &l.TimeoutMemberData, o.TimeoutTCPInspect: &l.TimeoutTCPInspect} {
+		if from != nil {
+			*to = *from
+		}
+	}
+	return l
+}
+
+func (s *Server) poolFromOptsLocked(o octaviaPoolReq, listenerID string) *octaviaPool {
+	p := &octaviaPool{
+		ID: s.newOctaviaIDLocked("pool"), Name: o.Name, Description: o.Description, Protocol: string(o.Protocol),
+		LBAlgorithm: string(o.LBMethod), ListenerID: listenerID, Tags: o.Tags,
+	}
+	if o.Persistence != nil {
+		p.Persistence = &octaviaPersist{Type: o.Persistence.Type, CookieName: o.Persistence.CookieName}
+	}
+	for _, m := range o.Members {
+		p.Members = append(p.Members, octaviaMember{
+			ID: s.newOctaviaIDLocked("member"), Name: m.Name, Address: m.Address, ProtocolPort: m.ProtocolPort,
+			SubnetID: m.SubnetID, Weight: weightOr(m.Weight), MonitorPort: m.MonitorPort, Tags: m.Tags,
+		})
+	}
+	if o.Monitor != nil {
+		p.Monitor = s.monitorFromOptsLocked(*o.Monitor)
+	}
+	return p
+}
+
+func (s *Server) monitorFromOptsLocked(o monitors.CreateOpts) *octaviaMonitor {
+	return &octaviaMonitor{
+		ID: s.newOctaviaIDLocked("hm"), Name: o.Name, Type: o.Type, Delay: o.Delay, Timeout: o.Timeout,
+		MaxRetries: o.MaxRetries, MaxRetriesDown: maxRetriesDownOr(o.MaxRetriesDown), URLPath: o.URLPath,
+		HTTPMethod: o.HTTPMethod, ExpectedCodes: o.ExpectedCodes, Tags: o.Tags,
+	}
+}
+
+// Octavia's defaults for what a request may leave out.
+func weightOr(w *int) int {
+	if w == nil {
+		return 1
+	}
+	return *w
+}
+
+func maxRetriesDownOr(n int) int {
+	if n == 0 {
+		return 3
+	}
+	return n
+}
+
+// validateOctavia checks what Octavia checks of the objects themselves,
+// with its messages' shape.
+func validateOctavia(o *octaviaLB) error {
+	seen := map[string]bool{}
+	for _, l := range o.Listeners {
+		if l.ProtocolPort < 1 || l.ProtocolPort > 65535 {
+			return fmt.Errorf("Invalid input for field/attribute protocol_port. Value: '%d'. Value must be between 1 and 65535.", l.ProtocolPort)
+		}
+		k := fmt.Sprintf("%s/%d", l.Protocol, l.ProtocolPort)
+		if seen[k] {
+			return fmt.Errorf("Another Listener on this Load Balancer is already using protocol %s and protocol_port %d", l.Protocol, l.ProtocolPort)
+		}
+		seen[k] = true
+	}
+	for _, p := range o.Pools {
+		for _, m := range p.Members {
+			if m.ProtocolPort < 1 || m.ProtocolPort > 65535 {
+				return fmt.Errorf("Invalid input for field/attribute protocol_port. Value: '%d'. Value must be between 1 and 65535.", m.ProtocolPort)
+			}
+			if m.MonitorPort != nil && (*m.MonitorPort < 1 || *m.MonitorPort > 65535) {
+				return fmt.Errorf("Invalid input for field/attribute monitor_port. Value: '%d'. Value must be between 1 and 65535.", *m.MonitorPort)
+			}
+		}
+		if m := p.Monitor; m != nil && m.Timeout > m.Delay {
+			return fmt.Errorf("Validation failure: The request timeout value must be less than or equal to the delay value.")
+		}
+	}
+	return nil
+}
+

@@ -1,0 +1,261 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack"
+	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/apiversions"
+	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/listeners"
+	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/loadbalancers"
+	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/monitors"
+	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/pools"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/extraroutes"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/routers"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
+
+	"sigs.k8s.io/ccm-harness/fakecloud/api"
+)
+
+func (f *fixture) octavia() *gophercloud.ServiceClient {
+	f.t.Helper()
+	pc, err := f.osLogin(passwordAuth(cloudToken))
+	if err != nil {
+		f.t.Fatalf("login: %v", err)
+	}
+	lb, err := openstack.NewLoadBalancerV2(pc, gophercloud.EndpointOpts{Region: "fake-region-1"})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return lb
+}
+
+// waitActive polls as the OpenStack CCM does, until the load balancer is
+// ACTIVE.
+func waitActive(t *testing.T, c *gophercloud.ServiceClient, id string) *loadbalancers.LoadBalancer {
+	t.Helper()
+	for range 50 {
+		lb, err := loadbalancers.Get(context.Background(), c, id).Extract()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lb.ProvisioningStatus == octaviaActive {
+			return lb
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("load balancer %s never ACTIVE", id)
+	return nil
+}
+
+func addrOf(inst api.Instance) string {
+	return firstInternalIP(&inst).String()
+}
+
+func TestOctavia(t *testing.T) {
+	f := newFixture(t, Config{})
+	a, b := f.create("node-a"), f.create("node-b")
+	c := f.octavia()
+	ctx := context.Background()
+
+	// The CCM decides what it may use by the last version listed.
+	page, err := apiversions.List(c).AllPages(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, _ := apiversions.ExtractAPIVersions(page)
+	if len(vs) == 0 || vs[len(vs)-1].ID != "v2.27" {
+		t.Fatalf("versions %+v, want the last v2.27", vs)
+	}
+
+	// A fully populated create, as the CCM sends it.
+	const name = "kube_service_kubernetes_shop_web"
+	hc := 31000
+	lb, err := loadbalancers.Create(ctx, c, loadbalancers.CreateOpts{
+		Name: name, VipSubnetID: osPrivateSubnetID, Tags: []string{name},
+		Listeners: []listeners.CreateOpts{{
+			Name: "listener_0", Protocol: listeners.ProtocolTCP, ProtocolPort: 80, AllowedCIDRs: []string{"0.0.0.0/0"},
+			DefaultPool: &pools.CreateOpts{
+				Name: "pool_0", Protocol: pools.ProtocolTCP, LBMethod: pools.LBMethodRoundRobin,
+				Members: []pools.CreateMemberOpts{{Name: "node-a", Address: addrOf(a), ProtocolPort: 30080, MonitorPort: &hc}},
+				Monitor: &monitors.CreateOpts{Name: "monitor_0", Type: "HTTP", Delay: 5, Timeout: 3, MaxRetries: 1, URLPath: "/healthz"},
+			},
+		}},
+	}).Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lb.ProvisioningStatus != octaviaPendingCreate || lb.VipAddress == "" || lb.VipPortID == "" {
+		t.Errorf("created %+v, want PENDING_CREATE with a VIP and its port", lb)
+	}
+	// Octavia refuses a change while the load balancer is PENDING_*.
+	_, err = listeners.Create(ctx, c, listeners.CreateOpts{LoadbalancerID: lb.ID, Protocol: listeners.ProtocolUDP, ProtocolPort: 53}).Extract()
+	if !gophercloud.ResponseCodeIs(err, http.StatusConflict) {
+		t.Errorf("change while PENDING_CREATE: %v, want 409", err)
+	}
+	waitActive(t, c, lb.ID)
+
+	native := f.adminLB(name)
+	if got := formatSpec(native); got != "[TCP:80->30080] backends ["+a.ID+"] hc 31000 ranges []" || native.Tags[api.TagService] != "shop/web" || native.IP != lb.VipAddress {
+		t.Errorf("native view %s %v %s, want the Octavia load balancer's", got, native.Tags, native.IP)
+	}
+
+	// The CCM's update path: listeners by load balancer, pools by
+	// listener, members by pool, then a batch update.
+	ls, err := listeners.List(c, listeners.ListOpts{LoadbalancerID: lb.ID}).AllPages(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lsl, _ := listeners.ExtractListeners(ls)
+	ps, err := pools.List(c, pools.ListOpts{LoadbalancerID: lb.ID}).AllPages(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	psl, _ := pools.ExtractPools(ps)
+	if len(lsl) != 1 || len(psl) != 1 || psl[0].Listeners[0].ID != lsl[0].ID || psl[0].MonitorID == "" || lsl[0].AllowedCIDRs[0] != "0.0.0.0/0" {
+		t.Fatalf("listeners %+v pools %+v, want one of each, bound, with the monitor and the CIDRs", lsl, psl)
+	}
+	mp, err := pools.ListMembers(c, psl[0].ID, nil).AllPages(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	members, err := pools.ExtractMembers(mp)
+	if err != nil || len(members) != 1 || members[0].Name != "node-a" || members[0].MonitorPort != hc {
+		t.Fatalf("members %+v (%v)", members, err)
+	}
+	names := []string{"node-a", "node-b"}
+	err = pools.BatchUpdateMembers(ctx, c, psl[0].ID, []pools.BatchUpdateMemberOpts{
+		{Name: &names[0], Address: addrOf(a), ProtocolPort: 30081, MonitorPort: &hc},
+		{Name: &names[1], Address: addrOf(b), ProtocolPort: 30081, MonitorPort: &hc},
+	}).ExtractErr()
+	if err != nil {
+		t.Fatalf("batch update: %v", err)
+	}
+	waitActive(t, c, lb.ID)
+	if got := formatSpec(f.adminLB(name)); got != "[TCP:80->30081] backends ["+a.ID+" "+b.ID+"] hc 31000 ranges []" {
+		t.Errorf("after batch update: %s", got)
+	}
+
+	// A member fakecloud cannot forward to is refused, not ignored.
+	err = pools.BatchUpdateMembers(ctx, c, psl[0].ID, []pools.BatchUpdateMemberOpts{{Address: "10.9.9.9", ProtocolPort: 30081}}).ExtractErr()
+	if !gophercloud.ResponseCodeIs(err, http.StatusBadRequest) || !strings.Contains(err.Error(), "no instance's InternalIP") {
+		t.Errorf("unknown member: %v, want 400 naming the address", err)
+	}
+
+	// An ignore fault: the change is acknowledged, the cloud keeps the
+	// old listeners.
+	f.addFault(api.Fault{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreListeners, Count: 1})
+	if _, err := listeners.Create(ctx, c, listeners.CreateOpts{LoadbalancerID: lb.ID, Protocol: listeners.ProtocolTCP, ProtocolPort: 8080}).Extract(); err != nil {
+		t.Fatalf("ignored create: %v", err)
+	}
+	waitActive(t, c, lb.ID)
+	if got := formatSpec(f.adminLB(name)); !strings.HasPrefix(got, "[TCP:80->30081]") {
+		t.Errorf("ignored listener shows: %s", got)
+	}
+	// Source ranges are the listeners' allowed_cidrs, but allow-all.
+	cidrs := []string{"127.0.0.1/32"}
+	if _, err := listeners.Update(ctx, c, lsl[0].ID, listeners.UpdateOpts{AllowedCIDRs: &cidrs}).Extract(); err != nil {
+		t.Fatal(err)
+	}
+	waitActive(t, c, lb.ID)
+	if got := formatSpec(f.adminLB(name)); !strings.HasSuffix(got, "ranges [127.0.0.1/32]") {
+		t.Errorf("allowed_cidrs: %s", got)
+	}
+
+	// An error fault answers in Octavia's shape, with the message.
+	f.addFault(api.Fault{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultError, Status: 500, Message: "quota exceeded", Count: 1})
+	_, err = listeners.Create(ctx, c, listeners.CreateOpts{LoadbalancerID: lb.ID, Protocol: listeners.ProtocolTCP, ProtocolPort: 8080}).Extract()
+	if !gophercloud.ResponseCodeIs(err, http.StatusInternalServerError) || !strings.Contains(err.Error(), `"faultstring":"quota exceeded"`) {
+		t.Errorf("error fault: %v", err)
+	}
+
+	// Cascade delete: 204, then 404; the listeners close.
+	if err := loadbalancers.Delete(ctx, c, lb.ID, loadbalancers.DeleteOpts{Cascade: true}).ExtractErr(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadbalancers.Get(ctx, c, lb.ID).Extract(); !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
+		t.Errorf("deleted: %v, want 404", err)
+	}
+	f.must(http.StatusNotFound, "GET", api.AdminPathLoadBalancer+name, adminToken, nil, nil)
+}
+
+func formatSpec(lb api.LoadBalancer) string {
+	var ls []string
+	for _, l := range lb.Listeners {
+		ls = append(ls, string(l.Protocol)+":"+itoa(int(l.Port))+"->"+itoa(int(l.NodePort)))
+	}
+	return "[" + strings.Join(ls, " ") + "] backends [" + strings.Join(lb.Backends, " ") + "] hc " + itoa(int(lb.HealthCheckNodePort)) + " ranges [" + strings.Join(lb.SourceRanges, " ") + "]"
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+func TestNeutronRouter(t *testing.T) {
+	f := newFixture(t, Config{})
+	a := f.create("node-a")
+	_, network := f.osClients()
+	ctx := context.Background()
+
+	// The CCM finds the router's networks by its ports, then a node's port
+	// by its fixed IP on them.
+	rp, err := ports.List(network, ports.ListOpts{DeviceID: osRouterID}).AllPages(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rports, _ := ports.ExtractPorts(rp)
+	if len(rports) != 1 || rports[0].NetworkID != osPrivateNetID {
+		t.Fatalf("router ports %+v, want one on %s", rports, osPrivateNetID)
+	}
+	pp, err := ports.List(network, ports.ListOpts{NetworkID: osPrivateNetID, FixedIPs: []ports.FixedIPOpts{{IPAddress: addrOf(a)}}}).AllPages(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nports, _ := ports.ExtractPorts(pp)
+	if len(nports) != 1 || nports[0].DeviceID != a.ID {
+		t.Fatalf("ports by fixed IP %+v, want node-a's", nports)
+	}
+
+	route := []routers.Route{{DestinationCIDR: "10.244.1.0/24", NextHop: addrOf(a)}}
+	if _, err := extraroutes.Add(ctx, network, osRouterID, extraroutes.Opts{Routes: &route}).Extract(); err != nil {
+		t.Fatal(err)
+	}
+	router, err := routers.Get(ctx, network, osRouterID).Extract()
+	if err != nil || len(router.Routes) != 1 || router.Routes[0] != route[0] {
+		t.Fatalf("router %+v (%v), want the route", router, err)
+	}
+	var native api.RouteList
+	f.must(http.StatusOK, "GET", api.AdminPathRoutes, adminToken, nil, &native)
+	if len(native.Routes) != 1 || native.Routes[0].TargetInstance != a.ID || native.Routes[0].DestinationCIDR != "10.244.1.0/24" || native.Routes[0].Blackhole {
+		t.Errorf("native routes %+v, want one to node-a", native.Routes)
+	}
+
+	pairs := []ports.AddressPair{{IPAddress: "10.244.1.0/24"}}
+	p, err := ports.Update(ctx, network, nports[0].ID, ports.UpdateOpts{AllowedAddressPairs: &pairs}).Extract()
+	if err != nil || len(p.AllowedAddressPairs) != 1 || p.AllowedAddressPairs[0].IPAddress != "10.244.1.0/24" {
+		t.Errorf("port update: %+v %v", p, err)
+	}
+
+	// An ignore fault: the router answers with the route, and has none.
+	f.addFault(api.Fault{Operation: api.OpCreateRoute, Kind: api.FaultIgnore, Field: api.IgnoreRoute, Count: 1})
+	route2 := []routers.Route{{DestinationCIDR: "10.244.2.0/24", NextHop: addrOf(a)}}
+	if r, err := extraroutes.Add(ctx, network, osRouterID, extraroutes.Opts{Routes: &route2}).Extract(); err != nil || len(r.Routes) != 2 {
+		t.Fatalf("ignored add: %+v %v, want both routes shown", r, err)
+	}
+	if router, _ := routers.Get(ctx, network, osRouterID).Extract(); len(router.Routes) != 1 {
+		t.Errorf("after an ignored add: %+v, want one route", router.Routes)
+	}
+	if _, err := extraroutes.Remove(ctx, network, osRouterID, extraroutes.Opts{Routes: &route}).Extract(); err != nil {
+		t.Fatal(err)
+	}
+	if router, _ := routers.Get(ctx, network, osRouterID).Extract(); len(router.Routes) != 0 {
+		t.Errorf("after remove: %+v", router.Routes)
+	}
+	bad := []routers.Route{{DestinationCIDR: "10.244.1.1/24", NextHop: addrOf(a)}}
+	if _, err := extraroutes.Add(ctx, network, osRouterID, extraroutes.Opts{Routes: &bad}).Extract(); !gophercloud.ResponseCodeIs(err, http.StatusBadRequest) {
+		t.Errorf("host bits: %v, want 400", err)
+	}
+}
