@@ -506,4 +506,3 @@ func validateOctavia(o *octaviaLB) error {
 	}
 	return nil
 }
-
