@@ -81,11 +81,13 @@ e2e-vsphere: build
 # The OpenStack suite in make test, its artifacts beside the default run's:
 # the newest pinned CCM logging in to fakecloud's Keystone with a password,
 # then the older one with an application credential, in a region of its
-# own.
+# own, then the data path on kind: packets through Octavia's listeners to
+# pods, and between nodes over the Neutron router's routes.
 e2e-openstack: build
 	$(MAKE) e2e PROVIDER=openstack CCM_VERSION= PROVIDER_CONFIG= ARTIFACTS=$(ARTIFACTS)/openstack
 	$(MAKE) e2e PROVIDER=openstack CCM_VERSION=v1.35.0 PROVIDER_CONFIG=$(CURDIR)/e2e/testdata/openstack-application-credential.yaml \
 		ARTIFACTS=$(ARTIFACTS)/openstack-v1.35.0
+	$(MAKE) e2e PROVIDER=openstack CLUSTER=kind LABEL_FILTER=datapath CCM_VERSION= PROVIDER_CONFIG= ARTIFACTS=$(ARTIFACTS)/openstack-kind
 
 # The fakecloud CCM packed into an image with no Docker (ccm-harness pack),
 # and the suite run from that image through a profile file, as the README
