@@ -342,6 +342,12 @@ func (s *Server) ensureLoadBalancer(w http.ResponseWriter, r *http.Request, c *c
 		}
 	}
 	existing := s.lbByNameLocked(name)
+	if existing != nil && existing.Octavia != nil {
+		// Its spec is derived from its Octavia objects, which a native
+		// change would leave saying something else.
+		writeError(w, http.StatusConflict, api.CodeConflict, fmt.Sprintf("load balancer %q was made through the OpenStack dialect's Octavia: change it there", name))
+		return
+	}
 	status := http.StatusOK
 	var next lbRecord
 	if existing != nil {

@@ -259,3 +259,18 @@ func TestNeutronRouter(t *testing.T) {
 		t.Errorf("host bits: %v, want 400", err)
 	}
 }
+
+// A load balancer made through Octavia is changed through Octavia only:
+// its native spec is derived from its Octavia objects.
+func TestOctaviaOwnsItsLoadBalancers(t *testing.T) {
+	f := newFixture(t, Config{})
+	c := f.octavia()
+	lb, err := loadbalancers.Create(context.Background(), c, loadbalancers.CreateOpts{Name: "kube_service_k_ns_web", VipSubnetID: osPrivateSubnetID}).Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := f.do("PUT", api.PathLoadBalancer+lb.Name, cloudToken, api.LoadBalancerSpec{})
+	if r.status != http.StatusConflict || !strings.Contains(string(r.body), "change it there") {
+		t.Errorf("native change: %d %s, want 409", r.status, r.body)
+	}
+}
