@@ -190,7 +190,7 @@ func allowsAll(cidr string) bool {
 	return err == nil && p.Bits() == 0
 }
 
-// specLocked derives the native spec from the Octavia view. A member must
+// octaviaSpecLocked derives the native spec from the Octavia view. A member must
 // be an instance's InternalIP: fakecloud forwards only to its instances.
 func (s *Server) octaviaSpecLocked(name string, o *octaviaLB) (api.LoadBalancerSpec, error) {
 	spec := api.LoadBalancerSpec{Listeners: []api.Listener{}, Backends: []string{}, Tags: map[string]string{api.TagService: serviceOfLBName(name)}}

@@ -97,7 +97,7 @@ func (s *Server) octaviaLBLocked(id string) *lbRecord {
 	return nil
 }
 
-// octaviaFind finds the load balancer holding the object match finds.
+// octaviaFindLocked is the load balancer holding the object match finds.
 func (s *Server) octaviaFindLocked(match func(*octaviaLB) bool) *lbRecord {
 	for _, lb := range s.st.LoadBalancers {
 		if lb.Octavia != nil && match(lb.Octavia) {
