@@ -364,7 +364,7 @@ func (s *Server) ensureLoadBalancer(w http.ResponseWriter, r *http.Request, c *c
 	before := copySpec(next.LoadBalancerSpec)
 	next.LoadBalancerSpec = copySpec(spec)
 	ignore(f, &before, &next.LoadBalancerSpec)
-	if err := s.dp.apply(&next, s.backendsLocked(next.Backends)); err != nil {
+	if err := s.openLocked(&next, existing == nil); err != nil {
 		dataplaneFailed(w, err)
 		return
 	}
@@ -383,6 +383,26 @@ func (s *Server) ensureLoadBalancer(w http.ResponseWriter, r *http.Request, c *c
 	out := s.lbViewLocked(rec)
 	corruptLB(f, &out)
 	writeJSON(w, status, out)
+}
+
+// openLocked opens lb's listeners. A new load balancer whose address has a
+// port taken on this machine (another fakecloud's, as when clusters run
+// side by side and their pools meet) moves to the next free address
+// rather than failing: its address is fakecloud's to choose.
+func (s *Server) openLocked(lb *lbRecord, isNew bool) error {
+	const tries = 16
+	for i := 0; ; i++ {
+		err := s.dp.apply(lb, s.backendsLocked(lb.Backends))
+		if err == nil || !isNew || !errors.Is(err, syscall.EADDRINUSE) || i == tries {
+			return err
+		}
+		s.st.LastLBIP = lb.IP
+		ip, aerr := s.allocateLBIPLocked()
+		if aerr != nil {
+			return err
+		}
+		lb.IP = ip.String()
+	}
 }
 
 // dataplaneFailed answers a change the sockets refused. A port taken by

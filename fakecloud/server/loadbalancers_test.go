@@ -689,3 +689,30 @@ func TestLBIgnoreFault(t *testing.T) {
 		})
 	}
 }
+
+// A new load balancer whose first address has its port taken by someone
+// else on this machine (another fakecloud whose pool meets this one's)
+// takes the next address rather than failing; an existing one keeps its
+// address and hears the conflict.
+func TestNewLoadBalancerSkipsATakenAddress(t *testing.T) {
+	cfg := netConfig()
+	taken := firstLBIP(cfg)
+	l, err := net.Listen("tcp", net.JoinHostPort(taken.String(), "8080"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	f := newFixture(t, cfg)
+	spec := api.LoadBalancerSpec{Listeners: []api.Listener{{Port: 8080, Protocol: api.ProtocolTCP}}}
+	lb := f.ensure("web", spec, http.StatusCreated)
+	if lb.IP == taken.String() || lb.IP != taken.Next().String() {
+		t.Errorf("new load balancer got %s, want the next address after the taken %s", lb.IP, taken)
+	}
+	other := f.ensure("db", api.LoadBalancerSpec{}, http.StatusCreated)
+	l2, err := net.Listen("tcp", net.JoinHostPort(other.IP, "9090"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l2.Close()
+	f.ensure("db", api.LoadBalancerSpec{Listeners: []api.Listener{{Port: 9090, Protocol: api.ProtocolTCP}}}, http.StatusConflict)
+}

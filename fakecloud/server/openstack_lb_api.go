@@ -135,7 +135,7 @@ func (s *Server) octaviaChangeLocked(w http.ResponseWriter, f *api.Fault, rec *l
 		return
 	}
 	upd.LoadBalancerSpec = spec
-	if err := s.dp.apply(&upd, s.backendsLocked(spec.Backends)); err != nil {
+	if err := s.openLocked(&upd, isNew); err != nil {
 		lbError.write(w, http.StatusConflict, "fakecloud could not open the listeners: "+err.Error())
 		return
 	}
