@@ -3,6 +3,7 @@
 #   make e2e                     the main job: fake provider, local cluster
 #   make e2e PROVIDER=vsphere    the real vSphere CCM against vcsim
 #   make e2e PROVIDER=openstack  the real OpenStack CCM against fakecloud's OpenStack API
+#   make e2e PROVIDER=aws        the real AWS CCM against fakecloud's EC2
 #   make e2e CLUSTER=kind        real nodes in Docker: the [datapath] specs run
 #   make e2e LABEL_FILTER=zone   a Ginkgo label filter
 #   make test                    unit tests, every provider's suite and the negative controls
@@ -32,7 +33,7 @@ UNIT_PKGS     = $(shell $(GO) list ./... | grep -v -e '/e2e$$' -e '/e2e/controls
 
 export ARTIFACTS
 
-.PHONY: bench all build binaries e2e e2e-vsphere e2e-openstack e2e-kind e2e-image e2e-incluster e2e-existing e2e-dry-run test unit vet controls jobs up down clean clean-cache kubetest2
+.PHONY: bench all build binaries e2e e2e-vsphere e2e-openstack e2e-aws e2e-kind e2e-image e2e-incluster e2e-existing e2e-dry-run test unit vet controls jobs up down clean clean-cache kubetest2
 
 all: build
 
@@ -88,6 +89,15 @@ e2e-openstack: build
 	$(MAKE) e2e PROVIDER=openstack CCM_VERSION=v1.35.0 PROVIDER_CONFIG=$(CURDIR)/e2e/testdata/openstack-application-credential.yaml \
 		ARTIFACTS=$(ARTIFACTS)/openstack-v1.35.0
 	$(MAKE) e2e PROVIDER=openstack CLUSTER=kind LABEL_FILTER=datapath CCM_VERSION= PROVIDER_CONFIG= ARTIFACTS=$(ARTIFACTS)/openstack-kind
+
+# The AWS suite in make test, its artifacts beside the default run's: the
+# newest pinned CCM, then the older one, each against fakecloud's EC2 and
+# Elastic Load Balancing (classic load balancers), then the data path on
+# kind: packets to the address the load balancer's DNS name stands for.
+e2e-aws: build
+	$(MAKE) e2e PROVIDER=aws CCM_VERSION= PROVIDER_CONFIG= ARTIFACTS=$(ARTIFACTS)/aws
+	$(MAKE) e2e PROVIDER=aws CCM_VERSION=v1.35.3 PROVIDER_CONFIG= ARTIFACTS=$(ARTIFACTS)/aws-v1.35.3
+	$(MAKE) e2e PROVIDER=aws CLUSTER=kind LABEL_FILTER=datapath CCM_VERSION= PROVIDER_CONFIG= ARTIFACTS=$(ARTIFACTS)/aws-kind
 
 # The fakecloud CCM packed into an image with no Docker (ccm-harness pack),
 # and the suite run from that image through a profile file, as the README
@@ -175,6 +185,7 @@ vet:
 unit: build
 	$(BIN)/ccm-harness binaries --provider=vsphere --ccm-version= >/dev/null
 	$(BIN)/ccm-harness binaries --provider=openstack --ccm-version= >/dev/null
+	$(BIN)/ccm-harness binaries --provider=aws --ccm-version= >/dev/null
 	$(GO) test $(UNIT_PKGS)
 
 # Every scenario run against a deliberately broken cloud must fail, naming
@@ -182,7 +193,8 @@ unit: build
 controls: build $(IMAGE) $(INCLUSTER_IMAGE)
 	$(BIN)/ccm-harness binaries --provider=vsphere --ccm-version= >/dev/null
 	$(BIN)/ccm-harness binaries --provider=openstack --ccm-version= >/dev/null
-	E2E_TEST=$(BIN)/e2e.test $(GO) test -count=1 -v -timeout 40m ./e2e/controls
+	$(BIN)/ccm-harness binaries --provider=aws --ccm-version= >/dev/null
+	E2E_TEST=$(BIN)/e2e.test $(GO) test -count=1 -v -parallel 4 -timeout 40m ./e2e/controls
 
 # The Prow job configs load with Prow's own strict loader (a module of its
 # own: Prow's dependencies stay out of the harness's build).
@@ -191,16 +203,22 @@ jobs:
 
 # make test runs these in order, stops at the first that fails, and ends
 # with each one's time (also in $(ARTIFACTS)/test-times.txt), so a target
-# that grows shows against the CI budget.
-TEST_TARGETS := vet unit jobs e2e e2e-vsphere e2e-openstack e2e-kind e2e-image e2e-incluster e2e-existing e2e-dry-run controls kubetest2
+# that grows shows against the CI budget. Targets joined by + run at once,
+# their lines prefixed with their names: local clusters that mostly wait
+# on their CCMs share the two cores well, and the CI budget is wall time.
+TEST_TARGETS := vet unit jobs e2e e2e-vsphere+e2e-aws e2e-openstack e2e-kind e2e-image e2e-incluster e2e-existing e2e-dry-run controls kubetest2
 test:
-	@mkdir -p $(ARTIFACTS); times=$(ARTIFACTS)/test-times.txt; : > $$times; status=0; \
-	for t in $(TEST_TARGETS); do \
-		start=$$(date +%s); $(MAKE) --no-print-directory $$t || status=$$?; \
-		printf '%-14s %6ss%s\n' $$t $$(( $$(date +%s) - start )) "$$( [ $$status -eq 0 ] || echo '  FAILED')" >> $$times; \
-		[ $$status -eq 0 ] || break; \
+	@mkdir -p $(ARTIFACTS); times=$(ARTIFACTS)/test-times.txt; : > $$times; \
+	run() { start=$$(date +%s); status=0; $(MAKE) --no-print-directory $$1 || status=$$?; \
+		printf '%-14s %6ss%s\n' $$1 $$(( $$(date +%s) - start )) "$$( [ $$status -eq 0 ] || echo '  FAILED')" >> $$times; }; \
+	for group in $(TEST_TARGETS); do \
+		case $$group in \
+		*+*) for t in $$(echo $$group | tr + ' '); do { run $$t 2>&1 | sed -u "s/^/[$$t] /"; } & done; wait ;; \
+		*) run $$group ;; \
+		esac; \
+		! grep -q FAILED $$times || break; \
 	done; \
-	echo; echo "make test: each target's time ($$times)"; cat $$times; exit $$status
+	echo; echo "make test: each target's time ($$times)"; cat $$times; ! grep -q FAILED $$times
 
 up: binaries
 	$(BIN)/ccm-harness up --name $(NAME) --provider=$(PROVIDER) --ccm-version='$(CCM_VERSION)' --ccm-image='$(CCM_IMAGE)' \

@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -25,9 +27,11 @@ import (
 
 	"sigs.k8s.io/ccm-harness/cluster"
 	"sigs.k8s.io/ccm-harness/cluster/local"
+	"sigs.k8s.io/ccm-harness/fakecloud/api"
 	"sigs.k8s.io/ccm-harness/internal/binaries"
 	"sigs.k8s.io/ccm-harness/internal/nodewait"
 	"sigs.k8s.io/ccm-harness/providers"
+	"sigs.k8s.io/ccm-harness/providers/aws"
 	"sigs.k8s.io/ccm-harness/providers/fake"
 	"sigs.k8s.io/ccm-harness/providers/openstack"
 	"sigs.k8s.io/ccm-harness/reports"
@@ -216,6 +220,16 @@ func BenchmarkScaleOpenStack(b *testing.B) {
 	}
 }
 
+// BenchmarkScaleAWS is BenchmarkScale's 1,000 nodes with the real AWS
+// CCM, which looks each node up by private DNS name in EC2 and batches
+// its DescribeInstances by ID, beside the fakecloud CCM's figures: its
+// calls to the cloud per node (cloud-calls/node) and fakecloud's CPU share.
+func BenchmarkScaleAWS(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		scale(b, aws.Profile(), 1000)
+	}
+}
+
 func scale(b *testing.B, p providers.Profile, n int) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -228,7 +242,8 @@ func scale(b *testing.B, p providers.Profile, n int) {
 	timing.NodeLease, timing.NodeGrace = 40*time.Second, 50*time.Second
 	rt := local.New(local.WithStateDir(state), local.WithTiming(timing))
 	name := fmt.Sprintf("bench-scale-%d", n)
-	c, err := rt.Up(ctx, cluster.Spec{Name: name, Profile: p, Nodes: 0, ArtifactsDir: b.TempDir(), Binaries: &binaries.Source{Logf: b.Logf}})
+	artifacts := b.TempDir()
+	c, err := rt.Up(ctx, cluster.Spec{Name: name, Profile: p, Nodes: 0, ArtifactsDir: artifacts, Binaries: &binaries.Source{Logf: b.Logf}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -290,6 +305,11 @@ func scale(b *testing.B, p providers.Profile, n int) {
 	b.ReportMetric(float64(n)/all.Seconds(), "nodes/s")
 	b.ReportMetric(lat[len(lat)/2], "p50-s")
 	b.ReportMetric(lat[len(lat)*99/100], "p99-s")
+	if calls, err := cloudCalls(artifacts, start); err == nil {
+		b.ReportMetric(float64(calls)/float64(n), "cloud-calls/node")
+	} else {
+		b.Logf("counting the CCM's calls to the cloud: %v", err)
+	}
 	var total float64
 	for _, r := range procs {
 		after, err := usageOf(r.PID)
@@ -317,6 +337,27 @@ func scale(b *testing.B, p providers.Profile, n int) {
 	// Near 100, the machine had no core to spare: the figure is bound by
 	// its CPU, not by a wait in the CCM or the harness.
 	b.ReportMetric(busyPercent(machineBefore, machineAfter), "machine-busy-%")
+}
+
+// cloudCalls counts the calls to fakecloud's cloud API (the CCM's, in any
+// dialect) since start, from its audit log under the run's artifacts.
+func cloudCalls(artifacts string, since time.Time) (int, error) {
+	logs, err := filepath.Glob(filepath.Join(artifacts, "logs", "*", "fakecloud-audit.jsonl"))
+	if err != nil || len(logs) != 1 {
+		return 0, fmt.Errorf("want one fakecloud audit log under %s, found %v (%v)", artifacts, logs, err)
+	}
+	data, err := os.ReadFile(logs[0])
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		var e api.AuditEntry
+		if json.Unmarshal(line, &e) == nil && e.Caller == "cloud" && !e.Time.Before(since) {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // watchInitialized watches nodes until n are initialized, recording when

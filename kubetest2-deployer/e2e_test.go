@@ -306,7 +306,7 @@ func TestBadInput(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{"unknown provider", []string{"--provider=nosuch"}, []string{`--provider "nosuch" is not a provider`, "(known: fake, openstack, vsphere, external;"}},
+		{"unknown provider", []string{"--provider=nosuch"}, []string{`--provider "nosuch" is not a provider`, "(known: aws, fake, openstack, vsphere, external;"}},
 		{"profile file that does not parse", []string{"--provider=external", "--provider-config=" + badProfile(t)}, []string{"provider external: profile file:", `unknown field "imagee"`}},
 		{"unknown cluster", []string{"--cluster=kind"}, []string{`--cluster "kind" is not a runtime this deployer has`, "(known: local)"}},
 		{"missing binary directory", []string{"--bin-dir=/nonexistent"}, []string{"etcd not found in the binary directory /nonexistent", "put all of", "or leave --bin-dir and BIN_DIR unset to build them"}},

@@ -57,7 +57,7 @@ func TestResolveBadInput(t *testing.T) {
 		o    Options
 		want string
 	}{
-		{"unknown provider", Options{Provider: "nosuch", Cluster: Local}, `--provider "nosuch" is not a provider (known: fake, openstack, vsphere, external; external takes a profile file as --provider-config)`},
+		{"unknown provider", Options{Provider: "nosuch", Cluster: Local}, `--provider "nosuch" is not a provider (known: aws, fake, openstack, vsphere, external; external takes a profile file as --provider-config)`},
 		{"unknown runtime", Options{Provider: fake.Name, Cluster: "cloud"}, `--cluster "cloud" is not a runtime (known: local, kind, existing)`},
 		{"image and version", Options{Provider: vsphere.Name, Cluster: Local, CCMVersion: "v1.30.1", CCMImage: "oci:/x"}, "--ccm-image and --ccm-version both given"},
 		{"unpinned version", Options{Provider: vsphere.Name, Cluster: Local, CCMVersion: "v0.0.1"}, "pin another in providers/vsphere/"},

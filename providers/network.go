@@ -15,7 +15,11 @@ type LoadBalancer struct {
 	// ServiceUID is the UID the cloud's records name, if any.
 	ServiceUID string
 	IP         string
-	Listeners  []Listener
+	// Hostname is the DNS name the cloud gives the load balancer, which
+	// stands for IP, if it names it so (AWS's); a Service's ingress then
+	// carries the hostname rather than the IP.
+	Hostname  string
+	Listeners []Listener
 	// Backends are the names of the nodes traffic may go to.
 	Backends            []string
 	HealthCheckNodePort int32

@@ -385,3 +385,30 @@ func TestUnmetDifference(t *testing.T) {
 		t.Errorf("an unknown spec: %v", bad)
 	}
 }
+
+// TestLoadBalancerIngress checks the ingress against the cloud's load
+// balancer, an IP or a hostname, as each provider gives it.
+func TestLoadBalancerIngress(t *testing.T) {
+	lb := &providers.LoadBalancer{Name: "a1", IP: "127.20.0.1", Hostname: "a1-1.r.elb.amazonaws.com",
+		Listeners: []providers.Listener{{Port: 80, Protocol: v1.ProtocolTCP, NodePort: 30080}}}
+	for _, tc := range []struct {
+		ingress v1.LoadBalancerIngress
+		want    string
+	}{
+		{v1.LoadBalancerIngress{IP: "127.20.0.1"}, ""},
+		{v1.LoadBalancerIngress{Hostname: "a1-1.r.elb.amazonaws.com"}, ""},
+		{v1.LoadBalancerIngress{IP: "127.20.0.9"}, "expected status ingress IP to be the cloud load balancer's 127.20.0.1, actual 127.20.0.9"},
+		{v1.LoadBalancerIngress{Hostname: "b2-1.r.elb.amazonaws.com"}, `expected status ingress hostname to be the cloud load balancer's "a1-1.r.elb.amazonaws.com", actual "b2-1.r.elb.amazonaws.com"`},
+	} {
+		s := &v1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web"},
+			Spec:   v1.ServiceSpec{Ports: []v1.ServicePort{{Port: 80, Protocol: v1.ProtocolTCP, NodePort: 30080}}},
+			Status: v1.ServiceStatus{LoadBalancer: v1.LoadBalancerStatus{Ingress: []v1.LoadBalancerIngress{tc.ingress}}}}
+		err := LoadBalancerMatches(s, nil, lb)
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("ingress %+v: %v, want %q", tc.ingress, err, tc.want)
+		}
+		if got, want := ingressOf(s), tc.ingress.IP+tc.ingress.Hostname; got != want {
+			t.Errorf("ingressOf: %s, want %s", got, want)
+		}
+	}
+}

@@ -45,7 +45,7 @@ var _ = framework.Describe("LoadBalancer data path", Needs(providers.LoadBalance
 			}
 		})
 		framework.ExpectNoError(err, "create the LoadBalancer Service")
-		ip := ingressIP(s)
+		ip := ingressIP(ctx, s)
 		e2eservice.TestReachableHTTP(ctx, ip, 80, env().Timeouts.LoadBalancer)
 		framework.ExpectNoError(WaitForCloud(ctx, env().Timeouts.LoadBalancer, "a UDP answer from a backend pod through "+ip,
 			func(ctx context.Context) error { _, err := udpHostname(ip, 80); return err }))
@@ -55,7 +55,7 @@ var _ = framework.Describe("LoadBalancer data path", Needs(providers.LoadBalance
 		jig := e2eservice.NewTestJig(f.ClientSet, f.Namespace.Name, "datapath-source")
 		s, err := jig.CreateOnlyLocalLoadBalancerService(ctx, env().Timeouts.LoadBalancer, true, nil)
 		framework.ExpectNoError(err, "create the Service and its backend")
-		ip := ingressIP(s)
+		ip := ingressIP(ctx, s)
 		framework.ExpectNoError(WaitForCloud(ctx, env().Timeouts.LoadBalancer, "the backend to see the client's own address", func(ctx context.Context) error {
 			local, seen, err := clientIP(ctx, ip, 80)
 			if err != nil {
@@ -72,7 +72,7 @@ var _ = framework.Describe("LoadBalancer data path", Needs(providers.LoadBalance
 		jig := e2eservice.NewTestJig(f.ClientSet, f.Namespace.Name, "datapath-local")
 		s, err := jig.CreateOnlyLocalLoadBalancerService(ctx, env().Timeouts.LoadBalancer, true, nil)
 		framework.ExpectNoError(err, "create the Service and its backend")
-		ip := ingressIP(s)
+		ip := ingressIP(ctx, s)
 
 		ginkgo.By("reaching the backend through " + ip)
 		e2eservice.TestReachableHTTP(ctx, ip, 80, env().Timeouts.LoadBalancer)
@@ -105,11 +105,33 @@ var _ = framework.Describe("LoadBalancer data path", Needs(providers.LoadBalance
 	})
 })
 
-func ingressIP(s *v1.Service) string {
+// ingressIP is the address packets to the Service's ingress go to: its
+// IP, or for an ingress hostname (AWS's load balancers have one), the
+// address the cloud says the hostname stands for: no DNS here resolves a
+// cloud's names.
+func ingressIP(ctx context.Context, s *v1.Service) string {
 	if err := HasIngress(s); err != nil {
 		framework.Fail(err.Error())
 	}
-	return s.Status.LoadBalancer.Ingress[0].IP
+	in := s.Status.LoadBalancer.Ingress[0]
+	if in.IP != "" {
+		return in.IP
+	}
+	lbi, ok := lbInspector()
+	if !ok {
+		framework.Failf("Service %s/%s: ingress hostname %s, and no inspector to ask which address it stands for", s.Namespace, s.Name, in.Hostname)
+	}
+	lbs, err := lbi.LoadBalancers(ctx)
+	framework.ExpectNoError(err, "listing the cloud's load balancers")
+	var names []string
+	for _, lb := range lbs {
+		if lb.Hostname == in.Hostname {
+			return lb.IP
+		}
+		names = append(names, lb.Hostname)
+	}
+	framework.Failf("Service %s/%s: expected ingress hostname %s to be a cloud load balancer's, actual: the cloud's are %v", s.Namespace, s.Name, in.Hostname, names)
+	return ""
 }
 
 func nodeInternalIP(n *v1.Node) string {

@@ -14,7 +14,8 @@ import (
 // Service it provisions for, and removes once the cloud's LB is gone.
 const LoadBalancerCleanupFinalizer = "service.kubernetes.io/load-balancer-cleanup"
 
-// HasIngress passes once the Service's status names an ingress IP.
+// HasIngress passes once the Service's status names an ingress: an IP,
+// or a hostname, as AWS's load balancers have.
 func HasIngress(s *v1.Service) error {
 	for _, in := range s.Status.LoadBalancer.Ingress {
 		if in.IP != "" || in.Hostname != "" {
@@ -126,11 +127,27 @@ func LoadBalancerMatches(s *v1.Service, eligible []string, lb *providers.LoadBal
 		return fmt.Errorf("Service %s: expected cloud load balancer %s source ranges [%s], actual [%s]", key, lb.Name, exp, got)
 	}
 	if len(s.Status.LoadBalancer.Ingress) > 0 {
-		if ip := s.Status.LoadBalancer.Ingress[0].IP; ip != "" && ip != lb.IP {
-			return fmt.Errorf("Service %s: expected status ingress IP to be the cloud load balancer's %s, actual %s", key, lb.IP, ip)
+		in := s.Status.LoadBalancer.Ingress[0]
+		switch {
+		case in.IP != "" && in.IP != lb.IP:
+			return fmt.Errorf("Service %s: expected status ingress IP to be the cloud load balancer's %s, actual %s", key, lb.IP, in.IP)
+		case in.IP == "" && in.Hostname != lb.Hostname:
+			return fmt.Errorf("Service %s: expected status ingress hostname to be the cloud load balancer's %q, actual %q", key, lb.Hostname, in.Hostname)
 		}
 	}
 	return nil
+}
+
+// ingressOf is the Service's first ingress, IP or hostname, as a
+// provider gives it.
+func ingressOf(s *v1.Service) string {
+	if len(s.Status.LoadBalancer.Ingress) == 0 {
+		return ""
+	}
+	if in := s.Status.LoadBalancer.Ingress[0]; in.IP != "" {
+		return in.IP
+	}
+	return s.Status.LoadBalancer.Ingress[0].Hostname
 }
 
 // EligibleNodes are the nodes the service controller hands the CCM: not

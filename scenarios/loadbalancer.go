@@ -50,7 +50,7 @@ var _ = framework.Describe("LoadBalancer Services", Needs(providers.LoadBalancer
 	framework.It("follows a changed port and node port, keeping the ingress IP", lb, Needs(LateLBInspector), func(ctx context.Context) {
 		s := createService(ctx, f.ClientSet, f.Namespace.Name, tcp(80))
 		s = waitService(ctx, f.ClientSet, s, "an ingress IP", HasIngress)
-		ip := s.Status.LoadBalancer.Ingress[0].IP
+		ip := ingressOf(s)
 
 		ginkgo.By("changing the port to 8080 and moving the node port")
 		s = updateService(ctx, f.ClientSet, s, func(s *v1.Service) {
@@ -62,8 +62,8 @@ var _ = framework.Describe("LoadBalancer Services", Needs(providers.LoadBalancer
 			if err := HasIngress(s); err != nil {
 				return err
 			}
-			if got := s.Status.LoadBalancer.Ingress[0].IP; got != ip {
-				return fmt.Errorf("Service %s/%s: expected ingress IP %s kept across the port change, actual %s", s.Namespace, s.Name, ip, got)
+			if got := ingressOf(s); got != ip {
+				return fmt.Errorf("Service %s/%s: expected ingress %s kept across the port change, actual %s", s.Namespace, s.Name, ip, got)
 			}
 			return nil
 		})

@@ -438,7 +438,7 @@ func TestUpBadInput(t *testing.T) {
 		{
 			name: "unknown provider",
 			setup: func(t *testing.T, e env, name string) ([]string, []string, []string) {
-				return []string{"--provider", "nosuch"}, []string{`--provider "nosuch" is not a provider`, "(known: fake, openstack, vsphere, external;"}, nil
+				return []string{"--provider", "nosuch"}, []string{`--provider "nosuch" is not a provider`, "(known: aws, fake, openstack, vsphere, external;"}, nil
 			},
 		},
 		{
@@ -499,6 +499,40 @@ func TestUpBadInput(t *testing.T) {
 					[]string{"cluster " + name + `: Neutron has no subnet "subnet-nowhere", the CCM's [LoadBalancer] subnet-id: fix subnet-id in its cloud config (fakecloud's tenant subnet is "subnet-private")`}, nil
 			},
 			started: []string{"3 nodes initialized"},
+		},
+		{
+			// The AWS CCM makes no call at start: the wait for the nodes
+			// asks fakecloud's EC2 why none is initialized.
+			name: "wrong AWS secret key",
+			setup: func(t *testing.T, e env, name string) ([]string, []string, []string) {
+				cfg := writeFile(t, t.TempDir(), "provider.yaml", "wrongSecretKey: true\n")
+				return []string{"--provider", "aws", "--provider-config", cfg},
+					[]string{"cluster " + name + ": the CCM has not initialized every node after ", "EC2 at http://127.0.0.1:",
+						"/aws/ec2/ refuses the CCM's credentials (AuthFailure: AWS was not able to validate the provided access credentials): fix AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in its environment"}, nil
+			},
+			started: []string{"cloud ready"},
+		},
+		{
+			name: "EC2 unreachable",
+			setup: func(t *testing.T, e env, name string) ([]string, []string, []string) {
+				url := "http://127.0.0.1:" + strconv.Itoa(closedPort(t)) + "/aws/ec2/"
+				cfg := writeFile(t, t.TempDir(), "provider.yaml", "endpointURL: "+url+"\n")
+				return []string{"--provider", "aws", "--provider-config", cfg},
+					[]string{"cluster " + name + ": the CCM has not initialized every node after ", "the CCM cannot reach EC2 at " + url, "connection refused; fix URL in its [ServiceOverride] for EC2"}, nil
+			},
+			started: []string{"cloud ready"},
+		},
+		{
+			// The CCM takes only what carries its cluster's tag: with
+			// another cluster ID it finds no instance for any node.
+			name: "cluster tag missing from the subnets",
+			setup: func(t *testing.T, e env, name string) ([]string, []string, []string) {
+				cfg := writeFile(t, t.TempDir(), "provider.yaml", "clusterID: other-cluster\n")
+				return []string{"--provider", "aws", "--provider-config", cfg},
+					[]string{"cluster " + name + ": the CCM has not initialized every node after ",
+						`no subnet of vpc-0fa4ec10d00000001 carries the tag kubernetes.io/cluster/other-cluster of the CCM's KubernetesClusterID "other-cluster": tag the cluster's subnets, or fix KubernetesClusterID in [Global] of its cloud config (fakecloud's is "ccm-harness")`}, nil
+			},
+			started: []string{"cloud ready"},
 		},
 		{
 			// No diagnosis to give: the wait times out and quotes the CCM.

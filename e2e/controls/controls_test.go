@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
 	"sigs.k8s.io/ccm-harness/migration"
 	"sigs.k8s.io/ccm-harness/providers"
+	"sigs.k8s.io/ccm-harness/providers/aws"
 	"sigs.k8s.io/ccm-harness/providers/fake"
 	"sigs.k8s.io/ccm-harness/providers/openstack"
 	"sigs.k8s.io/ccm-harness/providers/vsphere"
@@ -255,6 +256,34 @@ var controls = []control{
 		fail: map[string][]string{
 			"provisions a TCP load balancer":           {"Service loadbalancer-", "expected cloud load balancer", "listeners [TCP:80->", "actual []"},
 			"creates a route to every node's pod CIDR": {"node node-", "expected condition NetworkUnavailable=False reason RouteCreated, actual True"},
+		},
+	},
+	// AWS: the real AWS CCM against fakecloud's EC2 made to lie, with the
+	// faults of the native API. One cluster: the lies are about different
+	// nodes and operations. The zone lie names a zone EC2 lists (a fourth
+	// the nodes are not in): the CCM refuses a zone it cannot find.
+	{
+		name:     "aws instance's zone, type and addresses wrong, route never created, load balancer ports dropped",
+		provider: aws.Name,
+		label:    "zone || node-address || instance-type || route || loadbalancer",
+		focus:    "labels the zone and region|sets the addresses the cloud reports|labels the instance type|creates a route to every node's pod CIDR|provisions a TCP load balancer",
+		config: aws.Config{Config: fake.Config{
+			Zones: []string{"fake-region-1a", "fake-region-1b", "fake-region-1c", "fake-region-1d"},
+			Faults: []api.Fault{
+				{Operation: api.OpAny, Instance: "node-1", Kind: api.FaultCorrupt, Field: api.CorruptZone, Value: "fake-region-1d"},
+				{Operation: api.OpAny, Instance: "node-2", Kind: api.FaultCorrupt, Field: api.CorruptInstanceType, Value: "m5.large"},
+				{Operation: api.OpAny, Instance: "node-3", Kind: api.FaultCorrupt, Field: api.CorruptAddresses, Value: "InternalIP=127.9.9.9,Hostname=node-3"},
+				{Operation: api.OpCreateRoute, Kind: api.FaultError, Status: 500, Message: "injected: route table full"},
+				// Elastic Load Balancing acknowledges the listeners and
+				// keeps none.
+				{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreListeners},
+			}}},
+		fail: map[string][]string{
+			"provisions a TCP load balancer":               {"Service loadbalancer-", "expected cloud load balancer", "listeners [TCP:80->", "actual []"},
+			"labels the zone and region the cloud reports": {"node node-1", "expected label topology.kubernetes.io/zone=\"fake-region-1", `actual "fake-region-1d"`},
+			"labels the instance type the cloud reports":   {"node node-2", `actual "m5.large"`},
+			"sets the addresses the cloud reports":         {"node node-3", "expected addresses [", "actual [Hostname=node-3 InternalDNS=node-3 InternalIP=127.9.9.9]"},
+			"creates a route to every node's pod CIDR":     {"node node-", "expected condition NetworkUnavailable=False reason RouteCreated, actual True"},
 		},
 	},
 	{

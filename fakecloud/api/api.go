@@ -85,6 +85,28 @@ const OpenStackSubnetID = "subnet-private"
 // extra routes are its routes.
 const OpenStackRouterID = "router-ccm-harness"
 
+// What fakecloud's AWS dialect (EC2 and Elastic Load Balancing over the
+// AWS query protocol) is: one account, one VPC with a subnet per zone and
+// one route table, all tagged for one cluster. Requests are signed (SigV4)
+// with the access key AWSAccessKeyID, whose secret is the cloud token.
+const (
+	AWSAccessKeyID = "AKIAFAKECLOUD0000001"
+	AWSAccountID   = "123456789012"
+	AWSVPCID       = "vpc-0fa4ec10d00000001"
+	AWSRouteTable  = "rtb-0fa4ec10d00000001"
+	// AWSNodeSecurityGroup is the security group every instance is in.
+	AWSNodeSecurityGroup = "sg-0fa4ec10d00000001"
+	// AWSClusterID is the cluster whose tag, kubernetes.io/cluster/<id>,
+	// the VPC's subnets, route table and instances carry.
+	AWSClusterID = "ccm-harness"
+	// AWSPath, under which EC2 answers at ec2/, Elastic Load Balancing at
+	// elb/ and Elastic Load Balancing v2 at elbv2/.
+	AWSPath = "/aws/"
+)
+
+// AWSSubnetID is the VPC's subnet in the i-th zone (from 0) of the region.
+func AWSSubnetID(i int) string { return fmt.Sprintf("subnet-0fa4ec10d%08x", i+1) }
+
 // Operation names, as used in faults and the audit log.
 const (
 	OpListInstances      = "ListInstances"
@@ -209,6 +231,9 @@ type LoadBalancer struct {
 	Name string `json:"name"`
 	ID   string `json:"id"`
 	IP   string `json:"ip"`
+	// Hostname is the DNS name a dialect gives the load balancer (AWS's
+	// Elastic Load Balancing), which stands for IP; empty in the others.
+	Hostname string `json:"hostname,omitempty"`
 	LoadBalancerSpec
 	// BackendStatus is read-only: how the data plane sees each backend,
 	// in the order of Backends.
@@ -366,10 +391,12 @@ type AuditEntry struct {
 	Method    string    `json:"method"`
 	Path      string    `json:"path"`
 	Operation string    `json:"operation,omitempty"`
-	Instance  string    `json:"instance,omitempty"`
-	Status    int       `json:"status"`
-	Fault     string    `json:"fault,omitempty"` // ID of the fault that fired
-	Duration  Duration  `json:"duration"`
+	// Action is the AWS dialect's name for the call (DescribeInstances).
+	Action   string   `json:"action,omitempty"`
+	Instance string   `json:"instance,omitempty"`
+	Status   int      `json:"status"`
+	Fault    string   `json:"fault,omitempty"` // ID of the fault that fired
+	Duration Duration `json:"duration"`
 }
 
 // AuditLog is the body of GET /admin/v1/audit.

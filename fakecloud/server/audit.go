@@ -33,11 +33,12 @@ type auditTrail struct {
 type call struct {
 	caller   caller
 	op       string
+	action   string
 	instance string
 	fault    string
 	// dialect, when set, shapes the call's error bodies (an OpenStack
-	// service's); nil is fakecloud's own.
-	dialect dialect
+	// or AWS service's); nil is fakecloud's own.
+	dialect errorShape
 }
 
 // fail answers an error in the call's dialect.
@@ -47,6 +48,11 @@ func (c *call) fail(w http.ResponseWriter, status int, code, msg string) {
 		return
 	}
 	writeError(w, status, code, msg)
+}
+
+// errorShape writes an error body in a dialect's shape.
+type errorShape interface {
+	write(w http.ResponseWriter, status int, msg string)
 }
 
 type callKey struct{}
@@ -93,6 +99,7 @@ func (s *Server) finishCall(w *statusRecorder, r *http.Request) {
 		Method:    r.Method,
 		Path:      r.URL.Path,
 		Operation: c.op,
+		Action:    c.action,
 		Instance:  c.instance,
 		Status:    status,
 		Fault:     c.fault,

@@ -27,6 +27,9 @@ type lbRecord struct {
 	// Octavia is the load balancer as OpenStack's Octavia shows it, for
 	// one made through it; the spec is derived from it.
 	Octavia *octaviaLB `json:"octavia,omitempty"`
+	// ELB is the load balancer as Elastic Load Balancing shows a classic
+	// one, for one made through it; the spec is derived from it.
+	ELB *elbLB `json:"elb,omitempty"`
 }
 
 func (s *Server) lbByNameLocked(name string) *lbRecord {
@@ -74,7 +77,11 @@ func (s *Server) lbViewLocked(lb *lbRecord) api.LoadBalancer {
 			status = append(status, api.BackendStatus{Instance: id, LastError: "fakecloud is shutting down: the load balancer serves nothing"})
 		}
 	}
-	return api.LoadBalancer{Name: lb.Name, ID: lb.ID, IP: lb.IP, LoadBalancerSpec: spec, BackendStatus: status, CreatedAt: lb.CreatedAt}
+	out := api.LoadBalancer{Name: lb.Name, ID: lb.ID, IP: lb.IP, LoadBalancerSpec: spec, BackendStatus: status, CreatedAt: lb.CreatedAt}
+	if lb.ELB != nil {
+		out.Hostname = lb.ELB.DNSName
+	}
+	return out
 }
 
 // copySpec deep-copies spec, turning absent lists into empty ones so that
@@ -342,10 +349,10 @@ func (s *Server) ensureLoadBalancer(w http.ResponseWriter, r *http.Request, c *c
 		}
 	}
 	existing := s.lbByNameLocked(name)
-	if existing != nil && existing.Octavia != nil {
-		// Its spec is derived from its Octavia objects, which a native
-		// change would leave saying something else.
-		writeError(w, http.StatusConflict, api.CodeConflict, fmt.Sprintf("load balancer %q was made through the OpenStack dialect's Octavia: change it there", name))
+	if existing != nil && (existing.Octavia != nil || existing.ELB != nil) {
+		// Its spec is derived from its Octavia or ELB objects, which a
+		// native change would leave saying something else.
+		writeError(w, http.StatusConflict, api.CodeConflict, fmt.Sprintf("load balancer %q was made through another dialect's API (OpenStack's Octavia or AWS's Elastic Load Balancing): change it there", name))
 		return
 	}
 	status := http.StatusOK

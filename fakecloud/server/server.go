@@ -258,6 +258,7 @@ func (s *Server) routes() {
 	s.handle("GET "+api.AdminPathAudit, callerAdmin, "", s.adminAudit)
 
 	s.openstackRoutes()
+	s.awsRoutes()
 
 	// Catch-alls answer in JSON, and only after authentication so that an
 	// unauthenticated caller learns nothing about which paths exist.

@@ -29,6 +29,11 @@ type state struct {
 	// AddressPairs are the allowed address pairs of each instance's port
 	// in the OpenStack dialect, by instance ID.
 	AddressPairs map[string][]string `json:"addressPairs,omitempty"`
+	// NoSourceDestCheck are the instances whose source/destination check
+	// is off in the AWS dialect, by instance ID.
+	NoSourceDestCheck []string `json:"noSourceDestCheck,omitempty"`
+	// SecurityGroups are the AWS dialect's security groups.
+	SecurityGroups []*awsSecurityGroup `json:"securityGroups,omitempty"`
 	// The allocators' positions: reusing an address or a fault ID after a
 	// restart would make old audit entries and test expectations ambiguous.
 	NextFaultID    int64  `json:"nextFaultID"`

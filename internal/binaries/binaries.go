@@ -77,6 +77,10 @@ type Component struct {
 	// rather than its own: its owner says so where it lists one. Such a
 	// binary is cached under the Kubernetes version too.
 	Aligned []string
+	// Withheld are the modules the component's go.mod replaces with a fork
+	// the module proxy refuses, each with the version of the module itself
+	// to require instead: the generated module leaves such a replace out.
+	Withheld map[string]string
 	// Image, if set, is a container image whose entrypoint is the
 	// executable (see internal/oci): nothing is built, the image is
 	// unpacked.
@@ -485,6 +489,10 @@ func (s *Source) buildOwnModule(ctx context.Context, c Component, dst string) er
 	}
 	_ = f.AddRequire(c.Module, v)
 	for _, r := range up.Replace {
+		if w, ok := c.Withheld[r.Old.Path]; ok {
+			_ = f.AddRequire(r.Old.Path, w)
+			continue
+		}
 		switch {
 		case r.New.Version != "":
 			_ = f.AddReplace(r.Old.Path, r.Old.Version, r.New.Path, r.New.Version)

@@ -77,7 +77,7 @@ func TestInitRefusesBadInput(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{"unknown provider", []string{"--provider=nosuch"}, []string{`--provider "nosuch" is not a provider (known: fake, openstack, vsphere, external; external takes a profile file as --provider-config)`}},
+		{"unknown provider", []string{"--provider=nosuch"}, []string{`--provider "nosuch" is not a provider (known: aws, fake, openstack, vsphere, external; external takes a profile file as --provider-config)`}},
 		{"unknown cluster", []string{"--cluster=kind"}, []string{`--cluster "kind" is not a runtime this deployer has (known: local)`}},
 		{"unpinned CCM", []string{"--provider=vsphere", "--ccm-version=v0.0.1"}, []string{"version v0.0.1 of k8s.io/cloud-provider-vsphere is not pinned", "pin another in providers/vsphere/"}},
 		{"missing binary directory", []string{"--bin-dir=/nonexistent"}, []string{"etcd not found in the binary directory /nonexistent", "or leave --bin-dir and BIN_DIR unset to build them"}},

@@ -71,18 +71,21 @@ func Profile() providers.Profile {
 // (its OpenStack API, say) sees fakecloud's instances. The zero Dialect
 // is fakecloud's own API, as fakecloud-ccm sees it.
 type Dialect struct {
-	// ProviderID is the spec.providerID of the instance with this id.
-	ProviderID func(id string) string
+	// ProviderID is the spec.providerID of the instance.
+	ProviderID func(inst *api.Instance) string
 	// AddressTypes are the node address types the dialect can express;
 	// nil is all of them.
 	AddressTypes []v1.NodeAddressType
+	// Addresses, if set, are the node addresses the dialect makes of the
+	// instance's, instead of those of AddressTypes.
+	Addresses func(inst *api.Instance) []v1.NodeAddress
 }
 
 // NewCloud is a fakecloud that the Inspector and InstanceControl report
 // on as d sees it.
 func NewCloud(config Config, d Dialect) *Cloud {
 	if d.ProviderID == nil {
-		d.ProviderID = func(id string) string { return cloudprovider.ProviderName + "://" + id }
+		d.ProviderID = func(inst *api.Instance) string { return cloudprovider.ProviderName + "://" + inst.ID }
 	}
 	return &Cloud{config: config, dialect: d}
 }
@@ -283,11 +286,15 @@ func (i instances) Instance(ctx context.Context, name string) (providers.Instanc
 func (i instances) convert(inst *api.Instance) providers.Instance {
 	out := providers.Instance{
 		Name:         inst.Name,
-		ProviderID:   i.dialect.ProviderID(inst.ID),
+		ProviderID:   i.dialect.ProviderID(inst),
 		InstanceType: inst.InstanceType,
 		Zone:         inst.Zone,
 		Region:       inst.Region,
 		Running:      inst.State == api.StateRunning,
+	}
+	if i.dialect.Addresses != nil {
+		out.Addresses = i.dialect.Addresses(inst)
+		return out
 	}
 	for _, a := range inst.Addresses {
 		t := v1.NodeAddressType(a.Type)

@@ -29,6 +29,7 @@ func (i instances) LoadBalancers(ctx context.Context) ([]providers.LoadBalancer,
 			Service:             lb.Tags[cloudprovider.TagService],
 			ServiceUID:          lb.Tags[cloudprovider.TagServiceUID],
 			IP:                  lb.IP,
+			Hostname:            lb.Hostname,
 			HealthCheckNodePort: lb.HealthCheckNodePort,
 			SourceRanges:        lb.SourceRanges,
 		}

@@ -117,7 +117,7 @@ var differences = map[string]string{
 // provider IDs have no region, and a server has fixed and floating
 // addresses and a hostname in its metadata, no DNS names.
 var dialect = fake.Dialect{
-	ProviderID:   func(id string) string { return "openstack:///" + id },
+	ProviderID:   func(inst *api.Instance) string { return "openstack:///" + inst.ID },
 	AddressTypes: []v1.NodeAddressType{v1.NodeInternalIP, v1.NodeExternalIP, v1.NodeHostName},
 }
 

@@ -1,0 +1,800 @@
+package server
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/ccm-harness/fakecloud/api"
+)
+
+// EC2, API version 2016-11-15: an instance is an EC2 instance in the one
+// VPC, in its zone's subnet, tagged for the cluster. Its InternalIPs are
+// its network interface's private addresses, its first ExternalIP its
+// public address, its Hostname address its private DNS name (the node
+// name the AWS CCM looks it up by). Terminated instances stay visible,
+// without addresses, as EC2 shows them for a while. Routes of the one
+// route table are fakecloud's routes of cluster api.AWSRouteTable.
+
+const (
+	ec2Version = "2016-11-15"
+	// awsClusterTag marks what belongs to the cluster, as the AWS CCM
+	// expects of every instance, subnet and route table it uses.
+	awsClusterTag = "kubernetes.io/cluster/" + api.AWSClusterID
+	awsTagELBRole = "kubernetes.io/role/elb"
+)
+
+func (s *Server) ec2Service() *awsService {
+	svc := &awsService{
+		path:       api.AWSPath + "ec2/",
+		signing:    "ec2",
+		version:    ec2Version,
+		xmlns:      "http://ec2.amazonaws.com/doc/" + ec2Version + "/",
+		errorShape: ec2ErrorXML,
+	}
+	svc.actions = map[string]awsAction{
+		"DescribeInstances":             {api.OpListInstances, s.ec2DescribeInstances(svc)},
+		"DescribeAvailabilityZones":     {"", s.ec2DescribeAvailabilityZones(svc)},
+		"DescribeInstanceTopology":      {"", ec2DescribeInstanceTopology},
+		"DescribeVpcs":                  {"", s.ec2DescribeVpcs(svc)},
+		"DescribeSubnets":               {"", s.ec2DescribeSubnets(svc)},
+		"DescribeRouteTables":           {api.OpListRoutes, s.ec2DescribeRouteTables(svc)},
+		"CreateRoute":                   {api.OpCreateRoute, s.ec2CreateRoute(svc)},
+		"DeleteRoute":                   {api.OpDeleteRoute, s.ec2DeleteRoute(svc)},
+		"ModifyInstanceAttribute":       {"", s.ec2ModifyInstanceAttribute(svc)},
+		"DescribeSecurityGroups":        {"", s.ec2DescribeSecurityGroups(svc)},
+		"CreateSecurityGroup":           {"", s.ec2CreateSecurityGroup(svc)},
+		"DeleteSecurityGroup":           {"", s.ec2DeleteSecurityGroup(svc)},
+		"AuthorizeSecurityGroupIngress": {"", s.ec2ChangeIngress(svc, true)},
+		"RevokeSecurityGroupIngress":    {"", s.ec2ChangeIngress(svc, false)},
+		"CreateTags":                    {"", s.ec2CreateTags(svc)},
+	}
+	return svc
+}
+
+// ec2Fail answers an error in EC2's shape.
+func ec2Fail(w http.ResponseWriter, e *awsErr) {
+	ec2ErrorXML(w, e.status, e.code, e.msg, awsRequestID())
+}
+
+type ec2Tag struct {
+	Key   string `xml:"key"`
+	Value string `xml:"value"`
+}
+
+type ec2InstanceState struct {
+	Code int    `xml:"code"`
+	Name string `xml:"name"`
+}
+
+type ec2PrivateIP struct {
+	PrivateIPAddress string `xml:"privateIpAddress"`
+	PrivateDNSName   string `xml:"privateDnsName,omitempty"`
+	Primary          bool   `xml:"primary"`
+}
+
+type ec2Association struct {
+	PublicIP      string `xml:"publicIp"`
+	PublicDNSName string `xml:"publicDnsName,omitempty"`
+	IPOwnerID     string `xml:"ipOwnerId"`
+}
+
+type ec2NetworkInterface struct {
+	ID               string `xml:"networkInterfaceId"`
+	SubnetID         string `xml:"subnetId"`
+	VpcID            string `xml:"vpcId"`
+	OwnerID          string `xml:"ownerId"`
+	Status           string `xml:"status"`
+	MacAddress       string `xml:"macAddress"`
+	PrivateIPAddress string `xml:"privateIpAddress"`
+	PrivateDNSName   string `xml:"privateDnsName,omitempty"`
+	SourceDestCheck  bool   `xml:"sourceDestCheck"`
+	Attachment       struct {
+		AttachmentID string `xml:"attachmentId"`
+		DeviceIndex  int    `xml:"deviceIndex"`
+		Status       string `xml:"status"`
+	} `xml:"attachment"`
+	Association *ec2Association `xml:"association,omitempty"`
+	PrivateIPs  []ec2PrivateIP  `xml:"privateIpAddressesSet>item"`
+	IPv6        []string        `xml:"ipv6AddressesSet>item>ipv6Address"`
+}
+
+type ec2Instance struct {
+	InstanceID     string           `xml:"instanceId"`
+	ImageID        string           `xml:"imageId"`
+	State          ec2InstanceState `xml:"instanceState"`
+	PrivateDNSName string           `xml:"privateDnsName"`
+	DNSName        string           `xml:"dnsName"`
+	InstanceType   string           `xml:"instanceType"`
+	LaunchTime     string           `xml:"launchTime"`
+	Placement      struct {
+		AvailabilityZone string `xml:"availabilityZone"`
+		Tenancy          string `xml:"tenancy"`
+	} `xml:"placement"`
+	SubnetID          string                `xml:"subnetId,omitempty"`
+	VpcID             string                `xml:"vpcId,omitempty"`
+	PrivateIPAddress  string                `xml:"privateIpAddress,omitempty"`
+	IPAddress         string                `xml:"ipAddress,omitempty"`
+	SourceDestCheck   bool                  `xml:"sourceDestCheck"`
+	Architecture      string                `xml:"architecture"`
+	Groups            []ec2GroupRef         `xml:"groupSet>item"`
+	NetworkInterfaces []ec2NetworkInterface `xml:"networkInterfaceSet>item"`
+	Tags              []ec2Tag              `xml:"tagSet>item"`
+}
+
+type ec2GroupRef struct {
+	ID   string `xml:"groupId"`
+	Name string `xml:"groupName"`
+}
+
+// ec2States are EC2's instance states with their codes.
+var ec2States = map[api.InstanceState]ec2InstanceState{
+	api.StateRunning:    {16, "running"},
+	api.StateStopped:    {80, "stopped"},
+	api.StateTerminated: {48, "terminated"},
+}
+
+// zoneIndex is the position of zone among the region's zones, or -1.
+func (s *Server) zoneIndex(zone string) int { return slices.Index(s.zones, zone) }
+
+// awsHash is a stable hex string made of parts, for ids derived from
+// fakecloud's own (network interfaces, attachments).
+func awsHash(n int, parts ...string) string {
+	h := sha256.Sum256([]byte(strings.Join(parts, "/")))
+	return fmt.Sprintf("%x", h[:])[:n]
+}
+
+// ec2InstanceOf shows inst as EC2 does. sourceDestCheck is the instance's
+// attribute, true unless the caller turned it off.
+func (s *Server) ec2InstanceOf(inst api.Instance, sourceDestCheck bool) ec2Instance {
+	state, ok := ec2States[inst.State]
+	if !ok {
+		// A corrupt fault may set any state; EC2 has a code for its own only.
+		state = ec2InstanceState{Code: 0, Name: string(inst.State)}
+	}
+	out := ec2Instance{
+		InstanceID: inst.ID, ImageID: "ami-0fa4ec10d00000001", State: state,
+		InstanceType: inst.InstanceType, LaunchTime: inst.CreatedAt.UTC().Format(time.RFC3339),
+		SourceDestCheck: sourceDestCheck, Architecture: "x86_64",
+		Tags: []ec2Tag{{Key: "Name", Value: inst.Name}, {Key: awsClusterTag, Value: "owned"}},
+	}
+	out.Placement.AvailabilityZone, out.Placement.Tenancy = inst.Zone, "default"
+	if inst.State == api.StateTerminated {
+		// EC2 keeps a terminated instance a while, with no network.
+		return out
+	}
+	out.VpcID = api.AWSVPCID
+	out.Groups = []ec2GroupRef{{api.AWSNodeSecurityGroup, awsNodeGroupName}}
+	if i := s.zoneIndex(inst.Zone); i >= 0 {
+		out.SubnetID = api.AWSSubnetID(i)
+	}
+	nic := ec2NetworkInterface{
+		ID: "eni-" + awsHash(17, inst.ID), SubnetID: out.SubnetID, VpcID: api.AWSVPCID, OwnerID: api.AWSAccountID,
+		Status: "in-use", MacAddress: osMAC(inst.ID), SourceDestCheck: sourceDestCheck,
+	}
+	nic.Attachment.AttachmentID, nic.Attachment.Status = "eni-attach-"+awsHash(17, inst.ID, "attach"), "attached"
+	var public, publicDNS string
+	for _, a := range inst.Addresses {
+		switch a.Type {
+		case api.AddressHostname:
+			out.PrivateDNSName = a.Address
+		case api.AddressInternalDNS:
+			if out.PrivateDNSName == "" {
+				out.PrivateDNSName = a.Address
+			}
+		case api.AddressExternalDNS:
+			if publicDNS == "" {
+				publicDNS = a.Address
+			}
+		case api.AddressExternalIP:
+			// One public address per instance; EC2 releases it when the
+			// instance stops.
+			if public == "" && inst.State == api.StateRunning {
+				public = a.Address
+			}
+		case api.AddressInternalIP:
+			ip, err := netip.ParseAddr(a.Address)
+			if err != nil {
+				continue
+			}
+			if ip.Is6() {
+				nic.IPv6 = append(nic.IPv6, a.Address)
+				continue
+			}
+			nic.PrivateIPs = append(nic.PrivateIPs, ec2PrivateIP{PrivateIPAddress: a.Address, Primary: len(nic.PrivateIPs) == 0})
+		}
+	}
+	if len(nic.PrivateIPs) > 0 {
+		out.PrivateIPAddress = nic.PrivateIPs[0].PrivateIPAddress
+		nic.PrivateIPAddress = out.PrivateIPAddress
+	}
+	nic.PrivateDNSName = out.PrivateDNSName
+	if public != "" {
+		out.IPAddress, out.DNSName = public, publicDNS
+		nic.Association = &ec2Association{PublicIP: public, PublicDNSName: publicDNS, IPOwnerID: "amazon"}
+	}
+	out.NetworkInterfaces = []ec2NetworkInterface{nic}
+	return out
+}
+
+// ec2Filters are a Describe call's filters, each matched against a value
+// of the resource. A filter the resource type has not is refused, as EC2
+// refuses it.
+type ec2Filters map[string][]string
+
+// describeFilters reads a Describe call's filters, last: it refuses any
+// parameter not read before it, and any filter not known for the resource.
+func (q *awsQuery) describeFilters(known ...string) (ec2Filters, *awsErr) {
+	fs := ec2Filters(q.filters())
+	if e := q.done(); e != nil {
+		return nil, e
+	}
+	return fs, fs.check(known...)
+}
+
+func (fs ec2Filters) check(known ...string) *awsErr {
+	for name := range fs {
+		if !slices.Contains(known, name) && name != "tag-key" && !strings.HasPrefix(name, "tag:") {
+			return awsError(http.StatusBadRequest, "InvalidParameterValue", "The filter '%s' is invalid", name)
+		}
+	}
+	return nil
+}
+
+// match reports whether a resource with these values (filter name →
+// values) and tags passes every filter.
+func (fs ec2Filters) match(values map[string][]string, tags []ec2Tag) bool {
+	for name, want := range fs {
+		var have []string
+		switch {
+		case name == "tag-key":
+			for _, t := range tags {
+				have = append(have, t.Key)
+			}
+		case strings.HasPrefix(name, "tag:"):
+			for _, t := range tags {
+				if t.Key == strings.TrimPrefix(name, "tag:") {
+					have = append(have, t.Value)
+				}
+			}
+		default:
+			have = values[name]
+		}
+		if !slices.ContainsFunc(want, func(w string) bool {
+			return slices.ContainsFunc(have, func(h string) bool { return ec2Wildcard(w, h) })
+		}) {
+			return false
+		}
+	}
+	return true
+}
+
+// ec2Wildcard matches EC2's filter values, where * is any run of
+// characters and ? any one.
+func ec2Wildcard(pattern, s string) bool {
+	if !strings.ContainsAny(pattern, "*?") {
+		return pattern == s
+	}
+	if pattern == "" {
+		return s == ""
+	}
+	switch pattern[0] {
+	case '*':
+		for i := 0; i <= len(s); i++ {
+			if ec2Wildcard(pattern[1:], s[i:]) {
+				return true
+			}
+		}
+		return false
+	case '?':
+		return s != "" && ec2Wildcard(pattern[1:], s[1:])
+	default:
+		return s != "" && s[0] == pattern[0] && ec2Wildcard(pattern[1:], s[1:])
+	}
+}
+
+// ec2InstanceIDFormat is the instance IDs EC2 accepts as well-formed.
+func ec2InstanceIDFormat(id string) bool {
+	if !strings.HasPrefix(id, "i-") || len(id) < 3 {
+		return false
+	}
+	for _, r := range id[2:] {
+		if !strings.ContainsRune("0123456789abcdef", r) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Server) ec2DescribeInstances(svc *awsService) func(http.ResponseWriter, *http.Request, *call, *awsQuery) {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+		ids := q.list("InstanceId")
+		maxResults, nextToken := q.get("MaxResults"), q.get("NextToken")
+		filters, e := q.describeFilters("private-dns-name", "instance-state-name", "instance-id", "vpc-id", "subnet-id", "availability-zone", "instance-type", "private-ip-address")
+		if e != nil {
+			ec2Fail(w, e)
+			return
+		}
+		limit, offset := 0, 0
+		if maxResults != "" {
+			if len(ids) > 0 {
+				ec2Fail(w, awsError(http.StatusBadRequest, "InvalidParameterCombination", "The parameter instancesSet cannot be used with the parameter maxResults"))
+				return
+			}
+			n, err := strconv.Atoi(maxResults)
+			if err != nil || n < 5 || n > 1000 {
+				ec2Fail(w, awsError(http.StatusBadRequest, "InvalidParameterValue", "Value ( %s ) for parameter maxResults is invalid. Expecting a value between 5 and 1000.", maxResults))
+				return
+			}
+			limit = n
+		}
+		if nextToken != "" {
+			n, err := strconv.Atoi(strings.TrimPrefix(nextToken, "fakecloud-"))
+			if err != nil || !strings.HasPrefix(nextToken, "fakecloud-") || n < 0 {
+				ec2Fail(w, awsError(http.StatusBadRequest, "InvalidParameterValue", "Invalid value '%s' for nextToken", nextToken))
+				return
+			}
+			offset = n
+		}
+		for _, id := range ids {
+			if !ec2InstanceIDFormat(id) {
+				ec2Fail(w, awsError(http.StatusBadRequest, "InvalidInstanceID.Malformed", "Invalid id: \"%s\"", id))
+				return
+			}
+		}
+		// One instance asked for by ID is a get; anything else a list.
+		if len(ids) == 1 && len(filters) == 0 {
+			c.op = api.OpGetInstance
+			c.instance = ids[0]
+		}
+		if names := filters["private-dns-name"]; len(names) == 1 {
+			c.instance = names[0]
+		}
+		f, ok := s.applyFault(w, r, c, c.op, func(ref string) bool {
+			if slices.Contains(ids, ref) || slices.Contains(filters["private-dns-name"], ref) {
+				return true
+			}
+			inst := s.instanceByRefLocked(ref)
+			return inst != nil && (len(ids) == 0 || slices.Contains(ids, inst.ID))
+		})
+		if !ok {
+			return
+		}
+		s.mu.Lock()
+		var missing []string
+		for _, id := range ids {
+			if inst := s.instanceByIDLocked(id); inst == nil {
+				missing = append(missing, id)
+			}
+		}
+		var out []ec2Instance
+		for _, stored := range s.st.Instances {
+			if len(ids) > 0 && !slices.Contains(ids, stored.ID) {
+				continue
+			}
+			inst := copyInstance(stored)
+			corrupt(f, &inst)
+			e := s.ec2InstanceOf(inst, !slices.Contains(s.st.NoSourceDestCheck, stored.ID))
+			values := map[string][]string{
+				"private-dns-name": {e.PrivateDNSName}, "instance-state-name": {e.State.Name},
+				"instance-id": {e.InstanceID}, "vpc-id": {e.VpcID}, "subnet-id": {e.SubnetID},
+				"availability-zone": {e.Placement.AvailabilityZone}, "instance-type": {e.InstanceType},
+				"private-ip-address": {e.PrivateIPAddress},
+			}
+			if filters.match(values, e.Tags) {
+				out = append(out, e)
+			}
+		}
+		s.mu.Unlock()
+		if len(missing) > 0 {
+			ec2Fail(w, awsError(http.StatusBadRequest, "InvalidInstanceID.NotFound", "The instance IDs '%s' do not exist", strings.Join(missing, ", ")))
+			return
+		}
+		next := ""
+		if offset > len(out) {
+			offset = len(out)
+		}
+		out = out[offset:]
+		if limit > 0 && len(out) > limit {
+			out, next = out[:limit], "fakecloud-"+strconv.Itoa(offset+limit)
+		}
+		// EC2 answers each instance in a reservation of its own here, as
+		// instances launched one at a time are.
+		type reservation struct {
+			ID        string        `xml:"reservationId"`
+			OwnerID   string        `xml:"ownerId"`
+			Instances []ec2Instance `xml:"instancesSet>item"`
+		}
+		body := struct {
+			Reservations []reservation `xml:"reservationSet>item"`
+			NextToken    string        `xml:"nextToken,omitempty"`
+		}{Reservations: []reservation{}, NextToken: next}
+		for _, e := range out {
+			body.Reservations = append(body.Reservations, reservation{ID: "r-" + awsHash(17, e.InstanceID), OwnerID: api.AWSAccountID, Instances: []ec2Instance{e}})
+		}
+		svc.answer(w, "DescribeInstances", body)
+	}
+}
+
+// ec2ZoneID is a zone's ID, as EC2 names them: the region's initials,
+// "-az" and the zone's number.
+func ec2ZoneID(region string, i int) string {
+	var b strings.Builder
+	for _, part := range strings.Split(region, "-") {
+		if part != "" && (part[0] < '0' || part[0] > '9') {
+			b.WriteByte(part[0])
+		} else {
+			b.WriteString(part)
+		}
+	}
+	return fmt.Sprintf("%s-az%d", b.String(), i+1)
+}
+
+func (s *Server) ec2DescribeAvailabilityZones(svc *awsService) func(http.ResponseWriter, *http.Request, *call, *awsQuery) {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+		names := q.list("ZoneName")
+		ids := q.list("ZoneId")
+		_ = q.get("AllAvailabilityZones")
+		filters, e := q.describeFilters("zone-name", "zone-id", "region-name", "state", "zone-type")
+		if e != nil {
+			ec2Fail(w, e)
+			return
+		}
+		type zone struct {
+			ZoneName    string `xml:"zoneName"`
+			ZoneID      string `xml:"zoneId"`
+			ZoneState   string `xml:"zoneState"`
+			RegionName  string `xml:"regionName"`
+			GroupName   string `xml:"groupName"`
+			ZoneType    string `xml:"zoneType"`
+			OptIn       string `xml:"optInStatus"`
+			BorderGroup string `xml:"networkBorderGroup"`
+		}
+		body := struct {
+			Zones []zone `xml:"availabilityZoneInfo>item"`
+		}{Zones: []zone{}}
+		for i, z := range s.zones {
+			id := ec2ZoneID(s.region, i)
+			if (len(names) > 0 && !slices.Contains(names, z)) || (len(ids) > 0 && !slices.Contains(ids, id)) {
+				continue
+			}
+			values := map[string][]string{"zone-name": {z}, "zone-id": {id}, "region-name": {s.region}, "state": {"available"}, "zone-type": {"availability-zone"}}
+			if filters.match(values, nil) {
+				body.Zones = append(body.Zones, zone{z, id, "available", s.region, s.region, "availability-zone", "opt-in-not-required", s.region})
+			}
+		}
+		svc.answer(w, "DescribeAvailabilityZones", body)
+	}
+}
+
+// ec2DescribeInstanceTopology answers as EC2 does in a region without
+// instance topology, which fakecloud's regions are.
+func ec2DescribeInstanceTopology(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+	ec2Fail(w, awsError(http.StatusBadRequest, "UnsupportedOperation", "The functionality you requested is not available in this region."))
+}
+
+// awsVPCCIDR is the VPC's CIDR: the instances' internal address pool.
+func (s *Server) awsVPCCIDR() string { return s.internal.Masked().String() }
+
+func (s *Server) ec2DescribeVpcs(svc *awsService) func(http.ResponseWriter, *http.Request, *call, *awsQuery) {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+		ids := q.list("VpcId")
+		filters, e := q.describeFilters("vpc-id", "cidr", "state", "is-default")
+		if e != nil {
+			ec2Fail(w, e)
+			return
+		}
+		for _, id := range ids {
+			if id != api.AWSVPCID {
+				ec2Fail(w, awsError(http.StatusBadRequest, "InvalidVpcID.NotFound", "The vpc ID '%s' does not exist", id))
+				return
+			}
+		}
+		type vpc struct {
+			ID        string   `xml:"vpcId"`
+			OwnerID   string   `xml:"ownerId"`
+			State     string   `xml:"state"`
+			CidrBlock string   `xml:"cidrBlock"`
+			IsDefault bool     `xml:"isDefault"`
+			Tags      []ec2Tag `xml:"tagSet>item"`
+		}
+		v := vpc{api.AWSVPCID, api.AWSAccountID, "available", s.awsVPCCIDR(), false, []ec2Tag{{Key: "Name", Value: "ccm-harness"}, {Key: awsClusterTag, Value: "owned"}}}
+		body := struct {
+			Vpcs []vpc `xml:"vpcSet>item"`
+		}{Vpcs: []vpc{}}
+		if filters.match(map[string][]string{"vpc-id": {v.ID}, "cidr": {v.CidrBlock}, "state": {v.State}, "is-default": {"false"}}, v.Tags) {
+			body.Vpcs = append(body.Vpcs, v)
+		}
+		svc.answer(w, "DescribeVpcs", body)
+	}
+}
+
+// ec2Subnet is a zone's subnet, tagged for the cluster and for internet-
+// facing load balancers.
+type ec2Subnet struct {
+	ID        string   `xml:"subnetId"`
+	VpcID     string   `xml:"vpcId"`
+	OwnerID   string   `xml:"ownerId"`
+	State     string   `xml:"state"`
+	CidrBlock string   `xml:"cidrBlock"`
+	Zone      string   `xml:"availabilityZone"`
+	ZoneID    string   `xml:"availabilityZoneId"`
+	Available int      `xml:"availableIpAddressCount"`
+	Tags      []ec2Tag `xml:"tagSet>item"`
+}
+
+func (s *Server) ec2Subnets() []ec2Subnet {
+	out := make([]ec2Subnet, 0, len(s.zones))
+	for i, z := range s.zones {
+		// Every subnet is the VPC's whole range: fakecloud hands out
+		// addresses from one pool, whatever the zone.
+		out = append(out, ec2Subnet{
+			ID: api.AWSSubnetID(i), VpcID: api.AWSVPCID, OwnerID: api.AWSAccountID, State: "available",
+			CidrBlock: s.awsVPCCIDR(), Zone: z, ZoneID: ec2ZoneID(s.region, i), Available: 4091,
+			Tags: []ec2Tag{{Key: "Name", Value: "ccm-harness-" + z}, {Key: awsClusterTag, Value: "owned"}, {Key: awsTagELBRole, Value: "1"}},
+		})
+	}
+	return out
+}
+
+func (s *Server) ec2DescribeSubnets(svc *awsService) func(http.ResponseWriter, *http.Request, *call, *awsQuery) {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+		ids := q.list("SubnetId")
+		filters, e := q.describeFilters("subnet-id", "vpc-id", "availability-zone", "state", "cidr-block")
+		if e != nil {
+			ec2Fail(w, e)
+			return
+		}
+		all := s.ec2Subnets()
+		for _, id := range ids {
+			if !slices.ContainsFunc(all, func(sn ec2Subnet) bool { return sn.ID == id }) {
+				ec2Fail(w, awsError(http.StatusBadRequest, "InvalidSubnetID.NotFound", "The subnet ID '%s' does not exist", id))
+				return
+			}
+		}
+		body := struct {
+			Subnets []ec2Subnet `xml:"subnetSet>item"`
+		}{Subnets: []ec2Subnet{}}
+		for _, sn := range all {
+			if len(ids) > 0 && !slices.Contains(ids, sn.ID) {
+				continue
+			}
+			values := map[string][]string{"subnet-id": {sn.ID}, "vpc-id": {sn.VpcID}, "availability-zone": {sn.Zone}, "state": {sn.State}, "cidr-block": {sn.CidrBlock}}
+			if filters.match(values, sn.Tags) {
+				body.Subnets = append(body.Subnets, sn)
+			}
+		}
+		svc.answer(w, "DescribeSubnets", body)
+	}
+}
+
+type ec2Route struct {
+	DestinationCidrBlock string `xml:"destinationCidrBlock"`
+	GatewayID            string `xml:"gatewayId,omitempty"`
+	InstanceID           string `xml:"instanceId,omitempty"`
+	InstanceOwnerID      string `xml:"instanceOwnerId,omitempty"`
+	NetworkInterfaceID   string `xml:"networkInterfaceId,omitempty"`
+	State                string `xml:"state"`
+	Origin               string `xml:"origin"`
+}
+
+// ec2RoutesLocked are the route table's routes: the VPC's local route,
+// then fakecloud's routes of the table, blackholed when their instance
+// is gone.
+func (s *Server) ec2RoutesLocked() []ec2Route {
+	// The internet gateway's default route makes the subnets public, where
+	// the AWS CCM puts internet-facing load balancers.
+	out := []ec2Route{{DestinationCidrBlock: s.awsVPCCIDR(), GatewayID: "local", State: "active", Origin: "CreateRouteTable"},
+		{DestinationCidrBlock: "0.0.0.0/0", GatewayID: "igw-0fa4ec10d00000001", State: "active", Origin: "CreateRoute"}}
+	for _, rec := range s.st.Routes {
+		if rec.Cluster != api.AWSRouteTable {
+			continue
+		}
+		view := s.routeViewLocked(rec)
+		rt := ec2Route{DestinationCidrBlock: rec.DestinationCIDR, InstanceID: rec.TargetInstance, InstanceOwnerID: api.AWSAccountID,
+			NetworkInterfaceID: "eni-" + awsHash(17, rec.TargetInstance), State: "active", Origin: "CreateRoute"}
+		if view.Blackhole {
+			rt.State = "blackhole"
+		}
+		out = append(out, rt)
+	}
+	return out
+}
+
+func (s *Server) ec2DescribeRouteTables(svc *awsService) func(http.ResponseWriter, *http.Request, *call, *awsQuery) {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+		ids := q.list("RouteTableId")
+		_, _ = q.get("MaxResults"), q.get("NextToken")
+		filters, e := q.describeFilters("route-table-id", "vpc-id", "association.main", "association.subnet-id")
+		if e != nil {
+			ec2Fail(w, e)
+			return
+		}
+		for _, id := range ids {
+			if id != api.AWSRouteTable {
+				ec2Fail(w, awsError(http.StatusBadRequest, "InvalidRouteTableID.NotFound", "The routeTable ID '%s' does not exist", id))
+				return
+			}
+		}
+		if _, ok := s.applyFault(w, r, c, api.OpListRoutes, func(string) bool { return false }); !ok {
+			return
+		}
+		type association struct {
+			ID           string `xml:"routeTableAssociationId"`
+			RouteTableID string `xml:"routeTableId"`
+			SubnetID     string `xml:"subnetId,omitempty"`
+			Main         bool   `xml:"main"`
+		}
+		type table struct {
+			ID           string        `xml:"routeTableId"`
+			VpcID        string        `xml:"vpcId"`
+			OwnerID      string        `xml:"ownerId"`
+			Routes       []ec2Route    `xml:"routeSet>item"`
+			Associations []association `xml:"associationSet>item"`
+			Tags         []ec2Tag      `xml:"tagSet>item"`
+		}
+		s.mu.Lock()
+		t := table{ID: api.AWSRouteTable, VpcID: api.AWSVPCID, OwnerID: api.AWSAccountID, Routes: s.ec2RoutesLocked(),
+			Associations: []association{{ID: "rtbassoc-" + awsHash(17, api.AWSRouteTable), RouteTableID: api.AWSRouteTable, Main: true}},
+			Tags:         []ec2Tag{{Key: "Name", Value: "ccm-harness"}, {Key: awsClusterTag, Value: "owned"}}}
+		s.mu.Unlock()
+		body := struct {
+			Tables []table `xml:"routeTableSet>item"`
+		}{Tables: []table{}}
+		values := map[string][]string{"route-table-id": {t.ID}, "vpc-id": {t.VpcID}, "association.main": {"true"}}
+		if filters.match(values, t.Tags) {
+			body.Tables = append(body.Tables, t)
+		}
+		svc.answer(w, "DescribeRouteTables", body)
+	}
+}
+
+// awsRouteName is the fakecloud route of the route table for a
+// destination: EC2 keys routes by destination.
+func awsRouteName(cidr string) string {
+	return api.AWSRouteTable + "-" + strings.NewReplacer(".", "-", "/", "-", ":", "-").Replace(cidr)
+}
+
+// ec2RouteArgs reads a route change's table and destination.
+func (s *Server) ec2RouteArgs(q *awsQuery) (string, *awsErr) {
+	table, dest := q.get("RouteTableId"), q.get("DestinationCidrBlock")
+	if table != api.AWSRouteTable {
+		return "", awsError(http.StatusBadRequest, "InvalidRouteTableID.NotFound", "The routeTable ID '%s' does not exist", table)
+	}
+	p, err := netip.ParsePrefix(dest)
+	if err != nil {
+		return "", awsError(http.StatusBadRequest, "InvalidParameterValue", "Value (%s) for parameter destinationCidrBlock is invalid. This is not a valid CIDR block.", dest)
+	}
+	return p.Masked().String(), nil
+}
+
+func (s *Server) ec2CreateRoute(svc *awsService) func(http.ResponseWriter, *http.Request, *call, *awsQuery) {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+		dest, e := s.ec2RouteArgs(q)
+		instanceID := q.get("InstanceId")
+		if e == nil {
+			e = q.done()
+		}
+		if e != nil {
+			ec2Fail(w, e)
+			return
+		}
+		name := awsRouteName(dest)
+		c.instance = instanceID
+		f, ok := s.applyFault(w, r, c, api.OpCreateRoute, func(ref string) bool { return ref == name || ref == instanceID })
+		if !ok {
+			return
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if e := s.ec2LiveInstanceLocked(instanceID); e != nil {
+			ec2Fail(w, e)
+			return
+		}
+		if s.routeByNameLocked(name) != nil {
+			ec2Fail(w, awsError(http.StatusBadRequest, "RouteAlreadyExists", "The route identified by %s already exists.", dest))
+			return
+		}
+		// An ignore fault answers as if the route were made, and makes none.
+		if f == nil || f.Kind != api.FaultIgnore {
+			s.st.Routes = append(s.st.Routes, &routeRecord{Name: name, CreatedAt: time.Now().UTC(),
+				RouteSpec: api.RouteSpec{Cluster: api.AWSRouteTable, DestinationCIDR: dest, TargetInstance: instanceID}})
+			if err := s.saveLocked(); err != nil {
+				saveFailed(w, err)
+				return
+			}
+		}
+		svc.answer(w, "CreateRoute", struct {
+			Return bool `xml:"return"`
+		}{true})
+	}
+}
+
+func (s *Server) ec2DeleteRoute(svc *awsService) func(http.ResponseWriter, *http.Request, *call, *awsQuery) {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+		dest, e := s.ec2RouteArgs(q)
+		if e == nil {
+			e = q.done()
+		}
+		if e != nil {
+			ec2Fail(w, e)
+			return
+		}
+		name := awsRouteName(dest)
+		if _, ok := s.applyFault(w, r, c, api.OpDeleteRoute, func(ref string) bool { return ref == name }); !ok {
+			return
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		i := slices.IndexFunc(s.st.Routes, func(rec *routeRecord) bool { return rec.Name == name })
+		if i < 0 {
+			ec2Fail(w, awsError(http.StatusBadRequest, "InvalidRoute.NotFound", "There is no route defined for '%s' in the route table. Use a different route table or DestinationCidrBlock.", dest))
+			return
+		}
+		s.st.Routes = slices.Delete(s.st.Routes, i, i+1)
+		if err := s.saveLocked(); err != nil {
+			saveFailed(w, err)
+			return
+		}
+		svc.answer(w, "DeleteRoute", struct {
+			Return bool `xml:"return"`
+		}{true})
+	}
+}
+
+// ec2LiveInstanceLocked checks that instance id can be changed: EC2 still
+// knows a terminated instance, and refuses to change it.
+func (s *Server) ec2LiveInstanceLocked(id string) *awsErr {
+	inst := s.instanceByIDLocked(id)
+	switch {
+	case inst == nil:
+		return awsError(http.StatusBadRequest, "InvalidInstanceID.NotFound", "The instance ID '%s' does not exist", id)
+	case inst.State == api.StateTerminated:
+		return awsError(http.StatusBadRequest, "IncorrectInstanceState", "The instance '%s' is not in a state from which the requested operation can be performed.", id)
+	}
+	return nil
+}
+
+// ec2ModifyInstanceAttribute changes an instance's source/destination
+// check, the one attribute the AWS CCM changes (before it routes a pod
+// CIDR to the instance).
+func (s *Server) ec2ModifyInstanceAttribute(svc *awsService) func(http.ResponseWriter, *http.Request, *call, *awsQuery) {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+		id, check := q.get("InstanceId"), q.get("SourceDestCheck.Value")
+		if e := q.done(); e != nil {
+			ec2Fail(w, e)
+			return
+		}
+		on, err := strconv.ParseBool(check)
+		if err != nil {
+			ec2Fail(w, awsError(http.StatusBadRequest, "InvalidParameterCombination", "fakecloud emulates ModifyInstanceAttribute of SourceDestCheck.Value only, as true or false"))
+			return
+		}
+		c.instance = id
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if e := s.ec2LiveInstanceLocked(id); e != nil {
+			ec2Fail(w, e)
+			return
+		}
+		i := slices.Index(s.st.NoSourceDestCheck, id)
+		switch {
+		case !on && i < 0:
+			s.st.NoSourceDestCheck = append(s.st.NoSourceDestCheck, id)
+		case on && i >= 0:
+			s.st.NoSourceDestCheck = slices.Delete(s.st.NoSourceDestCheck, i, i+1)
+		}
+		if err := s.saveLocked(); err != nil {
+			saveFailed(w, err)
+			return
+		}
+		svc.answer(w, "ModifyInstanceAttribute", struct {
+			Return bool `xml:"return"`
+		}{true})
+	}
+}

@@ -1,0 +1,792 @@
+package server
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/ccm-harness/fakecloud/api"
+)
+
+// Elastic Load Balancing, classic load balancers, API version 2012-06-01:
+// a classic load balancer is one of fakecloud's, with its real listeners on
+// its address, whose DNS name (what the AWS CCM puts in a Service's
+// ingress) stands for that address. Its classic view (listeners, health
+// check, registered instances, subnets, security groups, attributes,
+// tags) is kept beside the native spec, which is derived from it on every
+// change, and from its security groups' rules when those change: a
+// listener's node port is its instance port, the backends its registered
+// instances, the health check node port the port of an HTTP health
+// check's target, the source ranges its groups' CIDR rules. So the
+// inspector, the data plane and the faults work on classic load balancers
+// as on native ones.
+
+const elbVersion = "2012-06-01"
+
+// elbLB is a classic load balancer's ELB view, as stored.
+type elbLB struct {
+	DNSName        string         `json:"dnsName"`
+	Scheme         string         `json:"scheme"`
+	Subnets        []string       `json:"subnets"`
+	SecurityGroups []string       `json:"securityGroups"`
+	Listeners      []elbListener  `json:"listeners"`
+	HealthCheck    elbHealthCheck `json:"healthCheck"`
+	Instances      []string       `json:"instances"`
+	Attributes     elbAttributes  `json:"attributes"`
+	Tags           []ec2Tag       `json:"tags"`
+}
+
+type elbListener struct {
+	Protocol         string `json:"protocol" xml:"Protocol"`
+	LoadBalancerPort int32  `json:"loadBalancerPort" xml:"LoadBalancerPort"`
+	InstanceProtocol string `json:"instanceProtocol" xml:"InstanceProtocol"`
+	InstancePort     int32  `json:"instancePort" xml:"InstancePort"`
+	SSLCertificateID string `json:"sslCertificateId,omitempty" xml:"SSLCertificateId,omitempty"`
+}
+
+type elbHealthCheck struct {
+	Target             string `json:"target" xml:"Target"`
+	Interval           int    `json:"interval" xml:"Interval"`
+	Timeout            int    `json:"timeout" xml:"Timeout"`
+	UnhealthyThreshold int    `json:"unhealthyThreshold" xml:"UnhealthyThreshold"`
+	HealthyThreshold   int    `json:"healthyThreshold" xml:"HealthyThreshold"`
+}
+
+type elbAttributes struct {
+	AccessLog struct {
+		Enabled        bool   `json:"enabled" xml:"Enabled"`
+		EmitInterval   int    `json:"emitInterval,omitempty" xml:"EmitInterval,omitempty"`
+		S3BucketName   string `json:"s3BucketName,omitempty" xml:"S3BucketName,omitempty"`
+		S3BucketPrefix string `json:"s3BucketPrefix,omitempty" xml:"S3BucketPrefix,omitempty"`
+	} `json:"accessLog" xml:"AccessLog"`
+	ConnectionDraining struct {
+		Enabled bool `json:"enabled" xml:"Enabled"`
+		Timeout int  `json:"timeout" xml:"Timeout"`
+	} `json:"connectionDraining" xml:"ConnectionDraining"`
+	ConnectionSettings struct {
+		IdleTimeout int `json:"idleTimeout" xml:"IdleTimeout"`
+	} `json:"connectionSettings" xml:"ConnectionSettings"`
+	CrossZoneLoadBalancing struct {
+		Enabled bool `json:"enabled" xml:"Enabled"`
+	} `json:"crossZoneLoadBalancing" xml:"CrossZoneLoadBalancing"`
+}
+
+// clone deep-copies e, so a change can be made to a copy and dropped.
+func (e *elbLB) clone() *elbLB {
+	out := *e
+	out.Subnets, out.SecurityGroups = slices.Clone(e.Subnets), slices.Clone(e.SecurityGroups)
+	out.Listeners, out.Instances, out.Tags = slices.Clone(e.Listeners), slices.Clone(e.Instances), slices.Clone(e.Tags)
+	return &out
+}
+
+func (s *Server) elbService() *awsService {
+	svc := &awsService{
+		path:       api.AWSPath + "elb/",
+		signing:    "elasticloadbalancing",
+		version:    elbVersion,
+		xmlns:      "http://elasticloadbalancing.amazonaws.com/doc/" + elbVersion + "/",
+		errorShape: elbErrorXML,
+	}
+	change := func(action string, apply func(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr)) awsAction {
+		return awsAction{api.OpEnsureLoadBalancer, s.elbChange(svc, action, apply)}
+	}
+	svc.actions = map[string]awsAction{
+		"DescribeLoadBalancers":               {api.OpListLoadBalancers, s.elbDescribe(svc)},
+		"CreateLoadBalancer":                  {api.OpEnsureLoadBalancer, s.elbCreate(svc)},
+		"DeleteLoadBalancer":                  {api.OpDeleteLoadBalancer, s.elbDelete(svc)},
+		"DescribeLoadBalancerAttributes":      {api.OpGetLoadBalancer, s.elbDescribeAttributes(svc)},
+		"DescribeTags":                        {api.OpGetLoadBalancer, s.elbDescribeTags(svc)},
+		"CreateLoadBalancerListeners":         change("CreateLoadBalancerListeners", elbCreateListeners),
+		"DeleteLoadBalancerListeners":         change("DeleteLoadBalancerListeners", elbDeleteListeners),
+		"ConfigureHealthCheck":                change("ConfigureHealthCheck", elbConfigureHealthCheck),
+		"RegisterInstancesWithLoadBalancer":   change("RegisterInstancesWithLoadBalancer", s.elbInstances(true)),
+		"DeregisterInstancesFromLoadBalancer": change("DeregisterInstancesFromLoadBalancer", s.elbInstances(false)),
+		"ModifyLoadBalancerAttributes":        change("ModifyLoadBalancerAttributes", elbModifyAttributes),
+		"AddTags":                             change("AddTags", elbAddTags),
+		"ApplySecurityGroupsToLoadBalancer":   change("ApplySecurityGroupsToLoadBalancer", s.elbApplySecurityGroups),
+		"AttachLoadBalancerToSubnets":         change("AttachLoadBalancerToSubnets", s.elbSubnets(true)),
+		"DetachLoadBalancerFromSubnets":       change("DetachLoadBalancerFromSubnets", s.elbSubnets(false)),
+	}
+	return svc
+}
+
+func elbFail(w http.ResponseWriter, e *awsErr) {
+	elbErrorXML(w, e.status, e.code, e.msg, awsRequestID())
+}
+
+func elbNotFound(name string) *awsErr {
+	return awsError(http.StatusBadRequest, "LoadBalancerNotFound", "There is no ACTIVE Load Balancer named '%s'", name)
+}
+
+func elbValidation(format string, args ...any) *awsErr {
+	return awsError(http.StatusBadRequest, "ValidationError", format, args...)
+}
+
+// elbLocked is the classic load balancer called name, or nil.
+func (s *Server) elbLocked(name string) *lbRecord {
+	rec := s.lbByNameLocked(name)
+	if rec == nil || rec.ELB == nil {
+		return nil
+	}
+	return rec
+}
+
+// elbDNSName is a classic load balancer's DNS name, as AWS forms it: an
+// internal one's starts with "internal-".
+func (s *Server) elbDNSName(name, id, scheme string) string {
+	n := 0
+	for _, b := range []byte(awsHash(8, id)) {
+		n = n*16 + strings.IndexByte("0123456789abcdef", b)
+	}
+	prefix := ""
+	if scheme == "internal" {
+		prefix = "internal-"
+	}
+	return fmt.Sprintf("%s%s-%d.%s.elb.amazonaws.com", prefix, name, n%2000000000, s.region)
+}
+
+// elbListeners reads Listeners.member.N.
+func elbListeners(q *awsQuery) ([]elbListener, *awsErr) {
+	_ = q.get("Listeners") // an empty list is sent as "Listeners="
+	var out []elbListener
+	for i, m := range q.structs("Listeners.member", "Protocol", "LoadBalancerPort", "InstanceProtocol", "InstancePort", "SSLCertificateId") {
+		l := elbListener{Protocol: strings.ToUpper(m["Protocol"]), InstanceProtocol: strings.ToUpper(m["InstanceProtocol"]), SSLCertificateID: m["SSLCertificateId"]}
+		if l.InstanceProtocol == "" {
+			l.InstanceProtocol = l.Protocol
+		}
+		for f, dst := range map[string]*int32{"LoadBalancerPort": &l.LoadBalancerPort, "InstancePort": &l.InstancePort} {
+			n, err := strconv.ParseInt(m[f], 10, 32)
+			if err != nil {
+				return nil, elbValidation("Listeners.member.%d.%s %q is not a number", i+1, f, m[f])
+			}
+			*dst = int32(n)
+		}
+		if e := validateELBListener(l); e != nil {
+			return nil, e
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// validateELBListener refuses what classic load balancers refuse.
+func validateELBListener(l elbListener) *awsErr {
+	switch l.Protocol {
+	case "TCP", "SSL", "HTTP", "HTTPS":
+	default:
+		return elbValidation("Invalid protocol '%s': a classic load balancer's listener is TCP, SSL, HTTP or HTTPS", l.Protocol)
+	}
+	p := l.LoadBalancerPort
+	if !(p == 25 || p == 80 || p == 443 || p == 465 || p == 587 || (p >= 1024 && p <= 65535)) {
+		return elbValidation("LoadBalancerPort must be either 25, 80, 443, 465, 587, or 1024 to 65535 inclusive (was %d)", p)
+	}
+	if l.InstancePort < 1 || l.InstancePort > 65535 {
+		return elbValidation("InstancePort must be between 1 and 65535 (was %d)", l.InstancePort)
+	}
+	return nil
+}
+
+// elbSpecLocked derives the native spec from the classic view.
+func (s *Server) elbSpecLocked(e *elbLB) (api.LoadBalancerSpec, error) {
+	spec := api.LoadBalancerSpec{Listeners: []api.Listener{}, Backends: []string{}, Tags: map[string]string{}}
+	for _, t := range e.Tags {
+		if t.Key == "kubernetes.io/service-name" {
+			spec.Tags[api.TagService] = t.Value
+		}
+	}
+	// A classic load balancer carries every listener protocol over TCP.
+	for _, l := range e.Listeners {
+		spec.Listeners = append(spec.Listeners, api.Listener{Port: l.LoadBalancerPort, Protocol: api.ProtocolTCP, NodePort: l.InstancePort})
+	}
+	for _, id := range e.Instances {
+		if s.instanceByIDLocked(id) != nil {
+			spec.Backends = append(spec.Backends, id)
+		}
+	}
+	if proto, rest, ok := strings.Cut(e.HealthCheck.Target, ":"); ok && (proto == "HTTP" || proto == "HTTPS") {
+		port, _, _ := strings.Cut(rest, "/")
+		if n, err := strconv.ParseInt(port, 10, 32); err == nil {
+			spec.HealthCheckNodePort = int32(n)
+		}
+	}
+	for _, id := range e.SecurityGroups {
+		g := s.awsGroupLocked(id)
+		if g == nil {
+			continue
+		}
+		for _, p := range g.Ingress {
+			if p.Protocol != "tcp" && p.Protocol != "6" && p.Protocol != "-1" {
+				continue
+			}
+			for _, r := range p.Ranges {
+				if !allowsAll(r.CIDR) && !slices.Contains(spec.SourceRanges, r.CIDR) {
+					spec.SourceRanges = append(spec.SourceRanges, r.CIDR)
+				}
+			}
+		}
+	}
+	return spec, validateLBSpec(spec)
+}
+
+// elbIgnore undoes, in next, the part of a change an ignore fault drops.
+func elbIgnore(f *api.Fault, before, next *elbLB) {
+	if f == nil || f.Kind != api.FaultIgnore {
+		return
+	}
+	if before == nil {
+		before = &elbLB{}
+	}
+	switch f.Field {
+	case api.IgnoreListeners:
+		next.Listeners = slices.Clone(before.Listeners)
+	case api.IgnoreBackends:
+		next.Instances = slices.Clone(before.Instances)
+	case api.IgnoreHealthCheck:
+		next.HealthCheck = before.HealthCheck
+	}
+}
+
+// elbCommitLocked makes next rec's classic view, with what an ignore
+// fault drops left as it was, and the native spec and listeners to match.
+func (s *Server) elbCommitLocked(f *api.Fault, rec *lbRecord, isNew bool, next *elbLB) *awsErr {
+	var before *elbLB
+	if !isNew {
+		before = rec.ELB
+	}
+	elbIgnore(f, before, next)
+	upd := *rec
+	upd.ELB = next
+	spec, err := s.elbSpecLocked(next)
+	if err != nil {
+		return elbValidation("%v", err)
+	}
+	upd.LoadBalancerSpec = spec
+	if err := s.openLocked(&upd, isNew); err != nil {
+		return awsError(http.StatusInternalServerError, "InternalFailure", "fakecloud could not open the listeners: %v", err)
+	}
+	if isNew {
+		upd.ELB.DNSName = s.elbDNSName(upd.Name, upd.ID, upd.ELB.Scheme)
+	}
+	*rec = upd
+	if isNew {
+		s.st.LoadBalancers = append(s.st.LoadBalancers, rec)
+		s.st.LastLBIP = rec.IP
+	}
+	return nil
+}
+
+// elbRederiveLocked derives again the specs of the classic load balancers
+// in security group id, whose rules changed.
+func (s *Server) elbRederiveLocked(id string) error {
+	for _, rec := range s.st.LoadBalancers {
+		if rec.ELB == nil || !slices.Contains(rec.ELB.SecurityGroups, id) {
+			continue
+		}
+		spec, err := s.elbSpecLocked(rec.ELB)
+		if err != nil {
+			return err
+		}
+		upd := *rec
+		upd.LoadBalancerSpec = spec
+		if err := s.openLocked(&upd, false); err != nil {
+			return err
+		}
+		*rec = upd
+	}
+	return nil
+}
+
+// elbFault applies the faults of the call's operation about the load
+// balancer called name.
+func (s *Server) elbFault(w http.ResponseWriter, r *http.Request, c *call, name string) (*api.Fault, bool) {
+	c.instance = name
+	return s.applyFault(w, r, c, c.op, func(ref string) bool {
+		lb := s.lbByRefLocked(ref)
+		return ref == name || (lb != nil && lb.Name == name)
+	})
+}
+
+func (s *Server) elbCreate(svc *awsService) func(http.ResponseWriter, *http.Request, *call, *awsQuery) {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+		name, scheme := q.get("LoadBalancerName"), q.get("Scheme")
+		listeners, e := elbListeners(q)
+		subnets, groups, zones := q.list("Subnets.member"), q.list("SecurityGroups.member"), q.list("AvailabilityZones.member")
+		_, _, _ = q.get("Subnets"), q.get("SecurityGroups"), q.get("AvailabilityZones")
+		tags := q.structs("Tags.member", "Key", "Value")
+		if e == nil {
+			e = q.done()
+		}
+		switch {
+		case e != nil:
+		case name == "" || len(name) > 32 || strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-") != "" || strings.HasPrefix(name, "-"):
+			e = elbValidation("LoadBalancerName %q must be 1 to 32 letters, digits and hyphens, not starting with a hyphen", name)
+		case len(listeners) == 0:
+			// What AWS answers an empty Listeners=, as the AWS CCM sends for
+			// a Service without node ports.
+			e = elbValidation("1 validation error detected: Value null at 'listeners' failed to satisfy constraint: Member must not be null")
+		case len(zones) > 0:
+			e = elbValidation("fakecloud's load balancers are in a VPC: give Subnets, not AvailabilityZones")
+		case len(subnets) == 0:
+			e = elbValidation("Subnets must be given for a load balancer in a VPC")
+		case scheme != "" && scheme != "internal" && scheme != "internet-facing":
+			e = elbValidation("Invalid scheme '%s'", scheme)
+		}
+		if e != nil {
+			elbFail(w, e)
+			return
+		}
+		if scheme == "" {
+			scheme = "internet-facing"
+		}
+		f, ok := s.elbFault(w, r, c, name)
+		if !ok {
+			return
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if e := s.elbCheckRefsLocked(subnets, groups); e != nil {
+			elbFail(w, e)
+			return
+		}
+		next := &elbLB{Scheme: scheme, Subnets: subnets, SecurityGroups: groups, Listeners: listeners,
+			HealthCheck: elbHealthCheck{Target: fmt.Sprintf("TCP:%d", listeners[0].InstancePort), Interval: 30, Timeout: 5, UnhealthyThreshold: 2, HealthyThreshold: 10}}
+		next.Attributes.ConnectionDraining.Timeout, next.Attributes.ConnectionSettings.IdleTimeout = 300, 60
+		for _, t := range tags {
+			next.Tags = append(next.Tags, ec2Tag{Key: t["Key"], Value: t["Value"]})
+		}
+		rec := s.lbByNameLocked(name)
+		switch {
+		case rec != nil && rec.ELB == nil:
+			elbFail(w, awsError(http.StatusBadRequest, "DuplicateLoadBalancerName", "A load balancer of another kind is named '%s'", name))
+			return
+		case rec != nil:
+			// CreateLoadBalancer of one that exists with the same
+			// listeners answers it; with others, AWS refuses.
+			if !slices.Equal(rec.ELB.Listeners, listeners) {
+				elbFail(w, awsError(http.StatusBadRequest, "DuplicateLoadBalancerName", "Load balancer %s already exists with different listeners", name))
+				return
+			}
+		default:
+			ip, err := s.allocateLBIPLocked()
+			if err != nil {
+				elbFail(w, awsError(http.StatusConflict, "TooManyLoadBalancers", "%v", err))
+				return
+			}
+			rec = &lbRecord{Name: name, ID: s.newLBIDLocked(), IP: ip.String(), CreatedAt: time.Now().UTC()}
+			if e := s.elbCommitLocked(f, rec, true, next); e != nil {
+				elbFail(w, e)
+				return
+			}
+			if err := s.saveLocked(); err != nil {
+				saveFailed(w, err)
+				return
+			}
+		}
+		svc.answer(w, "CreateLoadBalancer", struct {
+			DNSName string `xml:"DNSName"`
+		}{rec.ELB.DNSName})
+	}
+}
+
+// elbCheckRefsLocked refuses subnets and security groups that do not
+// exist, as AWS does.
+func (s *Server) elbCheckRefsLocked(subnets, groups []string) *awsErr {
+	known := s.ec2Subnets()
+	for _, id := range subnets {
+		if !slices.ContainsFunc(known, func(sn ec2Subnet) bool { return sn.ID == id }) {
+			return awsError(http.StatusBadRequest, "SubnetNotFound", "One or more subnets ('%s') were not found", id)
+		}
+	}
+	for _, id := range groups {
+		if s.awsGroupLocked(id) == nil {
+			return awsError(http.StatusBadRequest, "InvalidSecurityGroup", "One or more security groups ('%s') are invalid", id)
+		}
+	}
+	return nil
+}
+
+// elbChange is an action that changes one classic load balancer, named by
+// LoadBalancerName: apply reads the rest and changes next, a copy.
+func (s *Server) elbChange(svc *awsService, action string, apply func(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr)) func(http.ResponseWriter, *http.Request, *call, *awsQuery) {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+		name := q.get("LoadBalancerName")
+		if name == "" {
+			names := q.list("LoadBalancerNames.member")
+			if len(names) == 1 {
+				name = names[0]
+			}
+		}
+		f, ok := s.elbFault(w, r, c, name)
+		if !ok {
+			return
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		rec := s.elbLocked(name)
+		if rec == nil {
+			// The rest is read for the unknown-parameter check only.
+			_, _ = apply(q, &lbRecord{}, &elbLB{})
+			elbFail(w, elbNotFound(name))
+			return
+		}
+		next := rec.ELB.clone()
+		body, e := apply(q, rec, next)
+		if e == nil {
+			e = q.done()
+		}
+		if e == nil {
+			e = s.elbCommitLocked(f, rec, false, next)
+		}
+		if e != nil {
+			elbFail(w, e)
+			return
+		}
+		if err := s.saveLocked(); err != nil {
+			saveFailed(w, err)
+			return
+		}
+		svc.answer(w, action, body)
+	}
+}
+
+func elbCreateListeners(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr) {
+	listeners, e := elbListeners(q)
+	if e != nil {
+		return nil, e
+	}
+	for _, l := range listeners {
+		i := slices.IndexFunc(next.Listeners, func(x elbListener) bool { return x.LoadBalancerPort == l.LoadBalancerPort })
+		switch {
+		case i >= 0 && next.Listeners[i] != l:
+			return nil, awsError(http.StatusBadRequest, "DuplicateListener", "A listener already exists for %s with LoadBalancerPort %d, but with a different InstancePort, Protocol, or SSLCertificateId", rec.Name, l.LoadBalancerPort)
+		case i < 0:
+			next.Listeners = append(next.Listeners, l)
+		}
+	}
+	return nil, nil
+}
+
+func elbDeleteListeners(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr) {
+	for _, p := range q.list("LoadBalancerPorts.member") {
+		n, err := strconv.ParseInt(p, 10, 32)
+		if err != nil {
+			return nil, elbValidation("LoadBalancerPorts %q is not a number", p)
+		}
+		next.Listeners = slices.DeleteFunc(next.Listeners, func(l elbListener) bool { return l.LoadBalancerPort == int32(n) })
+	}
+	return nil, nil
+}
+
+func elbConfigureHealthCheck(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr) {
+	hc := elbHealthCheck{Target: q.get("HealthCheck.Target")}
+	for f, dst := range map[string]*int{"Interval": &hc.Interval, "Timeout": &hc.Timeout, "UnhealthyThreshold": &hc.UnhealthyThreshold, "HealthyThreshold": &hc.HealthyThreshold} {
+		n, err := strconv.Atoi(q.get("HealthCheck." + f))
+		if err != nil {
+			return nil, elbValidation("HealthCheck.%s must be a number", f)
+		}
+		*dst = n
+	}
+	proto, rest, _ := strings.Cut(hc.Target, ":")
+	port, path, _ := strings.Cut(rest, "/")
+	n, err := strconv.Atoi(port)
+	switch {
+	case proto != "TCP" && proto != "SSL" && proto != "HTTP" && proto != "HTTPS":
+		return nil, elbValidation("HealthCheck Target %q must be TCP, SSL, HTTP or HTTPS, a port, and for HTTP(S) a path", hc.Target)
+	case err != nil || n < 1 || n > 65535:
+		return nil, elbValidation("HealthCheck Target %q: the port must be 1 to 65535", hc.Target)
+	case (proto == "HTTP" || proto == "HTTPS") != (path != "" || strings.HasSuffix(rest, "/")):
+		return nil, elbValidation("HealthCheck Target %q: a path goes with HTTP and HTTPS only, and they need one", hc.Target)
+	case hc.Interval < 5 || hc.Timeout < 2 || hc.Timeout >= hc.Interval || hc.HealthyThreshold < 2 || hc.UnhealthyThreshold < 2:
+		return nil, elbValidation("HealthCheck: Interval 5-300, Timeout 2-60 and below Interval, thresholds 2-10")
+	}
+	next.HealthCheck = hc
+	return struct {
+		HealthCheck elbHealthCheck
+	}{hc}, nil
+}
+
+type elbInstance struct {
+	InstanceID string `xml:"InstanceId"`
+}
+
+func elbInstanceList(ids []string) any {
+	out := struct {
+		Instances []elbInstance `xml:"Instances>member"`
+	}{}
+	for _, id := range ids {
+		out.Instances = append(out.Instances, elbInstance{id})
+	}
+	return out
+}
+
+func (s *Server) elbInstances(register bool) func(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr) {
+	return func(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr) {
+		for _, m := range q.structs("Instances.member", "InstanceId") {
+			id := m["InstanceId"]
+			inst := s.instanceByIDLocked(id)
+			switch {
+			case register && (inst == nil || inst.State == api.StateTerminated):
+				return nil, awsError(http.StatusBadRequest, "InvalidInstance", "The requested instance '%s' is not valid for registration", id)
+			case register && !slices.Contains(next.Instances, id):
+				next.Instances = append(next.Instances, id)
+			case !register:
+				next.Instances = slices.DeleteFunc(next.Instances, func(x string) bool { return x == id })
+			}
+		}
+		return elbInstanceList(next.Instances), nil
+	}
+}
+
+func elbModifyAttributes(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr) {
+	a := &next.Attributes
+	const p = "LoadBalancerAttributes."
+	bools := map[string]*bool{"AccessLog.Enabled": &a.AccessLog.Enabled, "ConnectionDraining.Enabled": &a.ConnectionDraining.Enabled,
+		"CrossZoneLoadBalancing.Enabled": &a.CrossZoneLoadBalancing.Enabled}
+	ints := map[string]*int{"AccessLog.EmitInterval": &a.AccessLog.EmitInterval, "ConnectionDraining.Timeout": &a.ConnectionDraining.Timeout,
+		"ConnectionSettings.IdleTimeout": &a.ConnectionSettings.IdleTimeout}
+	for k, dst := range bools {
+		if q.form.Has(p + k) {
+			v, err := strconv.ParseBool(q.get(p + k))
+			if err != nil {
+				return nil, elbValidation("%s%s must be true or false", p, k)
+			}
+			*dst = v
+		}
+	}
+	for k, dst := range ints {
+		if q.form.Has(p + k) {
+			v, err := strconv.Atoi(q.get(p + k))
+			if err != nil {
+				return nil, elbValidation("%s%s must be a number", p, k)
+			}
+			*dst = v
+		}
+	}
+	for k, dst := range map[string]*string{"AccessLog.S3BucketName": &a.AccessLog.S3BucketName, "AccessLog.S3BucketPrefix": &a.AccessLog.S3BucketPrefix} {
+		if q.form.Has(p + k) {
+			*dst = q.get(p + k)
+		}
+	}
+	return struct {
+		LoadBalancerName       string
+		LoadBalancerAttributes elbAttributes
+	}{rec.Name, next.Attributes}, nil
+}
+
+func elbAddTags(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr) {
+	for _, t := range q.structs("Tags.member", "Key", "Value") {
+		next.Tags = slices.DeleteFunc(next.Tags, func(x ec2Tag) bool { return x.Key == t["Key"] })
+		next.Tags = append(next.Tags, ec2Tag{Key: t["Key"], Value: t["Value"]})
+	}
+	return nil, nil
+}
+
+func (s *Server) elbApplySecurityGroups(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr) {
+	groups := q.list("SecurityGroups.member")
+	if e := s.elbCheckRefsLocked(nil, groups); e != nil {
+		return nil, e
+	}
+	next.SecurityGroups = groups
+	return struct {
+		SecurityGroups []string `xml:"SecurityGroups>member"`
+	}{groups}, nil
+}
+
+func (s *Server) elbSubnets(attach bool) func(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr) {
+	return func(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr) {
+		subnets := q.list("Subnets.member")
+		if e := s.elbCheckRefsLocked(subnets, nil); e != nil {
+			return nil, e
+		}
+		for _, id := range subnets {
+			next.Subnets = slices.DeleteFunc(next.Subnets, func(x string) bool { return x == id })
+			if attach {
+				next.Subnets = append(next.Subnets, id)
+			}
+		}
+		return struct {
+			Subnets []string `xml:"Subnets>member"`
+		}{next.Subnets}, nil
+	}
+}
+
+// elbDescription is a classic load balancer as DescribeLoadBalancers
+// answers it.
+type elbDescription struct {
+	LoadBalancerName          string
+	DNSName                   string
+	CanonicalHostedZoneName   string
+	CanonicalHostedZoneNameID string
+	ListenerDescriptions      []struct {
+		Listener    elbListener
+		PolicyNames struct{}
+	} `xml:"ListenerDescriptions>member"`
+	Policies struct {
+		AppCookieStickinessPolicies struct{}
+		LBCookieStickinessPolicies  struct{}
+		OtherPolicies               struct{}
+	}
+	BackendServerDescriptions struct{}
+	AvailabilityZones         []string      `xml:"AvailabilityZones>member"`
+	Subnets                   []string      `xml:"Subnets>member"`
+	VPCId                     string        `xml:"VPCId"`
+	Instances                 []elbInstance `xml:"Instances>member"`
+	HealthCheck               elbHealthCheck
+	SourceSecurityGroup       struct {
+		OwnerAlias string
+		GroupName  string
+	}
+	SecurityGroups []string `xml:"SecurityGroups>member"`
+	CreatedTime    string
+	Scheme         string
+}
+
+func (s *Server) elbDescriptionLocked(rec *lbRecord) elbDescription {
+	e := rec.ELB
+	d := elbDescription{LoadBalancerName: rec.Name, DNSName: e.DNSName, CanonicalHostedZoneName: e.DNSName,
+		CanonicalHostedZoneNameID: "Z35SXDOTRQ7X7K", Subnets: e.Subnets, VPCId: api.AWSVPCID, HealthCheck: e.HealthCheck,
+		SecurityGroups: e.SecurityGroups, CreatedTime: rec.CreatedAt.UTC().Format("2006-01-02T15:04:05.000Z"), Scheme: e.Scheme}
+	for _, l := range e.Listeners {
+		d.ListenerDescriptions = append(d.ListenerDescriptions, struct {
+			Listener    elbListener
+			PolicyNames struct{}
+		}{Listener: l})
+	}
+	for _, sn := range s.ec2Subnets() {
+		if slices.Contains(e.Subnets, sn.ID) {
+			d.AvailabilityZones = append(d.AvailabilityZones, sn.Zone)
+		}
+	}
+	for _, id := range e.Instances {
+		d.Instances = append(d.Instances, elbInstance{id})
+	}
+	if len(e.SecurityGroups) > 0 {
+		if g := s.awsGroupLocked(e.SecurityGroups[0]); g != nil {
+			d.SourceSecurityGroup.OwnerAlias, d.SourceSecurityGroup.GroupName = api.AWSAccountID, g.Name
+		}
+	}
+	return d
+}
+
+func (s *Server) elbDescribe(svc *awsService) func(http.ResponseWriter, *http.Request, *call, *awsQuery) {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+		names := q.list("LoadBalancerNames.member")
+		_, _ = q.get("Marker"), q.get("PageSize")
+		if e := q.done(); e != nil {
+			elbFail(w, e)
+			return
+		}
+		name := ""
+		if len(names) == 1 {
+			c.op, name = api.OpGetLoadBalancer, names[0]
+		}
+		if _, ok := s.elbFault(w, r, c, name); !ok {
+			return
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		body := struct {
+			Descriptions []elbDescription `xml:"LoadBalancerDescriptions>member"`
+		}{}
+		for _, n := range names {
+			if s.elbLocked(n) == nil {
+				elbFail(w, elbNotFound(n))
+				return
+			}
+		}
+		for _, rec := range s.st.LoadBalancers {
+			if rec.ELB != nil && (len(names) == 0 || slices.Contains(names, rec.Name)) {
+				body.Descriptions = append(body.Descriptions, s.elbDescriptionLocked(rec))
+			}
+		}
+		svc.answer(w, "DescribeLoadBalancers", body)
+	}
+}
+
+func (s *Server) elbDescribeAttributes(svc *awsService) func(http.ResponseWriter, *http.Request, *call, *awsQuery) {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+		name := q.get("LoadBalancerName")
+		s.elbRead(w, r, c, q, name, func(rec *lbRecord) {
+			if rec == nil {
+				elbFail(w, elbNotFound(name))
+				return
+			}
+			svc.answer(w, "DescribeLoadBalancerAttributes", struct {
+				LoadBalancerAttributes elbAttributes
+			}{rec.ELB.Attributes})
+		})
+	}
+}
+
+// elbRead answers a call about the classic load balancer called name
+// (nil if there is none) once its parameters are checked and the faults
+// of its operation applied, under the lock.
+func (s *Server) elbRead(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery, name string, answer func(rec *lbRecord)) {
+	if e := q.done(); e != nil {
+		elbFail(w, e)
+		return
+	}
+	if _, ok := s.elbFault(w, r, c, name); !ok {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	answer(s.elbLocked(name))
+}
+
+func (s *Server) elbDescribeTags(svc *awsService) func(http.ResponseWriter, *http.Request, *call, *awsQuery) {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+		names := q.list("LoadBalancerNames.member")
+		if e := q.done(); e != nil {
+			elbFail(w, e)
+			return
+		}
+		if _, ok := s.elbFault(w, r, c, ""); !ok {
+			return
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		type tag struct{ Key, Value string }
+		type described struct {
+			LoadBalancerName string
+			Tags             []tag `xml:"Tags>member"`
+		}
+		body := struct {
+			Descriptions []described `xml:"TagDescriptions>member"`
+		}{}
+		for _, n := range names {
+			rec := s.elbLocked(n)
+			if rec == nil {
+				elbFail(w, elbNotFound(n))
+				return
+			}
+			d := described{LoadBalancerName: n}
+			for _, t := range rec.ELB.Tags {
+				d.Tags = append(d.Tags, tag{t.Key, t.Value})
+			}
+			body.Descriptions = append(body.Descriptions, d)
+		}
+		svc.answer(w, "DescribeTags", body)
+	}
+}
+
+// elbDelete deletes a classic load balancer; one that does not exist is
+// deleted already, as AWS answers.
+func (s *Server) elbDelete(svc *awsService) func(http.ResponseWriter, *http.Request, *call, *awsQuery) {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+		s.elbRead(w, r, c, q, q.get("LoadBalancerName"), func(rec *lbRecord) {
+			if rec != nil {
+				s.dp.remove(rec.ID)
+				s.st.LoadBalancers = slices.DeleteFunc(s.st.LoadBalancers, func(l *lbRecord) bool { return l == rec })
+				if err := s.saveLocked(); err != nil {
+					saveFailed(w, err)
+					return
+				}
+			}
+			svc.answer(w, "DeleteLoadBalancer", struct{}{})
+		})
+	}
+}

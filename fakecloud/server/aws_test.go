@@ -1,0 +1,298 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	elb "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancing"
+	elbtypes "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancing/types"
+	"github.com/aws/smithy-go"
+
+	"sigs.k8s.io/ccm-harness/fakecloud/api"
+)
+
+// The AWS dialect is tested with aws-sdk-go-v2, the SDK the AWS CCM is
+// built on: what it parses here, the CCM parses, and what it signs, the
+// CCM signs.
+
+func (f *fixture) ec2(secret string) *ec2.Client {
+	return ec2.New(ec2.Options{
+		Region:       "fake-region-1",
+		BaseEndpoint: aws.String(f.url + api.AWSPath + "ec2/"),
+		Credentials:  credentials.NewStaticCredentialsProvider(api.AWSAccessKeyID, secret, ""),
+		// One attempt: a test of an error wants the error, not retries.
+		RetryMaxAttempts: 1,
+	})
+}
+
+func awsCode(err error) string {
+	var ae smithy.APIError
+	if errors.As(err, &ae) {
+		return ae.ErrorCode()
+	}
+	return ""
+}
+
+func TestEC2DescribeInstances(t *testing.T) {
+	f := newFixture(t, Config{})
+	a, b := f.create("node-a"), f.create("node-b")
+	ctx := context.Background()
+	cl := f.ec2(cloudToken)
+
+	out, err := cl.DescribeInstances(ctx, &ec2.DescribeInstancesInput{Filters: []ec2types.Filter{
+		{Name: aws.String("private-dns-name"), Values: []string{"node-b"}},
+		{Name: aws.String("instance-state-name"), Values: []string{"pending", "running", "stopped"}},
+	}})
+	if err != nil {
+		t.Fatalf("DescribeInstances by private DNS name: %v", err)
+	}
+	if len(out.Reservations) != 1 || len(out.Reservations[0].Instances) != 1 {
+		t.Fatalf("DescribeInstances by private DNS name node-b: %d reservations, want one instance", len(out.Reservations))
+	}
+	inst := out.Reservations[0].Instances[0]
+	if aws.ToString(inst.InstanceId) != b.ID || aws.ToString(inst.PrivateDnsName) != "node-b" ||
+		string(inst.InstanceType) != b.InstanceType || aws.ToString(inst.Placement.AvailabilityZone) != b.Zone {
+		t.Errorf("instance %s %s %s %s, want %s node-b %s %s", aws.ToString(inst.InstanceId), aws.ToString(inst.PrivateDnsName),
+			inst.InstanceType, aws.ToString(inst.Placement.AvailabilityZone), b.ID, b.InstanceType, b.Zone)
+	}
+	var private []string
+	for _, ip := range inst.NetworkInterfaces[0].PrivateIpAddresses {
+		private = append(private, aws.ToString(ip.PrivateIpAddress))
+	}
+	var want []string
+	for _, addr := range b.Addresses {
+		if addr.Type == api.AddressInternalIP {
+			want = append(want, addr.Address)
+		}
+	}
+	if !slices.Equal(private, want) || inst.NetworkInterfaces[0].Status != ec2types.NetworkInterfaceStatusInUse {
+		t.Errorf("private addresses %v (%s), want %v in use", private, inst.NetworkInterfaces[0].Status, want)
+	}
+	if aws.ToString(inst.PublicIpAddress) == "" || !slices.ContainsFunc(inst.Tags, func(tg ec2types.Tag) bool {
+		return aws.ToString(tg.Key) == "kubernetes.io/cluster/"+api.AWSClusterID
+	}) {
+		t.Errorf("instance has public address %q and tags %v, want an address and the cluster tag", aws.ToString(inst.PublicIpAddress), inst.Tags)
+	}
+
+	// By ID; an unknown ID is EC2's InvalidInstanceID.NotFound.
+	out, err = cl.DescribeInstances(ctx, &ec2.DescribeInstancesInput{InstanceIds: []string{a.ID}})
+	if err != nil || len(out.Reservations) != 1 || aws.ToString(out.Reservations[0].Instances[0].InstanceId) != a.ID {
+		t.Fatalf("DescribeInstances %s: %v", a.ID, err)
+	}
+	_, err = cl.DescribeInstances(ctx, &ec2.DescribeInstancesInput{InstanceIds: []string{"i-0123456789abcdef0"}})
+	if awsCode(err) != "InvalidInstanceID.NotFound" {
+		t.Errorf("DescribeInstances of an unknown ID: %v, want InvalidInstanceID.NotFound", err)
+	}
+
+	// A terminated instance is still listed, terminated, without network.
+	f.must(http.StatusOK, http.MethodPost, api.AdminPathInstance+a.ID+"/terminate", adminToken, nil, nil)
+	out, err = cl.DescribeInstances(ctx, &ec2.DescribeInstancesInput{InstanceIds: []string{a.ID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := out.Reservations[0].Instances[0]; got.State.Name != ec2types.InstanceStateNameTerminated || aws.ToString(got.PrivateDnsName) != "" {
+		t.Errorf("terminated instance: state %s, private DNS name %q; want terminated, none", got.State.Name, aws.ToString(got.PrivateDnsName))
+	}
+
+	// Pages, as the CCM asks for them.
+	for i := range 6 {
+		f.create("page-" + string(rune('a'+i)))
+	}
+	var seen int
+	p := ec2.NewDescribeInstancesPaginator(cl, &ec2.DescribeInstancesInput{MaxResults: aws.Int32(5)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen += len(page.Reservations)
+	}
+	if seen != 8 {
+		t.Errorf("paged through %d instances, want 8", seen)
+	}
+
+	// A filter EC2 has not for instances is refused, not ignored.
+	_, err = cl.DescribeInstances(ctx, &ec2.DescribeInstancesInput{Filters: []ec2types.Filter{{Name: aws.String("colour"), Values: []string{"x"}}}})
+	if awsCode(err) != "InvalidParameterValue" {
+		t.Errorf("unknown filter: %v, want InvalidParameterValue", err)
+	}
+}
+
+func TestEC2Signature(t *testing.T) {
+	f := newFixture(t, Config{})
+	_, err := f.ec2("not-"+cloudToken).DescribeAvailabilityZones(context.Background(), &ec2.DescribeAvailabilityZonesInput{})
+	if awsCode(err) != "AuthFailure" {
+		t.Errorf("wrong secret key: %v, want AuthFailure", err)
+	}
+	cl := ec2.New(ec2.Options{Region: "fake-region-1", BaseEndpoint: aws.String(f.url + api.AWSPath + "ec2/"), RetryMaxAttempts: 1,
+		Credentials: credentials.NewStaticCredentialsProvider("AKIAOTHERKEY00000000", cloudToken, "")})
+	if _, err = cl.DescribeAvailabilityZones(context.Background(), &ec2.DescribeAvailabilityZonesInput{}); awsCode(err) != "AuthFailure" {
+		t.Errorf("unknown access key: %v, want AuthFailure", err)
+	}
+	zones, err := f.ec2(cloudToken).DescribeAvailabilityZones(context.Background(), &ec2.DescribeAvailabilityZonesInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(zones.AvailabilityZones) != 3 || aws.ToString(zones.AvailabilityZones[0].ZoneId) != "fr1-az1" {
+		t.Errorf("zones %+v, want fake-region-1's three, the first fr1-az1", zones.AvailabilityZones)
+	}
+	_, err = f.ec2(cloudToken).DescribeInstanceTopology(context.Background(), &ec2.DescribeInstanceTopologyInput{})
+	if awsCode(err) != "UnsupportedOperation" {
+		t.Errorf("DescribeInstanceTopology: %v, want UnsupportedOperation", err)
+	}
+}
+
+func TestEC2Routes(t *testing.T) {
+	f := newFixture(t, Config{})
+	a := f.create("node-a")
+	ctx := context.Background()
+	cl := f.ec2(cloudToken)
+	table := aws.String(api.AWSRouteTable)
+	if _, err := cl.ModifyInstanceAttribute(ctx, &ec2.ModifyInstanceAttributeInput{InstanceId: aws.String(a.ID),
+		SourceDestCheck: &ec2types.AttributeBooleanValue{Value: aws.Bool(false)}}); err != nil {
+		t.Fatalf("ModifyInstanceAttribute: %v", err)
+	}
+	if _, err := cl.CreateRoute(ctx, &ec2.CreateRouteInput{RouteTableId: table, DestinationCidrBlock: aws.String("10.244.1.0/24"), InstanceId: aws.String(a.ID)}); err != nil {
+		t.Fatalf("CreateRoute: %v", err)
+	}
+	_, err := cl.CreateRoute(ctx, &ec2.CreateRouteInput{RouteTableId: table, DestinationCidrBlock: aws.String("10.244.1.0/24"), InstanceId: aws.String(a.ID)})
+	if awsCode(err) != "RouteAlreadyExists" {
+		t.Errorf("CreateRoute again: %v, want RouteAlreadyExists", err)
+	}
+	var routes []api.Route
+	f.must(http.StatusOK, http.MethodGet, api.AdminPathRoutes, adminToken, nil, &struct {
+		Routes *[]api.Route `json:"routes"`
+	}{&routes})
+	if len(routes) != 1 || routes[0].TargetInstance != a.ID || routes[0].DestinationCIDR != "10.244.1.0/24" {
+		t.Errorf("fakecloud's routes %+v, want 10.244.1.0/24 to %s", routes, a.ID)
+	}
+	f.must(http.StatusOK, http.MethodPost, api.AdminPathInstance+a.ID+"/terminate", adminToken, nil, nil)
+	tables, err := cl.DescribeRouteTables(ctx, &ec2.DescribeRouteTablesInput{Filters: []ec2types.Filter{{Name: aws.String("tag-key"), Values: []string{"kubernetes.io/cluster/" + api.AWSClusterID}}}})
+	if err != nil {
+		t.Fatalf("DescribeRouteTables: %v", err)
+	}
+	if len(tables.RouteTables) != 1 {
+		t.Fatalf("DescribeRouteTables: %d tables, want the cluster's one", len(tables.RouteTables))
+	}
+	rts := tables.RouteTables[0].Routes
+	if len(rts) != 3 || aws.ToString(rts[0].GatewayId) != "local" || !strings.HasPrefix(aws.ToString(rts[1].GatewayId), "igw-") ||
+		rts[2].State != ec2types.RouteStateBlackhole || aws.ToString(rts[2].InstanceId) != a.ID {
+		t.Errorf("routes %+v, want the local route, the internet gateway's and a blackhole to %s", rts, a.ID)
+	}
+	if _, err := cl.DeleteRoute(ctx, &ec2.DeleteRouteInput{RouteTableId: table, DestinationCidrBlock: aws.String("10.244.1.0/24")}); err != nil {
+		t.Fatalf("DeleteRoute: %v", err)
+	}
+	_, err = cl.DeleteRoute(ctx, &ec2.DeleteRouteInput{RouteTableId: table, DestinationCidrBlock: aws.String("10.244.1.0/24")})
+	if awsCode(err) != "InvalidRoute.NotFound" || !strings.Contains(err.Error(), "10.244.1.0/24") {
+		t.Errorf("DeleteRoute again: %v, want InvalidRoute.NotFound", err)
+	}
+}
+
+func (f *fixture) elb() *elb.Client {
+	return elb.New(elb.Options{
+		Region:           "fake-region-1",
+		BaseEndpoint:     aws.String(f.url + api.AWSPath + "elb/"),
+		Credentials:      credentials.NewStaticCredentialsProvider(api.AWSAccessKeyID, cloudToken, ""),
+		RetryMaxAttempts: 1,
+	})
+}
+
+// TestClassicELB makes a classic load balancer as the AWS CCM does, and
+// checks the native load balancer fakecloud derives from it.
+func TestClassicELB(t *testing.T) {
+	f := newFixture(t, Config{})
+	a := f.create("node-a")
+	ctx := context.Background()
+	cl, lb := f.ec2(cloudToken), f.elb()
+
+	sg, err := cl.CreateSecurityGroup(ctx, &ec2.CreateSecurityGroupInput{GroupName: aws.String("k8s-elb-a1"), Description: aws.String("d"),
+		VpcId: aws.String(api.AWSVPCID), TagSpecifications: []ec2types.TagSpecification{{ResourceType: ec2types.ResourceTypeSecurityGroup,
+			Tags: []ec2types.Tag{{Key: aws.String("kubernetes.io/cluster/" + api.AWSClusterID), Value: aws.String("owned")}}}}})
+	if err != nil {
+		t.Fatalf("CreateSecurityGroup: %v", err)
+	}
+	rule := []ec2types.IpPermission{{IpProtocol: aws.String("tcp"), FromPort: aws.Int32(80), ToPort: aws.Int32(80), IpRanges: []ec2types.IpRange{{CidrIp: aws.String("10.0.0.0/8")}}}}
+	if _, err := cl.AuthorizeSecurityGroupIngress(ctx, &ec2.AuthorizeSecurityGroupIngressInput{GroupId: sg.GroupId, IpPermissions: rule}); err != nil {
+		t.Fatalf("AuthorizeSecurityGroupIngress: %v", err)
+	}
+	if _, err := cl.AuthorizeSecurityGroupIngress(ctx, &ec2.AuthorizeSecurityGroupIngressInput{GroupId: sg.GroupId, IpPermissions: rule}); awsCode(err) != "InvalidPermission.Duplicate" {
+		t.Errorf("the same rule again: %v, want InvalidPermission.Duplicate", err)
+	}
+	nodeRule := []ec2types.IpPermission{{IpProtocol: aws.String("-1"), UserIdGroupPairs: []ec2types.UserIdGroupPair{{GroupId: sg.GroupId}}}}
+	if _, err := cl.AuthorizeSecurityGroupIngress(ctx, &ec2.AuthorizeSecurityGroupIngressInput{GroupId: aws.String(api.AWSNodeSecurityGroup), IpPermissions: nodeRule}); err != nil {
+		t.Fatalf("AuthorizeSecurityGroupIngress of the nodes' group: %v", err)
+	}
+	groups, err := cl.DescribeSecurityGroups(ctx, &ec2.DescribeSecurityGroupsInput{Filters: []ec2types.Filter{{Name: aws.String("ip-permission.group-id"), Values: []string{aws.ToString(sg.GroupId)}}}})
+	if err != nil || len(groups.SecurityGroups) != 1 || aws.ToString(groups.SecurityGroups[0].GroupId) != api.AWSNodeSecurityGroup ||
+		groups.SecurityGroups[0].IpPermissions[0].FromPort != nil {
+		t.Fatalf("groups referring to %s: %v %+v, want the nodes' group, its -1 rule without ports", aws.ToString(sg.GroupId), err, groups)
+	}
+
+	_, err = lb.DescribeLoadBalancers(ctx, &elb.DescribeLoadBalancersInput{LoadBalancerNames: []string{"a1"}})
+	if awsCode(err) != "LoadBalancerNotFound" {
+		t.Errorf("DescribeLoadBalancers of none: %v, want LoadBalancerNotFound", err)
+	}
+	subnet := []string{api.AWSSubnetID(0)}
+	_, err = lb.CreateLoadBalancer(ctx, &elb.CreateLoadBalancerInput{LoadBalancerName: aws.String("a1"), Listeners: []elbtypes.Listener{}, Subnets: subnet})
+	if awsCode(err) != "ValidationError" {
+		t.Errorf("CreateLoadBalancer without listeners: %v, want ValidationError", err)
+	}
+	created, err := lb.CreateLoadBalancer(ctx, &elb.CreateLoadBalancerInput{LoadBalancerName: aws.String("a1"), Subnets: subnet,
+		SecurityGroups: []string{aws.ToString(sg.GroupId)},
+		Listeners:      []elbtypes.Listener{{Protocol: aws.String("tcp"), LoadBalancerPort: 80, InstanceProtocol: aws.String("tcp"), InstancePort: aws.Int32(30080)}},
+		Tags:           []elbtypes.Tag{{Key: aws.String("kubernetes.io/service-name"), Value: aws.String("ns/web")}}})
+	if err != nil {
+		t.Fatalf("CreateLoadBalancer: %v", err)
+	}
+	if _, err := lb.ConfigureHealthCheck(ctx, &elb.ConfigureHealthCheckInput{LoadBalancerName: aws.String("a1"), HealthCheck: &elbtypes.HealthCheck{
+		Target: aws.String("HTTP:31000/healthz"), Interval: aws.Int32(10), Timeout: aws.Int32(5), HealthyThreshold: aws.Int32(2), UnhealthyThreshold: aws.Int32(6)}}); err != nil {
+		t.Fatalf("ConfigureHealthCheck: %v", err)
+	}
+	if _, err := lb.RegisterInstancesWithLoadBalancer(ctx, &elb.RegisterInstancesWithLoadBalancerInput{LoadBalancerName: aws.String("a1"),
+		Instances: []elbtypes.Instance{{InstanceId: aws.String(a.ID)}}}); err != nil {
+		t.Fatalf("RegisterInstancesWithLoadBalancer: %v", err)
+	}
+	desc, err := lb.DescribeLoadBalancers(ctx, &elb.DescribeLoadBalancersInput{LoadBalancerNames: []string{"a1"}})
+	if err != nil || len(desc.LoadBalancerDescriptions) != 1 {
+		t.Fatalf("DescribeLoadBalancers: %v", err)
+	}
+	d := desc.LoadBalancerDescriptions[0]
+	if aws.ToString(d.DNSName) != aws.ToString(created.DNSName) || !strings.HasSuffix(aws.ToString(d.DNSName), ".fake-region-1.elb.amazonaws.com") ||
+		aws.ToString(d.HealthCheck.Target) != "HTTP:31000/healthz" || len(d.Instances) != 1 || len(d.ListenerDescriptions) != 1 {
+		t.Errorf("described %+v", d)
+	}
+
+	got := f.adminLB("a1")
+	if got.Hostname != aws.ToString(created.DNSName) || len(got.Listeners) != 1 || got.Listeners[0].Port != 80 || got.Listeners[0].NodePort != 30080 ||
+		!slices.Equal(got.Backends, []string{a.ID}) || got.HealthCheckNodePort != 31000 || !slices.Equal(got.SourceRanges, []string{"10.0.0.0/8"}) ||
+		got.Tags[api.TagService] != "ns/web" {
+		t.Errorf("fakecloud's load balancer %+v, want hostname %s, 80->30080, backend %s, health check 31000, source range 10.0.0.0/8, Service ns/web",
+			got, aws.ToString(created.DNSName), a.ID)
+	}
+	if _, err := cl.RevokeSecurityGroupIngress(ctx, &ec2.RevokeSecurityGroupIngressInput{GroupId: sg.GroupId, IpPermissions: rule}); err != nil {
+		t.Fatalf("RevokeSecurityGroupIngress: %v", err)
+	}
+	if got := f.adminLB("a1"); len(got.SourceRanges) != 0 {
+		t.Errorf("source ranges %v after the rule was revoked, want none", got.SourceRanges)
+	}
+	if _, err := cl.DeleteSecurityGroup(ctx, &ec2.DeleteSecurityGroupInput{GroupId: sg.GroupId}); awsCode(err) != "DependencyViolation" {
+		t.Errorf("DeleteSecurityGroup in use: %v, want DependencyViolation", err)
+	}
+	if _, err := lb.DeleteLoadBalancer(ctx, &elb.DeleteLoadBalancerInput{LoadBalancerName: aws.String("a1")}); err != nil {
+		t.Fatalf("DeleteLoadBalancer: %v", err)
+	}
+	if _, err := cl.RevokeSecurityGroupIngress(ctx, &ec2.RevokeSecurityGroupIngressInput{GroupId: aws.String(api.AWSNodeSecurityGroup), IpPermissions: nodeRule}); err != nil {
+		t.Fatalf("RevokeSecurityGroupIngress of the nodes' group: %v", err)
+	}
+	if _, err := cl.DeleteSecurityGroup(ctx, &ec2.DeleteSecurityGroupInput{GroupId: sg.GroupId}); err != nil {
+		t.Errorf("DeleteSecurityGroup: %v", err)
+	}
+}

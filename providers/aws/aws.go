@@ -1,0 +1,247 @@
+// Package aws is the provider profile of the real AWS CCM
+// (k8s.io/cloud-provider-aws) against fakecloud speaking AWS's APIs: EC2
+// shows fakecloud's instances in one VPC, tagged for the cluster, with a
+// subnet per zone and one route table, over the AWS query protocol with
+// Signature Version 4.
+//
+// The CCM is configured as AWS documents for a custom endpoint: [Global]
+// with the region, VPC, subnet and cluster ID (with all four set the CCM
+// never asks the instance metadata service who it is), and a
+// [ServiceOverride] per service pointing at fakecloud; credentials come
+// from the SDK's environment variables, and the metadata client is turned
+// off (AWS_EC2_METADATA_DISABLED), so nothing reaches the network. A node
+// is named as its instance's private DNS name, by which the CCM looks it
+// up. Load balancers are classic Elastic Load Balancing ones, whose DNS
+// name is the Service's ingress hostname and stands for fakecloud's real
+// listeners. The profile claims every capability.
+package aws
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	awssdk "github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	"github.com/aws/smithy-go"
+	v1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+
+	"sigs.k8s.io/ccm-harness/cluster/manifests"
+	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/internal/binaries"
+	"sigs.k8s.io/ccm-harness/providers"
+	"sigs.k8s.io/ccm-harness/providers/fake"
+)
+
+// Name selects this profile.
+const Name = "aws"
+
+// Manifests are cloud-provider-aws's own (examples/existing-cluster/base
+// of v1.36.2, unchanged): its ServiceAccount, RBAC and DaemonSet.
+var Manifests = manifests.Embedded(manifestDir, "manifests")
+
+//go:embed manifests/*.yaml
+var manifestDir embed.FS
+
+// Profile returns the AWS provider's profile.
+func Profile() providers.Profile {
+	return providers.Profile{
+		Name:             Name,
+		CloudProvider:    "aws",
+		ProviderIDScheme: "aws",
+		CCM:              CCM,
+		CloudBinaries:    []binaries.Component{fake.FakeCloud},
+		Manifests:        Manifests,
+		Capabilities:     providers.NewCapabilities(providers.Instances, providers.Zones, providers.NodeLifecycle, providers.LoadBalancers, providers.Routes),
+		Differences:      differences,
+		NewCloud: func(config []byte) (providers.Cloud, error) {
+			var c Config
+			if len(config) > 0 {
+				if err := yaml.UnmarshalStrict(config, &c); err != nil {
+					return nil, fmt.Errorf("aws provider config: %w", err)
+				}
+			}
+			return &Cloud{Cloud: fake.NewCloud(c.Config, dialect), config: c}, nil
+		},
+	}
+}
+
+func init() { providers.Register(Profile()) }
+
+// differences are the load-balancer specs the AWS CCM fails by its own
+// design with classic load balancers, each seen failing against
+// fakecloud's Elastic Load Balancing (README, "AWS").
+var differences = map[string]string{
+	"serves UDP": "a classic load balancer carries TCP only, and the CCM refuses any other protocol for one " +
+		"(\"Protocol UDP not supported by LoadBalancer\", checkProtocol in pkg/providers/v1/aws.go of v1.36.2); " +
+		"UDP needs a Network Load Balancer (service.beta.kubernetes.io/aws-load-balancer-type: nlb)",
+	"serves TCP and UDP on the same port in one Service": "a classic load balancer carries TCP only (see \"serves UDP\"), and the CCM " +
+		"refuses a Service that mixes protocols for every kind of load balancer (\"mixed protocol is not supported for LoadBalancer\")",
+	"carries TCP and UDP from the ingress IP to a backend pod": "its Service has TCP and UDP on port 80, which the CCM refuses " +
+		"(\"mixed protocol is not supported for LoadBalancer\"); TCP through a classic load balancer to a pod is carried in " +
+		"\"health-checks only nodes with endpoints\", which passes",
+	"provisions without node ports when allocateLoadBalancerNodePorts=false": "the CCM skips every port without a node port " +
+		"(\"Ignoring port without NodePort defined\") and asks Elastic Load Balancing for a load balancer with no listeners " +
+		"(Listeners= empty), which AWS refuses: \"ValidationError: ... Value null at 'listeners' failed to satisfy constraint: " +
+		"Member must not be null\"; the Service never gets an ingress",
+}
+
+// dialect is fakecloud's instances as the AWS CCM sees them through EC2:
+// provider IDs with the zone; a network interface's private IPv4
+// addresses, one public address while running, and the private DNS name
+// as both InternalDNS and Hostname (extractIPv4NodeAddresses of
+// pkg/providers/v1/aws.go, the CCM's default ipv4 family).
+var dialect = fake.Dialect{
+	ProviderID: func(inst *api.Instance) string { return "aws:///" + inst.Zone + "/" + inst.ID },
+	Addresses: func(inst *api.Instance) []v1.NodeAddress {
+		var out []v1.NodeAddress
+		var public, dns string
+		for _, a := range inst.Addresses {
+			switch a.Type {
+			case api.AddressInternalIP:
+				if ip := net.ParseIP(a.Address); ip != nil && ip.To4() != nil {
+					out = append(out, v1.NodeAddress{Type: v1.NodeInternalIP, Address: a.Address})
+				}
+			case api.AddressExternalIP:
+				if public == "" && inst.State == api.StateRunning {
+					public = a.Address
+				}
+			case api.AddressHostname:
+				dns = a.Address
+			case api.AddressInternalDNS:
+				if dns == "" {
+					dns = a.Address
+				}
+			}
+		}
+		if public != "" {
+			out = append(out, v1.NodeAddress{Type: v1.NodeExternalIP, Address: public})
+		}
+		if dns != "" {
+			out = append(out, v1.NodeAddress{Type: v1.NodeInternalDNS, Address: dns}, v1.NodeAddress{Type: v1.NodeHostName, Address: dns})
+		}
+		return out
+	},
+}
+
+// Config is the AWS provider's --provider-config file: fakecloud's own
+// settings, and what the CCM is told, for a user's mistakes to be tried.
+type Config struct {
+	fake.Config
+	// WrongSecretKey gives the CCM a secret access key EC2 refuses.
+	WrongSecretKey bool `json:"wrongSecretKey,omitempty"`
+	// EndpointURL replaces fakecloud's EC2 URL in the CCM's
+	// [ServiceOverride], as a user who mistyped it would.
+	EndpointURL string `json:"endpointURL,omitempty"`
+	// ClusterID replaces the CCM's [Global] KubernetesClusterID, as a user
+	// whose resources carry another cluster's tag would.
+	ClusterID string `json:"clusterID,omitempty"`
+}
+
+// Cloud is fakecloud with the AWS CCM's cloud config and credentials.
+type Cloud struct {
+	*fake.Cloud
+	config Config
+}
+
+func (c *Cloud) endpoint(service string) string {
+	if c.config.EndpointURL != "" && service == "ec2" {
+		return c.config.EndpointURL
+	}
+	return c.Endpoint() + api.AWSPath + service + "/"
+}
+
+func (c *Cloud) secretKey() string {
+	if c.config.WrongSecretKey {
+		return "not-" + c.CloudToken()
+	}
+	return c.CloudToken()
+}
+
+func (c *Cloud) clusterID() string {
+	if c.config.ClusterID != "" {
+		return c.config.ClusterID
+	}
+	return api.AWSClusterID
+}
+
+// CCMConfig is the CCM's cloud config, in the gcfg form it reads.
+func (c *Cloud) CCMConfig() ([]byte, error) {
+	var b strings.Builder
+	// The first zone's subnet; with VPC, SubnetID and the cluster ID set,
+	// the CCM takes itself to run outside AWS and asks no metadata.
+	fmt.Fprintf(&b, "[Global]\nRegion = %s\nVPC = %s\nSubnetID = %s\nKubernetesClusterID = %s\n", c.Region(), api.AWSVPCID, api.AWSSubnetID(0), c.clusterID())
+	for _, s := range []struct{ name, id, path string }{
+		{"ec2", "EC2", "ec2"},
+		{"elb", "Elastic Load Balancing", "elb"},
+	} {
+		fmt.Fprintf(&b, "\n[ServiceOverride %q]\nService = %s\nRegion = %s\nURL = %s\nSigningRegion = %s\n", s.name, s.id, c.Region(), c.endpoint(s.path), c.Region())
+	}
+	return []byte(b.String()), nil
+}
+
+// CCMEnv are the SDK's credentials, and the instance metadata client
+// turned off: nothing the CCM does may reach the network.
+func (c *Cloud) CCMEnv() []string {
+	return []string{
+		"AWS_ACCESS_KEY_ID=" + api.AWSAccessKeyID,
+		"AWS_SECRET_ACCESS_KEY=" + c.secretKey(),
+		"AWS_EC2_METADATA_DISABLED=true",
+	}
+}
+
+// Secrets are fakecloud's tokens and the secret key given to the CCM.
+func (c *Cloud) Secrets() []string { return append(c.Cloud.Secrets(), c.secretKey()) }
+
+// Diagnose asks EC2 for the zones as the CCM's config and credentials
+// say, with the SDK the CCM uses, and checks that the cluster's subnets
+// carry the CCM's cluster tag, and says what failed.
+func (c *Cloud) Diagnose(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cl := ec2.New(ec2.Options{
+		Region:           c.Region(),
+		BaseEndpoint:     awssdk.String(c.endpoint("ec2")),
+		Credentials:      credentials.NewStaticCredentialsProvider(api.AWSAccessKeyID, c.secretKey(), ""),
+		RetryMaxAttempts: 1,
+	})
+	_, err := cl.DescribeAvailabilityZones(ctx, &ec2.DescribeAvailabilityZonesInput{})
+	var apiErr smithy.APIError
+	var netErr net.Error
+	switch {
+	case err == nil:
+	case errors.As(err, &apiErr) && apiErr.ErrorCode() == "AuthFailure":
+		return fmt.Errorf("EC2 at %s refuses the CCM's credentials (AuthFailure: %s): fix AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in its environment", c.endpoint("ec2"), apiErr.ErrorMessage())
+	case errors.As(err, &netErr):
+		return fmt.Errorf("the CCM cannot reach EC2 at %s: %w; fix URL in its [ServiceOverride] for EC2", c.endpoint("ec2"), err)
+	default:
+		return fmt.Errorf("EC2 at %s answers the CCM's first call with: %w; is URL in its [ServiceOverride] for EC2 the EC2 endpoint?", c.endpoint("ec2"), err)
+	}
+	tag := "kubernetes.io/cluster/" + c.clusterID()
+	out, err := cl.DescribeSubnets(ctx, &ec2.DescribeSubnetsInput{Filters: []ec2types.Filter{
+		{Name: awssdk.String("vpc-id"), Values: []string{api.AWSVPCID}},
+		{Name: awssdk.String("tag-key"), Values: []string{tag}},
+	}})
+	if err != nil {
+		return fmt.Errorf("listing the subnets of %s in EC2: %w", api.AWSVPCID, err)
+	}
+	if len(out.Subnets) == 0 {
+		return fmt.Errorf("no subnet of %s carries the tag %s of the CCM's KubernetesClusterID %q: tag the cluster's subnets, or fix KubernetesClusterID in [Global] of its cloud config (fakecloud's is %q)", api.AWSVPCID, tag, c.clusterID(), api.AWSClusterID)
+	}
+	return nil
+}
+
+// What the AWS provider implements, checked at compile time.
+var (
+	_ providers.Cloud          = (*Cloud)(nil)
+	_ providers.SecretKeeper   = (*Cloud)(nil)
+	_ providers.CCMEnvironment = (*Cloud)(nil)
+	_ providers.Diagnoser      = (*Cloud)(nil)
+)

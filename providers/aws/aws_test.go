@@ -1,0 +1,101 @@
+package aws
+
+import (
+	"context"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+
+	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/server"
+	"sigs.k8s.io/ccm-harness/internal/process"
+)
+
+func newCloud(t *testing.T, config string) *Cloud {
+	t.Helper()
+	c, err := Profile().NewCloud([]byte(config))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.(*Cloud)
+}
+
+func TestCCMConfig(t *testing.T) {
+	for config, want := range map[string][]string{
+		"": {"[Global]\n", "Region = fake-region-1\n", "VPC = " + api.AWSVPCID + "\n", "SubnetID = " + api.AWSSubnetID(0) + "\n",
+			"KubernetesClusterID = ccm-harness\n", "[ServiceOverride \"ec2\"]\nService = EC2\nRegion = fake-region-1\nURL = /aws/ec2/\nSigningRegion = fake-region-1\n"},
+		"clusterID: other\nregion: r1":            {"KubernetesClusterID = other\n", "Region = r1\n"},
+		"endpointURL: http://127.0.0.1:1/nowhere": {"URL = http://127.0.0.1:1/nowhere\n"},
+	} {
+		got, err := newCloud(t, config).CCMConfig()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range want {
+			if !strings.Contains(string(got), w) {
+				t.Errorf("config %q: cloud config\n%s\nlacks %q", config, got, w)
+			}
+		}
+	}
+	env := newCloud(t, "wrongSecretKey: true").CCMEnv()
+	if !slices.Contains(env, "AWS_EC2_METADATA_DISABLED=true") || !slices.Contains(env, "AWS_ACCESS_KEY_ID="+api.AWSAccessKeyID) ||
+		!slices.Contains(env, "AWS_SECRET_ACCESS_KEY=not-") {
+		t.Errorf("CCM environment %v: want the access key, a wrong secret and the metadata client off", env)
+	}
+	if _, err := Profile().NewCloud([]byte("secretKey: x")); err == nil || !strings.Contains(err.Error(), "aws provider config") {
+		t.Errorf("unknown field: %v", err)
+	}
+}
+
+// TestDialect checks the addresses the inspector expects of a node, as
+// the AWS CCM makes them of an EC2 instance.
+func TestDialect(t *testing.T) {
+	inst := &api.Instance{ID: "i-0abc", Zone: "fake-region-1b", State: api.StateRunning, Addresses: []api.Address{
+		{Type: api.AddressInternalIP, Address: "10.0.0.5"}, {Type: api.AddressInternalIP, Address: "fd00::5"},
+		{Type: api.AddressInternalIP, Address: "10.0.0.6"}, {Type: api.AddressExternalIP, Address: "203.0.113.5"},
+		{Type: api.AddressExternalIP, Address: "203.0.113.6"}, {Type: api.AddressHostname, Address: "node-1"},
+	}}
+	if got := dialect.ProviderID(inst); got != "aws:///fake-region-1b/i-0abc" {
+		t.Errorf("provider ID %s", got)
+	}
+	want := []v1.NodeAddress{{Type: v1.NodeInternalIP, Address: "10.0.0.5"}, {Type: v1.NodeInternalIP, Address: "10.0.0.6"},
+		{Type: v1.NodeExternalIP, Address: "203.0.113.5"}, {Type: v1.NodeInternalDNS, Address: "node-1"}, {Type: v1.NodeHostName, Address: "node-1"}}
+	if got := dialect.Addresses(inst); !slices.Equal(got, want) {
+		t.Errorf("running: addresses %v, want %v", got, want)
+	}
+	inst.State = api.StateStopped
+	if got := dialect.Addresses(inst); slices.ContainsFunc(got, func(a v1.NodeAddress) bool { return a.Type == v1.NodeExternalIP }) {
+		t.Errorf("stopped: addresses %v, want no public address", got)
+	}
+}
+
+// TestDiagnose checks the one-line causes the bring-up reports for a CCM
+// that cannot use EC2, against fakecloud's.
+func TestDiagnose(t *testing.T) {
+	srv, err := server.New(server.Config{CloudToken: "cloud-token", AdminToken: "admin-token"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	port, err := process.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ec2URL := hs.URL + api.AWSPath + "ec2/"
+	for config, want := range map[string]string{
+		"wrongSecretKey: true\nendpointURL: " + ec2URL:                                            "refuses the CCM's credentials (AuthFailure: AWS was not able to validate",
+		"wrongSecretKey: true\nendpointURL: http://127.0.0.1:" + strconv.Itoa(port) + "/aws/ec2/": "cannot reach EC2 at http://127.0.0.1:",
+		"wrongSecretKey: true\nendpointURL: " + hs.URL + "/nothing/":                              "answers the CCM's first call with",
+	} {
+		err := newCloud(t, config).Diagnose(context.Background())
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: %v, want one line containing %q", config, err, want)
+		}
+	}
+}

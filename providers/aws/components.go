@@ -1,0 +1,24 @@
+package aws
+
+import "sigs.k8s.io/ccm-harness/internal/binaries"
+
+// CCM is the AWS CCM, unmodified, built in a module generated for it with
+// this repository's dependency versions (Aligned), so that most of its
+// packages come from the Go build cache. For v1.36.2 that lifts k8s.io/*
+// from v0.36.0 to v0.36.3, a patch release; v1.35.3 links k8s.io/* v0.36.3
+// too, not its release's v0.35.x (README, "AWS"). Its go.mod replaces
+// github.com/google/cel-go with the renamed github.com/cel-expr/cel-go,
+// which the module proxy refuses; the same code is required under its
+// old name instead. The first version is the default; --ccm-version picks
+// another. It reports its version as upstream's release build does.
+var CCM = binaries.Component{
+	Name:    "aws-cloud-controller-manager",
+	Module:  "k8s.io/cloud-provider-aws",
+	Package: "k8s.io/cloud-provider-aws/cmd/aws-cloud-controller-manager",
+	VersionLDFlags: func(v string) []string {
+		return append(binaries.KubeVersion(v), "-X", "main.gitVersion="+v)
+	},
+	Versions: []string{"v1.36.2", "v1.35.3"},
+	Aligned:  []string{"v1.36.2", "v1.35.3"},
+	Withheld: map[string]string{"github.com/google/cel-go": "v0.31.0"},
+}
