@@ -92,11 +92,16 @@ e2e-openstack: build
 
 # The AWS suite in make test, its artifacts beside the default run's: the
 # newest pinned CCM, then the older one, each against fakecloud's EC2 and
-# Elastic Load Balancing (classic load balancers), then the data path on
+# Elastic Load Balancing (classic load balancers); both again with Network
+# Load Balancers (Elastic Load Balancing v2), for the load-balancer specs,
+# the only ones the kind of load balancer changes; then the data path on
 # kind: packets to the address the load balancer's DNS name stands for.
+AWS_NLB = $(CURDIR)/e2e/testdata/aws-nlb.yaml
 e2e-aws: build
 	$(MAKE) e2e PROVIDER=aws CCM_VERSION= PROVIDER_CONFIG= ARTIFACTS=$(ARTIFACTS)/aws
 	$(MAKE) e2e PROVIDER=aws CCM_VERSION=v1.35.3 PROVIDER_CONFIG= ARTIFACTS=$(ARTIFACTS)/aws-v1.35.3
+	$(MAKE) e2e PROVIDER=aws CCM_VERSION= PROVIDER_CONFIG=$(AWS_NLB) LABEL_FILTER=loadbalancer ARTIFACTS=$(ARTIFACTS)/aws-nlb
+	$(MAKE) e2e PROVIDER=aws CCM_VERSION=v1.35.3 PROVIDER_CONFIG=$(AWS_NLB) LABEL_FILTER=loadbalancer ARTIFACTS=$(ARTIFACTS)/aws-nlb-v1.35.3
 	$(MAKE) e2e PROVIDER=aws CLUSTER=kind LABEL_FILTER=datapath CCM_VERSION= PROVIDER_CONFIG= ARTIFACTS=$(ARTIFACTS)/aws-kind
 
 # The fakecloud CCM packed into an image with no Docker (ccm-harness pack),

@@ -63,7 +63,14 @@ func (c *Cluster) WaitInitializedTimed(ctx context.Context, timeout time.Duratio
 				continue
 			}
 			if err := diag.Diagnose(ctx); err != nil {
-				return fmt.Errorf("the CCM has not initialized every node after %s: %w", time.Since(start).Round(time.Second), err)
+				err = fmt.Errorf("the CCM has not initialized every node after %s: %w", time.Since(start).Round(time.Second), err)
+				// The CCM's own words, after the cause and the fix.
+				if m := c.Manager(CloudControllerManager); m != nil {
+					if last := process.LastError(m.Log()); last != "" {
+						err = fmt.Errorf("%w (the CCM's last error: %s)", err, last)
+					}
+				}
+				return err
 			}
 		}
 	}

@@ -201,6 +201,21 @@ type SecretKeeper interface {
 	Secrets() []string
 }
 
+// ServiceAnnotator is a cloud whose CCM makes the kind of load balancer
+// the cloud's config asks for only when a LoadBalancer Service says so in
+// annotations (AWS's Network Load Balancers): the specs' Services carry
+// them.
+type ServiceAnnotator interface {
+	ServiceAnnotations() map[string]string
+}
+
+// DifferenceKeeper is a cloud whose CCM's known differences depend on the
+// cloud's config (AWS's classic and network load balancers differ): they
+// replace the profile's Differences for its clusters.
+type DifferenceKeeper interface {
+	Differences() map[string]string
+}
+
 // CCMEnvironment is a cloud whose CCM needs environment variables besides
 // its cloud config, such as a feature switch the config relies on.
 type CCMEnvironment interface {

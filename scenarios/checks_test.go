@@ -378,10 +378,10 @@ func TestUnmetDifference(t *testing.T) {
 		t.Errorf("no difference: %q", got)
 	}
 	p := providers.Profile{Differences: f.Differences}
-	if bad := UnknownDifferences(p, []string{"serves UDP [loadbalancer]"}); len(bad) != 0 {
+	if bad := UnknownDifferences(p.Differences, []string{"serves UDP [loadbalancer]"}); len(bad) != 0 {
 		t.Errorf("a known spec: %v", bad)
 	}
-	if bad := UnknownDifferences(p, []string{"serves TCP [loadbalancer]"}); len(bad) != 1 {
+	if bad := UnknownDifferences(p.Differences, []string{"serves TCP [loadbalancer]"}); len(bad) != 1 {
 		t.Errorf("an unknown spec: %v", bad)
 	}
 }

@@ -39,6 +39,7 @@ var _ = framework.Describe("LoadBalancer data path", Needs(providers.LoadBalance
 		_, err := jig.Run(ctx, nil)
 		framework.ExpectNoError(err, "start the backend pods")
 		s, err := jig.CreateLoadBalancerService(ctx, env().Timeouts.LoadBalancer, func(s *v1.Service) {
+			annotate(s)
 			s.Spec.Ports = []v1.ServicePort{
 				{Name: "http", Port: 80, Protocol: v1.ProtocolTCP},
 				{Name: "udp", Port: 80, Protocol: v1.ProtocolUDP},
@@ -53,7 +54,7 @@ var _ = framework.Describe("LoadBalancer data path", Needs(providers.LoadBalance
 
 	framework.It("preserves the client source IP, with externalTrafficPolicy=Local", dp, Needs(providers.LoadBalancerSourceIP), func(ctx context.Context) {
 		jig := e2eservice.NewTestJig(f.ClientSet, f.Namespace.Name, "datapath-source")
-		s, err := jig.CreateOnlyLocalLoadBalancerService(ctx, env().Timeouts.LoadBalancer, true, nil)
+		s, err := jig.CreateOnlyLocalLoadBalancerService(ctx, env().Timeouts.LoadBalancer, true, annotate)
 		framework.ExpectNoError(err, "create the Service and its backend")
 		ip := ingressIP(ctx, s)
 		framework.ExpectNoError(WaitForCloud(ctx, env().Timeouts.LoadBalancer, "the backend to see the client's own address", func(ctx context.Context) error {
@@ -70,7 +71,7 @@ var _ = framework.Describe("LoadBalancer data path", Needs(providers.LoadBalance
 
 	framework.It("health-checks only nodes with endpoints, with externalTrafficPolicy=Local", dp, func(ctx context.Context) {
 		jig := e2eservice.NewTestJig(f.ClientSet, f.Namespace.Name, "datapath-local")
-		s, err := jig.CreateOnlyLocalLoadBalancerService(ctx, env().Timeouts.LoadBalancer, true, nil)
+		s, err := jig.CreateOnlyLocalLoadBalancerService(ctx, env().Timeouts.LoadBalancer, true, annotate)
 		framework.ExpectNoError(err, "create the Service and its backend")
 		ip := ingressIP(ctx, s)
 

@@ -38,8 +38,11 @@ func writtenElsewhere(s *v1.Service) string {
 		shown = append(shown, "spec.externalIPs="+strings.Join(s.Spec.ExternalIPs, ","))
 	}
 	keys := make([]string, 0, len(s.Annotations))
-	for k := range s.Annotations {
-		keys = append(keys, k)
+	ours := serviceAnnotations() // the specs' own, not the CCM's
+	for k, v := range s.Annotations {
+		if w, ok := ours[k]; !ok || w != v {
+			keys = append(keys, k)
+		}
 	}
 	sort.Strings(keys)
 	for _, k := range keys {

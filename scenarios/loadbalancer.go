@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -195,12 +196,33 @@ func udp(port int32) v1.ServicePort {
 func newService(ns string, ports ...v1.ServicePort) *v1.Service {
 	name := "lb-" + rand.String(5)
 	return &v1.Service{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Annotations: serviceAnnotations()},
 		Spec: v1.ServiceSpec{
 			Type:     v1.ServiceTypeLoadBalancer,
 			Selector: map[string]string{"app": name},
 			Ports:    ports,
 		},
+	}
+}
+
+// serviceAnnotations are what the cloud's CCM needs on a LoadBalancer
+// Service to make the kind of load balancer the cloud's config asks for.
+func serviceAnnotations() map[string]string {
+	if c := Cluster(); c != nil && c.Cloud != nil {
+		if sa, ok := c.Cloud.(providers.ServiceAnnotator); ok {
+			return maps.Clone(sa.ServiceAnnotations())
+		}
+	}
+	return nil
+}
+
+// annotate is a service jig's tweak that adds serviceAnnotations.
+func annotate(s *v1.Service) {
+	for k, v := range serviceAnnotations() {
+		if s.Annotations == nil {
+			s.Annotations = map[string]string{}
+		}
+		s.Annotations[k] = v
 	}
 }
 

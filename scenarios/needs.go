@@ -91,6 +91,9 @@ func FeaturesOf(e *Env) Features {
 	}
 	if c.Cloud != nil {
 		_, f.Faults = c.Cloud.(providers.FaultInjector)
+		if dk, ok := c.Cloud.(providers.DifferenceKeeper); ok {
+			f.Differences = dk.Differences()
+		}
 		if insp := c.Cloud.Inspector(); insp != nil {
 			f.Inspector = true
 			_, f.LBInspector = insp.(providers.LoadBalancerInspector)
@@ -177,15 +180,24 @@ func SpecText(leaf string) string {
 	return leaf
 }
 
-// UnknownDifferences are the provider's differences that name no spec of
-// leaf texts: a misspelt one would skip nothing and say nothing.
-func UnknownDifferences(p providers.Profile, leaves []string) []string {
+// Differences are the known differences of the cluster's provider, as
+// its cloud's config makes them; nil before SetEnv.
+func Differences() map[string]string {
+	if current == nil {
+		return nil
+	}
+	return FeaturesOf(current).Differences
+}
+
+// UnknownDifferences are the differences that name no spec of leaf texts:
+// a misspelt one would skip nothing and say nothing.
+func UnknownDifferences(differences map[string]string, leaves []string) []string {
 	texts := make([]string, 0, len(leaves))
 	for _, l := range leaves {
 		texts = append(texts, SpecText(l))
 	}
 	var out []string
-	for text := range p.Differences {
+	for text := range differences {
 		if !slices.Contains(texts, text) {
 			out = append(out, text)
 		}

@@ -530,7 +530,8 @@ func TestUpBadInput(t *testing.T) {
 				cfg := writeFile(t, t.TempDir(), "provider.yaml", "clusterID: other-cluster\n")
 				return []string{"--provider", "aws", "--provider-config", cfg},
 					[]string{"cluster " + name + ": the CCM has not initialized every node after ",
-						`no subnet of vpc-0fa4ec10d00000001 carries the tag kubernetes.io/cluster/other-cluster of the CCM's KubernetesClusterID "other-cluster": tag the cluster's subnets, or fix KubernetesClusterID in [Global] of its cloud config (fakecloud's is "ccm-harness")`}, nil
+						`no subnet of vpc-0fa4ec10d00000001 carries the tag kubernetes.io/cluster/other-cluster of the CCM's KubernetesClusterID "other-cluster": tag the cluster's subnets, or fix KubernetesClusterID in [Global] of its cloud config (fakecloud's is "ccm-harness")`,
+						"(the CCM's last error: "}, nil
 			},
 			started: []string{"cloud ready"},
 		},

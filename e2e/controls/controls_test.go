@@ -287,6 +287,20 @@ var controls = []control{
 		},
 	},
 	{
+		// Elastic Load Balancing v2 acknowledges the targets and keeps
+		// none: the network load balancer forwards to no node.
+		name:     "aws network load balancer targets dropped",
+		provider: aws.Name,
+		label:    "loadbalancer",
+		focus:    "provisions a TCP load balancer",
+		config: aws.Config{LoadBalancerType: aws.NLB, Config: fake.Config{Faults: []api.Fault{
+			{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreBackends},
+		}}},
+		fail: map[string][]string{
+			"provisions a TCP load balancer": {"Service loadbalancer-", "expected cloud load balancer", "backends [", "(every eligible node), actual []"},
+		},
+	},
+	{
 		// The CCMs' configuration forgets a controller: they run it under
 		// their own lease while release N's kube-controller-manager runs
 		// it under the migration lease.

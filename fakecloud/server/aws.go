@@ -153,7 +153,7 @@ func statusCode(throttled string) func(int) string {
 }
 
 func (s *Server) awsRoutes() {
-	for _, svc := range []*awsService{s.ec2Service(), s.elbService()} {
+	for _, svc := range []*awsService{s.ec2Service(), s.elbService(), s.elbv2Service()} {
 		shape := awsShape{svc: svc, code: statusCode("RequestLimitExceeded")}
 		if svc.signing != "ec2" {
 			shape.code = statusCode("Throttling")

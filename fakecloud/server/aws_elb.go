@@ -321,7 +321,7 @@ func (s *Server) elbCreate(svc *awsService) func(http.ResponseWriter, *http.Requ
 		}
 		switch {
 		case e != nil:
-		case name == "" || len(name) > 32 || strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-") != "" || strings.HasPrefix(name, "-"):
+		case !elbName(name):
 			e = elbValidation("LoadBalancerName %q must be 1 to 32 letters, digits and hyphens, not starting with a hyphen", name)
 		case len(listeners) == 0:
 			// What AWS answers an empty Listeners=, as the AWS CCM sends for
@@ -389,6 +389,14 @@ func (s *Server) elbCreate(svc *awsService) func(http.ResponseWriter, *http.Requ
 			DNSName string `xml:"DNSName"`
 		}{rec.ELB.DNSName})
 	}
+}
+
+// elbName reports whether name is a load balancer's name as Elastic Load
+// Balancing allows: 1 to 32 letters, digits and hyphens, not starting with
+// a hyphen.
+func elbName(name string) bool {
+	return name != "" && len(name) <= 32 && !strings.HasPrefix(name, "-") &&
+		strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-") == ""
 }
 
 // elbCheckRefsLocked refuses subnets and security groups that do not

@@ -413,7 +413,13 @@ func (s *Server) ec2ChangeIngress(svc *awsService, add bool) func(http.ResponseW
 			}
 		}
 		g.Ingress = slices.DeleteFunc(next, func(p awsPermission) bool { return len(p.Ranges) == 0 && len(p.Groups) == 0 })
-		if err := s.elbRederiveLocked(id); err != nil {
+		rederive := func() error {
+			if id == api.AWSNodeSecurityGroup {
+				return s.nlbRederiveLocked()
+			}
+			return s.elbRederiveLocked(id)
+		}
+		if err := rederive(); err != nil {
 			ec2Fail(w, awsError(http.StatusInternalServerError, "InternalError", "%v", err))
 			return
 		}

@@ -14,6 +14,8 @@ import (
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	elb "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancing"
 	elbtypes "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancing/types"
+	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
+	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 	"github.com/aws/smithy-go"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
@@ -294,5 +296,74 @@ func TestClassicELB(t *testing.T) {
 	}
 	if _, err := cl.DeleteSecurityGroup(ctx, &ec2.DeleteSecurityGroupInput{GroupId: sg.GroupId}); err != nil {
 		t.Errorf("DeleteSecurityGroup: %v", err)
+	}
+}
+
+// TestNetworkLoadBalancer makes a network load balancer as the AWS CCM
+// does, and checks the native load balancer fakecloud derives from it.
+func TestNetworkLoadBalancer(t *testing.T) {
+	f := newFixture(t, Config{})
+	a := f.create("node-a")
+	ctx := context.Background()
+	cl := elbv2.New(elbv2.Options{Region: "fake-region-1", BaseEndpoint: aws.String(f.url + api.AWSPath + "elbv2/"), RetryMaxAttempts: 1,
+		Credentials: credentials.NewStaticCredentialsProvider(api.AWSAccessKeyID, cloudToken, "")})
+
+	_, err := cl.DescribeLoadBalancers(ctx, &elbv2.DescribeLoadBalancersInput{Names: []string{"n1"}})
+	var notFound *elbv2types.LoadBalancerNotFoundException
+	if !errors.As(err, &notFound) {
+		t.Errorf("DescribeLoadBalancers of none: %v, want LoadBalancerNotFound", err)
+	}
+	lb, err := cl.CreateLoadBalancer(ctx, &elbv2.CreateLoadBalancerInput{Name: aws.String("n1"), Type: elbv2types.LoadBalancerTypeEnumNetwork,
+		SubnetMappings: []elbv2types.SubnetMapping{{SubnetId: aws.String(api.AWSSubnetID(0))}}, SecurityGroups: []string{},
+		Tags: []elbv2types.Tag{{Key: aws.String("kubernetes.io/service-name"), Value: aws.String("ns/udp")}}})
+	if err != nil {
+		t.Fatalf("CreateLoadBalancer: %v", err)
+	}
+	n := lb.LoadBalancers[0]
+	if n.State.Code != elbv2types.LoadBalancerStateEnumActive || aws.ToString(n.VpcId) != api.AWSVPCID || len(n.AvailabilityZones) != 1 ||
+		!strings.HasSuffix(aws.ToString(n.DNSName), ".elb.fake-region-1.amazonaws.com") {
+		t.Errorf("created %+v", n)
+	}
+	tg, err := cl.CreateTargetGroup(ctx, &elbv2.CreateTargetGroupInput{Name: aws.String("k8s-ns-udp-0123456789"), Protocol: elbv2types.ProtocolEnumUdp,
+		Port: aws.Int32(30053), VpcId: aws.String(api.AWSVPCID), TargetType: elbv2types.TargetTypeEnumInstance,
+		HealthCheckProtocol: elbv2types.ProtocolEnumHttp, HealthCheckPort: aws.String("31000"), HealthCheckPath: aws.String("/healthz")})
+	if err != nil {
+		t.Fatalf("CreateTargetGroup: %v", err)
+	}
+	tgArn := tg.TargetGroups[0].TargetGroupArn
+	if _, err := cl.RegisterTargets(ctx, &elbv2.RegisterTargetsInput{TargetGroupArn: tgArn, Targets: []elbv2types.TargetDescription{{Id: aws.String(a.ID), Port: aws.Int32(30053)}}}); err != nil {
+		t.Fatalf("RegisterTargets: %v", err)
+	}
+	listener, err := cl.CreateListener(ctx, &elbv2.CreateListenerInput{LoadBalancerArn: n.LoadBalancerArn, Port: aws.Int32(53), Protocol: elbv2types.ProtocolEnumUdp,
+		DefaultActions: []elbv2types.Action{{Type: elbv2types.ActionTypeEnumForward, TargetGroupArn: tgArn}}})
+	if err != nil {
+		t.Fatalf("CreateListener: %v", err)
+	}
+	rule := []ec2types.IpPermission{{IpProtocol: aws.String("udp"), FromPort: aws.Int32(30053), ToPort: aws.Int32(30053),
+		IpRanges: []ec2types.IpRange{{CidrIp: aws.String("10.0.0.0/8"), Description: aws.String("kubernetes.io/rule/nlb/client=n1")}}}}
+	if _, err := f.ec2(cloudToken).AuthorizeSecurityGroupIngress(ctx, &ec2.AuthorizeSecurityGroupIngressInput{GroupId: aws.String(api.AWSNodeSecurityGroup), IpPermissions: rule}); err != nil {
+		t.Fatalf("AuthorizeSecurityGroupIngress: %v", err)
+	}
+	got := f.adminLB("n1")
+	if got.Hostname != aws.ToString(n.DNSName) || len(got.Listeners) != 1 || got.Listeners[0].Protocol != api.ProtocolUDP || got.Listeners[0].Port != 53 ||
+		got.Listeners[0].NodePort != 30053 || !slices.Equal(got.Backends, []string{a.ID}) || got.HealthCheckNodePort != 31000 ||
+		!slices.Equal(got.SourceRanges, []string{"10.0.0.0/8"}) || got.Tags[api.TagService] != "ns/udp" {
+		t.Errorf("fakecloud's load balancer %+v, want UDP 53->30053 to %s, health check 31000, source range 10.0.0.0/8, Service ns/udp", got, a.ID)
+	}
+	health, err := cl.DescribeTargetHealth(ctx, &elbv2.DescribeTargetHealthInput{TargetGroupArn: tgArn})
+	if err != nil || len(health.TargetHealthDescriptions) != 1 || health.TargetHealthDescriptions[0].TargetHealth.State != elbv2types.TargetHealthStateEnumHealthy {
+		t.Errorf("DescribeTargetHealth: %v %+v, want the one target healthy", err, health)
+	}
+	if _, err := cl.DeleteTargetGroup(ctx, &elbv2.DeleteTargetGroupInput{TargetGroupArn: tgArn}); awsCode(err) != "ResourceInUse" {
+		t.Errorf("DeleteTargetGroup in use: %v, want ResourceInUse", err)
+	}
+	if _, err := cl.DeleteListener(ctx, &elbv2.DeleteListenerInput{ListenerArn: listener.Listeners[0].ListenerArn}); err != nil {
+		t.Fatalf("DeleteListener: %v", err)
+	}
+	if _, err := cl.DeleteLoadBalancer(ctx, &elbv2.DeleteLoadBalancerInput{LoadBalancerArn: n.LoadBalancerArn}); err != nil {
+		t.Fatalf("DeleteLoadBalancer: %v", err)
+	}
+	if _, err := cl.DeleteTargetGroup(ctx, &elbv2.DeleteTargetGroupInput{TargetGroupArn: tgArn}); err != nil {
+		t.Errorf("DeleteTargetGroup: %v", err)
 	}
 }

@@ -30,6 +30,9 @@ type lbRecord struct {
 	// ELB is the load balancer as Elastic Load Balancing shows a classic
 	// one, for one made through it; the spec is derived from it.
 	ELB *elbLB `json:"elb,omitempty"`
+	// NLB is the load balancer as Elastic Load Balancing v2 shows a
+	// network one, for one made through it; the spec is derived from it.
+	NLB *nlbLB `json:"nlb,omitempty"`
 }
 
 func (s *Server) lbByNameLocked(name string) *lbRecord {
@@ -78,8 +81,11 @@ func (s *Server) lbViewLocked(lb *lbRecord) api.LoadBalancer {
 		}
 	}
 	out := api.LoadBalancer{Name: lb.Name, ID: lb.ID, IP: lb.IP, LoadBalancerSpec: spec, BackendStatus: status, CreatedAt: lb.CreatedAt}
-	if lb.ELB != nil {
+	switch {
+	case lb.ELB != nil:
 		out.Hostname = lb.ELB.DNSName
+	case lb.NLB != nil:
+		out.Hostname = lb.NLB.DNSName
 	}
 	return out
 }
@@ -349,7 +355,7 @@ func (s *Server) ensureLoadBalancer(w http.ResponseWriter, r *http.Request, c *c
 		}
 	}
 	existing := s.lbByNameLocked(name)
-	if existing != nil && (existing.Octavia != nil || existing.ELB != nil) {
+	if existing != nil && (existing.Octavia != nil || existing.ELB != nil || existing.NLB != nil) {
 		// Its spec is derived from its Octavia or ELB objects, which a
 		// native change would leave saying something else.
 		writeError(w, http.StatusConflict, api.CodeConflict, fmt.Sprintf("load balancer %q was made through another dialect's API (OpenStack's Octavia or AWS's Elastic Load Balancing): change it there", name))

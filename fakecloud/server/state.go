@@ -34,6 +34,8 @@ type state struct {
 	NoSourceDestCheck []string `json:"noSourceDestCheck,omitempty"`
 	// SecurityGroups are the AWS dialect's security groups.
 	SecurityGroups []*awsSecurityGroup `json:"securityGroups,omitempty"`
+	// TargetGroups are the AWS dialect's ELBv2 target groups.
+	TargetGroups []*nlbTargetGroup `json:"targetGroups,omitempty"`
 	// The allocators' positions: reusing an address or a fault ID after a
 	// restart would make old audit entries and test expectations ambiguous.
 	NextFaultID    int64  `json:"nextFaultID"`

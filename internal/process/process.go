@@ -13,6 +13,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -284,4 +286,41 @@ func LogTail(path string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return fmt.Sprintf("; last log lines (%s):\n    %s", path, strings.Join(lines, "\n    "))
+}
+
+// klogError is a klog error line: its header, then the message, which a
+// structured line ("Unhandled Error" err="...") carries in err.
+var (
+	klogError  = regexp.MustCompile(`^E\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [^\]]+\] (.*)$`)
+	klogErrVal = regexp.MustCompile(`\berr="((?:[^"\\]|\\.)*)"`)
+)
+
+// LastError is the message of the last klog error line in the log at
+// path, shortened to one line of at most 300 characters; "" if none.
+func LastError(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		m := klogError.FindStringSubmatch(lines[i])
+		if m == nil {
+			continue
+		}
+		msg := m[1]
+		if v := klogErrVal.FindStringSubmatch(msg); v != nil {
+			if u, err := strconv.Unquote(`"` + v[1] + `"`); err == nil {
+				msg = u
+			} else {
+				msg = v[1]
+			}
+		}
+		msg = strings.Join(strings.Fields(msg), " ")
+		if len(msg) > 300 {
+			msg = msg[:300] + "..."
+		}
+		return msg
+	}
+	return ""
 }

@@ -551,3 +551,21 @@ func TestLogTail(t *testing.T) {
 		})
 	}
 }
+
+func TestLastError(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "ccm.log")
+	log := `I1125 17:10:00.883000    2987 node_controller.go:100] starting
+E1125 17:10:00.883246    2987 route_controller.go:198] Couldn't reconcile node routes: error listing routes: unable to find route table
+E1125 17:10:00.884249    2987 node_controller.go:247] "Unhandled Error" err="error syncing 'node-1': failed to get instance metadata for node node-1: instance not found, requeuing" logger="UnhandledError"
+I1125 17:10:01.000000    2987 node_controller.go:100] still here
+`
+	if err := os.WriteFile(p, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := LastError(p), "error syncing 'node-1': failed to get instance metadata for node node-1: instance not found, requeuing"; got != want {
+		t.Errorf("LastError: %q, want %q", got, want)
+	}
+	if got := LastError(filepath.Join(t.TempDir(), "none.log")); got != "" {
+		t.Errorf("LastError of no log: %q", got)
+	}
+}

@@ -60,13 +60,20 @@ func Profile() providers.Profile {
 		CloudBinaries:    []binaries.Component{fake.FakeCloud},
 		Manifests:        Manifests,
 		Capabilities:     providers.NewCapabilities(providers.Instances, providers.Zones, providers.NodeLifecycle, providers.LoadBalancers, providers.Routes),
-		Differences:      differences,
+		Differences:      classicDifferences,
 		NewCloud: func(config []byte) (providers.Cloud, error) {
 			var c Config
 			if len(config) > 0 {
 				if err := yaml.UnmarshalStrict(config, &c); err != nil {
 					return nil, fmt.Errorf("aws provider config: %w", err)
 				}
+			}
+			switch c.LoadBalancerType {
+			case "":
+				c.LoadBalancerType = Classic
+			case Classic, NLB:
+			default:
+				return nil, fmt.Errorf("aws provider config: loadBalancerType %q is neither %q nor %q", c.LoadBalancerType, Classic, NLB)
 			}
 			return &Cloud{Cloud: fake.NewCloud(c.Config, dialect), config: c}, nil
 		},
@@ -75,10 +82,10 @@ func Profile() providers.Profile {
 
 func init() { providers.Register(Profile()) }
 
-// differences are the load-balancer specs the AWS CCM fails by its own
-// design with classic load balancers, each seen failing against
+// classicDifferences are the load-balancer specs the AWS CCM fails by its
+// own design with classic load balancers, each seen failing against
 // fakecloud's Elastic Load Balancing (README, "AWS").
-var differences = map[string]string{
+var classicDifferences = map[string]string{
 	"serves UDP": "a classic load balancer carries TCP only, and the CCM refuses any other protocol for one " +
 		"(\"Protocol UDP not supported by LoadBalancer\", checkProtocol in pkg/providers/v1/aws.go of v1.36.2); " +
 		"UDP needs a Network Load Balancer (service.beta.kubernetes.io/aws-load-balancer-type: nlb)",
@@ -91,6 +98,36 @@ var differences = map[string]string{
 		"(\"Ignoring port without NodePort defined\") and asks Elastic Load Balancing for a load balancer with no listeners " +
 		"(Listeners= empty), which AWS refuses: \"ValidationError: ... Value null at 'listeners' failed to satisfy constraint: " +
 		"Member must not be null\"; the Service never gets an ingress",
+}
+
+// nlbDifferences are those with Network Load Balancers, each seen failing
+// against fakecloud's Elastic Load Balancing v2.
+var nlbDifferences = map[string]string{
+	"serves TCP and UDP on the same port in one Service": "the CCM refuses a Service that mixes protocols for every kind of " +
+		"load balancer (\"mixed protocol is not supported for LoadBalancer\", checkMixedProtocol in pkg/providers/v1/aws.go of " +
+		"v1.36.2), though a network load balancer could carry both on one port (a TCP_UDP listener)",
+	"carries TCP and UDP from the ingress IP to a backend pod": "its Service has TCP and UDP on port 80, which the CCM refuses " +
+		"(\"mixed protocol is not supported for LoadBalancer\"); TCP and UDP through a network load balancer to a pod are carried in " +
+		"\"health-checks only nodes with endpoints\" and \"serves UDP\"",
+	"provisions without node ports when allocateLoadBalancerNodePorts=false": nlbNoNodePorts,
+}
+
+// Differences are the specs the CCM fails by its own design with the
+// load balancers the config asks for.
+func (c *Cloud) Differences() map[string]string {
+	if c.config.LoadBalancerType == NLB {
+		return nlbDifferences
+	}
+	return classicDifferences
+}
+
+// ServiceAnnotations ask the CCM for a Network Load Balancer when the
+// config says so.
+func (c *Cloud) ServiceAnnotations() map[string]string {
+	if c.config.LoadBalancerType == NLB {
+		return map[string]string{AnnotationLoadBalancerType: NLB}
+	}
+	return nil
 }
 
 // dialect is fakecloud's instances as the AWS CCM sees them through EC2:
@@ -143,7 +180,22 @@ type Config struct {
 	// ClusterID replaces the CCM's [Global] KubernetesClusterID, as a user
 	// whose resources carry another cluster's tag would.
 	ClusterID string `json:"clusterID,omitempty"`
+	// LoadBalancerType is the kind of load balancer the specs' Services
+	// ask the CCM for: "classic" (default, Elastic Load Balancing) or
+	// "nlb" (Network Load Balancers of Elastic Load Balancing v2, by the
+	// Service annotation service.beta.kubernetes.io/aws-load-balancer-type).
+	LoadBalancerType string `json:"loadBalancerType,omitempty"`
 }
+
+// Load balancer types a Config may choose.
+const (
+	Classic = "classic"
+	NLB     = "nlb"
+)
+
+// AnnotationLoadBalancerType is the Service annotation by which the AWS
+// CCM makes a Network Load Balancer rather than a classic one.
+const AnnotationLoadBalancerType = "service.beta.kubernetes.io/aws-load-balancer-type"
 
 // Cloud is fakecloud with the AWS CCM's cloud config and credentials.
 type Cloud struct {
@@ -181,6 +233,7 @@ func (c *Cloud) CCMConfig() ([]byte, error) {
 	for _, s := range []struct{ name, id, path string }{
 		{"ec2", "EC2", "ec2"},
 		{"elb", "Elastic Load Balancing", "elb"},
+		{"elbv2", "Elastic Load Balancing v2", "elbv2"},
 	} {
 		fmt.Fprintf(&b, "\n[ServiceOverride %q]\nService = %s\nRegion = %s\nURL = %s\nSigningRegion = %s\n", s.name, s.id, c.Region(), c.endpoint(s.path), c.Region())
 	}
@@ -240,8 +293,16 @@ func (c *Cloud) Diagnose(ctx context.Context) error {
 
 // What the AWS provider implements, checked at compile time.
 var (
-	_ providers.Cloud          = (*Cloud)(nil)
-	_ providers.SecretKeeper   = (*Cloud)(nil)
-	_ providers.CCMEnvironment = (*Cloud)(nil)
-	_ providers.Diagnoser      = (*Cloud)(nil)
+	_ providers.Cloud            = (*Cloud)(nil)
+	_ providers.SecretKeeper     = (*Cloud)(nil)
+	_ providers.CCMEnvironment   = (*Cloud)(nil)
+	_ providers.Diagnoser        = (*Cloud)(nil)
+	_ providers.ServiceAnnotator = (*Cloud)(nil)
+	_ providers.DifferenceKeeper = (*Cloud)(nil)
 )
+
+// nlbNoNodePorts is the CCM's way with a Network Load Balancer for a
+// Service without node ports.
+const nlbNoNodePorts = "the CCM skips every port without a node port (\"Ignoring port without NodePort defined\") and makes " +
+	"a network load balancer with no listeners: \"expected cloud load balancer ... listeners [TCP:80->0], actual []\" after 2 minutes; " +
+	"its ingress hostname then serves nothing"

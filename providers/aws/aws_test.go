@@ -99,3 +99,24 @@ func TestDiagnose(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadBalancerType checks what the config's load balancer type asks of
+// the specs' Services, and the differences that come with it.
+func TestLoadBalancerType(t *testing.T) {
+	classic, nlb := newCloud(t, ""), newCloud(t, "loadBalancerType: nlb")
+	if a := classic.ServiceAnnotations(); len(a) != 0 {
+		t.Errorf("classic: annotations %v, want none", a)
+	}
+	if a := nlb.ServiceAnnotations(); a[AnnotationLoadBalancerType] != "nlb" {
+		t.Errorf("nlb: annotations %v, want the load balancer type nlb", a)
+	}
+	if _, ok := classic.Differences()["serves UDP"]; !ok {
+		t.Error("classic: serves UDP is not a difference; a classic load balancer carries TCP only")
+	}
+	if _, ok := nlb.Differences()["serves UDP"]; ok {
+		t.Error("nlb: serves UDP is a difference; a network load balancer carries UDP")
+	}
+	if _, err := Profile().NewCloud([]byte("loadBalancerType: alb")); err == nil || !strings.Contains(err.Error(), `loadBalancerType "alb" is neither "classic" nor "nlb"`) {
+		t.Errorf("loadBalancerType: alb: %v", err)
+	}
+}
