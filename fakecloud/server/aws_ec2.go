@@ -355,12 +355,28 @@ func (s *Server) ec2DescribeInstances(svc *awsService) func(http.ResponseWriter,
 		if names := filters["private-dns-name"]; len(names) == 1 {
 			c.instance = names[0]
 		}
+		// asked is the instance as EC2 shows it, and whether the call's
+		// filters ask for it.
+		asked := func(inst api.Instance) (ec2Instance, bool) {
+			e := s.ec2InstanceOf(inst, !slices.Contains(s.st.NoSourceDestCheck, inst.ID))
+			values := map[string][]string{
+				"private-dns-name": {e.PrivateDNSName}, "instance-state-name": {e.State.Name},
+				"instance-id": {e.InstanceID}, "vpc-id": {e.VpcID}, "subnet-id": {e.SubnetID},
+				"availability-zone": {e.Placement.AvailabilityZone}, "instance-type": {e.InstanceType},
+				"private-ip-address": {e.PrivateIPAddress},
+			}
+			return e, filters.match(values, e.Tags)
+		}
+		// A fault about an instance fires on the calls that answer it, not
+		// on a lookup of another node by name.
 		f, ok := s.applyFault(w, r, c, c.op, func(ref string) bool {
 			if slices.Contains(ids, ref) || slices.Contains(filters["private-dns-name"], ref) {
 				return true
 			}
-			inst := s.instanceByRefLocked(ref)
-			return inst != nil && (len(ids) == 0 || slices.Contains(ids, inst.ID))
+			return slices.ContainsFunc(s.st.Instances, func(stored *api.Instance) bool {
+				_, ok := asked(copyInstance(stored))
+				return ok && (len(ids) == 0 || slices.Contains(ids, stored.ID)) && refersTo(ref, stored)
+			})
 		})
 		if !ok {
 			return
@@ -379,14 +395,7 @@ func (s *Server) ec2DescribeInstances(svc *awsService) func(http.ResponseWriter,
 			}
 			inst := copyInstance(stored)
 			corrupt(f, &inst)
-			e := s.ec2InstanceOf(inst, !slices.Contains(s.st.NoSourceDestCheck, stored.ID))
-			values := map[string][]string{
-				"private-dns-name": {e.PrivateDNSName}, "instance-state-name": {e.State.Name},
-				"instance-id": {e.InstanceID}, "vpc-id": {e.VpcID}, "subnet-id": {e.SubnetID},
-				"availability-zone": {e.Placement.AvailabilityZone}, "instance-type": {e.InstanceType},
-				"private-ip-address": {e.PrivateIPAddress},
-			}
-			if filters.match(values, e.Tags) {
+			if e, ok := asked(inst); ok {
 				out = append(out, e)
 			}
 		}

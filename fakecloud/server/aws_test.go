@@ -367,3 +367,24 @@ func TestNetworkLoadBalancer(t *testing.T) {
 		t.Errorf("DeleteTargetGroup: %v", err)
 	}
 }
+
+// TestEC2FaultTargetsItsInstance: a fault about one instance fires on the
+// calls that answer it, not on a lookup of another by private DNS name.
+func TestEC2FaultTargetsItsInstance(t *testing.T) {
+	f := newFixture(t, Config{})
+	f.create("node-a")
+	f.create("node-b")
+	f.addFault(api.Fault{Operation: api.OpListInstances, Instance: "node-a", Kind: api.FaultError, Status: 503})
+	cl := f.ec2(cloudToken)
+	byName := func(name string) error {
+		_, err := cl.DescribeInstances(context.Background(), &ec2.DescribeInstancesInput{Filters: []ec2types.Filter{
+			{Name: aws.String("private-dns-name"), Values: []string{name}}}})
+		return err
+	}
+	if err := byName("node-b"); err != nil {
+		t.Errorf("looking up node-b with a fault about node-a: %v, want no error", err)
+	}
+	if err := byName("node-a"); awsCode(err) != "ServiceUnavailable" {
+		t.Errorf("looking up node-a: %v, want the injected ServiceUnavailable", err)
+	}
+}
