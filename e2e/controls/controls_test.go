@@ -24,6 +24,7 @@ import (
 
 	"sigs.k8s.io/ccm-harness/cluster/manifests"
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/internal/process"
 	"sigs.k8s.io/ccm-harness/migration"
 	"sigs.k8s.io/ccm-harness/providers"
 	"sigs.k8s.io/ccm-harness/providers/aws"
@@ -540,7 +541,9 @@ func run(t *testing.T, suite string, c control) {
 		}
 	}
 	if ran == 0 {
-		t.Errorf("no spec ran (log: %s)", logFile)
+		// The bring-up failed: what it said is the whole story, and CI
+		// keeps only this test's output.
+		t.Errorf("no spec ran%s", process.LogTail(logFile, 20))
 	}
 	assertNothingLeft(t, state)
 	if clusterKind == "kind" {

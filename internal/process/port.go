@@ -2,13 +2,74 @@ package process
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net"
+	"os"
+	"sync"
 )
 
-// FreePort asks the kernel for a free loopback TCP port. Another process may
-// take it before ours binds; components report that as "address in use" in
+// The ports FreePort hands out lie below the kernel's ephemeral range.
+// A port from the kernel's own choice (bind to :0) is one of the ephemeral
+// ports that every outgoing connection takes its source port from: between
+// FreePort closing it and the component binding it, a client of another
+// cluster on this machine may take it ("address already in use" from etcd,
+// seen with four clusters up at once). Below the range, only a listener
+// can take it, and the choice is random, so parallel harnesses rarely pick
+// the same one.
+const (
+	lowestPort          = 20000
+	ephemeralRangeFile  = "/proc/sys/net/ipv4/ip_local_port_range"
+	defaultEphemeralMin = 32768
+	freePortAttempts    = 200
+)
+
+var handedOut = struct {
+	sync.Mutex
+	ports map[int]bool
+}{ports: map[int]bool{}}
+
+// FreePort picks a free loopback TCP port, not one handed out before by
+// this process, below the ephemeral range. Another process may still take
+// it before ours binds; components report that as "address in use" in
 // their log, which Start quotes.
 func FreePort() (int, error) {
+	hi := ephemeralMin()
+	if hi-lowestPort < 1000 {
+		return kernelPort() // a machine whose ephemeral range starts low
+	}
+	handedOut.Lock()
+	defer handedOut.Unlock()
+	for range freePortAttempts {
+		port := lowestPort + rand.IntN(hi-lowestPort)
+		if handedOut.ports[port] {
+			continue
+		}
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			continue
+		}
+		l.Close()
+		handedOut.ports[port] = true
+		return port, nil
+	}
+	return 0, fmt.Errorf("find a free port on 127.0.0.1 between %d and %d: %d tries, all in use (stop what holds them)", lowestPort, hi, freePortAttempts)
+}
+
+// ephemeralMin is where the kernel's ephemeral port range starts.
+func ephemeralMin() int {
+	data, err := os.ReadFile(ephemeralRangeFile)
+	if err != nil {
+		return defaultEphemeralMin
+	}
+	var lo, hi int
+	if n, _ := fmt.Sscan(string(data), &lo, &hi); n != 2 || lo <= 0 {
+		return defaultEphemeralMin
+	}
+	return lo
+}
+
+// kernelPort is the kernel's choice of a free port.
+func kernelPort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, fmt.Errorf("find a free port on 127.0.0.1: %w", err)

@@ -569,3 +569,26 @@ I1125 17:10:01.000000    2987 node_controller.go:100] still here
 		t.Errorf("LastError of no log: %q", got)
 	}
 }
+
+// A port the kernel would give an outgoing connection is one another
+// cluster's client may take before our component binds it.
+func TestFreePortOutsideEphemeralRange(t *testing.T) {
+	hi := ephemeralMin()
+	if hi-lowestPort < 1000 {
+		t.Skipf("the ephemeral range starts at %d: FreePort takes the kernel's choice", hi)
+	}
+	seen := map[int]bool{}
+	for range 100 {
+		port, err := FreePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if port < lowestPort || port >= hi {
+			t.Fatalf("FreePort gave %d, outside [%d, %d)", port, lowestPort, hi)
+		}
+		if seen[port] {
+			t.Fatalf("FreePort gave %d twice", port)
+		}
+		seen[port] = true
+	}
+}
