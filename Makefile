@@ -6,6 +6,8 @@
 #   make e2e PROVIDER=aws        the real AWS CCM against fakecloud's EC2
 #   make e2e CLUSTER=kind        real nodes in Docker: the [datapath] specs run
 #   make e2e LABEL_FILTER=zone   a Ginkgo label filter
+#   make e2e K8S_VERSION=v1.34   a cluster of another Kubernetes release
+#   make matrix PROVIDER=aws     every Kubernetes release against every CCM version the skew policy allows
 #   make test                    unit tests, every provider's suite and the negative controls
 #   make up / make down          a cluster left running for kubectl
 
@@ -17,6 +19,10 @@ CCM_VERSION  ?=
 # docker-archive:PATH, oci:DIR or a registry reference (see internal/oci).
 CCM_IMAGE    ?=
 CLUSTER      ?= local
+# K8S_VERSION is the cluster's Kubernetes release, or its minor (v1.34,
+# v1.35, v1.36, v1.37; default v1.36.3); without CCM_VERSION the provider's
+# CCM of that minor runs, else one minor older (the version skew policy).
+K8S_VERSION  ?=
 LABEL_FILTER ?=
 # PROVIDER_CONFIG is the provider's config file (see the provider's Config);
 # with PROVIDER=external, the profile file (providers.File).
@@ -33,7 +39,7 @@ UNIT_PKGS     = $(shell $(GO) list ./... | grep -v -e '/e2e$$' -e '/e2e/controls
 
 export ARTIFACTS
 
-.PHONY: bench all build binaries e2e e2e-vsphere e2e-openstack e2e-aws e2e-kind e2e-image e2e-incluster e2e-existing e2e-dry-run test unit vet controls jobs up down clean clean-cache kubetest2
+.PHONY: bench all build binaries matrix e2e-oldest e2e e2e-vsphere e2e-openstack e2e-aws e2e-kind e2e-image e2e-incluster e2e-existing e2e-dry-run test unit vet controls jobs up down clean clean-cache kubetest2
 
 all: build
 
@@ -49,7 +55,7 @@ $(BIN)/e2e.test: $(GO_SOURCES)
 # spec.
 binaries: $(BIN)/ccm-harness
 	$(BIN)/ccm-harness binaries --provider=$(PROVIDER) --ccm-version='$(CCM_VERSION)' --ccm-image='$(CCM_IMAGE)' --provider-config='$(PROVIDER_CONFIG)' --cluster=$(CLUSTER) \
-		--label-filter='$(LABEL_FILTER)' 
+		--label-filter='$(LABEL_FILTER)' --kubernetes-version='$(K8S_VERSION)' 
 
 build: binaries $(BIN)/e2e.test
 
@@ -62,7 +68,29 @@ e2e: build
 	cd $(CURDIR) && $(BIN)/e2e.test -ginkgo.v -ginkgo.no-color $(QUIET) \
 		-ginkgo.label-filter='$(LABEL_FILTER)' -ginkgo.timeout=1h \
 		--provider=$(PROVIDER) --ccm-version='$(CCM_VERSION)' --cluster=$(CLUSTER) --artifacts=$(ARTIFACTS) \
-		--provider-config='$(PROVIDER_CONFIG)' --ccm-image='$(CCM_IMAGE)' --nodes=$(NODES)
+		--provider-config='$(PROVIDER_CONFIG)' --ccm-image='$(CCM_IMAGE)' --nodes=$(NODES) --kubernetes-version='$(K8S_VERSION)'
+
+# The version matrix of PROVIDER: a run of the suite for each Kubernetes
+# release (MATRIX_CLUSTERS, default all) with each pinned CCM version
+# (MATRIX_CCMS, default all) of the same minor or one older; with
+# MATRIX_OUTSIDE=true also the CCM one minor newer, marked outside the skew
+# policy. Each cell is a run folder under $(ARTIFACTS)/matrix; it ends with
+# the builds' times, a line per cell, the specs that pass in one cell and
+# fail in another (findings.txt) and grid.html. Builds every release it
+# runs (minutes each, once). The periodics ci-ccm-harness-matrix-* run it.
+MATRIX_CLUSTERS ?=
+MATRIX_CCMS     ?=
+MATRIX_OUTSIDE  ?=
+matrix: build
+	cd $(CURDIR) && $(BIN)/ccm-harness matrix --suite=$(BIN)/e2e.test --provider=$(PROVIDER) --provider-config='$(PROVIDER_CONFIG)' \
+		--cluster=$(CLUSTER) --nodes=$(NODES) --label-filter='$(LABEL_FILTER)' --artifacts=$(ARTIFACTS)/matrix \
+		--kubernetes-versions='$(MATRIX_CLUSTERS)' --ccm-versions='$(MATRIX_CCMS)' $(if $(filter true,$(MATRIX_OUTSIDE)),--outside-policy)
+
+# One cell of the matrix in make test: the oldest supported release, v1.34,
+# with the fakecloud CCM built on it (its control plane and CCM built in
+# modules generated for that release), through the matrix's own door.
+e2e-oldest: build
+	$(MAKE) matrix PROVIDER=fake PROVIDER_CONFIG= MATRIX_CLUSTERS=v1.34 MATRIX_CCMS= LABEL_FILTER= ARTIFACTS=$(ARTIFACTS)/oldest
 
 # The vSphere suite in make test, its artifacts beside the default run's:
 # the newest pinned CCM as configured by default, then the older one with
@@ -167,7 +195,7 @@ e2e-kind: $(IMAGE)
 e2e-dry-run: build
 	cd $(CURDIR) && $(BIN)/e2e.test -ginkgo.no-color -ginkgo.label-filter='$(LABEL_FILTER)' --dry-run \
 		--provider=$(PROVIDER) --ccm-version='$(CCM_VERSION)' --cluster=$(CLUSTER) --artifacts=$(ARTIFACTS)/dry-run \
-		--provider-config='$(PROVIDER_CONFIG)' --ccm-image='$(CCM_IMAGE)'
+		--provider-config='$(PROVIDER_CONFIG)' --ccm-image='$(CCM_IMAGE)' --kubernetes-version='$(K8S_VERSION)'
 
 # Figures, as Go benchmark lines for benchstat, also in $(ARTIFACTS)/bench.txt:
 # warm bring-up against kwokctl's (5 each), the default suite's wall time
@@ -227,7 +255,7 @@ test:
 
 up: binaries
 	$(BIN)/ccm-harness up --name $(NAME) --provider=$(PROVIDER) --ccm-version='$(CCM_VERSION)' --ccm-image='$(CCM_IMAGE)' \
-		--provider-config='$(PROVIDER_CONFIG)' --nodes=$(NODES)
+		--provider-config='$(PROVIDER_CONFIG)' --nodes=$(NODES) --kubernetes-version='$(K8S_VERSION)'
 
 down: $(BIN)/ccm-harness
 	$(BIN)/ccm-harness down --name $(NAME)

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -52,6 +54,19 @@ type Spec struct {
 	Managers []ManagerSpec
 	// Logf reports progress; may be nil.
 	Logf func(format string, args ...any)
+	// KubernetesVersion is the release the runtime builds the control
+	// plane (and kind's nodes) from, one of binaries.KubernetesReleases;
+	// "" for go.mod's.
+	KubernetesVersion string
+}
+
+// AtRelease is c, a component of Kubernetes, at the spec's release.
+func (s Spec) AtRelease(c binaries.Component) binaries.Component {
+	r, err := c.At(s.KubernetesVersion)
+	if err != nil {
+		return c // Validate refuses such a release first
+	}
+	return r
 }
 
 var dns1123 = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,40}[a-z0-9])?$`)
@@ -69,6 +84,9 @@ func (s Spec) Validate() error {
 	}
 	if s.ArtifactsDir == "" {
 		return fmt.Errorf("no artifacts directory given")
+	}
+	if v := s.KubernetesVersion; v != "" && !slices.Contains(binaries.KubernetesReleases, v) {
+		return fmt.Errorf("Kubernetes release %s is not one the harness builds (choose one of %s)", v, strings.Join(binaries.KubernetesReleases, ", "))
 	}
 	seen := map[string]bool{}
 	for _, m := range s.Managers {
@@ -134,6 +152,10 @@ type Cluster struct {
 	// user name; nil where the CCM runs under no ServiceAccount or the
 	// runtime keeps no audit log.
 	Refusals func(since time.Time) (user string, refused []audit.Refusal, err error)
+	// APIUses are the deprecated and unserved APIs the CCM called since
+	// a time, and the user it runs as; nil where the runtime cannot tell
+	// (an existing cluster).
+	APIUses func(since time.Time) (user string, uses []audit.APIUse, err error)
 }
 
 // Manager returns the manager called name, or nil.

@@ -93,6 +93,9 @@ var run = struct {
 	// refusals explains what the CCM's ServiceAccount was refused in the
 	// run, "" if nothing.
 	refusals string
+	// apiUses lists the deprecated and unserved APIs the CCM called in
+	// the run, "" if none.
+	apiUses string
 	// measured are the run's figures: the bring-up's, and the latencies
 	// the specs report as durations.
 	measured []reports.Measurement
@@ -133,6 +136,9 @@ func finishRun(t *testing.T, passed bool) {
 	reports.WriteSummary(console, r, page)
 	if run.refusals != "" {
 		fmt.Fprint(console, reports.RedactText(run.refusals, run.secrets))
+	}
+	if run.apiUses != "" {
+		fmt.Fprint(console, run.apiUses)
 	}
 }
 
@@ -251,6 +257,20 @@ func refusalsSince(since time.Time) string {
 	return audit.Explain(user, rs) + "\n"
 }
 
+// apiUsesSince lists the deprecated and unserved APIs the CCM called
+// since a time, "" if none (or the runtime cannot tell).
+func apiUsesSince(since time.Time) string {
+	c := scenarios.Cluster()
+	if c == nil || c.APIUses == nil {
+		return ""
+	}
+	user, us, err := c.APIUses(since)
+	if err != nil {
+		return fmt.Sprintf("APIs: could not read the API server's audit log: %v\n", err)
+	}
+	return audit.ExplainAPIUses(user, us)
+}
+
 // excerptOf picks the logs a failure quotes: the CCM's and the cloud's
 // (and its audit log). The control plane's and kwok's are linked from the
 // report; quoted, they would bury the CCM's lines.
@@ -296,7 +316,11 @@ var _ = ginkgo.BeforeSuite(func(ctx context.Context) {
 	run.metadata = setup.Metadata()
 	framework.ExpectNoError(reports.WriteMetadata(run.dir, run.metadata))
 	name := "e2e-" + rand.String(6)
-	logf("bringing up a %s cluster %s with provider %s (%s) and %d nodes", setup.Cluster, name, setup.Profile.Name, setup.Profile.CCM, setup.Nodes)
+	of := "" // an existing cluster runs its own release
+	if setup.Release != "" {
+		of = " of Kubernetes " + setup.Release
+	}
+	logf("bringing up a %s cluster %s%s with provider %s (%s; %s) and %d nodes", setup.Cluster, name, of, setup.Profile.Name, setup.Profile.CCM, setup.Skew, setup.Nodes)
 	// Not reaching "initialized" is [node-init]'s failure to report, not
 	// the suite's; a claim the CCM does not serve would fail every spec
 	// of it by timeout, and fails the bring-up instead. A failed Up
@@ -326,6 +350,10 @@ var _ = ginkgo.BeforeSuite(func(ctx context.Context) {
 		if text := refusalsSince(runStart); text != "" {
 			run.refusals = text
 			framework.ExpectNoError(os.WriteFile(filepath.Join(run.dir, audit.RefusalsFile), []byte(text), 0o644))
+		}
+		if text := apiUsesSince(runStart); text != "" {
+			run.apiUses = text
+			framework.ExpectNoError(os.WriteFile(filepath.Join(run.dir, audit.APIUsesFile), []byte(text), 0o644))
 		}
 	})
 	framework.TestContext.KubeConfig = c.Kubeconfig

@@ -190,3 +190,83 @@ func makeTargets(path string) (map[string]bool, error) {
 	}
 	return out, nil
 }
+
+// MatrixDashboard is the testgrid dashboard of the version matrix: a tab
+// per cell.
+const MatrixDashboard = "sig-cloud-provider-ccm-harness-matrix"
+
+// Cell is one (Kubernetes release, CCM version) of a provider's matrix.
+type Cell struct{ Cluster, CCM string }
+
+// CheckMatrix returns every difference between the matrix jobs and the
+// cells the harness computes (cells, per provider): each provider whose
+// whole matrix runs in a periodic (make matrix PROVIDER=p) must have a
+// periodic per cell (make matrix PROVIDER=p MATRIX_CLUSTERS=k
+// MATRIX_CCMS=c) on MatrixDashboard, and no other.
+func CheckMatrix(p Paths, cells func(provider string) ([]Cell, error)) []error {
+	c, err := config.LoadStrict(p.ProwConfig, p.Jobs, nil, "")
+	if err != nil {
+		return []error{fmt.Errorf("prow cannot load %s: %w", p.Jobs, err)}
+	}
+	whole := map[string]bool{}
+	jobOf := map[string]map[Cell]string{}
+	var errs []error
+	for _, j := range allJobs(c) {
+		if j.Spec == nil || len(j.Spec.Containers) == 0 {
+			continue
+		}
+		vars := map[string]string{}
+		isMatrix := false
+		for _, a := range j.Spec.Containers[0].Args {
+			if k, v, ok := strings.Cut(a, "="); ok {
+				vars[k] = v
+			} else if a == "matrix" {
+				isMatrix = true
+			}
+		}
+		if !isMatrix {
+			continue
+		}
+		provider := vars["PROVIDER"]
+		if vars["MATRIX_CLUSTERS"] == "" && vars["MATRIX_CCMS"] == "" {
+			whole[provider] = true
+			continue
+		}
+		if j.Annotations[annDashboards] != MatrixDashboard {
+			errs = append(errs, fmt.Errorf("job %s: a matrix cell's job belongs on dashboard %s, not %q", j.Name, MatrixDashboard, j.Annotations[annDashboards]))
+		}
+		if jobOf[provider] == nil {
+			jobOf[provider] = map[Cell]string{}
+		}
+		jobOf[provider][Cell{vars["MATRIX_CLUSTERS"], vars["MATRIX_CCMS"]}] = j.Name
+	}
+	for provider := range jobOf {
+		if !whole[provider] {
+			errs = append(errs, fmt.Errorf("provider %s: cell jobs but no periodic running its whole matrix (make matrix PROVIDER=%s)", provider, provider))
+		}
+	}
+	var providers []string
+	for provider := range whole {
+		providers = append(providers, provider)
+	}
+	sort.Strings(providers)
+	for _, provider := range providers {
+		want, err := cells(provider)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("provider %s: the harness's cells: %w", provider, err))
+			continue
+		}
+		have := jobOf[provider]
+		for _, cell := range want {
+			if _, ok := have[cell]; !ok {
+				errs = append(errs, fmt.Errorf("provider %s: cell Kubernetes %s / CCM %s has no periodic on %s (make matrix PROVIDER=%s MATRIX_CLUSTERS=%s MATRIX_CCMS=%s)",
+					provider, cell.Cluster, cell.CCM, MatrixDashboard, provider, cell.Cluster, cell.CCM))
+			}
+			delete(have, cell)
+		}
+		for cell, name := range have {
+			errs = append(errs, fmt.Errorf("job %s: Kubernetes %s / CCM %s is not a cell of provider %s's matrix (ccm-harness matrix --list --provider=%s)", name, cell.Cluster, cell.CCM, provider, provider))
+		}
+	}
+	return errs
+}

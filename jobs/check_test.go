@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -58,5 +59,51 @@ func TestCheckCatches(t *testing.T) {
 				t.Errorf("errors %q, want one containing %q", all, tt.want)
 			}
 		})
+	}
+}
+
+// harnessCells are the cells `ccm-harness matrix --list` prints, run from
+// this repository's source.
+func harnessCells(provider string) ([]Cell, error) {
+	cmd := exec.Command("go", "run", "./cmd/ccm-harness", "matrix", "--list", "--provider="+provider)
+	cmd.Dir = ".."
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, err
+	}
+	var cells []Cell
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		cells = append(cells, Cell{f[0], f[1]})
+	}
+	return cells, nil
+}
+
+func TestMatrixJobs(t *testing.T) {
+	for _, err := range CheckMatrix(paths("config/jobs"), harnessCells) {
+		t.Error(err)
+	}
+}
+
+// A cell without its job, or a job for no cell, is caught.
+func TestCheckMatrixCatches(t *testing.T) {
+	cells := func(string) ([]Cell, error) {
+		return []Cell{{"v1.36.3", "v1.36.2"}, {"v1.99.0", "v1.99.0"}}, nil
+	}
+	var all []string
+	for _, e := range CheckMatrix(paths("config/jobs"), cells) {
+		all = append(all, e.Error())
+	}
+	joined := strings.Join(all, "\n")
+	for _, want := range []string{
+		"cell Kubernetes v1.99.0 / CCM v1.99.0 has no periodic on sig-cloud-provider-ccm-harness-matrix",
+		"Kubernetes v1.35.4 / CCM v1.35.3 is not a cell of provider aws's matrix",
+	} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("errors %q, want one containing %q", all, want)
+		}
 	}
 }

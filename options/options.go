@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/ccm-harness/internal/binaries"
 	"sigs.k8s.io/ccm-harness/providers"
 	"sigs.k8s.io/ccm-harness/reports"
+	"sigs.k8s.io/ccm-harness/skew"
 )
 
 // Flag names, the same on every door.
@@ -43,6 +44,8 @@ const (
 	FlagArtifacts      = "artifacts"
 	FlagWait           = "wait"
 	FlagAPIServerPort  = "apiserver-port"
+	FlagKubernetes     = "kubernetes-version"
+	FlagAllowNewerCCM  = "allow-newer-ccm"
 )
 
 // Runtimes are the values of --cluster.
@@ -80,11 +83,19 @@ type Options struct {
 	// APIServerPort serves a local cluster's API on a fixed port; 0 picks
 	// a free one.
 	APIServerPort int
+	// KubernetesVersion is the release of the cluster the harness makes,
+	// one of binaries.KubernetesReleases or its minor ("v1.35"); "" for
+	// the default.
+	KubernetesVersion string
+	// AllowNewerCCM runs a CCM newer than the kube-apiserver, which the
+	// version skew policy forbids, instead of refusing it.
+	AllowNewerCCM bool
 }
 
 // New returns the defaults, taken from the environment where it sets
 // them: PROVIDER, PROVIDER_CONFIG, CCM_VERSION, CCM_IMAGE, CLUSTER,
-// KUBECONFIG, BIN_DIR, NODES and ARTIFACTS, as `make e2e` passes them.
+// KUBECONFIG, BIN_DIR, NODES, ARTIFACTS, K8S_VERSION and ALLOW_NEWER_CCM,
+// as `make e2e` passes them.
 func New() *Options {
 	nodes := 3
 	if n, err := strconv.Atoi(os.Getenv("NODES")); err == nil {
@@ -101,6 +112,9 @@ func New() *Options {
 		Nodes:          nodes,
 		Artifacts:      envOr("ARTIFACTS", "_artifacts"),
 		Wait:           2 * time.Minute,
+
+		KubernetesVersion: os.Getenv("K8S_VERSION"),
+		AllowNewerCCM:     os.Getenv("ALLOW_NEWER_CCM") == "true",
 	}
 }
 
@@ -110,6 +124,7 @@ type FlagSet interface {
 	StringVar(p *string, name, value, usage string)
 	IntVar(p *int, name string, value int, usage string)
 	DurationVar(p *time.Duration, name string, value time.Duration, usage string)
+	BoolVar(p *bool, name string, value bool, usage string)
 }
 
 // Bind defines every option's flag on fs, with o's values as defaults,
@@ -130,6 +145,10 @@ func (o *Options) Bind(fs FlagSet, except ...string) {
 	str(&o.Kubeconfig, FlagKubeconfig, "the existing cluster's kubeconfig, for --cluster=existing ($KUBECONFIG)")
 	str(&o.BinDir, FlagBinDir, "directory of ready-made etcd, kube-apiserver, kube-controller-manager, kwok, CCM and cloud binaries (default: build them into the cache) ($BIN_DIR)")
 	str(&o.Artifacts, FlagArtifacts, "where logs, JUnit and reports go ($ARTIFACTS)")
+	str(&o.KubernetesVersion, FlagKubernetes, "Kubernetes release of the cluster the harness makes (etcd aside, its control plane and kind's nodes): one of "+strings.Join(binaries.KubernetesReleases, ", ")+", or a minor such as v1.35 (default "+binaries.ModuleVersion("k8s.io/kubernetes")+"); without --ccm-version the CCM of that minor, else one older ($K8S_VERSION)")
+	if !slices.Contains(except, FlagAllowNewerCCM) {
+		fs.BoolVar(&o.AllowNewerCCM, FlagAllowNewerCCM, o.AllowNewerCCM, "run a CCM newer than the kube-apiserver, outside the version skew policy, instead of refusing it ($ALLOW_NEWER_CCM=true)")
+	}
 	if !slices.Contains(except, FlagNodes) {
 		fs.IntVar(&o.Nodes, FlagNodes, o.Nodes, "nodes to register at start ($NODES)")
 	}
@@ -139,6 +158,28 @@ func (o *Options) Bind(fs FlagSet, except ...string) {
 	if !slices.Contains(except, FlagAPIServerPort) {
 		fs.IntVar(&o.APIServerPort, FlagAPIServerPort, o.APIServerPort, "serve a local cluster's API on this port (default: a free one)")
 	}
+}
+
+// Args are the flags that make another door (the e2e suite a matrix
+// runs) take the same options: those every door binds, and --kubeconfig
+// for an existing cluster.
+func (o Options) Args() []string {
+	args := []string{
+		"--" + FlagProvider + "=" + o.Provider,
+		"--" + FlagProviderConfig + "=" + o.ProviderConfig,
+		"--" + FlagCCMVersion + "=" + o.CCMVersion,
+		"--" + FlagCCMImage + "=" + o.CCMImage,
+		"--" + FlagCluster + "=" + o.Cluster,
+		"--" + FlagBinDir + "=" + o.BinDir,
+		"--" + FlagArtifacts + "=" + o.Artifacts,
+		"--" + FlagKubernetes + "=" + o.KubernetesVersion,
+		"--" + FlagNodes + "=" + strconv.Itoa(o.Nodes),
+		"--" + FlagAllowNewerCCM + "=" + strconv.FormatBool(o.AllowNewerCCM),
+	}
+	if o.Cluster == Existing {
+		args = append(args, "--"+FlagKubeconfig+"="+o.Kubeconfig)
+	}
+	return args
 }
 
 // ProviderNames are the values --provider takes.
@@ -159,6 +200,12 @@ type Setup struct {
 	ArtifactsDir string
 	// Binaries finds or builds executables: in BinDir, else the cache.
 	Binaries *binaries.Source
+	// Release is the Kubernetes release of the cluster the harness makes;
+	// "" for an existing cluster, which runs its own.
+	Release string
+	// Skew is where the CCM stands against the release under the version
+	// skew policy.
+	Skew skew.Verdict
 	// Logf reports progress.
 	Logf func(format string, args ...any)
 }
@@ -192,10 +239,24 @@ func (o Options) Resolve(logf func(format string, args ...any)) (*Setup, error) 
 	if o.CCMImage != "" && o.CCMVersion != "" {
 		return nil, fmt.Errorf("--%s and --%s both given: an image is its own version, give one", FlagCCMImage, FlagCCMVersion)
 	}
-	if p, err = p.WithCCMVersion(o.CCMVersion); err != nil {
+	if s.Release, err = o.KubernetesRelease(); err != nil {
+		return nil, err
+	}
+	ccmVersion := o.CCMVersion
+	if ccmVersion == "" && o.CCMImage == "" && o.KubernetesVersion != "" {
+		ccmVersion = ccmFor(p.CCM, s.Release)
+	}
+	if p, err = p.WithCCMVersion(ccmVersion); err != nil {
 		return nil, err
 	}
 	s.Profile, s.CloudConfig = p.WithCCMImage(o.CCMImage), cfg
+	if s.Skew, err = skew.Of(s.Release, s.Profile.CCM.Release()); err != nil {
+		return nil, err
+	}
+	if s.Skew == skew.Newer && !o.AllowNewerCCM {
+		return nil, fmt.Errorf("%s is newer than the cluster's kube-apiserver %s, and %s; choose --%s %s or older, or --%s to run it anyway (outside the policy)",
+			s.Profile.CCM, s.Release, skew.Policy, FlagCCMVersion, ccmOfMinor(s.Release), FlagAllowNewerCCM)
+	}
 	if o.Nodes < 0 {
 		return nil, fmt.Errorf("--%s %d is negative (give 0 or more)", FlagNodes, o.Nodes)
 	}
@@ -212,6 +273,12 @@ func (o Options) Resolve(logf func(format string, args ...any)) (*Setup, error) 
 		s.Runtime = existing.New(o.Kubeconfig)
 	default:
 		return nil, fmt.Errorf("--%s %q is not a runtime (known: %s, %s, %s)", FlagCluster, o.Cluster, Local, Kind, Existing)
+	}
+	if o.Cluster == Existing {
+		if o.KubernetesVersion != "" {
+			return nil, fmt.Errorf("--%s %s picks the release of a cluster the harness makes; the existing cluster runs its own (leave it unset)", FlagKubernetes, o.KubernetesVersion)
+		}
+		s.Release, s.Skew = "", skew.Unknown
 	}
 	if s.ArtifactsDir, err = filepath.Abs(o.Artifacts); err != nil {
 		return nil, err
@@ -230,7 +297,53 @@ func (s *Setup) Spec(name string) cluster.Spec {
 		ArtifactsDir:   s.ArtifactsDir,
 		Binaries:       s.Binaries,
 		Logf:           s.Logf,
+
+		KubernetesVersion: s.Release,
 	}
+}
+
+// KubernetesRelease is the Kubernetes release the options choose: a
+// release the harness builds, or the newest of a minor.
+func (o Options) KubernetesRelease() (string, error) {
+	v := o.KubernetesVersion
+	if v == "" {
+		return binaries.ModuleVersion("k8s.io/kubernetes"), nil
+	}
+	if !strings.HasPrefix(v, "v") {
+		v = "v" + v
+	}
+	for _, r := range binaries.KubernetesReleases {
+		if r == v || strings.HasPrefix(r, v+".") {
+			return r, nil
+		}
+	}
+	return "", fmt.Errorf("--%s %s is not a Kubernetes release the harness builds (choose one of %s, or its minor, e.g. v1.35; default %s)",
+		FlagKubernetes, o.KubernetesVersion, strings.Join(binaries.KubernetesReleases, ", "), binaries.ModuleVersion("k8s.io/kubernetes"))
+}
+
+// ccmFor is the version of ccm a cluster of release runs when the user
+// chose none: the newest pinned one of its minor, else one minor older,
+// as the skew policy prefers; else the default, which the policy check
+// then judges.
+func ccmFor(ccm binaries.Component, release string) string {
+	for _, want := range []skew.Verdict{skew.Same, skew.OneOlder} {
+		for _, v := range ccm.Choices() {
+			if got, err := skew.Of(release, v); err == nil && got == want {
+				return v
+			}
+		}
+	}
+	return ""
+}
+
+// ccmOfMinor names the newest CCM the policy allows with release, for an
+// error message: "v1.35.x".
+func ccmOfMinor(release string) string {
+	m, err := skew.Minor(release)
+	if err != nil {
+		return release
+	}
+	return fmt.Sprintf("v1.%d.x", m)
 }
 
 // LogDir is where the cluster called name logs.
@@ -282,6 +395,8 @@ func (s *Setup) Metadata() map[string]string {
 		reports.KeyProvider:   s.Profile.Name,
 		reports.KeyCluster:    s.Cluster,
 		reports.KeyCCM:        s.Profile.CCM.Name,
+		reports.KeyCCMVersion: s.Profile.CCM.Release(),
+		reports.KeySkew:       s.Skew.String(),
 	}
 }
 

@@ -12,7 +12,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"sigs.k8s.io/ccm-harness/internal/binaries"
+	"sigs.k8s.io/ccm-harness/providers/aws"
 	"sigs.k8s.io/ccm-harness/providers/fake"
+	"sigs.k8s.io/ccm-harness/providers/openstack"
 	"sigs.k8s.io/ccm-harness/providers/vsphere"
 )
 
@@ -64,6 +66,11 @@ func TestResolveBadInput(t *testing.T) {
 		{"negative nodes", Options{Provider: fake.Name, Cluster: Local, Nodes: -1}, "--nodes -1 is negative"},
 		{"unreadable config", Options{Provider: fake.Name, Cluster: Local, ProviderConfig: "/nonexistent.yaml"}, "--provider-config: open /nonexistent.yaml"},
 		{"no profile file", Options{Provider: "external", Cluster: Local}, "provider external: no profile file given"},
+		{"unserved release", Options{Provider: fake.Name, Cluster: Local, KubernetesVersion: "v1.33.13"},
+			"--kubernetes-version v1.33.13 is not a Kubernetes release the harness builds (choose one of v1.37.2, v1.36.3, v1.35.4, v1.34.4, or its minor, e.g. v1.35; default v1.36.3)"},
+		{"a CCM newer than the cluster", Options{Provider: aws.Name, Cluster: Local, KubernetesVersion: "v1.35", CCMVersion: "v1.36.2"},
+			"aws-cloud-controller-manager v1.36.2 is newer than the cluster's kube-apiserver v1.35.4, and a cloud-controller-manager must not be newer than the kube-apiserver it talks to; it should match its minor version and may be one minor older (https://kubernetes.io/releases/version-skew-policy/); choose --ccm-version v1.35.x or older, or --allow-newer-ccm"},
+		{"a release for an existing cluster", Options{Provider: fake.Name, Cluster: Existing, KubernetesVersion: "v1.35"}, "--kubernetes-version v1.35 picks the release of a cluster the harness makes"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := tt.o.Resolve(nil)
@@ -130,5 +137,58 @@ func TestComponents(t *testing.T) {
 	s, err := Options{Provider: vsphere.Name, Cluster: Local, CCMVersion: "v1.30.1", Artifacts: "_artifacts"}.Resolve(nil)
 	if err != nil || s.JobVersion() != "vsphere-cloud-controller-manager@v1.30.1" {
 		t.Errorf("vsphere v1.30.1: job version %q, %v", s.JobVersion(), err)
+	}
+}
+
+// The cluster's release picks the control plane's components and, unless
+// the user chose one, the CCM of the same minor, else one older; the
+// metadata says both and where they stand under the skew policy.
+func TestKubernetesRelease(t *testing.T) {
+	for _, tt := range []struct {
+		name                    string
+		o                       Options
+		release, ccm, apiserver string
+		skew                    string
+	}{
+		{"the default", Options{Provider: fake.Name}, "v1.36.3", "v1.36.3", "v1.36.3", "same minor"},
+		{"a minor", Options{Provider: fake.Name, KubernetesVersion: "1.34"}, "v1.34.4", "v1.34.4", "v1.34.4", "same minor"},
+		{"openstack: the CCM one older where none is of the minor", Options{Provider: openstack.Name, KubernetesVersion: "v1.37.2"}, "v1.37.2", "v1.36.0", "v1.37.2", "CCM one minor older"},
+		{"aws: the CCM of the newest minor", Options{Provider: aws.Name, KubernetesVersion: "v1.37"}, "v1.37.2", "v1.37.1", "v1.37.2", "same minor"},
+		{"aws: the CCM of the minor", Options{Provider: aws.Name, KubernetesVersion: "v1.35"}, "v1.35.4", "v1.35.3", "v1.35.4", "same minor"},
+		{"newer, allowed", Options{Provider: aws.Name, KubernetesVersion: "v1.35", CCMVersion: "v1.36.2", AllowNewerCCM: true}, "v1.35.4", "v1.36.2", "v1.35.4", "outside the skew policy: CCM newer than the kube-apiserver"},
+		{"vsphere: too old, run", Options{Provider: vsphere.Name}, "v1.36.3", "v1.31.0", "v1.36.3", "outside the skew policy: CCM more than one minor older"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.o.Cluster, tt.o.Artifacts = Local, "_artifacts"
+			s, err := tt.o.Resolve(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var apiserver string
+			for _, c := range s.Components(false) {
+				if c.Name == binaries.KubeAPIServer.Name {
+					apiserver = c.Release()
+				}
+			}
+			md := s.Metadata()
+			if s.Release != tt.release || s.Profile.CCM.Release() != tt.ccm || apiserver != tt.apiserver || md["skew"] != tt.skew || md["ccm-version"] != tt.ccm {
+				t.Errorf("release %s, CCM %s, kube-apiserver %s, metadata %v; want %s, %s, %s, skew %q", s.Release, s.Profile.CCM.Release(), apiserver, md, tt.release, tt.ccm, tt.apiserver, tt.skew)
+			}
+		})
+	}
+}
+
+// Args round-trips through the flags every door binds.
+func TestArgs(t *testing.T) {
+	o := Options{Provider: aws.Name, ProviderConfig: "/p.yaml", CCMVersion: "v1.35.3", Cluster: Kind, BinDir: "/bin", Nodes: 4,
+		Artifacts: "/a", KubernetesVersion: "v1.36", AllowNewerCCM: true, Wait: time.Minute}
+	got := Options{Wait: time.Minute}
+	fs := pflag.NewFlagSet("suite", pflag.ContinueOnError)
+	got.Bind(fs)
+	if err := fs.Parse(o.Args()); err != nil {
+		t.Fatal(err)
+	}
+	if got != o {
+		t.Errorf("parsed %+v\nwant   %+v", got, o)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"sigs.k8s.io/ccm-harness/skew"
 )
 
 // The pages are single static files: styles inline, links relative to the
@@ -26,7 +28,7 @@ body{font-family:sans-serif;margin:1.5em;color:#222}
 table{border-collapse:collapse;margin:1em 0}
 td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
 .passed{background:#c8e6c9}.failed{background:#e53935;color:#fff}.skipped{background:#eee;color:#555}
-.missing{background:#fff}
+.missing{background:#fff}.outside{background:#fff3cd;color:#555}
 pre{white-space:pre-wrap;font-size:12px;background:#f7f7f7;padding:6px;max-height:20em;overflow:auto}
 .summary span{display:inline-block;margin-right:1.5em;font-weight:bold}
 .fig{font-size:12px;color:#333;white-space:nowrap}
@@ -56,8 +58,8 @@ pre{white-space:pre-wrap;font-size:12px;background:#f7f7f7;padding:6px;max-heigh
 {{define "grid"}}<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>ccm-harness grid</title>{{template "style"}}</head><body>
 <h1>ccm-harness: {{len .Runs}} runs</h1>
-<table id="grid"><tr><th>spec</th>{{range .Runs}}<th>{{index .Metadata "provider"}}<br>{{index .Metadata "job-version"}}<br>{{.Dir}}</th>{{end}}</tr>
-{{range $row := .Rows}}<tr><td>{{$row.Name}}</td>{{range $row.Cells}}<td class="{{.Outcome}}">{{.Outcome}}{{range .Measured}}<div class="fig">{{.Name}}: {{.Duration}}</div>{{end}}</td>{{end}}</tr>
+<table id="grid"><tr><th>spec</th>{{range .Runs}}<th>{{index .Metadata "provider"}}<br>{{index .Metadata "job-version"}}{{with index .Metadata "kubernetes-version"}}<br>Kubernetes {{.}}{{end}}{{with index .Metadata "skew"}}<br><span class="skew">{{.}}</span>{{end}}<br>{{.Dir}}</th>{{end}}</tr>
+{{range $row := .Rows}}<tr><td>{{$row.Name}}</td>{{range $row.Cells}}{{if .Outside}}<td class="outside">outside the skew policy: {{.Outcome}}{{else}}<td class="{{.Outcome}}">{{.Outcome}}{{end}}{{range .Measured}}<div class="fig">{{.Name}}: {{.Duration}}</div>{{end}}</td>{{end}}</tr>
 {{end}}</table></body></html>{{end}}
 `))
 
@@ -128,6 +130,9 @@ type gridRow struct {
 type gridCell struct {
 	Outcome  Outcome
 	Measured []Measurement
+	// Outside: the run's CCM stands outside the version skew policy
+	// against its cluster; its outcome is information, not a verdict.
+	Outside bool
 }
 
 // WriteGrid writes a testgrid-like page to out: one row per spec, one
@@ -155,7 +160,7 @@ func WriteGrid(out string, dirs []string) error {
 			cell := gridCell{Outcome: "missing"}
 			for _, c := range r.Cases {
 				if c.Name == name {
-					cell = gridCell{Outcome: c.Outcome, Measured: c.Measured}
+					cell = gridCell{Outcome: c.Outcome, Measured: c.Measured, Outside: strings.HasPrefix(r.Metadata[KeySkew], skew.Outside)}
 				}
 			}
 			row.Cells = append(row.Cells, cell)

@@ -22,7 +22,12 @@ const (
 	KeyProvider          = "provider"
 	KeyCluster           = "cluster"
 	KeyCCM               = "ccm"
-	KeyCCMVersion        = "ccm-version"
+	// KeyCCMVersion is the release the CCM is built from, "" where the
+	// harness cannot know it (an image).
+	KeyCCMVersion = "ccm-version"
+	// KeySkew is where the CCM stands against the kube-apiserver under
+	// the version skew policy (package skew).
+	KeySkew = "skew"
 )
 
 // Started is Prow's started.json.

@@ -1,8 +1,10 @@
-// Package audit reads what the API server refused a CCM's ServiceAccount
-// from its audit log: the RBAC the provider's manifests lack, the most
-// common way a CCM release breaks. A runtime that runs the API server
-// gives it Policy and a log file; the suite reads the refusals a spec met
-// into its failure and the run's into its summary.
+// Package audit reads a CCM's requests from the API server's audit log:
+// what it refused the CCM's ServiceAccount (the RBAC the provider's
+// manifests lack, the most common way a CCM release breaks), and the
+// deprecated or removed APIs the CCM called (how a CCM of one minor breaks
+// against the next). A runtime that runs the API server gives it Policy
+// and a log file; the suite reads the refusals a spec met into its failure
+// and the run's refusals and API uses into its summary.
 package audit
 
 import (
@@ -23,19 +25,130 @@ import (
 const (
 	LogName      = "kube-apiserver-audit.log"
 	RefusalsFile = "rbac-refusals.txt"
+	// APIUsesFile is the suite's account of the deprecated and removed
+	// APIs the CCM called, in $ARTIFACTS; the matrix lists it per cell.
+	APIUsesFile = "deprecated-apis.txt"
 )
 
-// Policy logs, at Metadata level, every request of a ServiceAccount once
-// it is answered: who, what, and the response code, which is all a
-// refusal needs. Everything else is left out.
+// Policy logs, at Metadata level, every request of a ServiceAccount, and
+// of the user a CCM binary authenticates as (CCMUser), once it is
+// answered: who, what, the response code and the deprecation annotations,
+// which is all a refusal or an API use needs. Everything else is left out.
 const Policy = `apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: [RequestReceived, ResponseStarted]
 rules:
 - level: Metadata
   userGroups: ["system:serviceaccounts"]
+- level: Metadata
+  users: ["` + CCMUser + `"]
 - level: None
 `
+
+// CCMUser is the user a CCM binary the harness runs authenticates as.
+const CCMUser = "system:cloud-controller-manager"
+
+// The annotations the API server puts on a request to a deprecated API.
+const (
+	deprecatedAnnotation = "k8s.io/deprecated"
+	removedAnnotation    = "k8s.io/removed-release"
+)
+
+// APIUse is the CCM's requests to an API the server deprecates, or no
+// longer serves, of one verb and resource.
+type APIUse struct {
+	Verb, APIGroup, APIVersion, Resource, Subresource string
+	// Removed is the release that removes a deprecated API, "" if the
+	// server names none.
+	Removed string
+	// Gone: the server does not serve the API (a collection request
+	// answered 404 Not Found): removed, or never there.
+	Gone bool
+	// Count is how many such requests, First when.
+	Count int
+	First time.Time
+}
+
+func (u APIUse) String() string {
+	gv := u.APIVersion
+	if u.APIGroup != "" {
+		gv = u.APIGroup + "/" + u.APIVersion
+	}
+	res := u.Resource
+	if u.Subresource != "" {
+		res += "/" + u.Subresource
+	}
+	what := "deprecated"
+	switch {
+	case u.Gone:
+		what = "not served (404): removed from this release, or never in it"
+	case u.Removed != "":
+		what = "deprecated, removed in " + u.Removed
+	}
+	return fmt.Sprintf("%s %s (%s): %s; %d requests, the first at %s", u.Verb, res, gv, what, u.Count, u.First.UTC().Format(time.RFC3339))
+}
+
+// APIUses reads the audit log at path and returns user's requests since
+// a time to deprecated APIs, and its collection requests the server
+// answered 404 (an API it does not serve), in the order first made.
+func APIUses(path, user string, since time.Time) ([]APIUse, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("audit log: %w", err)
+	}
+	defer f.Close()
+	byKey := map[string]*APIUse{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		line := string(sc.Bytes())
+		if !strings.Contains(line, deprecatedAnnotation) && !strings.Contains(line, `"code":404`) {
+			continue
+		}
+		var e auditv1.Event
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil || e.User.Username != user || e.ObjectRef == nil || e.StageTimestamp.Time.Before(since) {
+			continue
+		}
+		deprecated := e.Annotations[deprecatedAnnotation] == "true"
+		// A get of a missing object is 404 too; a list or watch is 404
+		// only when the resource itself is not served.
+		gone := e.ResponseStatus != nil && e.ResponseStatus.Code == 404 && (e.Verb == "list" || e.Verb == "watch")
+		if !deprecated && !gone {
+			continue
+		}
+		o := e.ObjectRef
+		key := strings.Join([]string{e.Verb, o.APIGroup, o.APIVersion, o.Resource, o.Subresource}, "|")
+		u := byKey[key]
+		if u == nil {
+			u = &APIUse{Verb: e.Verb, APIGroup: o.APIGroup, APIVersion: o.APIVersion, Resource: o.Resource, Subresource: o.Subresource,
+				Removed: e.Annotations[removedAnnotation], Gone: gone, First: e.StageTimestamp.Time}
+			byKey[key] = u
+		}
+		u.Count++
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("audit log %s: %w", path, err)
+	}
+	out := make([]APIUse, 0, len(byKey))
+	for _, u := range byKey {
+		out = append(out, *u)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].First.Before(out[j].First) })
+	return out, nil
+}
+
+// ExplainAPIUses is the uses as lines for a summary, "" if none.
+func ExplainAPIUses(user string, us []APIUse) string {
+	if len(us) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "APIs: the CCM (%s) called %d deprecated or unserved API(s):\n", user, len(us))
+	for _, u := range us {
+		fmt.Fprintf(&b, "  %s\n", u)
+	}
+	return b.String()
+}
 
 // decisionAnnotation is the authorizer's decision on an audited request.
 const decisionAnnotation = "authorization.k8s.io/decision"
@@ -143,11 +256,15 @@ func Explain(user string, rs []Refusal) string {
 	return b.String()
 }
 
-// Log is a cluster's audit log and the ServiceAccount its CCM runs as,
-// known once the CCM starts; until then it has no refusals to tell.
+// Log is a cluster's audit log and the user its CCM runs as, known once
+// the CCM starts; until then it has nothing to tell.
 type Log struct {
-	mu         sync.Mutex
-	path, user string
+	mu   sync.Mutex
+	path string
+	// user is the CCM's ServiceAccount, whose refusals are its
+	// manifests' doing; binary the user of a CCM binary, which runs with
+	// the harness's grants.
+	user, binary string
 }
 
 // Set names the log and the CCM's ServiceAccount.
@@ -155,6 +272,30 @@ func (l *Log) Set(path, namespace, name string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.path, l.user = path, Username(namespace, name)
+}
+
+// SetBinary names the log and the user of a CCM binary: its API uses are
+// told, but not its refusals, which no manifest of the provider's caused.
+func (l *Log) SetBinary(path, user string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.path, l.binary = path, user
+}
+
+// APIUses are the CCM's deprecated and unserved API calls since a time,
+// and its user name; none before a Set.
+func (l *Log) APIUses(since time.Time) (string, []APIUse, error) {
+	l.mu.Lock()
+	path, user := l.path, l.user
+	if user == "" {
+		user = l.binary
+	}
+	l.mu.Unlock()
+	if user == "" {
+		return "", nil, nil
+	}
+	us, err := APIUses(path, user, since)
+	return user, us, err
 }
 
 // Refusals are the CCM's refusals since a time, and its user name; none

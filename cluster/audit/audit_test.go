@@ -49,3 +49,34 @@ func TestRefusals(t *testing.T) {
 		t.Error("a missing log: no error")
 	}
 }
+
+// The lines of testdata/api-uses.log are a real kube-apiserver v1.36.3's,
+// answering the CCM's user: a list of v1 Endpoints (deprecated in v1.33),
+// of discovery.k8s.io/v1beta1 EndpointSlices (removed in v1.25: 404), of
+// policy/v1beta1 PodSecurityPolicies (refused by RBAC before any handler:
+// no use to tell) and of Leases (neither).
+func TestAPIUses(t *testing.T) {
+	since, _ := time.Parse(time.RFC3339, "2026-11-25T00:00:00Z")
+	us, err := APIUses("testdata/api-uses.log", CCMUser, since)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(us) != 2 {
+		t.Fatalf("uses %+v; want the deprecated Endpoints and the unserved EndpointSlices", us)
+	}
+	want := []string{
+		"list endpoints (v1): deprecated; 1 requests",
+		"list endpointslices (discovery.k8s.io/v1beta1): not served (404): removed from this release, or never in it; 1 requests",
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(us[i].String(), w) {
+			t.Errorf("use %d: %q, want it to begin %q", i, us[i], w)
+		}
+	}
+	if other, err := APIUses("testdata/api-uses.log", "system:serviceaccount:kube-system:other", since); err != nil || len(other) != 0 {
+		t.Errorf("another user's uses: %+v, %v", other, err)
+	}
+	if text := ExplainAPIUses(CCMUser, us); !strings.HasPrefix(text, "APIs: the CCM (system:cloud-controller-manager) called 2 deprecated or unserved API(s):\n  list endpoints") {
+		t.Errorf("explained:\n%s", text)
+	}
+}

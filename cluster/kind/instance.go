@@ -180,7 +180,7 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 	}
 	if in.nodeImage == "" {
 		if err := in.step("node image ready", func() (err error) {
-			in.nodeImage, err = nodeimage.Ensure(ctx, nodeimage.Options{Binaries: spec.Binaries, Logf: in.logf})
+			in.nodeImage, err = nodeimage.Ensure(ctx, nodeimage.Options{Binaries: spec.Binaries, Logf: in.logf, KubernetesVersion: spec.KubernetesVersion})
 			return err
 		}); err != nil {
 			return nil, err
@@ -240,6 +240,7 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 		Steps:             in.steps,
 		Health:            in.health,
 		Refusals:          in.audit.Refusals,
+		APIUses:           in.audit.APIUses,
 	}, nil
 }
 

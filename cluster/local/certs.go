@@ -7,6 +7,7 @@ import (
 
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"sigs.k8s.io/ccm-harness/cluster/audit"
 	"sigs.k8s.io/ccm-harness/internal/pki"
 )
 
@@ -35,7 +36,7 @@ type certs struct {
 
 // CCMUser is the user the CCM authenticates as; the runtime grants it the
 // cloud-controller-manager role.
-const CCMUser = "system:cloud-controller-manager"
+const CCMUser = audit.CCMUser
 
 func newCerts(dir string) (*certs, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {

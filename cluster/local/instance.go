@@ -195,6 +195,7 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 		Steps:             in.steps,
 		Health:            in.procs.Dead,
 		Refusals:          in.audit.Refusals,
+		APIUses:           in.audit.APIUses,
 	}
 	if pool.cloud != nil {
 		c.Nodes = pool
@@ -279,20 +280,23 @@ func (in *instance) startAPIServer(ctx context.Context) error {
 	}
 	p := in.pki
 	in.apiserverURL = "https://127.0.0.1:" + strconv.Itoa(port)
-	var auditArgs []string
-	if in.spec.Profile.CCM.Image != "" {
-		// A CCM from an image runs as a ServiceAccount, whose every
-		// request is audited: what it was refused is the RBAC its
-		// manifests lack. A CCM binary runs with the harness's identity.
-		policy := filepath.Join(in.dir, "audit-policy.yaml")
-		if err := os.WriteFile(policy, []byte(audit.Policy), 0o600); err != nil {
-			return err
-		}
-		auditArgs = []string{
-			"--audit-policy-file=" + policy,
-			"--audit-log-path=" + filepath.Join(in.logDir(), audit.LogName),
-			"--audit-log-format=json",
-		}
+	// The CCM's every request is audited: from an image it runs as a
+	// ServiceAccount, and what it was refused is the RBAC its manifests
+	// lack; either way, the deprecated APIs it calls are what breaks it
+	// against the next release. A CCM binary runs as CCMUser, with the
+	// harness's grants.
+	policy := filepath.Join(in.dir, "audit-policy.yaml")
+	if err := os.WriteFile(policy, []byte(audit.Policy), 0o600); err != nil {
+		return err
+	}
+	auditLog := filepath.Join(in.logDir(), audit.LogName)
+	auditArgs := []string{
+		"--audit-policy-file=" + policy,
+		"--audit-log-path=" + auditLog,
+		"--audit-log-format=json",
+	}
+	if in.spec.Profile.CCM.Image == "" {
+		in.audit.SetBinary(auditLog, CCMUser)
 	}
 	_, err := in.procs.Start(ctx, process.Spec{
 		Name: "kube-apiserver",

@@ -38,7 +38,7 @@ var (
 func (r *Runtime) Components(spec cluster.Spec) []binaries.Component { return components(spec) }
 
 func components(spec cluster.Spec) []binaries.Component {
-	comps := append([]binaries.Component{binaries.Etcd, binaries.KubeAPIServer, binaries.KubeControllerManager, binaries.Kwok, spec.Profile.CCM},
+	comps := append([]binaries.Component{binaries.Etcd, spec.AtRelease(binaries.KubeAPIServer), spec.AtRelease(binaries.KubeControllerManager), binaries.Kwok, spec.Profile.CCM},
 		spec.Profile.CloudBinaries...)
 	for _, m := range spec.Managers {
 		if m.Binary.Name != "" {

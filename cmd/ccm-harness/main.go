@@ -1,7 +1,8 @@
 // Command ccm-harness brings test clusters up and down outside the e2e
 // suite: `up` leaves a cluster running with a kubeconfig for kubectl,
-// `down` removes it, `binaries` builds the cached components, and `grid`
-// puts several runs' results side by side.
+// `down` removes it, `binaries` builds the cached components, `grid`
+// puts several runs' results side by side, and `matrix` runs the suite
+// for every Kubernetes release and CCM version the skew policy allows.
 package main
 
 import (
@@ -136,7 +137,7 @@ func newRoot() *cobra.Command {
 		},
 	}
 	grid.Flags().StringVar(&gridOut, "out", "grid.html", "the page to write")
-	root.AddCommand(up, down, bins, grid, pack)
+	root.AddCommand(up, down, bins, grid, pack, newMatrix(o))
 	return root
 }
 

@@ -77,6 +77,11 @@ type Component struct {
 	// rather than its own: its owner says so where it lists one. Such a
 	// binary is cached under the Kubernetes version too.
 	Aligned []string
+	// Releases, for a component of this repository, are the other
+	// Kubernetes releases it may be built on (At): each in a module
+	// generated for it, with Sources copied in, as an older release's
+	// managers are.
+	Releases []string
 	// Withheld are the modules the component's go.mod replaces with a fork
 	// the module proxy refuses, each with the version of the module itself
 	// to require instead: the generated module leaves such a replace out.
@@ -114,24 +119,54 @@ func (c Component) pinned() []string {
 	if len(c.Versions) > 0 {
 		return c.Versions
 	}
-	if v, ok := Versions[c.Module]; ok {
-		return []string{v}
+	v, ok := Versions[c.Module]
+	if !ok {
+		return nil
 	}
-	return nil
+	if c.Module == kubernetesModule {
+		return defaultFirst(v, KubernetesReleases)
+	}
+	return []string{v}
+}
+
+const kubernetesModule = "k8s.io/kubernetes"
+
+// defaultFirst is def, then the rest of vs.
+func defaultFirst(def string, vs []string) []string {
+	out := []string{def}
+	for _, v := range vs {
+		if v != def {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // ownModule reports whether c is built in a module generated for it: its
 // dependencies conflict with this repository's, or it is built against
-// another release.
-func (c Component) ownModule() bool { return len(c.Versions) > 0 }
+// another release than go.mod's.
+func (c Component) ownModule() bool {
+	return len(c.Versions) > 0 || (c.Version != "" && c.Version != Versions[c.Module])
+}
 
 // At is c built from another pinned version of its module; "" keeps the
-// default.
+// default. A component of this repository may be built on another
+// Kubernetes release it lists in Releases.
 func (c Component) At(version string) (Component, error) {
 	if version == "" {
 		return c, nil
 	}
 	if c.Module == ModulePath {
+		def := Versions[kubernetesModule]
+		switch {
+		case version == def && len(c.Releases) > 0:
+			return c, nil
+		case slices.Contains(c.Releases, version):
+			return Component{Name: c.Name, Module: kubernetesModule, Package: c.Package, VersionLDFlags: KubeVersion,
+				Versions: []string{version}, Sources: c.Sources}, nil
+		case len(c.Releases) > 0:
+			return Component{}, fmt.Errorf("%s: Kubernetes release %s is not one it is built on (built on: %s)", c.Name, version, strings.Join(defaultFirst(def, c.Releases), ", "))
+		}
 		return Component{}, fmt.Errorf("%s is built from this repository and has no other version than its source (drop the version %s)", c.Name, version)
 	}
 	if pinned := c.pinned(); !slices.Contains(pinned, version) {
@@ -141,26 +176,54 @@ func (c Component) At(version string) (Component, error) {
 	return c, nil
 }
 
+// Choices are the versions At takes, the default first; none for a
+// component of this repository with no Releases, or an image.
+func (c Component) Choices() []string {
+	switch {
+	case c.Image != "" || c.Path != "":
+		return nil
+	case c.Module == ModulePath && len(c.Releases) > 0:
+		return defaultFirst(Versions[kubernetesModule], c.Releases)
+	case c.Module == ModulePath:
+		return nil
+	}
+	return c.pinned()
+}
+
+// Release is the release c is built from: its module's version, or, for
+// a component of this repository, the Kubernetes release whose libraries
+// it links (go.mod's). "" for an image or a ready-made executable, whose
+// release the harness cannot know.
+func (c Component) Release() string {
+	switch {
+	case c.Image != "" || c.Path != "":
+		return ""
+	case c.Module == ModulePath:
+		return Versions[kubernetesModule]
+	}
+	return c.version()
+}
+
 // The components the local runtime and the providers use.
 var (
 	Etcd                  = Component{Name: "etcd", Module: "go.etcd.io/etcd/server/v3", Package: ModulePath + "/cmd/etcd"}
-	KubeAPIServer         = Component{Name: "kube-apiserver", Module: "k8s.io/kubernetes", Package: "k8s.io/kubernetes/cmd/kube-apiserver", VersionLDFlags: KubeVersion}
-	KubeControllerManager = Component{Name: "kube-controller-manager", Module: "k8s.io/kubernetes", Package: "k8s.io/kubernetes/cmd/kube-controller-manager", VersionLDFlags: KubeVersion}
+	KubeAPIServer         = Component{Name: "kube-apiserver", Module: kubernetesModule, Package: "k8s.io/kubernetes/cmd/kube-apiserver", VersionLDFlags: KubeVersion}
+	KubeControllerManager = Component{Name: "kube-controller-manager", Module: kubernetesModule, Package: "k8s.io/kubernetes/cmd/kube-controller-manager", VersionLDFlags: KubeVersion}
 	Kwok                  = Component{Name: "kwok", Module: "sigs.k8s.io/kwok", Package: "sigs.k8s.io/kwok/cmd/kwok"}
 	// Kwokctl is kwok's cluster tool, which make bench races the local
 	// runtime against.
 	Kwokctl = Component{Name: "kwokctl", Module: "sigs.k8s.io/kwok", Package: "sigs.k8s.io/kwok/cmd/kwokctl"}
 	// The rest of a release, for the kind runtime's node image.
-	Kubelet       = Component{Name: "kubelet", Module: "k8s.io/kubernetes", Package: "k8s.io/kubernetes/cmd/kubelet", VersionLDFlags: KubeVersion}
-	Kubeadm       = Component{Name: "kubeadm", Module: "k8s.io/kubernetes", Package: "k8s.io/kubernetes/cmd/kubeadm", VersionLDFlags: KubeVersion}
-	Kubectl       = Component{Name: "kubectl", Module: "k8s.io/kubernetes", Package: "k8s.io/kubernetes/cmd/kubectl", VersionLDFlags: KubeVersion}
-	KubeScheduler = Component{Name: "kube-scheduler", Module: "k8s.io/kubernetes", Package: "k8s.io/kubernetes/cmd/kube-scheduler", VersionLDFlags: KubeVersion}
-	KubeProxy     = Component{Name: "kube-proxy", Module: "k8s.io/kubernetes", Package: "k8s.io/kubernetes/cmd/kube-proxy", VersionLDFlags: KubeVersion}
+	Kubelet       = Component{Name: "kubelet", Module: kubernetesModule, Package: "k8s.io/kubernetes/cmd/kubelet", VersionLDFlags: KubeVersion}
+	Kubeadm       = Component{Name: "kubeadm", Module: kubernetesModule, Package: "k8s.io/kubernetes/cmd/kubeadm", VersionLDFlags: KubeVersion}
+	Kubectl       = Component{Name: "kubectl", Module: kubernetesModule, Package: "k8s.io/kubernetes/cmd/kubectl", VersionLDFlags: KubeVersion}
+	KubeScheduler = Component{Name: "kube-scheduler", Module: kubernetesModule, Package: "k8s.io/kubernetes/cmd/kube-scheduler", VersionLDFlags: KubeVersion}
+	KubeProxy     = Component{Name: "kube-proxy", Module: kubernetesModule, Package: "k8s.io/kubernetes/cmd/kube-proxy", VersionLDFlags: KubeVersion}
 	// Crictl is built in a module of its own: kind's log collection asks it.
 	Crictl = Component{Name: "crictl", Module: "sigs.k8s.io/cri-tools", Package: "sigs.k8s.io/cri-tools/cmd/crictl", Versions: []string{"v1.36.0"}}
 	// Agnhost is the e2e framework's test server, the backend pods of the
 	// [datapath] specs.
-	Agnhost = Component{Name: "agnhost", Module: "k8s.io/kubernetes", Package: "k8s.io/kubernetes/test/images/agnhost"}
+	Agnhost = Component{Name: "agnhost", Module: kubernetesModule, Package: "k8s.io/kubernetes/test/images/agnhost"}
 	// Pause is the pod sandbox's process, the kind node image's pause image.
 	Pause = Component{Name: "pause", Module: ModulePath, Package: ModulePath + "/cluster/kind/pause"}
 )
@@ -300,7 +363,7 @@ func (s *Source) cachedPath(c Component) (string, bool, error) {
 		v += "-" + sum
 	}
 	if c.aligned() {
-		v += "-with-" + Versions["k8s.io/kubernetes"]
+		v += "-with-" + Versions[kubernetesModule]
 	}
 	p := filepath.Join(s.cacheDir(), "bin", runtime.GOOS+"-"+runtime.GOARCH, c.Name, v, c.Name)
 	return p, checkExecutable(p) == nil, nil
@@ -496,7 +559,7 @@ func (s *Source) buildOwnModule(ctx context.Context, c Component, dst string) er
 		switch {
 		case r.New.Version != "":
 			_ = f.AddReplace(r.Old.Path, r.Old.Version, r.New.Path, r.New.Version)
-		case len(c.Sources) > 0 && strings.HasPrefix(r.New.Path, "./staging/"):
+		case strings.HasPrefix(r.New.Path, "./staging/"):
 			// Kubernetes' staging modules live in its checkout; outside
 			// it, they are the published modules of the same release.
 			_ = f.AddReplace(r.Old.Path, "", r.Old.Path, stagingVersion(v))

@@ -14,6 +14,14 @@ var Versions = map[string]string{
 	"sigs.k8s.io/kind": "v0.33.0",
 }
 
+// KubernetesReleases are the releases a cluster may run
+// (--kubernetes-version): the newest patch of each supported minor that the
+// module proxy serves, newest first. The one go.mod requires is the
+// default, built with this repository's go.mod (its packages shared with
+// the harness's own build); the others are built in modules generated for
+// them, which require that release and its staging modules.
+var KubernetesReleases = []string{"v1.37.2", "v1.36.3", "v1.35.4", "v1.34.4"}
+
 // ModuleVersion is the pinned version of module in this repository's
 // go.mod, or "".
 func ModuleVersion(module string) string { return Versions[module] }

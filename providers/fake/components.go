@@ -9,10 +9,16 @@ var (
 	// FakeCloud is the cloud simulator.
 	FakeCloud = binaries.Component{Name: "fakecloud", Module: binaries.ModulePath, Package: binaries.ModulePath + "/fakecloud/cmd/fakecloud"}
 	// CCM is fakecloud's cloud-controller-manager, built on
-	// k8s.io/cloud-provider of the same release as the control plane; it
-	// reports that release rather than "v0.0.0-master".
+	// k8s.io/cloud-provider of go.mod's release; it reports that release
+	// rather than "v0.0.0-master". For a cluster of another release
+	// (--kubernetes-version) it is built on that release's
+	// k8s.io/cloud-provider instead (--ccm-version picks another), so the
+	// CCM a provider would ship with each minor is the one tested.
 	CCM = binaries.Component{Name: "fakecloud-ccm", Module: binaries.ModulePath, Package: binaries.ModulePath + "/fakecloud/cmd/fakecloud-ccm",
-		VersionLDFlags: func(string) []string { return binaries.KubeVersion(binaries.ModuleVersion("k8s.io/kubernetes")) }}
+		VersionLDFlags: func(string) []string { return binaries.KubeVersion(binaries.ModuleVersion("k8s.io/kubernetes")) },
+		Releases:       otherReleases(),
+		Sources:        append(sources, "fakecloud/cmd/fakecloud-ccm"),
+	}
 	// InTreeKCM is kube-controller-manager of release N with fakecloud
 	// compiled in as an in-tree cloud provider.
 	InTreeKCM = binaries.Component{
@@ -34,6 +40,17 @@ var (
 		Sources:        append(sources, "fakecloud/cmd/fakecloud-ccm"),
 	}
 )
+
+// otherReleases are the supported Kubernetes releases but go.mod's.
+func otherReleases() []string {
+	var out []string
+	for _, r := range binaries.KubernetesReleases {
+		if r != binaries.ModuleVersion("k8s.io/kubernetes") {
+			out = append(out, r)
+		}
+	}
+	return out
+}
 
 // releaseN pins release N of the leader-migration specs: kube-controller-
 // manager v1.30 is the last that runs cloud controllers in-tree.

@@ -60,7 +60,7 @@ const containerdConfig = `version = 2
 
 // configure turns the debootstrap root file system into a kind node, as
 // kind's base and node image Dockerfiles do.
-func configure(root, kindDir string, bins, required map[string]string) error {
+func configure(root, kindDir, release string, bins, required map[string]string) error {
 	for rel, mode := range kindFiles {
 		if err := copyFile(filepath.Join(kindDir, "images", "base", "files", rel), filepath.Join(root, rel), mode); err != nil {
 			return fmt.Errorf("kind base-image file: %w", err)
@@ -121,7 +121,7 @@ func configure(root, kindDir string, bins, required map[string]string) error {
 		}
 	}
 	files := map[string]string{
-		"kind/version":               KubernetesVersion(),
+		"kind/version":               release,
 		"etc/containerd/config.toml": fmt.Sprintf(containerdConfig, required["pause"]),
 	}
 	for rel, content := range files {

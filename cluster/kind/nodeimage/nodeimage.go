@@ -58,6 +58,17 @@ type Options struct {
 	Mirror string
 	// Logf reports progress; may be nil.
 	Logf func(format string, args ...any)
+	// KubernetesVersion is the nodes' release, one of
+	// binaries.KubernetesReleases; "" for go.mod's.
+	KubernetesVersion string
+}
+
+// release is the nodes' Kubernetes release.
+func (o Options) release() string {
+	if o.KubernetesVersion != "" {
+		return o.KubernetesVersion
+	}
+	return binaries.ModuleVersion("k8s.io/kubernetes")
 }
 
 func (o Options) logf(format string, args ...any) {
@@ -66,25 +77,32 @@ func (o Options) logf(format string, args ...any) {
 	}
 }
 
-// components are the binaries the image is made of.
-var components = []binaries.Component{
-	binaries.Kubelet, binaries.Kubeadm, binaries.Kubectl, binaries.KubeAPIServer, binaries.KubeControllerManager,
-	binaries.KubeScheduler, binaries.KubeProxy, binaries.Etcd, binaries.Agnhost, binaries.Pause, binaries.Crictl,
+// components are the binaries the image is made of: a release's, at the
+// nodes' release, and the test server, etcd, pause and crictl, whatever
+// it is.
+func (o Options) components() ([]binaries.Component, error) {
+	comps := []binaries.Component{binaries.Etcd, binaries.Agnhost, binaries.Pause, binaries.Crictl}
+	for _, c := range []binaries.Component{binaries.Kubelet, binaries.Kubeadm, binaries.Kubectl, binaries.KubeAPIServer,
+		binaries.KubeControllerManager, binaries.KubeScheduler, binaries.KubeProxy} {
+		at, err := c.At(o.KubernetesVersion)
+		if err != nil {
+			return nil, err
+		}
+		comps = append(comps, at)
+	}
+	return comps, nil
 }
 
-// KubernetesVersion is the nodes' release.
-func KubernetesVersion() string { return binaries.ModuleVersion("k8s.io/kubernetes") }
-
-// Ref is the tag of the node image the current recipe makes.
-func Ref() (string, error) {
+// Ref is the tag of the node image the current recipe makes of release.
+func Ref(release string) (string, error) {
 	kind, err := KindVersion()
 	if err != nil {
 		return "", err
 	}
 	h := sha256.New()
-	fmt.Fprintln(h, recipe, Suite, strings.Join(packages, ","), kind, KubernetesVersion(),
+	fmt.Fprintln(h, recipe, Suite, strings.Join(packages, ","), kind, release,
 		binaries.ModuleVersion("go.etcd.io/etcd/server/v3"))
-	return Repository + ":" + KubernetesVersion() + "-" + hex.EncodeToString(h.Sum(nil))[:12], nil
+	return Repository + ":" + release + "-" + hex.EncodeToString(h.Sum(nil))[:12], nil
 }
 
 // KindVersion is the version of sigs.k8s.io/kind whose base-image files
@@ -100,7 +118,7 @@ func KindVersion() (string, error) {
 // Ensure returns the node image's reference, building it first if Docker
 // does not hold it.
 func Ensure(ctx context.Context, o Options) (string, error) {
-	ref, err := Ref()
+	ref, err := Ref(o.release())
 	if err != nil {
 		return "", err
 	}
@@ -130,7 +148,11 @@ func build(ctx context.Context, o Options, ref string) error {
 	if err != nil {
 		return err
 	}
-	bins, err := o.Binaries.Paths(ctx, components...)
+	comps, err := o.components()
+	if err != nil {
+		return err
+	}
+	bins, err := o.Binaries.Paths(ctx, comps...)
 	if err != nil {
 		return err
 	}
@@ -153,11 +175,11 @@ func build(ctx context.Context, o Options, ref string) error {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("debootstrap %s from %s failed (%v); is the mirror reachable? (set CCM_HARNESS_DEBIAN_MIRROR to another): %s", Suite, mirror, err, lastLines(out, 5))
 	}
-	required, err := requiredImages(ctx, bins["kubeadm"])
+	required, err := requiredImages(ctx, bins["kubeadm"], o.release())
 	if err != nil {
 		return err
 	}
-	if err := configure(root, kindDir, bins, required); err != nil {
+	if err := configure(root, kindDir, o.release(), bins, required); err != nil {
 		return err
 	}
 	imgs, err := nodeImages(root, bins, required)
@@ -239,8 +261,8 @@ func preload(ctx context.Context, stage, ref, imageDir string, n int) error {
 }
 
 // requiredImages asks kubeadm which images its control plane runs.
-func requiredImages(ctx context.Context, kubeadm string) (map[string]string, error) {
-	out, err := exec.CommandContext(ctx, kubeadm, "config", "images", "list", "--kubernetes-version", KubernetesVersion()).Output()
+func requiredImages(ctx context.Context, kubeadm, release string) (map[string]string, error) {
+	out, err := exec.CommandContext(ctx, kubeadm, "config", "images", "list", "--kubernetes-version", release).Output()
 	if err != nil {
 		return nil, fmt.Errorf("kubeadm config images list: %w", err)
 	}
@@ -254,7 +276,7 @@ func requiredImages(ctx context.Context, kubeadm string) (map[string]string, err
 	}
 	for _, want := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kube-proxy", "etcd", "pause"} {
 		if refs[want] == "" {
-			return nil, fmt.Errorf("kubeadm %s lists no %s image: %s", KubernetesVersion(), want, out)
+			return nil, fmt.Errorf("kubeadm %s lists no %s image: %s", release, want, out)
 		}
 	}
 	return refs, nil
