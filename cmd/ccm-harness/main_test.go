@@ -953,3 +953,44 @@ func TestGridBadInput(t *testing.T) {
 		})
 	}
 }
+
+func TestMatrixBadInput(t *testing.T) {
+	e := newEnv(t)
+	suite := filepath.Join(t.TempDir(), "e2e.test")
+	if err := os.WriteFile(suite, []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	artifacts := t.TempDir()
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		first []string
+	}{
+		{"no CCM within the policy", []string{"matrix", "--provider=vsphere", "--suite", suite},
+			[]string{"ccm-harness: matrix: provider vsphere: no CCM version (v1.31.0, v1.30.1) is within the version skew policy", "pin a CCM of one of those minors in the provider's folder"}},
+		{"unserved release", []string{"matrix", "--kubernetes-versions=v1.36,v1.20", "--suite", suite},
+			[]string{"ccm-harness: --kubernetes-version v1.20 is not a Kubernetes release the harness builds (choose one of v1.37.2, v1.36.3, v1.35.4, v1.34.4"}},
+		{"no suite", []string{"matrix", "--suite", "/nonexistent/e2e.test"},
+			[]string{"ccm-harness: matrix: the suite /nonexistent/e2e.test is missing (run make build, or name it with --suite)"}},
+		{"an existing cluster", []string{"matrix", "--cluster=existing", "--suite", suite},
+			[]string{"ccm-harness: matrix: --cluster=existing runs the cluster's own release"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := e.run(t, append(tc.args, "--artifacts", artifacts)...)
+			lines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n")
+			if r.code != 1 || len(lines) != 1 {
+				t.Fatalf("want exit 1 and one line on stderr:\n%s", r)
+			}
+			assertContains(t, "the error", lines[0], tc.first)
+			if entries, _ := os.ReadDir(artifacts); len(entries) != 0 {
+				t.Errorf("the matrix left %d entries in its artifacts folder", len(entries))
+			}
+		})
+	}
+	// The cells, listed: what the jobs in jobs/ are checked against.
+	r := e.run(t, "matrix", "--list", "--provider=aws", "--kubernetes-versions=v1.36", "--outside-policy")
+	want := "v1.36.3 v1.37.1 outside the skew policy: CCM newer than the kube-apiserver\nv1.36.3 v1.36.2 same minor\nv1.36.3 v1.35.3 CCM one minor older\n"
+	if r.code != 0 || r.stdout != want {
+		t.Errorf("matrix --list:\n%s\nwant stdout:\n%s", r, want)
+	}
+}
