@@ -459,7 +459,10 @@ const progressEvery = 30 * time.Second
 // components, kept in the cache) and when it is done: a build of minutes
 // is not a silent wait.
 func (s *Source) runBuild(cmd *exec.Cmd, comps []Component, why string) ([]byte, error) {
-	key := names(comps)
+	// Keyed by version too: a release's build of a component of this
+	// repository takes minutes where its build from the source tree
+	// takes seconds.
+	key := describe(comps)
 	times := filepath.Join(s.cacheDir(), "build-times.json")
 	last := map[string]time.Duration{}
 	if data, err := os.ReadFile(times); err == nil {
