@@ -92,29 +92,19 @@ func (u APIUse) String() string {
 // a time to deprecated APIs, and its collection requests the server
 // answered 404 (an API it does not serve), in the order first made.
 func APIUses(path, user string, since time.Time) ([]APIUse, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("audit log: %w", err)
-	}
-	defer f.Close()
 	byKey := map[string]*APIUse{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		line := string(sc.Bytes())
-		if !strings.Contains(line, deprecatedAnnotation) && !strings.Contains(line, `"code":404`) {
-			continue
-		}
-		var e auditv1.Event
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil || e.User.Username != user || e.ObjectRef == nil || e.StageTimestamp.Time.Before(since) {
-			continue
+	err := eachEvent(path, func(line string) bool {
+		return strings.Contains(line, deprecatedAnnotation) || strings.Contains(line, `"code":404`)
+	}, func(e *auditv1.Event) {
+		if e.User.Username != user || e.ObjectRef == nil || e.StageTimestamp.Time.Before(since) {
+			return
 		}
 		deprecated := e.Annotations[deprecatedAnnotation] == "true"
 		// A get of a missing object is 404 too; a list or watch is 404
 		// only when the resource itself is not served.
 		gone := e.ResponseStatus != nil && e.ResponseStatus.Code == 404 && (e.Verb == "list" || e.Verb == "watch")
 		if !deprecated && !gone {
-			continue
+			return
 		}
 		o := e.ObjectRef
 		key := strings.Join([]string{e.Verb, o.APIGroup, o.APIVersion, o.Resource, o.Subresource}, "|")
@@ -125,9 +115,9 @@ func APIUses(path, user string, since time.Time) ([]APIUse, error) {
 			byKey[key] = u
 		}
 		u.Count++
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("audit log %s: %w", path, err)
+	})
+	if err != nil {
+		return nil, err
 	}
 	out := make([]APIUse, 0, len(byKey))
 	for _, u := range byKey {
@@ -135,6 +125,33 @@ func APIUses(path, user string, since time.Time) ([]APIUse, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].First.Before(out[j].First) })
 	return out, nil
+}
+
+// eachEvent calls fn with each event of the audit log at path whose line
+// passes cheap, a test before the parse; a line cut short by a log being
+// written is passed over.
+func eachEvent(path string, cheap func(line string) bool, fn func(*auditv1.Event)) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("audit log: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		if !cheap(string(sc.Bytes())) {
+			continue
+		}
+		var e auditv1.Event
+		if json.Unmarshal(sc.Bytes(), &e) != nil {
+			continue
+		}
+		fn(&e)
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("audit log %s: %w", path, err)
+	}
+	return nil
 }
 
 // ExplainAPIUses is the uses as lines for a summary, "" if none.
@@ -194,33 +211,18 @@ func Username(namespace, name string) string {
 // refused at or after since, grouped by verb, resource and namespace, in
 // the order first refused.
 func Refusals(path, user string, since time.Time) ([]Refusal, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("audit log: %w", err)
-	}
-	defer f.Close()
 	byKey := map[string]*Refusal{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		line := sc.Bytes()
-		// Cheap tests before the parse: most lines are allowed requests.
-		if !strings.Contains(string(line), `"code":403`) {
-			continue
-		}
-		var e auditv1.Event
-		if err := json.Unmarshal(line, &e); err != nil {
-			continue // a line cut short by a log being written
-		}
+	// Cheap test before the parse: most lines are allowed requests.
+	err := eachEvent(path, func(line string) bool { return strings.Contains(line, `"code":403`) }, func(e *auditv1.Event) {
 		// Only the authorizer's refusals: admission answers 403 too (a
 		// namespace being deleted), and no rule would change that.
 		if e.User.Username != user || e.ResponseStatus == nil || e.ResponseStatus.Code != 403 || e.ObjectRef == nil ||
 			e.Annotations[decisionAnnotation] != "forbid" {
-			continue
+			return
 		}
 		at := e.StageTimestamp.Time
 		if at.Before(since) {
-			continue
+			return
 		}
 		o := e.ObjectRef
 		key := strings.Join([]string{e.Verb, o.APIGroup, o.Resource, o.Subresource, o.Namespace}, "|")
@@ -230,9 +232,9 @@ func Refusals(path, user string, since time.Time) ([]Refusal, error) {
 			byKey[key] = r
 		}
 		r.Count++
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("audit log %s: %w", path, err)
+	})
+	if err != nil {
+		return nil, err
 	}
 	out := make([]Refusal, 0, len(byKey))
 	for _, r := range byKey {
