@@ -69,7 +69,14 @@ func quietOutput(dir string) (restore func(), err error) {
 
 // consoleLogf is a bring-up line on the console.
 func consoleLogf(format string, args ...any) {
-	if *quiet && inBringUp {
+	if inBringUp {
+		consoleAlways(format, args...)
+	}
+}
+
+// consoleAlways is a line on the quiet console whenever it comes.
+func consoleAlways(format string, args ...any) {
+	if *quiet {
 		fmt.Fprintf(console, "  "+format+"\n", args...)
 	}
 }

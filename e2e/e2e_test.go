@@ -311,6 +311,13 @@ var _ = ginkgo.BeforeSuite(func(ctx context.Context) {
 	o.Wait = timeouts.NodeInit
 	setup, err := o.Resolve(logf)
 	framework.ExpectNoError(err)
+	// A build, or a wait for one, may come in a spec too (the leader-
+	// migration specs' managers, which make e2e builds in the background):
+	// minutes that are not silent.
+	setup.Binaries.Logf = func(format string, args ...any) {
+		framework.Logf(format, args...)
+		consoleAlways(format, args...)
+	}
 	run.dir = setup.ArtifactsDir
 	framework.ExpectNoError(reports.WriteStarted(run.dir, time.Now()))
 	run.metadata = setup.Metadata()

@@ -62,6 +62,19 @@ func (c Config) Without(controller string) Config {
 	return out
 }
 
+// LeftTo is c with controller's leader set to component alone: the
+// other component, under migration, does not run it.
+func (c Config) LeftTo(component, controller string) Config {
+	out := Config{LeaderMigrationConfiguration: c.LeaderMigrationConfiguration}
+	out.ControllerLeaders = slices.Clone(c.ControllerLeaders)
+	for i, l := range out.ControllerLeaders {
+		if l.Name == controller {
+			out.ControllerLeaders[i].Component = component
+		}
+	}
+	return out
+}
+
 // Controllers are the migrating controllers' names.
 func (c Config) Controllers() []string {
 	var out []string

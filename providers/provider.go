@@ -11,11 +11,13 @@ import (
 	"sort"
 	"strings"
 
+	"golang.org/x/mod/semver"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/cloud-provider/names"
 
 	"sigs.k8s.io/ccm-harness/internal/binaries"
 	"sigs.k8s.io/ccm-harness/internal/process"
+	"sigs.k8s.io/ccm-harness/skew"
 )
 
 // Capability is something a CCM claims to do. Scenarios that need one the
@@ -126,6 +128,11 @@ type Profile struct {
 	InTreeKCM binaries.Component
 	// OlderCCM is the CCM of an older release, the one the leader-migration
 	// specs migrate to first and then upgrade from; zero if there is none.
+	// WithCCMVersion sets it to the provider's CCM of the minor before the
+	// one under test where the provider pins one; a provider sets it here
+	// only for a CCM of its own release N (fakecloud's, beside InTreeKCM).
+	// A provider with an older CCM but no InTreeKCM starts the specs from
+	// the older CCM, and runs only the CCM upgrade.
 	OlderCCM binaries.Component
 	// NewCloud returns the cloud to start for one cluster. config is the
 	// content of the user's provider config file (--provider-config), or nil.
@@ -141,20 +148,57 @@ func (p Profile) Has(c Capability) bool { return p.Capabilities[c] }
 func (p Profile) WithCCMImage(ref string) Profile {
 	if ref != "" {
 		p.CCM = p.CCM.WithImage(ref)
+		// An image's release is its own, unknown here, and so is the CCM
+		// a user upgrades to it from.
+		p.OlderCCM = binaries.Component{}
 	}
 	return p
 }
 
 // WithCCMVersion is the profile with its CCM built from another pinned
 // version; "" keeps the default.
+//
+// Where the provider pins its CCM at the minor before the one chosen, that
+// CCM becomes the older CCM, the one the leader-migration specs' CCM roll
+// starts from: the upgrade a user makes (v1.35 to v1.36, not the in-tree
+// era's CCM to v1.36). Without such a pin (the oldest supported minor) the
+// profile's own older CCM stays, if it has one.
 func (p Profile) WithCCMVersion(version string) (Profile, error) {
 	ccm, err := p.CCM.At(version)
 	if err != nil {
 		// A provider pins its CCM's versions in its own folder.
 		return Profile{}, fmt.Errorf("provider %s: %w; pin another in providers/%s/", p.Name, err, p.Name)
 	}
+	if prev := previousMinor(p.CCM.Choices(), ccm.Release()); prev != "" {
+		older, err := p.CCM.At(prev)
+		if err != nil {
+			return Profile{}, fmt.Errorf("provider %s: the CCM to upgrade from: %w", p.Name, err)
+		}
+		// Its own name: both run side by side.
+		name := p.OlderCCM.Name
+		if name == "" {
+			name = p.CCM.Name + "-older"
+		}
+		p.OlderCCM = older.Renamed(name)
+	}
 	p.CCM = ccm
 	return p, nil
+}
+
+// previousMinor is the newest of versions whose minor is one below
+// release's, or "".
+func previousMinor(versions []string, release string) string {
+	m, err := skew.Minor(release)
+	if err != nil {
+		return ""
+	}
+	best := ""
+	for _, v := range versions {
+		if vm, err := skew.Minor(v); err == nil && vm == m-1 && (best == "" || semver.Compare(v, best) > 0) {
+			best = v
+		}
+	}
+	return best
 }
 
 // CloudEnv is what a runtime hands a cloud when it starts one.

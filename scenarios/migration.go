@@ -33,6 +33,11 @@ import (
 // lease settings allow, and the migration lease held by a main-lease
 // holder.
 //
+// A provider with no in-tree release but a CCM of the previous minor starts
+// from release N+1's members, each kube-controller-manager beside that CCM,
+// and runs only the CCM upgrade: the same checks over the roll a user of
+// such a provider makes.
+//
 // Release N+1's kube-controller-manager runs without leader migration:
 // since v1.32 it has no cloud controllers to migrate, yet with migration on
 // its main-lease holder would contend for the migration lease, and while
@@ -56,6 +61,8 @@ var _ = framework.Describe("Leader migration", framework.WithLabel(labels.Leader
 		generation  int
 		upgraded    bool
 		ccmUpgraded bool
+		// inTree: the provider has a release with it in-tree to start from.
+		inTree bool
 	)
 	name := func(member int, role string) string { return fmt.Sprintf("m%d-%s-%d", member, role, generation) }
 	// migrate sets a manager's leader migration: cfg's file, or, in the
@@ -91,7 +98,8 @@ var _ = framework.Describe("Leader migration", framework.WithLabel(labels.Leader
 		e := env()
 		profile = e.Cluster.Profile
 		var err error
-		cfg = migration.NewConfig(migration.CloudControllers...)
+		inTree = profile.InTreeKCM.Name != ""
+		cfg = migration.NewConfig(cloudControllers(profile)...)
 		switch {
 		case e.LeaderMigrationDefault:
 			cfg = migration.ManagersDefault()
@@ -107,10 +115,14 @@ var _ = framework.Describe("Leader migration", framework.WithLabel(labels.Leader
 		// Names no manager registers would leave their controllers
 		// migrated by nobody; said before any manager starts. The no-config
 		// mode tests what the managers' own defaults do, names and all.
-		watched = migration.CloudControllers
+		watched = cloudControllers(profile)
 		if !e.LeaderMigrationDefault && e.Controllers != nil {
 			registered := map[string][]string{}
-			for _, spec := range []cluster.ManagerSpec{releaseN(1)[0], releaseN1(1)[0], ccm(1), {Name: "ccm", Kind: cluster.CloudControllerManager}} {
+			specs := []cluster.ManagerSpec{releaseN1(1)[0], ccm(1), {Name: "ccm", Kind: cluster.CloudControllerManager}}
+			if inTree {
+				specs = append(specs, releaseN(1)[0])
+			}
+			for _, spec := range specs {
 				ctrls, err := e.Controllers(ctx, spec)
 				framework.ExpectNoError(err, "the controllers the managers register")
 				label := spec.Binary.String()
@@ -128,11 +140,18 @@ var _ = framework.Describe("Leader migration", framework.WithLabel(labels.Leader
 			watched = union(watched, cfg.Controllers(), ccmCfg.Controllers())
 		}
 
+		// Without an in-tree release, the members start as release N+1's
+		// with the older CCM: the cloud controllers are in CCMs already.
+		start, startKind, from := releaseN1, cluster.CloudControllerManager, fmt.Sprintf("a kube-controller-manager and the older CCM (%s)", profile.OlderCCM)
+		if inTree {
+			start, startKind, from = releaseN, cluster.KubeControllerManager, fmt.Sprintf("a kube-controller-manager with %s in-tree (%s)", profile.CloudProvider, profile.InTreeKCM)
+		}
+		upgraded = !inTree
 		var specs []cluster.ManagerSpec
 		for i := 1; i <= members; i++ {
-			specs = append(specs, releaseN(i)...)
+			specs = append(specs, start(i)...)
 		}
-		ginkgo.By(fmt.Sprintf("bringing up an HA control plane of %d members, each a kube-controller-manager with %s in-tree (%s)", members, profile.CloudProvider, profile.InTreeKCM))
+		ginkgo.By(fmt.Sprintf("bringing up an HA control plane of %d members, each %s", members, from))
 		var down func(context.Context) error
 		c, down, err = e.NewCluster(ctx, specs)
 		if down != nil {
@@ -161,12 +180,16 @@ var _ = framework.Describe("Leader migration", framework.WithLabel(labels.Leader
 			framework.Logf("leader-migration timeline: %s", filepath.Join(dir, "timeline.svg"))
 		})
 
-		ginkgo.By("registering nodes as kubelets with the provider in-tree do")
+		var opts []cluster.NodeOption
+		if inTree {
+			ginkgo.By("registering nodes as kubelets with the provider in-tree do")
+			opts = append(opts, cluster.WithInTreeCloud())
+		}
 		for i := 1; i <= 2; i++ {
-			_, err := c.Nodes.Add(ctx, fmt.Sprintf("lm-node-%d", i), cluster.WithInTreeCloud())
+			_, err := c.Nodes.Add(ctx, fmt.Sprintf("lm-node-%d", i), opts...)
 			framework.ExpectNoError(err)
 		}
-		waitOwners(ctx, rec, watched, bounds.Unowned*2, "release N's kube-controller-manager", cluster.KubeControllerManager)
+		waitOwners(ctx, rec, watched, bounds.Unowned*2, "release N's "+startKind, startKind)
 	})
 
 	// replace stops a member's managers and starts its next release's, then
@@ -247,7 +270,7 @@ var _ = framework.Describe("Leader migration", framework.WithLabel(labels.Leader
 		upgraded = true
 	}
 
-	framework.It("[upgrade] moves the cloud controllers from kube-controller-manager to the CCM, member by member", framework.WithLabel(labels.MigrationSpecs[0][0]), func(ctx context.Context) {
+	framework.It("[upgrade] moves the cloud controllers from kube-controller-manager to the CCM, member by member", framework.WithLabel(labels.MigrationSpecs[0][0]), Needs(labels.MigrationSpecs[0][1]), func(ctx context.Context) {
 		upgrade(ctx)
 		expectServed(ctx, c, cs, rec, "after the upgrade", false)
 		expectNoViolations(rec, bounds)
@@ -260,6 +283,10 @@ var _ = framework.Describe("Leader migration", framework.WithLabel(labels.Leader
 			upgrade(ctx)
 		}
 		ccmUpgraded = true
+		// The older CCM is the provider's of the minor before the one
+		// under test where it pins one (providers.Profile.WithCCMVersion).
+		ginkgo.By(fmt.Sprintf("rolling the CCMs from %s to %s", profile.OlderCCM, profile.CCM))
+		ginkgo.AddReportEntry("CCM upgrade", fmt.Sprintf("%s to %s", profile.OlderCCM, profile.CCM))
 		roll(ctx, func(member int) []cluster.ManagerSpec { return []cluster.ManagerSpec{ccm(member)} }, "mid-way through the CCM upgrade")
 		waitOwners(ctx, rec, watched, bounds.Unowned*2, "the CCM", cluster.CloudControllerManager)
 		expectServed(ctx, c, cs, rec, "after the CCM upgrade", false)
@@ -267,7 +294,7 @@ var _ = framework.Describe("Leader migration", framework.WithLabel(labels.Leader
 		framework.ExpectNoError(c.Health(), "HA control plane")
 	})
 
-	framework.It("[downgrade] moves them back to kube-controller-manager, member by member", framework.WithLabel(labels.MigrationSpecs[2][0]), func(ctx context.Context) {
+	framework.It("[downgrade] moves them back to kube-controller-manager, member by member", framework.WithLabel(labels.MigrationSpecs[2][0]), Needs(labels.MigrationSpecs[2][1]), func(ctx context.Context) {
 		if !upgraded {
 			ginkgo.By("upgrading first: a downgrade starts from release N+1")
 			upgrade(ctx)
@@ -327,11 +354,62 @@ func waitOwners(ctx context.Context, rec *migration.Recorder, controllers []stri
 // now: a LoadBalancer Service is provisioned and a joining node gets its
 // route, and is initialized by the CCM (or, inTree, needs no CCM).
 func expectServed(ctx context.Context, c *cluster.Cluster, cs kubernetes.Interface, rec *migration.Recorder, when string, inTree bool) {
-	ginkgo.By("checking a LoadBalancer Service and a joining node are served " + when)
-	for _, ctrl := range []string{names.ServiceLBController, names.NodeRouteController} {
+	p := c.Profile
+	ginkgo.By("checking the cloud controllers serve " + when)
+	for _, ctrl := range cloudControllers(p) {
 		framework.Logf("%s: %s run by %v", when, ctrl, rec.Owners(ctrl))
 		ginkgo.AddReportEntry(fmt.Sprintf("%s: %s run by", when, ctrl), strings.Join(rec.Owners(ctrl), ", "))
 	}
+	if p.Has(providers.LoadBalancers) {
+		expectLoadBalancer(ctx, c, cs, when)
+	}
+	node := "lm-" + rand.String(5)
+	var opts []cluster.NodeOption
+	var checks []nodewait.Check
+	what := "node " + node
+	if p.Has(providers.Instances) || inTree {
+		checks = append(checks, nodewait.Initialized)
+		what += " initialized"
+	}
+	if p.Has(providers.Routes) {
+		checks = append(checks, RouteCreated)
+		what += " with its route"
+	}
+	if inTree {
+		opts = append(opts, cluster.WithInTreeCloud())
+	}
+	ginkgo.By("adding node " + node)
+	_, err := c.Nodes.Add(ctx, node, opts...)
+	framework.ExpectNoError(err, "add node %s", node)
+	if len(checks) > 0 {
+		framework.ExpectNoError(nodewait.For(ctx, cs, env().Timeouts.NodeInit, what+" "+when, []string{node}, All(checks...)))
+	}
+}
+
+// cloudControllers are the cloud controllers a CCM runs for what its
+// provider claims: one that claims no load balancers starts no
+// service-lb-controller (k8s.io/cloud-provider leaves it out), and the
+// specs do not wait for one.
+func cloudControllers(p providers.Profile) []string {
+	var out []string
+	for _, cc := range []struct {
+		claim providers.Capability
+		name  string
+	}{
+		{providers.LoadBalancers, names.ServiceLBController},
+		{providers.Routes, names.NodeRouteController},
+		{providers.NodeLifecycle, names.CloudNodeLifecycleController},
+	} {
+		if p.Has(cc.claim) {
+			out = append(out, cc.name)
+		}
+	}
+	return out
+}
+
+// expectLoadBalancer checks a new LoadBalancer Service gets its ingress
+// and its cloud load balancer.
+func expectLoadBalancer(ctx context.Context, c *cluster.Cluster, cs kubernetes.Interface, when string) {
 	s := create(ctx, cs, newService("default", tcp(80)))
 	s = waitService(ctx, cs, s, "an ingress IP "+when, HasIngress)
 	if insp, ok := c.Cloud.Inspector().(providers.LoadBalancerInspector); ok {
@@ -344,16 +422,6 @@ func expectServed(ctx context.Context, c *cluster.Cluster, cs kubernetes.Interfa
 			return err
 		}))
 	}
-	node := "lm-" + rand.String(5)
-	var opts []cluster.NodeOption
-	check := All(nodewait.Initialized, RouteCreated)
-	if inTree {
-		opts = append(opts, cluster.WithInTreeCloud())
-	}
-	ginkgo.By("adding node " + node)
-	_, err := c.Nodes.Add(ctx, node, opts...)
-	framework.ExpectNoError(err, "add node %s", node)
-	framework.ExpectNoError(nodewait.For(ctx, cs, env().Timeouts.NodeInit, "node "+node+" initialized with its route "+when, []string{node}, check))
 }
 
 // union is the names of lists, each once, in order of first appearance.

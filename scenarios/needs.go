@@ -28,9 +28,12 @@ const (
 	// NeedFaults: the cloud can be made to fail on purpose.
 	NeedFaults = needPrefix + "fault-injection"
 	// NeedHA: the runtime can run an HA control plane of the spec's own,
-	// and the provider has a kube-controller-manager release with it
-	// in-tree to migrate from.
+	// and the provider has a release to start it from: a kube-controller-
+	// manager with it in-tree, or an older CCM.
 	NeedHA = labels.NeedHA
+	// NeedInTreeKCM: the provider has a kube-controller-manager release
+	// with it in-tree to migrate from.
+	NeedInTreeKCM = labels.NeedInTreeKCM
 	// NeedOlderCCM: the provider has an older CCM release to upgrade from.
 	NeedOlderCCM = labels.NeedOlderCCM
 
@@ -145,7 +148,9 @@ func unmet(label string, f Features, late bool) string {
 		return "the runtime cannot restart the CCM"
 	case label == NeedFaults && !f.Faults:
 		return fmt.Sprintf("provider %s cannot inject cloud faults", f.Provider)
-	case label == NeedHA && !f.InTreeKCM:
+	case label == NeedHA && !f.InTreeKCM && !f.OlderCCM:
+		return fmt.Sprintf("provider %s has no kube-controller-manager release with it in-tree to migrate from, nor an older CCM to upgrade from", f.Provider)
+	case label == NeedInTreeKCM && !f.InTreeKCM:
 		return fmt.Sprintf("provider %s has no kube-controller-manager release with it in-tree to migrate from", f.Provider)
 	case label == NeedHA && !f.HA:
 		return "the runtime cannot run an HA control plane of its own"

@@ -304,6 +304,11 @@ func (in *instance) startAPIServer(ctx context.Context) error {
 		Args: append([]string{
 			"--bind-address=127.0.0.1",
 			"--advertise-address=127.0.0.1",
+			// No endpoints for Service kubernetes: they would hold this
+			// loopback address, which v1.37 refuses at start ("may not be
+			// in the loopback range") and no pod here reaches anyway (a
+			// CCM in a container is given the address itself).
+			"--endpoint-reconciler-type=none",
 			"--secure-port=" + strconv.Itoa(port),
 			"--etcd-servers=" + in.etcdURL,
 			"--etcd-cafile=" + p.caFile, "--etcd-certfile=" + p.apiserverEtcd.cert, "--etcd-keyfile=" + p.apiserverEtcd.key,

@@ -24,6 +24,7 @@ import (
 
 	"sigs.k8s.io/ccm-harness/cluster/manifests"
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/internal/binaries"
 	"sigs.k8s.io/ccm-harness/internal/process"
 	"sigs.k8s.io/ccm-harness/migration"
 	"sigs.k8s.io/ccm-harness/providers"
@@ -311,10 +312,37 @@ var controls = []control{
 		fail: map[string][]string{
 			"[upgrade] moves the cloud controllers from kube-controller-manager to the CCM": {
 				"the timeline breaks leader migration's invariants", "conflict from ",
-				"service-lb-controller ran in m", "(fakecloud-ccm-older v1.30.14)", "(kube-controller-manager-fakecloud v1.30.14)", " at once, from ",
+				"service-lb-controller ran in m", "(" + olderCCM(fake.Name).String() + ")", "(kube-controller-manager-fakecloud v1.30.14)", " at once, from ",
 			},
 		},
 	},
+	{
+		// A provider with no in-tree release starts from the older CCMs;
+		// their configuration leaves a controller to kube-controller-
+		// manager, which runs none any more: nobody runs it.
+		name:         "aws CCM leader migration config leaving service-lb-controller to kube-controller-manager",
+		provider:     aws.Name,
+		label:        "leader-migration && upgrade",
+		ccmMigration: migration.NewConfig(migration.CloudControllers...).LeftTo("kube-controller-manager", names.ServiceLBController).YAML(),
+		fail: map[string][]string{
+			"[upgrade] rolls the CCMs to the next release": {
+				"expected service-lb-controller run by release N's cloud-controller-manager, actual: not",
+			},
+		},
+	},
+}
+
+// olderCCM is the CCM the provider's leader-migration specs upgrade from,
+// with its default CCM under test.
+func olderCCM(provider string) binaries.Component {
+	p, err := providers.Get(provider)
+	if err == nil {
+		p, err = p.WithCCMVersion("")
+	}
+	if err != nil {
+		panic(err)
+	}
+	return p.OlderCCM
 }
 
 // The controls of a broken leader migration configuration.

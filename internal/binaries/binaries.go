@@ -16,6 +16,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"go/parser"
 	"go/token"
@@ -34,6 +35,7 @@ import (
 
 	"golang.org/x/mod/modfile"
 	"golang.org/x/mod/module"
+	"golang.org/x/sync/errgroup"
 
 	"sigs.k8s.io/ccm-harness/internal/oci"
 )
@@ -92,6 +94,29 @@ type Component struct {
 	Image string
 	// Path, if set, is a ready-made executable: nothing is built.
 	Path string
+
+	// builtAs is the name the component is built and cached under where
+	// it runs under another (Renamed): one binary, one build.
+	builtAs string
+}
+
+// Renamed is c under another name, for a second copy of it to run beside
+// one of the same name (the CCM an upgrade starts from, beside the CCM):
+// it is still built and cached as c.
+func (c Component) Renamed(name string) Component {
+	if c.builtAs == "" {
+		c.builtAs = c.Name
+	}
+	c.Name = name
+	return c
+}
+
+// buildName is the name c is built and cached under.
+func (c Component) buildName() string {
+	if c.builtAs != "" {
+		return c.builtAs
+	}
+	return c.Name
 }
 
 // String names the component and the version it is built from.
@@ -343,7 +368,7 @@ func (s *Source) cachedPath(c Component) (string, bool, error) {
 		if err != nil {
 			return "", false, fmt.Errorf("%s: %w", c.Name, err)
 		}
-		p := filepath.Join(src, "_output", "bin", c.Name)
+		p := filepath.Join(src, "_output", "bin", c.buildName())
 		return p, newerThanSources(p, src), nil
 	}
 	v := c.version()
@@ -365,20 +390,25 @@ func (s *Source) cachedPath(c Component) (string, bool, error) {
 	if c.aligned() {
 		v += "-with-" + Versions[kubernetesModule]
 	}
-	p := filepath.Join(s.cacheDir(), "bin", runtime.GOOS+"-"+runtime.GOARCH, c.Name, v, c.Name)
+	p := filepath.Join(s.cacheDir(), "bin", runtime.GOOS+"-"+runtime.GOARCH, c.buildName(), v, c.buildName())
 	return p, checkExecutable(p) == nil, nil
 }
+
+// buildJobs is how many builds run at once. Each go build compiles on
+// every core already; a second overlaps its module downloads and its
+// single-threaded link with the other's compiling, which on a cold cache
+// shortens the whole by minutes.
+const buildJobs = 2
 
 func (s *Source) build(ctx context.Context, comps []Component, paths map[string]string) error {
 	// Components with different -X flags cannot share one go build, nor
 	// can those built in a module of their own, which need no source tree.
 	groups := map[string][]Component{}
 	var order []string
+	var own []Component
 	for _, c := range comps {
 		if c.ownModule() {
-			if err := s.buildOwnModule(ctx, c, paths[c.Name]); err != nil {
-				return err
-			}
+			own = append(own, c)
 			continue
 		}
 		flags := ""
@@ -390,23 +420,67 @@ func (s *Source) build(ctx context.Context, comps []Component, paths map[string]
 		}
 		groups[flags] = append(groups[flags], c)
 	}
-	if len(order) == 0 {
-		return nil
-	}
-	src, err := s.sourceDir()
-	if err != nil {
-		var missing []Component
-		for _, flags := range order {
-			missing = append(missing, groups[flags]...)
+	src := ""
+	if len(order) > 0 {
+		var err error
+		if src, err = s.sourceDir(); err != nil {
+			var missing []Component
+			for _, flags := range order {
+				missing = append(missing, groups[flags]...)
+			}
+			return fmt.Errorf("%s missing from the cache: %w", names(missing), err)
 		}
-		return fmt.Errorf("%s missing from the cache: %w", names(missing), err)
 	}
+	// The first failure cancels the others' go builds: nothing is left
+	// running behind an error.
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(buildJobs)
+	var big, small []func() error
 	for _, flags := range order {
-		if err := s.buildGroup(ctx, src, groups[flags], flags, paths); err != nil {
-			return err
+		job := func() error { return s.buildGroup(gctx, src, groups[flags], flags, paths) }
+		if slices.ContainsFunc(groups[flags], Component.kubernetes) {
+			big = append(big, job)
+		} else {
+			small = append(small, job)
 		}
 	}
-	return nil
+	for _, c := range own {
+		job := func() error { return s.buildOwnModule(gctx, c, paths[c.Name]) }
+		if c.kubernetes() {
+			big = append(big, job)
+		} else {
+			small = append(small, job)
+		}
+	}
+	// The longest first (Kubernetes' own binaries take minutes), so the
+	// short ones fill in beside them rather than one long build at the end.
+	for _, job := range append(big, small...) {
+		g.Go(job)
+	}
+	return g.Wait()
+}
+
+// kubernetes reports whether c is built from k8s.io/kubernetes: minutes.
+func (c Component) kubernetes() bool { return c.Module == kubernetesModule }
+
+// lockBuild takes the lock of one build, which another harness process
+// (parallel test packages, make's background targets) building the same
+// thing waits on, while different builds go ahead at once.
+func (s *Source) lockBuild(comps []Component) (func(), error) {
+	key := make([]string, 0, len(comps))
+	for _, c := range comps {
+		key = append(key, c.buildName()+"@"+c.version())
+	}
+	slices.Sort(key)
+	path := filepath.Join(s.cacheDir(), "locks", strings.Join(key, "+")+".lock")
+	if unlock, err := tryLockFile(path); err != nil || unlock != nil {
+		return unlock, err
+	}
+	// make e2e builds the leader-migration specs' managers in the
+	// background while the suite runs; a spec that needs one first says
+	// why it waits.
+	s.logf("waiting for %s: another process is building it", describe(comps))
+	return lockFile(path)
 }
 
 func (s *Source) buildGroup(ctx context.Context, src string, comps []Component, ldflags string, paths map[string]string) error {
@@ -416,9 +490,7 @@ func (s *Source) buildGroup(ctx context.Context, src string, comps []Component, 
 	}
 	defer os.RemoveAll(tmp)
 
-	// Several harness processes may build at once (parallel test packages);
-	// a lock per cache keeps them from doing the same work twice.
-	unlock, err := lockFile(filepath.Join(s.cacheDir(), "build.lock"))
+	unlock, err := s.lockBuild(comps)
 	if err != nil {
 		return err
 	}
@@ -430,7 +502,9 @@ func (s *Source) buildGroup(ctx context.Context, src string, comps []Component, 
 		if c.Module != ModulePath && checkExecutable(paths[c.Name]) == nil {
 			continue // another process built it while we waited for the lock
 		}
-		pkgs = append(pkgs, c.Package)
+		if !slices.Contains(pkgs, c.Package) {
+			pkgs = append(pkgs, c.Package)
+		}
 		todo = append(todo, c)
 	}
 	if len(todo) == 0 {
@@ -439,12 +513,29 @@ func (s *Source) buildGroup(ctx context.Context, src string, comps []Component, 
 	args := []string{"build", "-trimpath", "-ldflags", strings.TrimSpace("-s -w " + ldflags), "-o", tmp + "/"}
 	cmd := exec.CommandContext(ctx, "go", append(args, pkgs...)...)
 	cmd.Dir = src
-	out, err := s.runBuild(cmd, todo, "first run only for upstream components")
+	why := "first run only: several minutes on 2 cores"
+	if !slices.ContainsFunc(todo, func(c Component) bool { return c.Module != ModulePath }) {
+		why = "this checkout changed"
+	}
+	out, err := s.runBuild(cmd, todo, why)
 	if err != nil {
 		return fmt.Errorf("building %s failed (%v): %s", names(todo), err, strings.TrimSpace(string(out)))
 	}
-	for _, c := range todo {
-		if err := install(filepath.Join(tmp, c.Name), paths[c.Name]); err != nil {
+	// go build names each binary for its package; a component may have
+	// another name (an older CCM beside the CCM), and two may share one.
+	for i, c := range todo {
+		built := filepath.Join(tmp, path.Base(c.Package))
+		if slices.ContainsFunc(todo[i+1:], func(o Component) bool { return o.Package == c.Package }) {
+			data, err := os.ReadFile(built)
+			if err != nil {
+				return err
+			}
+			built = filepath.Join(tmp, c.Name+".copy")
+			if err := os.WriteFile(built, data, 0o755); err != nil {
+				return err
+			}
+		}
+		if err := install(built, paths[c.Name]); err != nil {
 			return err
 		}
 	}
@@ -472,7 +563,7 @@ func (s *Source) runBuild(cmd *exec.Cmd, comps []Component, why string) ([]byte,
 	if d, ok := last[key]; ok {
 		against = fmt.Sprintf(" (the last build took %s)", d.Round(time.Second))
 	}
-	s.logf("building %s (%s: several minutes on 2 cores)%s", describe(comps), why, against)
+	s.logf("building %s (%s)%s", describe(comps), why, against)
 	start := time.Now()
 	done := make(chan struct{})
 	go func() {
@@ -494,9 +585,18 @@ func (s *Source) runBuild(cmd *exec.Cmd, comps []Component, why string) ([]byte,
 	}
 	took := time.Since(start)
 	s.logf("built %s in %s", key, took.Round(time.Second))
-	last[key] = took
-	if data, err := json.Marshal(last); err == nil {
-		_ = os.WriteFile(times, data, 0o644) // a hint for the next build's progress only
+	// Builds end at once in this process and others: read again, under a
+	// lock, before writing.
+	if unlock, err := lockFile(times + ".lock"); err == nil {
+		last = map[string]time.Duration{}
+		if data, err := os.ReadFile(times); err == nil {
+			_ = json.Unmarshal(data, &last)
+		}
+		last[key] = took
+		if data, err := json.Marshal(last); err == nil {
+			_ = os.WriteFile(times, data, 0o644) // a hint for the next build's progress only
+		}
+		unlock()
 	}
 	return out, nil
 }
@@ -512,7 +612,7 @@ func (s *Source) runBuild(cmd *exec.Cmd, comps []Component, why string) ([]byte,
 // checked against the checksum database by `go build -mod=mod`, like any
 // module's.
 func (s *Source) buildOwnModule(ctx context.Context, c Component, dst string) error {
-	unlock, err := lockFile(filepath.Join(s.cacheDir(), "build.lock"))
+	unlock, err := s.lockBuild([]Component{c})
 	if err != nil {
 		return err
 	}
@@ -521,10 +621,10 @@ func (s *Source) buildOwnModule(ctx context.Context, c Component, dst string) er
 		return nil // another process built it while we waited for the lock
 	}
 	v := c.version()
-	modPath := "ccm-harness.local/build/" + c.Name
+	modPath := "ccm-harness.local/build/" + c.buildName()
 	// Named after the cached binary's version folder, so that builds of
 	// different sources do not share a module.
-	dir := filepath.Join(s.cacheDir(), "modules", c.Name+"@"+filepath.Base(filepath.Dir(dst)))
+	dir := filepath.Join(s.cacheDir(), "modules", c.buildName()+"@"+filepath.Base(filepath.Dir(dst)))
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}
@@ -607,7 +707,7 @@ func (s *Source) buildOwnModule(ctx context.Context, c Component, dst string) er
 		ldflags += " " + strings.Join(c.VersionLDFlags(v), " ")
 	}
 	cmd := goCommand(ctx, dir, "build", "-mod=mod", "-trimpath", "-ldflags", ldflags, "-o", tmp+"/", pkg)
-	if out, err := s.runBuild(cmd, []Component{c}, "first run only"); err != nil {
+	if out, err := s.runBuild(cmd, []Component{c}, "first run only: several minutes on 2 cores"); err != nil {
 		return fmt.Errorf("building %s %s in %s failed (%v): %s", c.Name, v, dir, err, strings.TrimSpace(string(out)))
 	}
 	return install(filepath.Join(tmp, path.Base(pkg)), dst)
@@ -852,7 +952,19 @@ func checkExecutable(p string) error {
 	return nil
 }
 
-func lockFile(path string) (func(), error) {
+// tryLockFile is lockFile without waiting: nil, nil if another holds it.
+func tryLockFile(path string) (func(), error) {
+	unlock, err := flockFile(path, syscall.LOCK_EX|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return nil, nil
+	}
+	return unlock, err
+}
+
+// lockFile takes an exclusive lock on path, waiting for it.
+func lockFile(path string) (func(), error) { return flockFile(path, syscall.LOCK_EX) }
+
+func flockFile(path string, how int) (func(), error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
@@ -860,7 +972,7 @@ func lockFile(path string) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+	if err := syscall.Flock(int(f.Fd()), how); err != nil {
 		f.Close()
 		return nil, err
 	}

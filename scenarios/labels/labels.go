@@ -17,15 +17,16 @@ import (
 const (
 	// LeaderMigration labels the leader-migration container.
 	LeaderMigration = "leader-migration"
-	// NeedHA and NeedOlderCCM are the scenarios' needs of the same names
-	// (scenarios.NeedHA, scenarios.NeedOlderCCM).
-	NeedHA       = "needs-ha-control-plane"
-	NeedOlderCCM = "needs-older-ccm"
+	// NeedHA, NeedInTreeKCM and NeedOlderCCM are the scenarios' needs of
+	// the same names (scenarios.NeedHA, ...).
+	NeedHA        = "needs-ha-control-plane"
+	NeedInTreeKCM = "needs-in-tree-kcm"
+	NeedOlderCCM  = "needs-older-ccm"
 )
 
 // MigrationSpecs are each leader-migration spec's own labels, beside the
 // container's (LeaderMigration, NeedHA); the specs are declared with them.
-var MigrationSpecs = [][]string{{"upgrade"}, {"upgrade", NeedOlderCCM}, {"downgrade"}}
+var MigrationSpecs = [][]string{{"upgrade", NeedInTreeKCM}, {"upgrade", NeedOlderCCM}, {"downgrade", NeedInTreeKCM}}
 
 // markup is Ginkgo's formatter's colour markup, {{red}} and the like.
 var markup = regexp.MustCompile(`\{\{[a-z/-]*\}\}`)

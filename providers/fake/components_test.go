@@ -1,0 +1,32 @@
+package fake
+
+import (
+	"testing"
+
+	"sigs.k8s.io/ccm-harness/internal/binaries"
+)
+
+// The leader-migration specs' CCM roll starts from the CCM of the minor
+// before the one under test, where one is built; from release N's (the
+// in-tree era's) only below the oldest supported minor.
+func TestOlderCCMIsThePreviousMinor(t *testing.T) {
+	def := binaries.ModuleVersion("k8s.io/kubernetes")
+	for _, tc := range []struct{ ccm, older string }{
+		{"", "v1.35.4"},
+		{def, "v1.35.4"},
+		{"v1.37.2", def},
+		{"v1.35.4", "v1.34.4"},
+		{"v1.34.4", releaseN[0]},
+	} {
+		p, err := Profile().WithCCMVersion(tc.ccm)
+		if err != nil {
+			t.Fatalf("WithCCMVersion(%q): %v", tc.ccm, err)
+		}
+		if got := p.OlderCCM.Release(); got != tc.older {
+			t.Errorf("CCM %q: expected the CCM to upgrade from at %s, actual %s (%s)", tc.ccm, tc.older, got, p.OlderCCM)
+		}
+		if p.OlderCCM.Name != OlderCCM.Name {
+			t.Errorf("CCM %q: expected the older CCM called %s, actual %s", tc.ccm, OlderCCM.Name, p.OlderCCM.Name)
+		}
+	}
+}
