@@ -50,8 +50,8 @@ all: build
 # quiet-go runs a go command with Go's "go: downloading" lines (about 80 on
 # a first run) folded into a count every 25 modules; the rest of its output
 # as it is, and its exit status.
-quiet-go = { $(1) 2>&1; echo $$? > $@.status; } | awk '/^go: downloading/ { if (++n % 25 == 0) { print "  go: downloaded " n " modules so far"; fflush() } next } { print; fflush() } END { if (n) print "  go: downloaded " n " modules" }'; \
-	exit $$(cat $@.status; rm -f $@.status)
+quiet-go = { $(1) 2>&1; echo $$? > $@.status.$$$$; } | awk '/^go: downloading/ { if (++n % 25 == 0) { print "  go: downloaded " n " modules so far"; fflush() } next } { print; fflush() } END { if (n) print "  go: downloaded " n " modules" }'; \
+	exit $$(cat $@.status.$$$$; rm -f $@.status.$$$$)
 
 $(BIN)/ccm-harness: $(GO_SOURCES)
 	@mkdir -p $(BIN); echo "$(GO) build -o $@ ./cmd/ccm-harness"; $(call quiet-go,$(GO) build -o $@ ./cmd/ccm-harness)
