@@ -20,7 +20,7 @@ CCM_VERSION  ?=
 CCM_IMAGE    ?=
 CLUSTER      ?= local
 # K8S_VERSION is the cluster's Kubernetes release, or its minor (v1.34,
-# v1.35, v1.36, v1.37; default v1.36.3); without CCM_VERSION the provider's
+# v1.35, v1.36, v1.37; default v1.37.2); without CCM_VERSION the provider's
 # CCM of that minor runs, else one minor older (the version skew policy).
 K8S_VERSION  ?=
 LABEL_FILTER ?=
@@ -148,15 +148,16 @@ e2e-openstack: build
 # Load Balancers (Elastic Load Balancing v2), for the load-balancer specs,
 # the only ones the kind of load balancer changes; then the data path on
 # kind: packets to the address the load balancer's DNS name stands for.
-# The newest CCM's run includes the CCM upgrade from v1.35.3; the older's
-# would upgrade from v1.34.4, minutes of building its own libraries, and is
-# left to the matrix's periodic (ci-ccm-harness-matrix-aws).
+# The newest CCM's run includes the CCM upgrade from v1.36.2 (the older
+# run's binary); the older's would upgrade from v1.35.3, minutes of
+# building its own libraries, and is left to the matrix's periodic
+# (ci-ccm-harness-matrix-aws).
 AWS_NLB = $(CURDIR)/e2e/testdata/aws-nlb.yaml
 e2e-aws: build
 	$(MAKE) e2e PROVIDER=aws CCM_VERSION= PROVIDER_CONFIG= ARTIFACTS=$(ARTIFACTS)/aws
-	$(MAKE) e2e PROVIDER=aws CCM_VERSION=v1.35.3 PROVIDER_CONFIG= LABEL_FILTER='!leader-migration' ARTIFACTS=$(ARTIFACTS)/aws-v1.35.3
+	$(MAKE) e2e PROVIDER=aws CCM_VERSION=v1.36.2 PROVIDER_CONFIG= LABEL_FILTER='!leader-migration' ARTIFACTS=$(ARTIFACTS)/aws-v1.36.2
 	$(MAKE) e2e PROVIDER=aws CCM_VERSION= PROVIDER_CONFIG=$(AWS_NLB) LABEL_FILTER=loadbalancer ARTIFACTS=$(ARTIFACTS)/aws-nlb
-	$(MAKE) e2e PROVIDER=aws CCM_VERSION=v1.35.3 PROVIDER_CONFIG=$(AWS_NLB) LABEL_FILTER=loadbalancer ARTIFACTS=$(ARTIFACTS)/aws-nlb-v1.35.3
+	$(MAKE) e2e PROVIDER=aws CCM_VERSION=v1.36.2 PROVIDER_CONFIG=$(AWS_NLB) LABEL_FILTER=loadbalancer ARTIFACTS=$(ARTIFACTS)/aws-nlb-v1.36.2
 	$(MAKE) e2e PROVIDER=aws CLUSTER=kind LABEL_FILTER=datapath CCM_VERSION= PROVIDER_CONFIG= ARTIFACTS=$(ARTIFACTS)/aws-kind
 
 # The fakecloud CCM packed into an image with no Docker (ccm-harness pack),
@@ -269,7 +270,7 @@ jobs:
 # Warm, they are all in the cache at once.
 prebuild: build
 	nice -n 19 $(BIN)/ccm-harness binaries --provider=vsphere --ccm-version=v1.30.1 >/dev/null
-	nice -n 19 $(BIN)/ccm-harness binaries --provider=aws --ccm-version=v1.35.3 --label-filter='!leader-migration' >/dev/null
+	nice -n 19 $(BIN)/ccm-harness binaries --provider=aws --ccm-version=v1.36.2 --label-filter='!leader-migration' >/dev/null
 	nice -n 19 $(BIN)/ccm-harness binaries --provider=openstack --ccm-version=v1.35.0 >/dev/null
 	nice -n 19 $(BIN)/ccm-harness binaries --provider=fake --kubernetes-version=v1.34 --label-filter='!leader-migration' >/dev/null
 

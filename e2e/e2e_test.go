@@ -319,6 +319,7 @@ var _ = ginkgo.BeforeSuite(func(ctx context.Context) {
 		consoleAlways(format, args...)
 	}
 	run.dir = setup.ArtifactsDir
+	framework.ExpectNoError(reports.RemovePreviousJUnit(run.dir))
 	framework.ExpectNoError(reports.WriteStarted(run.dir, time.Now()))
 	run.metadata = setup.Metadata()
 	framework.ExpectNoError(reports.WriteMetadata(run.dir, run.metadata))

@@ -25,6 +25,7 @@ import (
 	"testing"
 	"time"
 
+	"sigs.k8s.io/ccm-harness/internal/binaries"
 	"sigs.k8s.io/ccm-harness/internal/oci"
 )
 
@@ -372,7 +373,7 @@ func TestExecTester(t *testing.T) {
 	var md map[string]string
 	if data, err := os.ReadFile(filepath.Join(r.artifacts, "metadata.json")); err != nil || json.Unmarshal(data, &md) != nil {
 		t.Errorf("metadata.json unreadable: %v", err)
-	} else if md["job-version"] != "fakecloud-ccm@v1.36.3" || md["kubernetes-version"] != "v1.36.3" || md["provider"] != "fake" {
+	} else if release := binaries.ModuleVersion("k8s.io/kubernetes"); md["job-version"] != "fakecloud-ccm@"+release || md["kubernetes-version"] != release || md["provider"] != "fake" {
 		t.Errorf("metadata.json lacks the CCM's job-version, the Kubernetes version or the provider: %v", md)
 	}
 	for _, f := range []string{"e2e.test", "ginkgo", "kubectl", "nodes-initialized", "bin/etcd", "bin/fakecloud-ccm"} {

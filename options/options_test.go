@@ -67,7 +67,7 @@ func TestResolveBadInput(t *testing.T) {
 		{"unreadable config", Options{Provider: fake.Name, Cluster: Local, ProviderConfig: "/nonexistent.yaml"}, "--provider-config: open /nonexistent.yaml"},
 		{"no profile file", Options{Provider: "external", Cluster: Local}, "provider external: no profile file given"},
 		{"unserved release", Options{Provider: fake.Name, Cluster: Local, KubernetesVersion: "v1.33.13"},
-			"--kubernetes-version v1.33.13 is not a Kubernetes release the harness builds (choose one of v1.37.2, v1.36.3, v1.35.4, v1.34.4, or its minor, e.g. v1.35; default v1.36.3)"},
+			"--kubernetes-version v1.33.13 is not a Kubernetes release the harness builds (choose one of v1.37.2, v1.36.3, v1.35.4, v1.34.4, or its minor, e.g. v1.35; default v1.37.2)"},
 		{"a CCM newer than the cluster", Options{Provider: aws.Name, Cluster: Local, KubernetesVersion: "v1.35", CCMVersion: "v1.36.2"},
 			"aws-cloud-controller-manager v1.36.2 is newer than the cluster's kube-apiserver v1.35.4, and a cloud-controller-manager must not be newer than the kube-apiserver it talks to; it should match its minor version and may be one minor older (https://kubernetes.io/releases/version-skew-policy/); choose --ccm-version v1.35.x or older, or --allow-newer-ccm"},
 		{"a release for an existing cluster", Options{Provider: fake.Name, Cluster: Existing, KubernetesVersion: "v1.35"}, "--kubernetes-version v1.35 picks the release of a cluster the harness makes"},
@@ -150,13 +150,13 @@ func TestKubernetesRelease(t *testing.T) {
 		release, ccm, apiserver string
 		skew                    string
 	}{
-		{"the default", Options{Provider: fake.Name}, "v1.36.3", "v1.36.3", "v1.36.3", "same minor"},
+		{"the default", Options{Provider: fake.Name}, "v1.37.2", "v1.37.2", "v1.37.2", "same minor"},
 		{"a minor", Options{Provider: fake.Name, KubernetesVersion: "1.34"}, "v1.34.4", "v1.34.4", "v1.34.4", "same minor"},
 		{"openstack: the CCM one older where none is of the minor", Options{Provider: openstack.Name, KubernetesVersion: "v1.37.2"}, "v1.37.2", "v1.36.0", "v1.37.2", "CCM one minor older"},
 		{"aws: the CCM of the newest minor", Options{Provider: aws.Name, KubernetesVersion: "v1.37"}, "v1.37.2", "v1.37.1", "v1.37.2", "same minor"},
 		{"aws: the CCM of the minor", Options{Provider: aws.Name, KubernetesVersion: "v1.35"}, "v1.35.4", "v1.35.3", "v1.35.4", "same minor"},
 		{"newer, allowed", Options{Provider: aws.Name, KubernetesVersion: "v1.35", CCMVersion: "v1.36.2", AllowNewerCCM: true}, "v1.35.4", "v1.36.2", "v1.35.4", "outside the skew policy: CCM newer than the kube-apiserver"},
-		{"vsphere: too old, run", Options{Provider: vsphere.Name}, "v1.36.3", "v1.31.0", "v1.36.3", "outside the skew policy: CCM more than one minor older"},
+		{"vsphere: too old, run", Options{Provider: vsphere.Name}, "v1.37.2", "v1.31.0", "v1.37.2", "outside the skew policy: CCM more than one minor older"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.o.Cluster, tt.o.Artifacts = Local, "_artifacts"

@@ -34,7 +34,7 @@ func TestReportInChromium(t *testing.T) {
 		"junit_fake-local_01.xml":                   string(golden),
 		"logs/e2e-abc/cloud-controller-manager.log": "I1121 08:54:29 node_controller.go:1] Successfully initialized node node-1\n",
 		"leader-migration/timeline.svg":             `<svg xmlns="http://www.w3.org/2000/svg" width="600" height="40"><rect id="owned" x="0" y="0" width="600" height="40" fill="#3366cc"/></svg>`,
-		"bringup.txt":                               "cluster e2e-abc, Kubernetes v1.36.3, provider fake (fakecloud-ccm)\netcd and kube-apiserver ready    2.79s\n",
+		"bringup.txt":                               "cluster e2e-abc, Kubernetes v1.37.2, provider fake (fakecloud-ccm)\netcd and kube-apiserver ready    2.79s\n",
 	} {
 		p := filepath.Join(run, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -44,7 +44,7 @@ func TestReportInChromium(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := WriteMetadata(run, map[string]string{KeyProvider: "fake", KeyJobVersion: "fakecloud-ccm@v1.36.3"}); err != nil {
+	if err := WriteMetadata(run, map[string]string{KeyProvider: "fake", KeyJobVersion: "fakecloud-ccm@v1.37.2"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := WriteMeasurements(run, []Measurement{

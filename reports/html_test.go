@@ -29,7 +29,7 @@ func writeRun(t *testing.T, dir, provider string) {
 			t.Fatal(err)
 		}
 	}
-	if err := WriteMetadata(dir, map[string]string{KeyProvider: provider, KeyJobVersion: "fakecloud-ccm@v1.36.3"}); err != nil {
+	if err := WriteMetadata(dir, map[string]string{KeyProvider: provider, KeyJobVersion: "fakecloud-ccm@v1.37.2"}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -70,7 +70,7 @@ func TestRunReportAndGrid(t *testing.T) {
 		t.Fatal(err)
 	}
 	html, _ := os.ReadFile(page)
-	for _, want := range []string{`class="failed">failed`, "expected label topology.kubernetes.io/zone", "needs real nodes", `href="logs/ccm.log"`, "fakecloud-ccm@v1.36.3", `<span id="failed">1 failed</span>`} {
+	for _, want := range []string{`class="failed">failed`, "expected label topology.kubernetes.io/zone", "needs real nodes", `href="logs/ccm.log"`, "fakecloud-ccm@v1.37.2", `<span id="failed">1 failed</span>`} {
 		if !strings.Contains(string(html), want) {
 			t.Errorf("report lacks %q", want)
 		}

@@ -200,3 +200,17 @@ func junitFiles(dir string) []string {
 	}
 	return out
 }
+
+// RemovePreviousJUnit removes the JUnit files an earlier run left in dir,
+// so that a run into a folder used before (make e2e, then make e2e
+// PROVIDER=aws, both into _artifacts) is read, summarized and reported as
+// itself, not with the other's specs. Empty ones stay: a tool that writes
+// its JUnit when it exits holds such a file open meanwhile.
+func RemovePreviousJUnit(dir string) error {
+	for _, f := range junitFiles(dir) {
+		if err := os.Remove(f); err != nil {
+			return fmt.Errorf("remove the previous run's %s: %w (remove it, or give the run a folder of its own)", f, err)
+		}
+	}
+	return nil
+}

@@ -28,3 +28,28 @@ func TestReadRunSkipsEmptyJUnit(t *testing.T) {
 		t.Errorf("FoldExcerpts: %v", err)
 	}
 }
+
+// A run into a folder used before reads as itself: the earlier run's JUnit
+// goes, a tool's JUnit still being written (empty) stays.
+func TestRemovePreviousJUnit(t *testing.T) {
+	dir := t.TempDir()
+	stale := filepath.Join(dir, "junit_aws-local_01.xml")
+	writing := filepath.Join(dir, "junit_runner.xml")
+	other := filepath.Join(dir, "metadata.json")
+	for f, body := range map[string]string{stale: `<testsuites><testsuite><testcase name="zone"></testcase></testsuite></testsuites>`, writing: "", other: "{}"} {
+		if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := RemovePreviousJUnit(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("expected the previous run's %s removed, actual: %v", filepath.Base(stale), err)
+	}
+	for _, f := range []string{writing, other} {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("expected %s kept, actual: %v", filepath.Base(f), err)
+		}
+	}
+}

@@ -12,7 +12,7 @@ func TestProwFiles(t *testing.T) {
 	t.Setenv("PROW_JOB_ID", "")
 	dir := t.TempDir()
 	at := time.Unix(1790000000, 0)
-	md := map[string]string{KeyJobVersion: "fakecloud-ccm@v1.36.3", KeyProvider: "fake"}
+	md := map[string]string{KeyJobVersion: "fakecloud-ccm@v1.37.2", KeyProvider: "fake"}
 	if err := WriteStarted(dir, at); err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func TestProwFiles(t *testing.T) {
 	if f["passed"] != false || f["result"] != "FAILURE" || f["timestamp"] != float64(at.Unix()+60) {
 		t.Errorf("finished.json %v, want passed false, result FAILURE, timestamp a minute later", f)
 	}
-	if m, _ := f["metadata"].(map[string]any); m[KeyJobVersion] != "fakecloud-ccm@v1.36.3" {
+	if m, _ := f["metadata"].(map[string]any); m[KeyJobVersion] != "fakecloud-ccm@v1.37.2" {
 		t.Errorf("finished.json metadata %v lacks job-version", f["metadata"])
 	}
 	var m map[string]string

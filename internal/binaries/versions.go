@@ -6,8 +6,8 @@ package binaries
 // without the source tree, and without the module being linked into the
 // binary that asks.
 var Versions = map[string]string{
-	"k8s.io/kubernetes":         "v1.36.3",
-	"go.etcd.io/etcd/server/v3": "v3.6.8",
+	"k8s.io/kubernetes":         "v1.37.2",
+	"go.etcd.io/etcd/server/v3": "v3.7.0",
 	"sigs.k8s.io/kwok":          "v0.8.0",
 	// kind's base-image files are what the kind runtime's node image is
 	// made of, besides Debian and the binaries.

@@ -44,7 +44,8 @@ import (
 const Name = "aws"
 
 // Manifests are cloud-provider-aws's own (examples/existing-cluster/base
-// of v1.36.2, unchanged): its ServiceAccount, RBAC and DaemonSet.
+// of v1.37.1, the same files as v1.36.2's, unchanged): its ServiceAccount,
+// RBAC and DaemonSet.
 var Manifests = manifests.Embedded(manifestDir, "manifests")
 
 //go:embed manifests/*.yaml

@@ -4,12 +4,12 @@ import "sigs.k8s.io/ccm-harness/internal/binaries"
 
 // CCM is the AWS CCM, unmodified, one release per Kubernetes minor the
 // harness builds (the version matrix), built in a module generated for it.
-// The two make test runs, v1.36.2 and v1.35.3, are built with this
-// repository's dependency versions (Aligned), so that most of their
-// packages come from the Go build cache: for v1.36.2 that lifts k8s.io/*
-// from v0.36.0 to v0.36.3, a patch release; v1.35.3 links k8s.io/* v0.36.3
-// too, not its release's v0.35.x (README, "AWS"). v1.37.1 and v1.34.4,
-// which only the matrix runs, link their own releases' libraries. Its go.mod replaces
+// The default, v1.37.1, is built with this repository's dependency
+// versions (Aligned), so that most of its packages come from the Go build
+// cache: that lifts k8s.io/* from v0.37.0 to v0.37.2, a patch release. The
+// others link their own releases' libraries: v1.36.2 does not compile
+// against k8s.io/cloud-provider v0.37 (its tagging controller reads
+// KubeCloudShared.NodeMonitorPeriod, which 1.37 removed). Its go.mod replaces
 // github.com/google/cel-go with the renamed github.com/cel-expr/cel-go,
 // which the module proxy refuses; the same code is required under its
 // old name instead. The first version is the default; --ccm-version picks
@@ -21,7 +21,7 @@ var CCM = binaries.Component{
 	VersionLDFlags: func(v string) []string {
 		return append(binaries.KubeVersion(v), "-X", "main.gitVersion="+v)
 	},
-	Versions: []string{"v1.36.2", "v1.37.1", "v1.35.3", "v1.34.4"},
-	Aligned:  []string{"v1.36.2", "v1.35.3"},
+	Versions: []string{"v1.37.1", "v1.36.2", "v1.35.3", "v1.34.4"},
+	Aligned:  []string{"v1.37.1"},
 	Withheld: map[string]string{"github.com/google/cel-go": "v0.31.0"},
 }

@@ -12,9 +12,9 @@ import (
 func TestOlderCCMIsThePreviousMinor(t *testing.T) {
 	def := binaries.ModuleVersion("k8s.io/kubernetes")
 	for _, tc := range []struct{ ccm, older string }{
-		{"", "v1.35.4"},
-		{def, "v1.35.4"},
-		{"v1.37.2", def},
+		{"", "v1.36.3"},
+		{def, "v1.36.3"},
+		{"v1.36.3", "v1.35.4"},
 		{"v1.35.4", "v1.34.4"},
 		{"v1.34.4", releaseN[0]},
 	} {
