@@ -112,6 +112,14 @@ type ComponentLister interface {
 	Components(spec Spec) []binaries.Component
 }
 
+// ControlPlaneRuntime is a Runtime whose clusters run managers of a
+// spec's own beside theirs (Cluster.ControlPlane): the leader-migration
+// specs' HA members. A door builds those managers only for such a runtime.
+type ControlPlaneRuntime interface {
+	// ControlPlanes reports that its clusters have a ControlPlane.
+	ControlPlanes() bool
+}
+
 // Logfn is s.Logf, or a no-op.
 func (s Spec) Logfn() func(string, ...any) {
 	if s.Logf != nil {

@@ -290,7 +290,7 @@ func specLine(r ginkgo.SpecReport) string {
 		if scenarios.IsNeed(l) {
 			continue // what the spec needs, not what it is about
 		}
-		text = strings.TrimSpace(strings.Replace(text, " ["+l+"]", "", 1))
+		text = strings.TrimSpace(strings.ReplaceAll(text, " ["+l+"]", ""))
 		tags += "[" + l + "] "
 	}
 	return tags + text

@@ -30,12 +30,16 @@ type Cell struct {
 func (c Cell) Name() string { return "k8s-" + c.Cluster + "_ccm-" + c.CCM }
 
 func (c Cell) String() string {
-	s := "Kubernetes " + c.Cluster + " / CCM " + c.CCM
+	s := c.Versions()
 	if !c.Skew.Within() {
 		s += " (" + c.Skew.String() + ")"
 	}
 	return s
 }
+
+// Versions names the cell by its two versions alone: "Kubernetes v1.35.4 /
+// CCM v1.34.4".
+func (c Cell) Versions() string { return "Kubernetes " + c.Cluster + " / CCM " + c.CCM }
 
 // Cells are the combinations of clusters and CCM versions the policy
 // allows, oldest cluster first, then newest CCM; with outside, also each

@@ -358,7 +358,9 @@ func (s *Setup) Components(migration bool) []binaries.Component {
 	if l, ok := s.Runtime.(cluster.ComponentLister); ok {
 		comps = l.Components(s.Spec("components"))
 	}
-	if migration {
+	// The leader-migration specs' managers run only where a cluster has a
+	// control plane of the spec's own; elsewhere the specs skip.
+	if cp, ok := s.Runtime.(cluster.ControlPlaneRuntime); migration && ok && cp.ControlPlanes() {
 		for _, c := range []binaries.Component{s.Profile.InTreeKCM, s.Profile.OlderCCM} {
 			if c.Name != "" {
 				comps = append(comps, c)

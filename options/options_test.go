@@ -107,7 +107,9 @@ func TestResolveProfileFile(t *testing.T) {
 }
 
 // The components listed are the ones each runtime runs on this machine,
-// and the leader-migration specs' managers only when asked for.
+// and the leader-migration specs' managers only when asked for, and only
+// where they can run: kind and an existing cluster have no control plane
+// of the specs' own, so the specs skip there and nothing is built for them.
 func TestComponents(t *testing.T) {
 	names := func(cs []binaries.Component) []string {
 		var out []string
@@ -124,7 +126,9 @@ func TestComponents(t *testing.T) {
 		{Local, false, []string{"etcd", "kube-apiserver", "kube-controller-manager", "kwok", "fakecloud-ccm", "fakecloud"}},
 		{Local, true, []string{"etcd", "kube-apiserver", "kube-controller-manager", "kwok", "fakecloud-ccm", "fakecloud", "kube-controller-manager-fakecloud", "fakecloud-ccm-older"}},
 		{Kind, false, []string{"fakecloud-ccm", "fakecloud"}},
+		{Kind, true, []string{"fakecloud-ccm", "fakecloud"}},
 		{Existing, false, nil},
+		{Existing, true, nil},
 	} {
 		s, err := Options{Provider: fake.Name, Cluster: tt.cluster, Artifacts: "_artifacts"}.Resolve(nil)
 		if err != nil {

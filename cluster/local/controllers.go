@@ -14,7 +14,14 @@ import (
 	"sigs.k8s.io/ccm-harness/internal/container"
 )
 
-var _ cluster.ControllerLister = (*Runtime)(nil)
+var (
+	_ cluster.ControllerLister    = (*Runtime)(nil)
+	_ cluster.ControlPlaneRuntime = (*Runtime)(nil)
+)
+
+// ControlPlanes: a local cluster's managers are processes, and a spec's
+// own run beside them (controlPlane).
+func (r *Runtime) ControlPlanes() bool { return true }
 
 // Controllers asks the manager's binary which controllers it registers:
 // the names its --help lists under --controllers, on by default or not.

@@ -132,7 +132,7 @@ func runMatrix(ctx context.Context, o options.Options, f matrixFlags, out io.Wri
 		verdict := "passed"
 		switch {
 		case !c.Skew.Within():
-			verdict = "outside the skew policy"
+			verdict = c.Skew.String()
 		case runErr != nil || fl > 0:
 			verdict = "FAILED"
 			failed++
@@ -140,7 +140,7 @@ func runMatrix(ctx context.Context, o options.Options, f matrixFlags, out io.Wri
 		if data, err := os.ReadFile(filepath.Join(dir, audit.APIUsesFile)); err == nil {
 			apiUses = append(apiUses, fmt.Sprintf("%s:\n%s", c, indent(string(data))))
 		}
-		lines = append(lines, fmt.Sprintf("  %-58s %-24s %3d passed %3d failed %3d skipped  %s", c, verdict, p, fl, sk, time.Since(start).Round(time.Second)))
+		lines = append(lines, fmt.Sprintf("  %-34s %-24s %3d passed %3d failed %3d skipped  %s", c.Versions(), verdict, p, fl, sk, time.Since(start).Round(time.Second)))
 	}
 
 	fmt.Fprintf(out, "\nmatrix of provider %s:\n%s\n", base.Profile.Name, strings.Join(lines, "\n"))

@@ -285,6 +285,10 @@ type Source struct {
 	mu sync.Mutex
 	// images are the unpacked images, by component name.
 	images map[string]*oci.Image
+	// waited are the builds another process holds that this source said
+	// it waits for: said once, though several managers (the HA members)
+	// ask for the same binary at once.
+	waited map[string]bool
 }
 
 // DefaultCacheDir is $CCM_HARNESS_CACHE, else $XDG_CACHE_HOME/ccm-harness,
@@ -479,7 +483,16 @@ func (s *Source) lockBuild(comps []Component) (func(), error) {
 	// make e2e builds the leader-migration specs' managers in the
 	// background while the suite runs; a spec that needs one first says
 	// why it waits.
-	s.logf("waiting for %s: another process is building it", describe(comps))
+	s.mu.Lock()
+	said := s.waited[path]
+	if s.waited == nil {
+		s.waited = map[string]bool{}
+	}
+	s.waited[path] = true
+	s.mu.Unlock()
+	if !said {
+		s.logf("waiting for %s: another process is building it", describe(comps))
+	}
 	return lockFile(path)
 }
 
