@@ -1008,6 +1008,10 @@ func describe(comps []Component) string {
 			n = append(n, c.Name+" from image "+c.Image)
 		case c.Path != "":
 			n = append(n, c.Name+" at "+c.Path)
+		case c.Module == ModulePath && len(c.Releases) > 0:
+			// Built on go.mod's Kubernetes release (a CCM of this
+			// repository): the release it reports.
+			n = append(n, c.Name+" "+c.Release())
 		case c.Module == ModulePath:
 			n = append(n, c.Name)
 		default:

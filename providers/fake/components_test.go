@@ -30,3 +30,16 @@ func TestOlderCCMIsThePreviousMinor(t *testing.T) {
 		}
 	}
 }
+
+// Step lines and the timeline name each CCM with its release: the one
+// built from this checkout too ("rolling the CCMs from fakecloud-ccm-older
+// v1.36.3 to fakecloud-ccm v1.37.2"); fakecloud itself has none.
+func TestCCMNamedWithItsRelease(t *testing.T) {
+	def := binaries.ModuleVersion("k8s.io/kubernetes")
+	if got, want := CCM.String(), "fakecloud-ccm "+def; got != want {
+		t.Errorf("expected the CCM built from this checkout named %q, actual %q", want, got)
+	}
+	if got := FakeCloud.String(); got != "fakecloud" {
+		t.Errorf("expected fakecloud named without a release, actual %q", got)
+	}
+}
