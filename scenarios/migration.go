@@ -129,7 +129,11 @@ var _ = framework.Describe("Leader migration", framework.WithLabel(labels.Leader
 				switch {
 				case spec.Binary.Name != "":
 				case spec.Kind == cluster.KubeControllerManager:
+					// The control plane's release, as the runtime runs it.
 					label = binaries.KubeControllerManager.String()
+					if kcm, err := binaries.KubeControllerManager.At(e.Cluster.KubernetesVersion); err == nil {
+						label = kcm.String()
+					}
 				default:
 					label = profile.CCM.String()
 				}

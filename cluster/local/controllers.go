@@ -28,7 +28,7 @@ func (r *Runtime) ControlPlanes() bool { return true }
 // A manager matches a LeaderMigrationConfiguration's names against these
 // exactly; aliases and older names match nothing.
 func (r *Runtime) Controllers(ctx context.Context, spec cluster.Spec, m cluster.ManagerSpec) ([]string, error) {
-	m, err := complete(spec.Profile, m)
+	m, err := complete(spec, m)
 	if err != nil {
 		return nil, err
 	}

@@ -349,26 +349,26 @@ func defaultManagers() []cluster.ManagerSpec {
 
 // complete fills a manager spec's defaults.
 func (in *instance) complete(spec cluster.ManagerSpec) (cluster.ManagerSpec, error) {
-	return complete(in.spec.Profile, spec)
+	return complete(in.spec, spec)
 }
 
 // complete fills a manager spec's defaults: kube-controller-manager of the
-// control plane's release with an external cloud provider, or profile's
-// CCM.
-func complete(profile providers.Profile, spec cluster.ManagerSpec) (cluster.ManagerSpec, error) {
+// control plane's release (the cluster's --kubernetes-version, not go.mod's)
+// with an external cloud provider, or the profile's CCM.
+func complete(c cluster.Spec, spec cluster.ManagerSpec) (cluster.ManagerSpec, error) {
 	switch spec.Kind {
 	case cluster.KubeControllerManager:
 		if spec.Binary.Name == "" {
-			spec.Binary = binaries.KubeControllerManager
+			spec.Binary = c.AtRelease(binaries.KubeControllerManager)
 		}
 		if spec.CloudProvider == "" {
 			spec.CloudProvider = "external"
 		}
 	case cluster.CloudControllerManager:
 		if spec.Binary.Name == "" {
-			spec.Binary = profile.CCM
+			spec.Binary = c.Profile.CCM
 		}
-		spec.CloudProvider = profile.CloudProvider
+		spec.CloudProvider = c.Profile.CloudProvider
 	default:
 		return spec, fmt.Errorf("manager %s: kind %q is neither %s nor %s", spec.Name, spec.Kind, cluster.KubeControllerManager, cluster.CloudControllerManager)
 	}

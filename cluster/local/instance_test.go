@@ -1,0 +1,34 @@
+package local
+
+import (
+	"testing"
+
+	"sigs.k8s.io/ccm-harness/cluster"
+	"sigs.k8s.io/ccm-harness/internal/binaries"
+	"sigs.k8s.io/ccm-harness/providers/fake"
+)
+
+// A cluster of another release runs that release's kube-controller-
+// manager, as its kube-apiserver is: a v1.37 node-lifecycle controller
+// beside a v1.34 kube-apiserver reads leases v1.34's RBAC does not grant
+// it, and never marks a stopped node NotReady. A manager the spec names
+// keeps its binary (release N's, in the leader-migration specs).
+func TestManagersRunTheClustersRelease(t *testing.T) {
+	for _, release := range binaries.KubernetesReleases {
+		spec := cluster.Spec{Name: "c", Profile: fake.Profile(), KubernetesVersion: release}
+		m, err := complete(spec, cluster.ManagerSpec{Name: "kcm", Kind: cluster.KubeControllerManager})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Binary.Name != binaries.KubeControllerManager.Name || m.Binary.Release() != release || m.CloudProvider != "external" {
+			t.Errorf("cluster of %s: expected kube-controller-manager %s with --cloud-provider=external, actual %s with %q", release, release, m.Binary, m.CloudProvider)
+		}
+		m, err = complete(spec, cluster.ManagerSpec{Name: "kcm-intree", Kind: cluster.KubeControllerManager, Binary: fake.InTreeKCM, CloudProvider: "fakecloud"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Binary.Name != fake.InTreeKCM.Name || m.CloudProvider != "fakecloud" {
+			t.Errorf("cluster of %s: expected the named %s kept, actual %s with %q", release, fake.InTreeKCM.Name, m.Binary, m.CloudProvider)
+		}
+	}
+}
