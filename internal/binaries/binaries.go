@@ -282,9 +282,16 @@ type Source struct {
 	// Logf reports progress on long builds; may be nil.
 	Logf func(format string, args ...any)
 
+	// mu is held for the whole of Paths: the HA members ask for the same
+	// binary at once, and one builds it while the others wait.
 	mu sync.Mutex
 	// images are the unpacked images, by component name.
 	images map[string]*oci.Image
+
+	// waitedMu guards waited alone. It is not mu: lockBuild runs inside
+	// Paths, which holds mu (taking mu there deadlocked a cold make e2e
+	// whose background build held a lock).
+	waitedMu sync.Mutex
 	// waited are the builds another process holds that this source said
 	// it waits for: said once, though several managers (the HA members)
 	// ask for the same binary at once.
@@ -470,7 +477,7 @@ func (c Component) kubernetes() bool { return c.Module == kubernetesModule }
 // lockBuild takes the lock of one build, which another harness process
 // (parallel test packages, make's background targets) building the same
 // thing waits on, while different builds go ahead at once.
-func (s *Source) lockBuild(comps []Component) (func(), error) {
+func (s *Source) lockBuild(ctx context.Context, comps []Component) (func(), error) {
 	key := make([]string, 0, len(comps))
 	for _, c := range comps {
 		key = append(key, c.buildName()+"@"+c.version())
@@ -483,17 +490,38 @@ func (s *Source) lockBuild(comps []Component) (func(), error) {
 	// make e2e builds the leader-migration specs' managers in the
 	// background while the suite runs; a spec that needs one first says
 	// why it waits.
-	s.mu.Lock()
+	s.waitedMu.Lock()
 	said := s.waited[path]
 	if s.waited == nil {
 		s.waited = map[string]bool{}
 	}
 	s.waited[path] = true
-	s.mu.Unlock()
+	s.waitedMu.Unlock()
 	if !said {
 		s.logf("waiting for %s: another process is building it", describe(comps))
 	}
-	return lockFile(path)
+	return lockFileContext(ctx, path, describe(comps))
+}
+
+// lockPoll is how often a wait for another process's build tries its lock.
+const lockPoll = 250 * time.Millisecond
+
+// lockFileContext is lockFile that gives up when ctx ends (a spec's
+// timeout, Ctrl-C), saying which build it waited for: a blocking flock
+// would outlive both.
+func lockFileContext(ctx context.Context, path, what string) (func(), error) {
+	tick := time.NewTicker(lockPoll)
+	defer tick.Stop()
+	for {
+		if unlock, err := tryLockFile(path); err != nil || unlock != nil {
+			return unlock, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("gave up waiting for %s, which another process is building (its lock %s): %w", what, path, context.Cause(ctx))
+		case <-tick.C:
+		}
+	}
 }
 
 func (s *Source) buildGroup(ctx context.Context, src string, comps []Component, ldflags string, paths map[string]string) error {
@@ -503,7 +531,7 @@ func (s *Source) buildGroup(ctx context.Context, src string, comps []Component, 
 	}
 	defer os.RemoveAll(tmp)
 
-	unlock, err := s.lockBuild(comps)
+	unlock, err := s.lockBuild(ctx, comps)
 	if err != nil {
 		return err
 	}
@@ -625,7 +653,7 @@ func (s *Source) runBuild(cmd *exec.Cmd, comps []Component, why string) ([]byte,
 // checked against the checksum database by `go build -mod=mod`, like any
 // module's.
 func (s *Source) buildOwnModule(ctx context.Context, c Component, dst string) error {
-	unlock, err := s.lockBuild([]Component{c})
+	unlock, err := s.lockBuild(ctx, []Component{c})
 	if err != nil {
 		return err
 	}

@@ -1,8 +1,13 @@
 package binaries
 
 import (
+	"bufio"
+	"context"
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -56,7 +61,7 @@ func TestWaitingIsSaidOnce(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 2 {
 		wg.Go(func() {
-			unlock, err := s.lockBuild([]Component{c})
+			unlock, err := s.lockBuild(context.Background(), []Component{c})
 			if err != nil {
 				t.Error(err)
 				return
@@ -70,5 +75,137 @@ func TestWaitingIsSaidOnce(t *testing.T) {
 	wg.Wait()
 	if len(lines) != 1 || lines[0] != "waiting for some-ccm v1.2.3: another process is building it" {
 		t.Errorf("expected one line \"waiting for some-ccm v1.2.3: another process is building it\", actual %q", lines)
+	}
+}
+
+// holdLockEnv makes the test binary, run again, a second harness process
+// that holds a build's lock (make e2e's background build): it says
+// "locked", waits for a line on its standard input, writes the binary
+// the build would have made, and exits, which frees the lock.
+const holdLockEnv = "CCM_HARNESS_TEST_HOLD_BUILD_LOCK"
+
+func TestMain(m *testing.M) {
+	if lock := os.Getenv(holdLockEnv); lock != "" {
+		unlock, err := lockFile(lock)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		fmt.Println("locked")
+		_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
+		dst := os.Getenv(holdLockEnv + "_DST")
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		if err := os.WriteFile(dst, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		unlock()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// holdBuildLock starts a second process holding c's build lock in s's
+// cache, and returns a func that makes it build c and exit.
+func holdBuildLock(t *testing.T, s *Source, c Component) (finish func()) {
+	t.Helper()
+	dst, _, err := s.cachedPath(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), holdLockEnv+"="+filepath.Join(s.cacheDir(), "locks", c.buildName()+"@"+c.version()+".lock"), holdLockEnv+"_DST="+dst)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	if line, _ := bufio.NewReader(stdout).ReadString('\n'); line != "locked\n" {
+		t.Fatalf("the second process did not take the lock: %q", line)
+	}
+	return func() {
+		_ = stdin.Close()
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("the second process: %v", err)
+		}
+	}
+}
+
+// The cold make e2e's path: its background build (another process) holds
+// the lock of a manager the HA members all ask for at once. Paths waits
+// for it, says so once, and returns the other process's binary when the
+// lock is freed. Paths used to hold its mutex while lockBuild took it
+// again: the suite hung at the first leader-migration spec.
+func TestPathsWaitsForAnotherProcesssBuild(t *testing.T) {
+	var mu sync.Mutex
+	var lines []string
+	s := &Source{CacheDir: t.TempDir(), Logf: func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		lines = append(lines, fmt.Sprintf(format, args...))
+	}}
+	c := Component{Name: "some-ccm", Module: "example.com/ccm", Package: "example.com/ccm/cmd/some-ccm", Versions: []string{"v1.2.3"}}
+	finish := holdBuildLock(t, s, c)
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	type result struct {
+		path string
+		err  error
+	}
+	results := make(chan result, 3)
+	for range 3 {
+		go func() {
+			paths, err := s.Paths(ctx, c)
+			results <- result{paths[c.Name], err}
+		}()
+	}
+	time.Sleep(time.Second) // all three ask while the other process holds the build
+	select {
+	case r := <-results:
+		t.Fatalf("Paths returned while another process held the build: %+v", r)
+	default:
+	}
+	finish()
+	want, _, _ := s.cachedPath(c)
+	for range 3 {
+		select {
+		case r := <-results:
+			if r.err != nil || r.path != want {
+				t.Errorf("expected %s, actual %q (error %v)", want, r.path, r.err)
+			}
+		case <-ctx.Done():
+			t.Fatal("Paths did not return within a minute of the other process's build ending: deadlocked")
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(lines) != 1 || lines[0] != "waiting for some-ccm v1.2.3: another process is building it" {
+		t.Errorf("expected one line \"waiting for some-ccm v1.2.3: another process is building it\", actual %q", lines)
+	}
+}
+
+// A wait for another process's build ends with the caller's context (a
+// spec's timeout, Ctrl-C), naming the build it waited for.
+func TestPathsGivesUpWithItsContext(t *testing.T) {
+	s := &Source{CacheDir: t.TempDir()}
+	c := Component{Name: "some-ccm", Module: "example.com/ccm", Package: "example.com/ccm/cmd/some-ccm", Versions: []string{"v1.2.3"}}
+	holdBuildLock(t, s, c)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_, err := s.Paths(ctx, c)
+	if err == nil || !strings.Contains(err.Error(), "gave up waiting for some-ccm v1.2.3, which another process is building") {
+		t.Fatalf("expected \"gave up waiting for some-ccm v1.2.3, which another process is building\", actual %v", err)
 	}
 }
