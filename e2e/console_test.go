@@ -12,6 +12,8 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
+
+	"sigs.k8s.io/ccm-harness/scenarios"
 )
 
 // VerboseLog is the file, in the artifacts, that gets the full output of a
@@ -103,6 +105,15 @@ func reportEnded(r ginkgo.SpecReport, excerpt string) {
 	verdict := r.State.String()
 	if r.State.Is(types.SpecStateSkipped) {
 		verdict += ": " + firstLine(r.Failure.Message)
+	}
+	known := 0
+	for _, e := range r.ReportEntries {
+		if e.Name == scenarios.KnownDifferenceEntry {
+			known++
+		}
+	}
+	if known > 0 && r.State.Is(types.SpecStatePassed) {
+		verdict += fmt.Sprintf(" with %d known difference(s)", known)
 	}
 	fmt.Fprintf(console, "[%d/%d] %s  %s (%s)\n", progress.ended, progress.total, specLine(r), verdict, r.RunTime.Round(10*time.Millisecond))
 	if r.Failed() {

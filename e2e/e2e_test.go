@@ -80,8 +80,24 @@ func TestE2E(t *testing.T) {
 	// Before the artifacts are rewritten (redaction) and the summary
 	// printed: the verbose log is closed, the terminal is back.
 	restore()
+	// Only a run that passed can have passed for nothing; a failed one
+	// says why it failed.
+	free := ""
+	if passed {
+		free = freeVerdict(suiteReport, *dryRun || suiteConfig.DryRun)
+	}
+	if free != "" {
+		passed = false
+	}
 	finishRun(t, passed)
+	if free != "" {
+		fmt.Fprintln(console, "FAILED: "+free)
+		t.Error(free)
+	}
 }
+
+// suiteReport is the whole run's report, for its verdict.
+var suiteReport ginkgo.Report
 
 // run is what the suite learned for its artifacts: the metadata testgrid
 // reads, the secrets no artifact may hold, and the cluster's log folder.
@@ -120,7 +136,11 @@ func finishRun(t *testing.T, passed bool) {
 	if err := reports.WriteMeasurements(run.dir, run.measured); err != nil {
 		t.Errorf("write %s: %v", reports.MeasurementsFile, err)
 	}
-	if err := reports.WriteFinished(run.dir, time.Now(), passed, run.metadata); err != nil {
+	result := reports.ResultOf(passed)
+	if *dryRun {
+		result = reports.ResultDryRun
+	}
+	if err := reports.WriteFinished(run.dir, time.Now(), result, run.metadata); err != nil {
 		t.Errorf("write finished.json: %v", err)
 	}
 	page, err := reports.WriteRunReport(run.dir)
@@ -161,6 +181,7 @@ func registerSpecHooks() {
 	if _, rc := ginkgo.GinkgoConfiguration(); rc.Verbosity().GTE(types.VerbosityLevelVerbose) {
 		lead = ""
 	}
+	ginkgo.ReportAfterSuite("the run's verdict", func(r ginkgo.Report) { suiteReport = r })
 	ginkgo.ReportBeforeSuite(func(r ginkgo.Report) {
 		progress.total = r.PreRunStats.SpecsThatWillRun
 	})
@@ -190,6 +211,8 @@ func registerSpecHooks() {
 	// What a spec needs (its needs-* labels) decides whether it runs,
 	// before it starts; in a dry run, nothing runs and the reason is all.
 	ginkgo.BeforeEach(scenarios.SkipUnmet)
+	// A known difference must name a step its spec has.
+	ginkgo.AfterEach(scenarios.CheckDifferencesReached)
 
 	ginkgo.ReportBeforeEach(func(r ginkgo.SpecReport) {
 		// Specs the label filter or focus left out come here too, already
@@ -322,6 +345,9 @@ var _ = ginkgo.BeforeSuite(func(ctx context.Context) {
 	framework.ExpectNoError(reports.RemovePreviousJUnit(run.dir))
 	framework.ExpectNoError(reports.WriteStarted(run.dir, time.Now()))
 	run.metadata = setup.Metadata()
+	if *dryRun {
+		run.metadata[reports.KeyDryRun] = "true: the cluster came up and no spec ran"
+	}
 	framework.ExpectNoError(reports.WriteMetadata(run.dir, run.metadata))
 	name := "e2e-" + rand.String(6)
 	of := "" // an existing cluster runs its own release
@@ -338,7 +364,7 @@ var _ = ginkgo.BeforeSuite(func(ctx context.Context) {
 	ginkgo.DeferCleanup(func(ctx context.Context) {
 		framework.Logf("tearing down cluster %s", name)
 		framework.ExpectNoError(setup.Down(ctx, name))
-	})
+	}, ginkgo.NodeTimeout(scenarios.TeardownTimeout))
 	if c.InitErr != nil {
 		logf("initial nodes not initialized: %v", c.InitErr)
 	} else if n := len(c.Steps); n > 0 {
@@ -408,8 +434,8 @@ var _ = ginkgo.BeforeSuite(func(ctx context.Context) {
 		if c.Cloud != nil {
 			framework.ExpectNoError(scenarios.CheckNoLeaks(ctx, cs, c.Cloud.Inspector(), timeouts.LoadBalancer), "cloud resources at the end of the suite")
 		}
-	})
-})
+	}, ginkgo.NodeTimeout(scenarios.TeardownTimeout))
+}, ginkgo.NodeTimeout(scenarios.BringUpTimeout))
 
 func scaled(d time.Duration) time.Duration { return time.Duration(float64(d) * *waitScale) }
 

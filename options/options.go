@@ -257,8 +257,10 @@ func (o Options) Resolve(logf func(format string, args ...any)) (*Setup, error) 
 		return nil, fmt.Errorf("%s is newer than the cluster's kube-apiserver %s, and %s; choose --%s %s or older, or --%s to run it anyway (outside the policy)",
 			s.Profile.CCM, s.Release, skew.Policy, FlagCCMVersion, ccmOfMinor(s.Release), FlagAllowNewerCCM)
 	}
-	if o.Nodes < 0 {
-		return nil, fmt.Errorf("--%s %d is negative (give 0 or more)", FlagNodes, o.Nodes)
+	// The node specs check every node, and a check of none proves
+	// nothing; the claims check needs a CCM with nodes to serve.
+	if o.Nodes < 1 && o.Cluster != Existing {
+		return nil, fmt.Errorf("--%s %d: the node specs need nodes to check (give 1 or more)", FlagNodes, o.Nodes)
 	}
 	switch o.Cluster {
 	case Local:

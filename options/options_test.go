@@ -63,7 +63,8 @@ func TestResolveBadInput(t *testing.T) {
 		{"unknown runtime", Options{Provider: fake.Name, Cluster: "cloud"}, `--cluster "cloud" is not a runtime (known: local, kind, existing)`},
 		{"image and version", Options{Provider: vsphere.Name, Cluster: Local, CCMVersion: "v1.30.1", CCMImage: "oci:/x"}, "--ccm-image and --ccm-version both given"},
 		{"unpinned version", Options{Provider: vsphere.Name, Cluster: Local, CCMVersion: "v0.0.1"}, "pin another in providers/vsphere/"},
-		{"negative nodes", Options{Provider: fake.Name, Cluster: Local, Nodes: -1}, "--nodes -1 is negative"},
+		{"negative nodes", Options{Provider: fake.Name, Cluster: Local, Nodes: -1}, "--nodes -1: the node specs need nodes to check (give 1 or more)"},
+		{"no nodes", Options{Provider: fake.Name, Cluster: Local, Nodes: -0}, "--nodes 0: the node specs need nodes to check (give 1 or more)"},
 		{"unreadable config", Options{Provider: fake.Name, Cluster: Local, ProviderConfig: "/nonexistent.yaml"}, "--provider-config: open /nonexistent.yaml"},
 		{"no profile file", Options{Provider: "external", Cluster: Local}, "provider external: no profile file given"},
 		{"unserved release", Options{Provider: fake.Name, Cluster: Local, KubernetesVersion: "v1.33.13"},
@@ -73,6 +74,9 @@ func TestResolveBadInput(t *testing.T) {
 		{"a release for an existing cluster", Options{Provider: fake.Name, Cluster: Existing, KubernetesVersion: "v1.35"}, "--kubernetes-version v1.35 picks the release of a cluster the harness makes"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.o.Nodes == 0 && tt.name != "no nodes" {
+				tt.o.Nodes = 3
+			}
 			_, err := tt.o.Resolve(nil)
 			if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
 				t.Errorf("%v, want one line containing %q", err, tt.want)
@@ -89,7 +93,7 @@ func TestResolveProfileFile(t *testing.T) {
 	if err := os.WriteFile(file, []byte("name: mine\ncloud: fake\nccm: {image: 'docker-archive:ccm.tar'}\ncapabilities: [instances]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Options{Provider: "external", ProviderConfig: file, Cluster: Local, Artifacts: "_artifacts"}.Resolve(nil)
+	s, err := Options{Provider: "external", ProviderConfig: file, Cluster: Local, Artifacts: "_artifacts", Nodes: 3}.Resolve(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +134,7 @@ func TestComponents(t *testing.T) {
 		{Existing, false, nil},
 		{Existing, true, nil},
 	} {
-		s, err := Options{Provider: fake.Name, Cluster: tt.cluster, Artifacts: "_artifacts"}.Resolve(nil)
+		s, err := Options{Provider: fake.Name, Cluster: tt.cluster, Artifacts: "_artifacts", Nodes: 3}.Resolve(nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,7 +142,7 @@ func TestComponents(t *testing.T) {
 			t.Errorf("%s (migration %t): %v, want %v", tt.cluster, tt.migration, got, tt.want)
 		}
 	}
-	s, err := Options{Provider: vsphere.Name, Cluster: Local, CCMVersion: "v1.30.1", Artifacts: "_artifacts"}.Resolve(nil)
+	s, err := Options{Provider: vsphere.Name, Cluster: Local, CCMVersion: "v1.30.1", Artifacts: "_artifacts", Nodes: 3}.Resolve(nil)
 	if err != nil || s.JobVersion() != "vsphere-cloud-controller-manager@v1.30.1" {
 		t.Errorf("vsphere v1.30.1: job version %q, %v", s.JobVersion(), err)
 	}
@@ -163,7 +167,7 @@ func TestKubernetesRelease(t *testing.T) {
 		{"vsphere: too old, run", Options{Provider: vsphere.Name}, "v1.37.2", "v1.31.0", "v1.37.2", "outside the skew policy: CCM more than one minor older"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.o.Cluster, tt.o.Artifacts = Local, "_artifacts"
+			tt.o.Cluster, tt.o.Artifacts, tt.o.Nodes = Local, "_artifacts", 3
 			s, err := tt.o.Resolve(nil)
 			if err != nil {
 				t.Fatal(err)

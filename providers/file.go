@@ -35,9 +35,16 @@ type File struct {
 	CloudConfig any `json:"cloudConfig,omitempty"`
 	// CCM is the cloud-controller-manager under test.
 	CCM FileCCM `json:"ccm"`
-	// Capabilities are what the CCM claims: instances, zones,
-	// node-lifecycle, load-balancers, routes.
+	// Capabilities are what the CCM claims, at least one: instances,
+	// zones, node-lifecycle, load-balancers, routes,
+	// load-balancer-source-ip (with load-balancers).
 	Capabilities []Capability `json:"capabilities"`
+	// Differences are the steps of specs the CCM fails by its own
+	// design, each with what its failure shows and the evidence. The
+	// spec still runs: the step must fail so, and the rest of the spec
+	// asserts. A CCM of the file's own inherits none of its cloud's
+	// built-in CCM's differences.
+	Differences []Difference `json:"differences,omitempty"`
 	// ProviderIDScheme is spec.providerID's scheme; default the cloud's.
 	ProviderIDScheme string `json:"providerIDScheme,omitempty"`
 	// Manifests are the CCM's Kubernetes objects (ServiceAccount, RBAC,
@@ -157,13 +164,20 @@ func (f File) Profile(dir string) (Profile, []byte, error) {
 	if f.ProviderIDScheme != "" {
 		p.ProviderIDScheme = f.ProviderIDScheme
 	}
-	known := []Capability{Instances, Zones, NodeLifecycle, LoadBalancers, Routes}
 	p.Capabilities = Capabilities{}
 	for _, c := range f.Capabilities {
-		if !slices.Contains(known, c) {
-			return fail("capabilities: %q is none of %v", c, known)
+		if !slices.Contains(Known, c) {
+			return fail("capabilities: %q is none of %v", c, Known)
 		}
 		p.Capabilities[c] = true
+	}
+	// A profile that claims nothing has every spec skipped: a run of it
+	// would pass having checked nothing.
+	if len(p.Capabilities) == 0 {
+		return fail("capabilities: none claimed; claim what the CCM does, at least one of %v", Known)
+	}
+	if p.Has(LoadBalancerSourceIP) && !p.Has(LoadBalancers) {
+		return fail("capabilities: %s without %s: only a load balancer can keep the client's address", LoadBalancerSourceIP, LoadBalancers)
 	}
 	// Only a CCM that claims instances sets spec.providerID.
 	if p.ProviderIDScheme == "" && p.Has(Instances) {
@@ -177,6 +191,16 @@ func (f File) Profile(dir string) (Profile, []byte, error) {
 	if !f.CCM.Builtin {
 		p.InTreeKCM, p.OlderCCM = binaries.Component{}, binaries.Component{}
 		p.Manifests = nil
+		// The built-in CCM's differences are its own, not the cloud's.
+		p.Differences, p.CloudDifferences = nil, nil
+	}
+	if len(f.Differences) > 0 {
+		for _, d := range f.Differences {
+			if err := d.Validate(); err != nil {
+				return fail("differences: %v", err)
+			}
+		}
+		p.Differences, p.CloudDifferences = f.Differences, nil
 	}
 	if f.Manifests != "" {
 		data, err := manifests.Read(pathIn(dir, f.Manifests))

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -116,13 +117,18 @@ func TestProfileFileBadInput(t *testing.T) {
 		{"cloud: none\nccm: {image: 'docker-archive:x.tar'}\n", "ccm: cloudProvider: not set"},
 		{"cloud: fake\nccm: {builtin: true}\ncapabilities: [teleport]\n", `capabilities: "teleport" is none of`},
 		{"cloud: none\nccm: {image: 'docker-archive:x.tar', cloudProvider: x}\ncapabilities: [instances]\n", "providerIDScheme: not set"},
+		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: []\n", "capabilities: none claimed; claim what the CCM does"},
+		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\n", "capabilities: none claimed; claim what the CCM does"},
+		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [load-balancer-source-ip]\n", "capabilities: load-balancer-source-ip without load-balancers"},
+		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [load-balancers]\ndifferences: [{spec: serves UDP, step: provision}]\n", "differences: difference of spec \"serves UDP\": shows is empty"},
+		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [load-balancers]\ndifferences: [{spec: serves UDP, step: teleport, shows: x, evidence: y}]\n", "step \"teleport\" is none of"},
 		{"cloud: none\nccm: {image: 'docker-archive:x.tar', cloudProvider: x}\ncapabilities: [instances]\nproviderIDScheme: x\n", "instances with cloud: none"},
-		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\nmanifests: bad.yaml\n", "manifests " + dir + "/bad.yaml: document 2 does not parse"},
-		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\nmanifests: missing\n", "manifests " + dir + "/missing: stat"},
-		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\nmanifests: nocontainer.yaml\n", "manifests " + dir + "/nocontainer.yaml: Deployment kube-system/ccm has no container to run the CCM's image in"},
-		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\nmanifests: twocontainers.yaml\n", "DaemonSet kube-system/ccm has containers a, b and not one alone named *cloud-controller-manager*"},
-		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\nmanifests: hostpath.yaml\n", "reads --cloud-config=/etc/kubernetes/cloud.conf from volume k8s, which is neither a ConfigMap nor a Secret"},
-		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\nmanifests: unmounted.yaml\n", "its container ccm reads --cloud-config=/etc/config/cloud.conf from none of its volumes"},
+		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [load-balancers]\nmanifests: bad.yaml\n", "manifests " + dir + "/bad.yaml: document 2 does not parse"},
+		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [load-balancers]\nmanifests: missing\n", "manifests " + dir + "/missing: stat"},
+		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [load-balancers]\nmanifests: nocontainer.yaml\n", "manifests " + dir + "/nocontainer.yaml: Deployment kube-system/ccm has no container to run the CCM's image in"},
+		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [load-balancers]\nmanifests: twocontainers.yaml\n", "DaemonSet kube-system/ccm has containers a, b and not one alone named *cloud-controller-manager*"},
+		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [load-balancers]\nmanifests: hostpath.yaml\n", "reads --cloud-config=/etc/kubernetes/cloud.conf from volume k8s, which is neither a ConfigMap nor a Secret"},
+		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [load-balancers]\nmanifests: unmounted.yaml\n", "its container ccm reads --cloud-config=/etc/config/cloud.conf from none of its volumes"},
 	} {
 		_, _, err := providers.Resolve(providers.External, []byte(tt.file), dir)
 		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "provider external: ") || strings.Contains(err.Error(), "\n") {
@@ -146,9 +152,29 @@ func TestProfileFileRelativePaths(t *testing.T) {
 		{"docker-archive:/abs/ccm.tar", "docker-archive:/abs/ccm.tar"},
 		{"registry.example/ccm:v1", "registry.example/ccm:v1"},
 	} {
-		p, _, err := providers.Resolve(providers.External, []byte("cloud: fake\nccm: {image: '"+tt.image+"', cloudConfig: cloud.conf}\n"), "/p")
+		p, _, err := providers.Resolve(providers.External, []byte("cloud: fake\nccm: {image: '"+tt.image+"', cloudConfig: cloud.conf}\ncapabilities: [load-balancers]\n"), "/p")
 		if err != nil || p.CCM.Image != tt.want || p.CCMConfigFile != "/p/cloud.conf" {
 			t.Errorf("image %s: %q, cloud config %q, %v; want %q and /p/cloud.conf", tt.image, p.CCM.Image, p.CCMConfigFile, err, tt.want)
 		}
+	}
+}
+
+// A difference belongs to a CCM: a profile file whose CCM is its own
+// inherits none of the built-in CCM of its cloud (which would be free
+// expected failures for a CCM that never showed them), and states its own.
+func TestProfileFileDifferencesAreItsOwn(t *testing.T) {
+	builtin, _, err := providers.Resolve(providers.External, []byte("cloud: openstack\nccm: {builtin: true}\ncapabilities: [load-balancers]\n"), "/p")
+	if err != nil || len(builtin.DifferencesOf(nil)) == 0 {
+		t.Fatalf("builtin OpenStack CCM: differences %v, %v; want the OpenStack CCM's", builtin.DifferencesOf(nil), err)
+	}
+	own, _, err := providers.Resolve(providers.External, []byte("cloud: openstack\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [load-balancers]\n"), "/p")
+	if err != nil || len(own.DifferencesOf(nil)) != 0 {
+		t.Errorf("an image against OpenStack: differences %v, %v; want none", own.DifferencesOf(nil), err)
+	}
+	stated, _, err := providers.Resolve(providers.External, []byte("cloud: openstack\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [load-balancers]\n"+
+		"differences: [{spec: serves UDP, step: provision, shows: no UDP, evidence: its cloud has none}]\n"), "/p")
+	want := []providers.Difference{{Spec: "serves UDP", Step: providers.StepProvision, Shows: "no UDP", Evidence: "its cloud has none"}}
+	if err != nil || !slices.Equal(stated.DifferencesOf(nil), want) {
+		t.Errorf("stated differences: %v, %v; want %v", stated.DifferencesOf(nil), err, want)
 	}
 }

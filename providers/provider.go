@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"slices"
 	"sort"
 	"strings"
 
@@ -41,6 +42,9 @@ const (
 	// fakecloud's, does not).
 	LoadBalancerSourceIP Capability = "load-balancer-source-ip"
 )
+
+// Known are the capabilities a profile can claim.
+var Known = []Capability{Instances, Zones, NodeLifecycle, LoadBalancers, Routes, LoadBalancerSourceIP}
 
 // Controller is the CCM controller that serves c; "" where c is part of
 // another's work (zones: the cloud-node controller's).
@@ -86,6 +90,65 @@ func (c Capabilities) String() string {
 	return strings.Join(s, ",")
 }
 
+// Step is a part of a spec that a known difference can name: the spec
+// checks it as one, and goes on past it.
+type Step string
+
+const (
+	// StepProvision: the Service gets its ingress, and the cloud a load
+	// balancer that matches it.
+	StepProvision Step = "provision"
+	// StepJoin: a joining node becomes a backend.
+	StepJoin Step = "join"
+	// StepExclude: a node labelled node.kubernetes.io/exclude-from-
+	// external-load-balancers stops being one.
+	StepExclude Step = "exclude"
+	// StepLeave: a node without the label, and a deleted one, are
+	// backends again, and no more.
+	StepLeave Step = "leave"
+)
+
+// Steps are every step a difference can name.
+var Steps = []Step{StepProvision, StepJoin, StepExclude, StepLeave}
+
+// Difference is a step of a spec that a CCM fails by its own design.
+type Difference struct {
+	// Spec is the spec's text.
+	Spec string `json:"spec"`
+	// Step is the step that fails; the spec's other steps still assert.
+	Step Step `json:"step"`
+	// Shows is what the step's failure says (part of its message, or of
+	// the CCM's warning event): a failure that says anything else is a
+	// failure of the spec.
+	Shows string `json:"shows"`
+	// Evidence is what the CCM does instead, and where that is seen: its
+	// source, its log, its cloud's answer.
+	Evidence string `json:"evidence"`
+}
+
+// Validate says what is missing from d.
+func (d Difference) Validate() error {
+	switch {
+	case d.Spec == "":
+		return fmt.Errorf("a difference names no spec")
+	case !slices.Contains(Steps, d.Step):
+		return fmt.Errorf("difference of spec %q: step %q is none of %v", d.Spec, d.Step, Steps)
+	case d.Shows == "":
+		return fmt.Errorf("difference of spec %q: shows is empty (the text its failure must contain, so that no other failure passes for it)", d.Spec)
+	case d.Evidence == "":
+		return fmt.Errorf("difference of spec %q: evidence is empty (what the CCM does instead, and where that is seen)", d.Spec)
+	}
+	return nil
+}
+
+// DifferencesOf are the profile's differences for a cluster with cloud.
+func (p Profile) DifferencesOf(cloud Cloud) []Difference {
+	if p.CloudDifferences != nil && cloud != nil {
+		return p.CloudDifferences(cloud)
+	}
+	return p.Differences
+}
+
 // Profile is one provider the harness can run.
 type Profile struct {
 	// Name is what users select (PROVIDER=fake) and what the e2e framework's
@@ -115,13 +178,17 @@ type Profile struct {
 	Manifests []byte
 	// Capabilities are what the CCM claims to do.
 	Capabilities Capabilities
-	// Differences are specs of a claimed capability that this CCM fails
-	// for a reason of its own, by the spec's text: what it does instead,
-	// and the evidence. Such a spec skips with that text for this provider
-	// only, so the difference is written where every run shows it and no
-	// spec is loosened for everyone. The suite fails if a text names no
-	// spec.
-	Differences map[string]string
+	// Differences are the steps of specs of a claimed capability that
+	// this CCM fails by its own design: strict expected failures, for
+	// this CCM only, so no spec is loosened for everyone. The spec runs;
+	// the step must fail as the difference says, and the rest of the
+	// spec still asserts. A difference belongs to the CCM: a profile file
+	// with a CCM of its own inherits none of its cloud's.
+	Differences []Difference
+	// CloudDifferences, where set, are the CCM's differences as its
+	// cloud's config makes them (AWS: classic or network load balancers),
+	// in place of Differences.
+	CloudDifferences func(Cloud) []Difference
 	// InTreeKCM is kube-controller-manager of a release that runs the
 	// cloud controllers with this provider compiled in, the starting point
 	// of the leader-migration specs; zero if there is none.
@@ -251,13 +318,6 @@ type SecretKeeper interface {
 // them.
 type ServiceAnnotator interface {
 	ServiceAnnotations() map[string]string
-}
-
-// DifferenceKeeper is a cloud whose CCM's known differences depend on the
-// cloud's config (AWS's classic and network load balancers differ): they
-// replace the profile's Differences for its clusters.
-type DifferenceKeeper interface {
-	Differences() map[string]string
 }
 
 // CCMEnvironment is a cloud whose CCM needs environment variables besides

@@ -32,6 +32,7 @@ td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
 pre{white-space:pre-wrap;font-size:12px;background:#f7f7f7;padding:6px;max-height:20em;overflow:auto}
 .summary span{display:inline-block;margin-right:1.5em;font-weight:bold}
 .fig{font-size:12px;color:#333;white-space:nowrap}
+.known{font-size:12px;color:#8a5a00;white-space:pre-wrap}
 .timeline svg{max-width:100%;height:auto;border:1px solid #ccc}
 </style>{{end}}
 
@@ -45,7 +46,7 @@ pre{white-space:pre-wrap;font-size:12px;background:#f7f7f7;padding:6px;max-heigh
 {{if .BringUpText}}<pre id="bringup-steps">{{.BringUpText}}</pre>{{end}}{{end}}
 <h2>Scenarios</h2>
 <table id="matrix"><tr><th>tag</th><th>spec</th><th>{{index .Run.Metadata "provider"}}</th><th>time</th><th>measured</th><th>why</th></tr>
-{{range .Run.Cases}}{{if not .NotSelected}}<tr><td>{{range .Tags}}[{{.}}] {{end}}</td><td>{{.Name}}</td><td class="{{.Outcome}}">{{.Outcome}}</td><td>{{dur .Duration}}</td><td>{{range .Measured}}<div class="fig">{{.Name}}: {{.Duration}}</div>{{end}}</td><td>{{if ne .Outcome "passed"}}{{.Message}}{{end}}</td></tr>
+{{range .Run.Cases}}{{if not .NotSelected}}<tr><td>{{range .Tags}}[{{.}}] {{end}}</td><td>{{.Name}}</td><td class="{{.Outcome}}">{{.Outcome}}</td><td>{{dur .Duration}}</td><td>{{range .Measured}}<div class="fig">{{.Name}}: {{.Duration}}</div>{{end}}</td><td>{{if ne .Outcome "passed"}}{{.Message}}{{end}}{{range .KnownDifferences}}<div class="known">known difference: {{.}}</div>{{end}}</td></tr>
 {{end}}{{end}}</table>
 {{if .NotSelected}}<p>{{.NotSelected}} specs not selected by the label filter or focus are not listed.</p>{{end}}
 {{if .Failures}}<h2>Failures</h2>{{range .Failures}}<h3 class="failed">{{.Name}}</h3><pre>{{.Message}}</pre>{{if .Detail}}<p>Where it failed, and what the CCM and the cloud logged meanwhile:</p><pre class="excerpt">{{.Detail}}</pre>{{end}}{{end}}{{end}}

@@ -34,7 +34,15 @@ type Case struct {
 	Detail string
 	// Measured are the figures the spec reported (MeasurementsFile).
 	Measured []Measurement
+	// KnownDifferences are the steps that failed as the CCM's known
+	// differences say, each with its evidence and its failure: the spec
+	// passed only with them.
+	KnownDifferences []string
 }
+
+// KnownDifferenceProperty is the JUnit property of a step that failed as
+// its CCM's known difference says (scenarios.KnownDifferenceEntry).
+const KnownDifferenceProperty = "known difference"
 
 // Run is what one artifacts folder says about a run.
 type Run struct {
@@ -102,6 +110,11 @@ type junitCase struct {
 	Skipped *struct {
 		Message string `xml:"message,attr"`
 	} `xml:"skipped"`
+	// Properties are the spec's report entries, each value as JSON.
+	Properties []struct {
+		Name  string `xml:"name,attr"`
+		Value string `xml:"value,attr"`
+	} `xml:"properties>property"`
 }
 
 func readJUnit(path string) ([]Case, error) {
@@ -133,6 +146,12 @@ func readJUnit(path string) ([]Case, error) {
 			// A label the spec's text also carries appears twice.
 			if !slices.Contains(c.Tags, m[1]) {
 				c.Tags = append(c.Tags, m[1])
+			}
+		}
+		for _, p := range jc.Properties {
+			var text string
+			if p.Name == KnownDifferenceProperty && json.Unmarshal([]byte(p.Value), &text) == nil {
+				c.KnownDifferences = append(c.KnownDifferences, text)
 			}
 		}
 		switch {

@@ -28,7 +28,28 @@ const (
 	// KeySkew is where the CCM stands against the kube-apiserver under
 	// the version skew policy (package skew).
 	KeySkew = "skew"
+	// KeyDryRun is set in a dry run's metadata: nothing ran, whatever
+	// its result says.
+	KeyDryRun = "dry-run"
 )
+
+// Result is finished.json's result.
+type Result string
+
+const (
+	ResultSuccess Result = "SUCCESS"
+	ResultFailure Result = "FAILURE"
+	// ResultDryRun is a dry run's: it neither passed nor failed.
+	ResultDryRun Result = "DRY_RUN"
+)
+
+// ResultOf is a run's result by whether it passed.
+func ResultOf(passed bool) Result {
+	if passed {
+		return ResultSuccess
+	}
+	return ResultFailure
+}
 
 // Started is Prow's started.json.
 type Started struct {
@@ -66,16 +87,12 @@ func WriteStarted(dir string, at time.Time) error {
 }
 
 // WriteFinished writes dir/finished.json, with the metadata merged in as
-// Prow's sidecar does, unless Prow does.
-func WriteFinished(dir string, at time.Time, passed bool, md map[string]string) error {
+// Prow's sidecar does, unless Prow does. Only a SUCCESS passed.
+func WriteFinished(dir string, at time.Time, result Result, md map[string]string) error {
 	if UnderProw() {
 		return nil
 	}
-	result := "FAILURE"
-	if passed {
-		result = "SUCCESS"
-	}
-	return writeJSON(filepath.Join(dir, "finished.json"), Finished{Timestamp: at.Unix(), Passed: passed, Result: result, Metadata: md})
+	return writeJSON(filepath.Join(dir, "finished.json"), Finished{Timestamp: at.Unix(), Passed: result == ResultSuccess, Result: string(result), Metadata: md})
 }
 
 func writeJSON(path string, v any) error {

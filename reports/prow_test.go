@@ -19,7 +19,7 @@ func TestProwFiles(t *testing.T) {
 	if err := WriteMetadata(dir, md); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFinished(dir, at.Add(time.Minute), false, md); err != nil {
+	if err := WriteFinished(dir, at.Add(time.Minute), ResultFailure, md); err != nil {
 		t.Fatal(err)
 	}
 	var s Started
@@ -49,7 +49,7 @@ func TestUnderProwLeavesStartedAndFinished(t *testing.T) {
 	if err := WriteStarted(dir, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFinished(dir, time.Now(), true, nil); err != nil {
+	if err := WriteFinished(dir, time.Now(), ResultSuccess, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range []string{"started.json", "finished.json"} {

@@ -34,25 +34,31 @@ var _ = framework.Describe("LoadBalancer data path", Needs(providers.LoadBalance
 		deferLeakCheck(f.ClientSet)
 	})
 
-	framework.It("carries TCP and UDP from the ingress IP to a backend pod", dp, func(ctx context.Context) {
+	it("carries TCP and UDP from the ingress IP to a backend pod", dp, func(ctx context.Context) {
 		jig := e2eservice.NewTestJig(f.ClientSet, f.Namespace.Name, "datapath")
 		_, err := jig.Run(ctx, nil)
 		framework.ExpectNoError(err, "start the backend pods")
-		s, err := jig.CreateLoadBalancerService(ctx, env().Timeouts.LoadBalancer, func(s *v1.Service) {
-			annotate(s)
-			s.Spec.Ports = []v1.ServicePort{
-				{Name: "http", Port: 80, Protocol: v1.ProtocolTCP},
-				{Name: "udp", Port: 80, Protocol: v1.ProtocolUDP},
-			}
-		})
-		framework.ExpectNoError(err, "create the LoadBalancer Service")
+		var s *v1.Service
+		if !step(ctx, f, providers.StepProvision, func(ctx context.Context) error {
+			var err error
+			s, err = jig.CreateLoadBalancerService(ctx, env().Timeouts.LoadBalancer, func(s *v1.Service) {
+				annotate(s)
+				s.Spec.Ports = []v1.ServicePort{
+					{Name: "http", Port: 80, Protocol: v1.ProtocolTCP},
+					{Name: "udp", Port: 80, Protocol: v1.ProtocolUDP},
+				}
+			})
+			return err
+		}) {
+			return
+		}
 		ip := ingressIP(ctx, s)
 		e2eservice.TestReachableHTTP(ctx, ip, 80, env().Timeouts.LoadBalancer)
 		framework.ExpectNoError(WaitForCloud(ctx, env().Timeouts.LoadBalancer, "a UDP answer from a backend pod through "+ip,
 			func(ctx context.Context) error { _, err := udpHostname(ip, 80); return err }))
 	})
 
-	framework.It("preserves the client source IP, with externalTrafficPolicy=Local", dp, Needs(providers.LoadBalancerSourceIP), func(ctx context.Context) {
+	it("preserves the client source IP, with externalTrafficPolicy=Local", dp, Needs(providers.LoadBalancerSourceIP), func(ctx context.Context) {
 		jig := e2eservice.NewTestJig(f.ClientSet, f.Namespace.Name, "datapath-source")
 		s, err := jig.CreateOnlyLocalLoadBalancerService(ctx, env().Timeouts.LoadBalancer, true, annotate)
 		framework.ExpectNoError(err, "create the Service and its backend")
@@ -69,7 +75,7 @@ var _ = framework.Describe("LoadBalancer data path", Needs(providers.LoadBalance
 		}))
 	})
 
-	framework.It("health-checks only nodes with endpoints, with externalTrafficPolicy=Local", dp, func(ctx context.Context) {
+	it("health-checks only nodes with endpoints, with externalTrafficPolicy=Local", dp, func(ctx context.Context) {
 		jig := e2eservice.NewTestJig(f.ClientSet, f.Namespace.Name, "datapath-local")
 		s, err := jig.CreateOnlyLocalLoadBalancerService(ctx, env().Timeouts.LoadBalancer, true, annotate)
 		framework.ExpectNoError(err, "create the Service and its backend")

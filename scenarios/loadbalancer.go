@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,30 +28,33 @@ var _ = framework.Describe("LoadBalancer Services", Needs(providers.LoadBalancer
 		deferLeakCheck(f.ClientSet)
 	})
 
-	framework.It("provisions a TCP load balancer with the Service's ports, every eligible node as backend, and the cleanup finalizer", lb, Needs(LateLBInspector), func(ctx context.Context) {
+	it("provisions a TCP load balancer with the Service's ports, every eligible node as backend, and the cleanup finalizer", lb, Needs(LateLBInspector), func(ctx context.Context) {
 		start := time.Now()
 		s := createService(ctx, f.ClientSet, f.Namespace.Name, tcp(80))
-		s = waitService(ctx, f.ClientSet, s, "an ingress IP and the cleanup finalizer", ServiceChecks(HasIngress, HasFinalizer(true)))
-		ginkgo.AddReportEntry("load balancer ingress after creation", time.Since(start).Round(time.Millisecond).String())
-		framework.Logf("Service %s/%s got ingress %v after %s", s.Namespace, s.Name, s.Status.LoadBalancer.Ingress, time.Since(start).Round(time.Millisecond))
-		expectCloudLoadBalancer(ctx, f.ClientSet, s)
+		step(ctx, f, providers.StepProvision, func(ctx context.Context) error {
+			s, err := WaitForService(ctx, f.ClientSet, s.Namespace, s.Name, env().Timeouts.LoadBalancer, "an ingress IP and the cleanup finalizer", ServiceChecks(HasIngress, HasFinalizer(true)))
+			if err != nil {
+				return err
+			}
+			ginkgo.AddReportEntry("load balancer ingress after creation", time.Since(start).Round(time.Millisecond).String())
+			framework.Logf("Service %s/%s got ingress %v after %s", s.Namespace, s.Name, s.Status.LoadBalancer.Ingress, time.Since(start).Round(time.Millisecond))
+			return cloudLoadBalancerMatches(ctx, f.ClientSet, s)
+		})
 	})
 
-	framework.It("serves UDP", lb, Needs(LateLBInspector), func(ctx context.Context) {
-		s := createService(ctx, f.ClientSet, f.Namespace.Name, udp(53))
-		s = waitService(ctx, f.ClientSet, s, "an ingress IP", HasIngress)
-		expectCloudLoadBalancer(ctx, f.ClientSet, s)
+	it("serves UDP", lb, Needs(LateLBInspector), func(ctx context.Context) {
+		provision(ctx, f, createService(ctx, f.ClientSet, f.Namespace.Name, udp(53)))
 	})
 
-	framework.It("serves TCP and UDP on the same port in one Service", lb, Needs(LateLBInspector), func(ctx context.Context) {
-		s := createService(ctx, f.ClientSet, f.Namespace.Name, tcp(53), udp(53))
-		s = waitService(ctx, f.ClientSet, s, "an ingress IP", HasIngress)
-		expectCloudLoadBalancer(ctx, f.ClientSet, s)
+	it("serves TCP and UDP on the same port in one Service", lb, Needs(LateLBInspector), func(ctx context.Context) {
+		provision(ctx, f, createService(ctx, f.ClientSet, f.Namespace.Name, tcp(53), udp(53)))
 	})
 
-	framework.It("follows a changed port and node port, keeping the ingress IP", lb, Needs(LateLBInspector), func(ctx context.Context) {
-		s := createService(ctx, f.ClientSet, f.Namespace.Name, tcp(80))
-		s = waitService(ctx, f.ClientSet, s, "an ingress IP", HasIngress)
+	it("follows a changed port and node port, keeping the ingress IP", lb, Needs(LateLBInspector), func(ctx context.Context) {
+		s, ok := provision(ctx, f, createService(ctx, f.ClientSet, f.Namespace.Name, tcp(80)))
+		if !ok {
+			return
+		}
 		ip := ingressOf(s)
 
 		ginkgo.By("changing the port to 8080 and moving the node port")
@@ -70,84 +74,113 @@ var _ = framework.Describe("LoadBalancer Services", Needs(providers.LoadBalancer
 		})
 	})
 
-	framework.It("updates the backends when nodes join, leave, or are excluded", lb, Needs(LateLBInspector, NeedNodePool), func(ctx context.Context) {
+	it("updates the backends when nodes join, leave, or are excluded", lb, Needs(LateLBInspector, NeedNodePool), func(ctx context.Context) {
 		pool := nodePool()
-		s := createService(ctx, f.ClientSet, f.Namespace.Name, tcp(80))
-		s = waitService(ctx, f.ClientSet, s, "an ingress IP", HasIngress)
-		expectCloudLoadBalancer(ctx, f.ClientSet, s)
+		s, ok := provision(ctx, f, createService(ctx, f.ClientSet, f.Namespace.Name, tcp(80)))
+		if !ok {
+			return
+		}
 
+		// Each step goes on from where the one before left the nodes,
+		// whether or not the cloud followed: a known difference in one
+		// step leaves the others asserting.
 		name := "lb-" + rand.String(5)
-		ginkgo.By("adding node " + name)
-		addNode(ctx, pool, name)
-		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, env().Timeouts.NodeInit, "the CCM to initialize the node", []string{name}, nodewait.Initialized))
-		expectCloudLoadBalancer(ctx, f.ClientSet, s)
+		step(ctx, f, providers.StepJoin, func(ctx context.Context) error {
+			addNode(ctx, pool, name)
+			if err := nodewait.For(ctx, f.ClientSet, env().Timeouts.NodeInit, "the CCM to initialize the node", []string{name}, nodewait.Initialized); err != nil {
+				return err
+			}
+			return cloudLoadBalancerMatches(ctx, f.ClientSet, s)
+		})
 
-		ginkgo.By("labelling node " + name + " " + v1.LabelNodeExcludeBalancers)
-		_, err := f.ClientSet.CoreV1().Nodes().Patch(ctx, name, "application/merge-patch+json",
-			[]byte(`{"metadata":{"labels":{"`+v1.LabelNodeExcludeBalancers+`":"true"}}}`), metav1.PatchOptions{})
-		framework.ExpectNoError(err)
-		expectCloudLoadBalancer(ctx, f.ClientSet, s)
+		step(ctx, f, providers.StepExclude, func(ctx context.Context) error {
+			ginkgo.By("labelling node " + name + " " + v1.LabelNodeExcludeBalancers)
+			_, err := f.ClientSet.CoreV1().Nodes().Patch(ctx, name, "application/merge-patch+json",
+				[]byte(`{"metadata":{"labels":{"`+v1.LabelNodeExcludeBalancers+`":"true"}}}`), metav1.PatchOptions{})
+			if err != nil {
+				return err
+			}
+			return cloudLoadBalancerMatches(ctx, f.ClientSet, s)
+		})
 
-		ginkgo.By("removing the label and deleting node " + name)
-		_, err = f.ClientSet.CoreV1().Nodes().Patch(ctx, name, "application/merge-patch+json",
-			[]byte(`{"metadata":{"labels":{"`+v1.LabelNodeExcludeBalancers+`":null}}}`), metav1.PatchOptions{})
-		framework.ExpectNoError(err)
-		expectCloudLoadBalancer(ctx, f.ClientSet, s)
-		framework.ExpectNoError(pool.Remove(ctx, name))
-		expectCloudLoadBalancer(ctx, f.ClientSet, s)
+		step(ctx, f, providers.StepLeave, func(ctx context.Context) error {
+			ginkgo.By("removing the label from node " + name)
+			_, err := f.ClientSet.CoreV1().Nodes().Patch(ctx, name, "application/merge-patch+json",
+				[]byte(`{"metadata":{"labels":{"`+v1.LabelNodeExcludeBalancers+`":null}}}`), metav1.PatchOptions{})
+			if err != nil {
+				return err
+			}
+			if err := cloudLoadBalancerMatches(ctx, f.ClientSet, s); err != nil {
+				return err
+			}
+			ginkgo.By("deleting node " + name)
+			if err := pool.Remove(ctx, name); err != nil {
+				return err
+			}
+			return cloudLoadBalancerMatches(ctx, f.ClientSet, s)
+		})
 	})
 
-	framework.It("health-checks the healthCheckNodePort with externalTrafficPolicy=Local", lb, Needs(LateLBInspector), func(ctx context.Context) {
+	it("health-checks the healthCheckNodePort with externalTrafficPolicy=Local", lb, Needs(LateLBInspector), func(ctx context.Context) {
 		s := newService(f.Namespace.Name, tcp(80))
 		s.Spec.ExternalTrafficPolicy = v1.ServiceExternalTrafficPolicyLocal
 		s = create(ctx, f.ClientSet, s)
-		s = waitService(ctx, f.ClientSet, s, "an ingress IP", HasIngress)
 		if s.Spec.HealthCheckNodePort == 0 {
 			framework.Failf("Service %s/%s: expected a healthCheckNodePort allocated for externalTrafficPolicy=Local, actual 0", s.Namespace, s.Name)
 		}
-		expectCloudLoadBalancer(ctx, f.ClientSet, s)
+		provision(ctx, f, s)
 	})
 
-	framework.It("hands loadBalancerSourceRanges to the cloud", lb, Needs(LateLBInspector), func(ctx context.Context) {
+	it("hands loadBalancerSourceRanges to the cloud", lb, Needs(LateLBInspector), func(ctx context.Context) {
 		s := newService(f.Namespace.Name, tcp(80))
 		s.Spec.LoadBalancerSourceRanges = []string{"127.0.0.1/32", "127.0.100.0/24"}
-		s = create(ctx, f.ClientSet, s)
-		s = waitService(ctx, f.ClientSet, s, "an ingress IP", HasIngress)
-		expectCloudLoadBalancer(ctx, f.ClientSet, s)
+		provision(ctx, f, create(ctx, f.ClientSet, s))
 	})
 
-	framework.It("provisions without node ports when allocateLoadBalancerNodePorts=false", lb, Needs(LateLBInspector), func(ctx context.Context) {
+	it("provisions without node ports when allocateLoadBalancerNodePorts=false", lb, Needs(LateLBInspector), func(ctx context.Context) {
 		s := newService(f.Namespace.Name, tcp(80))
 		s.Spec.AllocateLoadBalancerNodePorts = new(false)
 		s = create(ctx, f.ClientSet, s)
-		s = waitService(ctx, f.ClientSet, s, "an ingress IP", HasIngress)
 		if np := s.Spec.Ports[0].NodePort; np != 0 {
 			framework.Failf("Service %s/%s: expected no node port with allocateLoadBalancerNodePorts=false, actual %d", s.Namespace, s.Name, np)
 		}
-		expectCloudLoadBalancer(ctx, f.ClientSet, s)
+		provision(ctx, f, s)
 	})
 
-	framework.It("ignores a Service with a loadBalancerClass", lb, func(ctx context.Context) {
+	it("ignores a Service with a loadBalancerClass", lb, Needs(LateLBInspector), func(ctx context.Context) {
 		s := newService(f.Namespace.Name, tcp(80))
 		s.Spec.LoadBalancerClass = new("example.com/not-this-ccm")
 		s = create(ctx, f.ClientSet, s)
-		ginkgo.By("waiting to see the CCM leave it alone")
-		time.Sleep(env().Timeouts.Settle)
-		s, err := f.ClientSet.CoreV1().Services(s.Namespace).Get(ctx, s.Name, metav1.GetOptions{})
-		framework.ExpectNoError(err)
-		framework.ExpectNoError(ServiceChecks(NoIngress, HasFinalizer(false))(s))
-		if insp, ok := lbInspector(); ok {
-			lbs, err := insp.LoadBalancers(ctx)
-			framework.ExpectNoError(err)
-			if lb, err := LoadBalancerOf(lbs, s); err == nil {
-				framework.Failf("Service %s/%s has loadBalancerClass %s: expected no cloud load balancer, actual %s (%s)", s.Namespace, s.Name, *s.Spec.LoadBalancerClass, lb.Name, lb.IP)
+		// A Service without a class, made after it, gets its ingress only
+		// once the CCM's service controller has come to it: by then the
+		// one with the class has been seen too. Waiting a fixed time
+		// instead would pass against a CCM that is only slow.
+		ginkgo.By("provisioning a Service without a class after it, to know the CCM has seen both")
+		waitService(ctx, f.ClientSet, createService(ctx, f.ClientSet, f.Namespace.Name, tcp(81)), "an ingress IP for the Service without a class", HasIngress)
+		ginkgo.By("checking the CCM left the Service with the class alone")
+		gomega.Consistently(ctx, func(ctx context.Context) error {
+			cur, err := f.ClientSet.CoreV1().Services(s.Namespace).Get(ctx, s.Name, metav1.GetOptions{})
+			if err != nil {
+				return err
 			}
+			return ServiceChecks(NoIngress, HasFinalizer(false))(cur)
+		}).WithTimeout(env().Timeouts.Settle).WithPolling(time.Second).Should(gomega.Succeed())
+		insp, ok := lbInspector()
+		if !ok {
+			ginkgo.Skip(lateLBReason(env().Cluster.Profile.Name))
+		}
+		lbs, err := insp.LoadBalancers(ctx)
+		framework.ExpectNoError(err)
+		if lb, err := LoadBalancerOf(lbs, s); err == nil {
+			framework.Failf("Service %s/%s has loadBalancerClass %s: expected no cloud load balancer, actual %s (%s)", s.Namespace, s.Name, *s.Spec.LoadBalancerClass, lb.Name, lb.IP)
 		}
 	})
 
-	framework.It("removes the load balancer, ingress and finalizer when the type changes to ClusterIP", lb, Needs(LateLBInspector), func(ctx context.Context) {
-		s := createService(ctx, f.ClientSet, f.Namespace.Name, tcp(80))
-		s = waitService(ctx, f.ClientSet, s, "an ingress IP", HasIngress)
+	it("removes the load balancer, ingress and finalizer when the type changes to ClusterIP", lb, Needs(LateLBInspector), func(ctx context.Context) {
+		s, ok := provision(ctx, f, createService(ctx, f.ClientSet, f.Namespace.Name, tcp(80)))
+		if !ok {
+			return
+		}
 		s = updateService(ctx, f.ClientSet, s, func(s *v1.Service) {
 			s.Spec.Type = v1.ServiceTypeClusterIP
 			for i := range s.Spec.Ports {
@@ -158,12 +191,12 @@ var _ = framework.Describe("LoadBalancer Services", Needs(providers.LoadBalancer
 		expectNoCloudLoadBalancer(ctx, s)
 	})
 
-	framework.It("reports a failed creation as an event and retries until the cloud recovers", lb, Needs(LateLBInspector, NeedFaults), func(ctx context.Context) {
+	it("reports a failed creation as an event and retries until the cloud recovers", lb, Needs(LateLBInspector, NeedFaults), func(ctx context.Context) {
 		fi := env().Cluster.Cloud.(providers.FaultInjector)
 		const msg = "injected by the harness: load balancer quota exceeded"
 		clear, err := fi.Fail(ctx, providers.OpEnsureLoadBalancer, msg)
 		framework.ExpectNoError(err)
-		ginkgo.DeferCleanup(clear)
+		ginkgo.DeferCleanup(clear, ginkgo.NodeTimeout(TeardownTimeout))
 		s := createService(ctx, f.ClientSet, f.Namespace.Name, tcp(80))
 		ginkgo.By("waiting for a SyncLoadBalancerFailed event")
 		framework.ExpectNoError(WaitForCloud(ctx, env().Timeouts.LoadBalancer, "a SyncLoadBalancerFailed event naming the cloud's error", func(ctx context.Context) error {
@@ -175,10 +208,11 @@ var _ = framework.Describe("LoadBalancer Services", Needs(providers.LoadBalancer
 		expectCloudLoadBalancer(ctx, f.ClientSet, s)
 	})
 
-	framework.It("removes the cloud load balancer when the Service is deleted", lb, Needs(LateLBInspector), func(ctx context.Context) {
-		s := createService(ctx, f.ClientSet, f.Namespace.Name, tcp(80))
-		s = waitService(ctx, f.ClientSet, s, "an ingress IP", HasIngress)
-		expectCloudLoadBalancer(ctx, f.ClientSet, s)
+	it("removes the cloud load balancer when the Service is deleted", lb, Needs(LateLBInspector), func(ctx context.Context) {
+		s, ok := provision(ctx, f, createService(ctx, f.ClientSet, f.Namespace.Name, tcp(80)))
+		if !ok {
+			return
+		}
 		framework.ExpectNoError(f.ClientSet.CoreV1().Services(s.Namespace).Delete(ctx, s.Name, metav1.DeleteOptions{}))
 		waitServiceGone(ctx, f.ClientSet, s)
 		expectNoCloudLoadBalancer(ctx, s)
@@ -242,7 +276,7 @@ func create(ctx context.Context, cs kubernetes.Interface, s *v1.Service) *v1.Ser
 		}
 		framework.ExpectNoError(err)
 		waitServiceGone(ctx, cs, created)
-	})
+	}, ginkgo.NodeTimeout(TeardownTimeout))
 	return created
 }
 
@@ -300,14 +334,35 @@ func lbInspector() (providers.LoadBalancerInspector, bool) {
 	return insp, ok && insp != nil
 }
 
-// expectCloudLoadBalancer waits until the cloud's LB matches the Service,
-// or skips the cloud-side part, saying so, where the cloud cannot be asked.
+// provision is the step in which the Service gets an ingress and the
+// cloud a load balancer that matches it: the Service as it then was, and
+// whether the step passed (a known difference of the CCM's may fail it).
+func provision(ctx context.Context, f *framework.Framework, s *v1.Service) (*v1.Service, bool) {
+	ok := step(ctx, f, providers.StepProvision, func(ctx context.Context) error {
+		got, err := WaitForService(ctx, f.ClientSet, s.Namespace, s.Name, env().Timeouts.LoadBalancer, "an ingress IP", HasIngress)
+		if err != nil {
+			return err
+		}
+		s = got
+		return cloudLoadBalancerMatches(ctx, f.ClientSet, s)
+	})
+	return s, ok
+}
+
+// expectCloudLoadBalancer waits until the cloud's LB matches the Service.
 func expectCloudLoadBalancer(ctx context.Context, cs kubernetes.Interface, s *v1.Service) {
+	framework.ExpectNoError(cloudLoadBalancerMatches(ctx, cs, s))
+}
+
+// cloudLoadBalancerMatches waits until the cloud's LB matches the
+// Service, or skips the cloud-side part, saying so, where the cloud
+// cannot be asked.
+func cloudLoadBalancerMatches(ctx context.Context, cs kubernetes.Interface, s *v1.Service) error {
 	insp, ok := lbInspector()
 	if !ok {
 		ginkgo.Skip(lateLBReason(env().Cluster.Profile.Name))
 	}
-	framework.ExpectNoError(WaitForCloud(ctx, env().Timeouts.LoadBalancer, "the cloud load balancer to match Service "+s.Namespace+"/"+s.Name,
+	return WaitForCloud(ctx, env().Timeouts.LoadBalancer, "the cloud load balancer to match Service "+s.Namespace+"/"+s.Name,
 		func(ctx context.Context) error {
 			cur, err := cs.CoreV1().Services(s.Namespace).Get(ctx, s.Name, metav1.GetOptions{})
 			if err != nil {
@@ -326,7 +381,7 @@ func expectCloudLoadBalancer(ctx context.Context, cs kubernetes.Interface, s *v1
 				return err
 			}
 			return LoadBalancerMatches(cur, EligibleNodes(nodes.Items), lb)
-		}))
+		})
 }
 
 func expectNoCloudLoadBalancer(ctx context.Context, s *v1.Service) {
@@ -371,5 +426,5 @@ func deferLeakCheck(cs kubernetes.Interface) {
 			return
 		}
 		framework.ExpectNoError(CheckNoLeaks(ctx, cs, c.Inspector(), env().Timeouts.LoadBalancer))
-	})
+	}, ginkgo.NodeTimeout(TeardownTimeout))
 }

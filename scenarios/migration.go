@@ -159,7 +159,7 @@ var _ = framework.Describe("Leader migration", framework.WithLabel(labels.Leader
 		var down func(context.Context) error
 		c, down, err = e.NewCluster(ctx, specs)
 		if down != nil {
-			ginkgo.DeferCleanup(down)
+			ginkgo.DeferCleanup(down, ginkgo.NodeTimeout(TeardownTimeout))
 		}
 		framework.ExpectNoError(err, "bring up the HA control plane")
 		cs = clientOf(c.Kubeconfig)
@@ -194,7 +194,7 @@ var _ = framework.Describe("Leader migration", framework.WithLabel(labels.Leader
 			framework.ExpectNoError(err)
 		}
 		waitOwners(ctx, rec, watched, bounds.Unowned*2, "release N's "+startKind, startKind)
-	})
+	}, ginkgo.NodeTimeout(MigrationTimeout))
 
 	// replace stops a member's managers and starts its next release's, then
 	// waits until every migrating controller runs somewhere again.
@@ -274,14 +274,14 @@ var _ = framework.Describe("Leader migration", framework.WithLabel(labels.Leader
 		upgraded = true
 	}
 
-	framework.It("[upgrade] moves the cloud controllers from kube-controller-manager to the CCM, member by member", framework.WithLabel(labels.MigrationSpecs[0][0]), Needs(labels.MigrationSpecs[0][1]), func(ctx context.Context) {
+	it("[upgrade] moves the cloud controllers from kube-controller-manager to the CCM, member by member", within(MigrationTimeout), framework.WithLabel(labels.MigrationSpecs[0][0]), Needs(labels.MigrationSpecs[0][1]), func(ctx context.Context) {
 		upgrade(ctx)
 		expectServed(ctx, c, cs, rec, "after the upgrade", false)
 		expectNoViolations(rec, bounds)
 		framework.ExpectNoError(c.Health(), "HA control plane")
 	})
 
-	framework.It("[upgrade] rolls the CCMs to the next release, member by member", framework.WithLabel(labels.MigrationSpecs[1][0]), Needs(labels.MigrationSpecs[1][1]), func(ctx context.Context) {
+	it("[upgrade] rolls the CCMs to the next release, member by member", within(MigrationTimeout), framework.WithLabel(labels.MigrationSpecs[1][0]), Needs(labels.MigrationSpecs[1][1]), func(ctx context.Context) {
 		if !upgraded {
 			ginkgo.By("moving the controllers to the older CCM first")
 			upgrade(ctx)
@@ -298,7 +298,7 @@ var _ = framework.Describe("Leader migration", framework.WithLabel(labels.Leader
 		framework.ExpectNoError(c.Health(), "HA control plane")
 	})
 
-	framework.It("[downgrade] moves them back to kube-controller-manager, member by member", framework.WithLabel(labels.MigrationSpecs[2][0]), Needs(labels.MigrationSpecs[2][1]), func(ctx context.Context) {
+	it("[downgrade] moves them back to kube-controller-manager, member by member", within(MigrationTimeout), framework.WithLabel(labels.MigrationSpecs[2][0]), Needs(labels.MigrationSpecs[2][1]), func(ctx context.Context) {
 		if !upgraded {
 			ginkgo.By("upgrading first: a downgrade starts from release N+1")
 			upgrade(ctx)

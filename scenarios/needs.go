@@ -77,8 +77,8 @@ type Features struct {
 	InTreeKCM    bool
 	HA           bool
 	OlderCCM     bool
-	// Differences are the provider's known differences, by spec text.
-	Differences map[string]string
+	// Differences are the CCM's known differences.
+	Differences []providers.Difference
 }
 
 // FeaturesOf reads the features off a running cluster.
@@ -86,7 +86,7 @@ func FeaturesOf(e *Env) Features {
 	c := e.Cluster
 	p := c.Profile
 	f := Features{
-		Provider: p.Name, Capabilities: p.Capabilities, Differences: p.Differences,
+		Provider: p.Name, Capabilities: p.Capabilities, Differences: p.DifferencesOf(c.Cloud),
 		NodePool: c.Nodes != nil, DataPlane: c.DataPlane,
 		Restart:   c.Manager(cluster.CloudControllerManager) != nil,
 		InTreeKCM: p.InTreeKCM.Name != "", OlderCCM: p.OlderCCM.Name != "",
@@ -94,9 +94,6 @@ func FeaturesOf(e *Env) Features {
 	}
 	if c.Cloud != nil {
 		_, f.Faults = c.Cloud.(providers.FaultInjector)
-		if dk, ok := c.Cloud.(providers.DifferenceKeeper); ok {
-			f.Differences = dk.Differences()
-		}
 		if insp := c.Cloud.Inspector(); insp != nil {
 			f.Inspector = true
 			_, f.LBInspector = insp.(providers.LoadBalancerInspector)
@@ -109,15 +106,13 @@ func FeaturesOf(e *Env) Features {
 // Unmet is why the spec text, with these labels, cannot run on f, or "".
 // With late, needs checked at the cloud-side part count too: the spec
 // would end skipped there.
+//
+// A known difference is not among the reasons: its spec runs, and the
+// step it names must fail as it says.
 func Unmet(text string, labels []string, f Features, late bool) string {
-	// Needs checked up front win over a known difference, which wins over
-	// those checked at the cloud-side part.
+	// Needs checked up front win over those checked at the cloud-side
+	// part.
 	for _, pass := range []bool{false, true} {
-		if pass {
-			if why, ok := f.Differences[text]; ok {
-				return fmt.Sprintf("provider %s differs here, by design of its CCM: %s", f.Provider, why)
-			}
-		}
 		for _, l := range labels {
 			if strings.HasPrefix(l, lateNeedPrefix) != pass {
 				continue
@@ -185,26 +180,26 @@ func SpecText(leaf string) string {
 	return leaf
 }
 
-// Differences are the known differences of the cluster's provider, as
-// its cloud's config makes them; nil before SetEnv.
-func Differences() map[string]string {
+// Differences are the known differences of the cluster's CCM, as its
+// cloud's config makes them; nil before SetEnv.
+func Differences() []providers.Difference {
 	if current == nil {
 		return nil
 	}
 	return FeaturesOf(current).Differences
 }
 
-// UnknownDifferences are the differences that name no spec of leaf texts:
-// a misspelt one would skip nothing and say nothing.
-func UnknownDifferences(differences map[string]string, leaves []string) []string {
+// UnknownDifferences are the specs named by differences that are none of
+// leaf texts: a misspelt one would expect nothing and say nothing.
+func UnknownDifferences(differences []providers.Difference, leaves []string) []string {
 	texts := make([]string, 0, len(leaves))
 	for _, l := range leaves {
 		texts = append(texts, SpecText(l))
 	}
 	var out []string
-	for text := range differences {
-		if !slices.Contains(texts, text) {
-			out = append(out, text)
+	for _, d := range differences {
+		if !slices.Contains(texts, d.Spec) && !slices.Contains(out, d.Spec) {
+			out = append(out, d.Spec)
 		}
 	}
 	slices.Sort(out)
@@ -228,7 +223,7 @@ func SkipUnmet() {
 	case reason != "":
 		ginkgo.Skip(reason)
 	case current.DryRun:
-		ginkgo.Skip(DryRunWouldRun)
+		ginkgo.Skip(DryRunWouldRun + expectedSteps(SpecText(spec.LeafNodeText)))
 	}
 }
 

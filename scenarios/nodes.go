@@ -21,7 +21,7 @@ import (
 var _ = framework.Describe("Nodes", func() {
 	f := framework.NewDefaultFramework("nodes")
 
-	framework.It("removes the uninitialized taint from every node", framework.WithLabel("node-init"), Needs(providers.Instances), func(ctx context.Context) {
+	it("removes the uninitialized taint from every node", framework.WithLabel("node-init"), Needs(providers.Instances), func(ctx context.Context) {
 		e := env()
 		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, e.Timeouts.NodeInit, "the CCM to initialize every node", nil, nodewait.Initialized))
 		if e.InitialNodesInitialized > 0 {
@@ -29,7 +29,7 @@ var _ = framework.Describe("Nodes", func() {
 		}
 	})
 
-	framework.It("initializes a node that joins after the CCM started", framework.WithLabel("node-init"), Needs(providers.Instances, NeedNodePool), func(ctx context.Context) {
+	it("initializes a node that joins after the CCM started", framework.WithLabel("node-init"), Needs(providers.Instances, NeedNodePool), func(ctx context.Context) {
 		pool := nodePool()
 		name := "join-" + rand.String(5)
 		start := time.Now()
@@ -40,14 +40,14 @@ var _ = framework.Describe("Nodes", func() {
 		ginkgo.AddReportEntry("joining node initialized after registration", latency.Round(time.Millisecond).String())
 	})
 
-	framework.It("sets spec.providerID with the provider's scheme, as the cloud reports it", framework.WithLabel("provider-id"), Needs(providers.Instances), func(ctx context.Context) {
+	it("sets spec.providerID with the provider's scheme, as the cloud reports it", framework.WithLabel("provider-id"), Needs(providers.Instances), func(ctx context.Context) {
 		e := env()
 		cloud := cloudInstances(ctx, f.ClientSet, false)
 		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, e.Timeouts.NodeInit, "spec.providerID on every node",
 			nil, ProviderIDFromCloud(e.Cluster.Profile.ProviderIDScheme, cloud)))
 	})
 
-	framework.It("keeps spec.providerID across a CCM restart", framework.WithLabel("provider-id"), Needs(providers.Instances, NeedRestart), func(ctx context.Context) {
+	it("keeps spec.providerID across a CCM restart", framework.WithLabel("provider-id"), Needs(providers.Instances, NeedRestart), func(ctx context.Context) {
 		e := env()
 		ccm := e.Cluster.Manager(cluster.CloudControllerManager)
 		scheme := e.Cluster.Profile.ProviderIDScheme
@@ -71,12 +71,12 @@ var _ = framework.Describe("Nodes", func() {
 		}
 	})
 
-	framework.It("sets the addresses the cloud reports, with a Hostname", framework.WithLabel("node-address"), Needs(providers.Instances, NeedInspector), func(ctx context.Context) {
+	it("sets the addresses the cloud reports, with a Hostname", framework.WithLabel("node-address"), Needs(providers.Instances, NeedInspector), func(ctx context.Context) {
 		cloud := cloudInstances(ctx, f.ClientSet, true)
 		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, env().Timeouts.NodeInit, "node addresses to match the cloud", nil, AddressesFromCloud(cloud)))
 	})
 
-	framework.It("honours the alpha.kubernetes.io/provided-node-ip annotation", framework.WithLabel("node-address"), Needs(providers.Instances, NeedNodePool, NeedInspector), func(ctx context.Context) {
+	it("honours the alpha.kubernetes.io/provided-node-ip annotation", framework.WithLabel("node-address"), Needs(providers.Instances, NeedNodePool, NeedInspector), func(ctx context.Context) {
 		pool := nodePool()
 		insp := inspector()
 		name := "nodeip-" + rand.String(5)
@@ -105,14 +105,14 @@ var _ = framework.Describe("Nodes", func() {
 			[]string{name}, ProvidedNodeIPHonoured(provided, inst)))
 	})
 
-	framework.It("labels the instance type the cloud reports", framework.WithLabel("instance-type"), Needs(providers.Instances, NeedInspector), func(ctx context.Context) {
+	it("labels the instance type the cloud reports", framework.WithLabel("instance-type"), Needs(providers.Instances, NeedInspector), func(ctx context.Context) {
 		cloud := cloudInstances(ctx, f.ClientSet, true)
 		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, env().Timeouts.NodeInit, "instance-type labels to match the cloud", nil,
 			LabelsFromCloud(cloud, "instance type", func(i providers.Instance) string { return i.InstanceType },
 				v1.LabelInstanceTypeStable, v1.LabelInstanceType)))
 	})
 
-	framework.It("labels the zone and region the cloud reports", framework.WithLabel("zone"), Needs(providers.Zones, NeedInspector), func(ctx context.Context) {
+	it("labels the zone and region the cloud reports", framework.WithLabel("zone"), Needs(providers.Zones, NeedInspector), func(ctx context.Context) {
 		cloud := cloudInstances(ctx, f.ClientSet, true)
 		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, env().Timeouts.NodeInit, "zone and region labels to match the cloud", nil,
 			All(
@@ -121,7 +121,7 @@ var _ = framework.Describe("Nodes", func() {
 			)))
 	})
 
-	framework.It("taints the NotReady node of a stopped instance as shut down, and untaints it when it runs again", framework.WithLabel("node-lifecycle"), Needs(providers.NodeLifecycle, NeedNodePool), func(ctx context.Context) {
+	it("taints the NotReady node of a stopped instance as shut down, and untaints it when it runs again", framework.WithLabel("node-lifecycle"), Needs(providers.NodeLifecycle, NeedNodePool), func(ctx context.Context) {
 		pool := nodePool()
 		e := env()
 		name := "stop-" + rand.String(5)
@@ -139,7 +139,7 @@ var _ = framework.Describe("Nodes", func() {
 			[]string{name}, All(ReadyIs(true), Tainted(ShutdownTaint, false))))
 	})
 
-	framework.It("deletes the NotReady node of a terminated instance", framework.WithLabel("node-lifecycle"), Needs(providers.NodeLifecycle, NeedNodePool), func(ctx context.Context) {
+	it("deletes the NotReady node of a terminated instance", framework.WithLabel("node-lifecycle"), Needs(providers.NodeLifecycle, NeedNodePool), func(ctx context.Context) {
 		pool := nodePool()
 		e := env()
 		name := "term-" + rand.String(5)
@@ -156,7 +156,7 @@ var _ = framework.Describe("Nodes", func() {
 func addNode(ctx context.Context, pool cluster.NodePool, name string, opts ...cluster.NodeOption) {
 	ginkgo.By("adding node " + name)
 	_, err := pool.Add(ctx, name, opts...)
-	ginkgo.DeferCleanup(func(ctx context.Context) error { return pool.Remove(ctx, name) })
+	ginkgo.DeferCleanup(func(ctx context.Context) error { return pool.Remove(ctx, name) }, ginkgo.NodeTimeout(TeardownTimeout))
 	framework.ExpectNoError(err, "add node %s", name)
 }
 

@@ -32,12 +32,12 @@ var _ = framework.Describe("Routes", Needs(providers.Routes), func() {
 		deferLeakCheck(f.ClientSet)
 	})
 
-	framework.It("creates a route to every node's pod CIDR and marks the node's network available", route, Needs(LateRouteInspector), func(ctx context.Context) {
+	it("creates a route to every node's pod CIDR and marks the node's network available", route, Needs(LateRouteInspector), func(ctx context.Context) {
 		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, env().Timeouts.LoadBalancer, "NetworkUnavailable=False (RouteCreated) on every node with a pod CIDR", nil, RouteCreated))
 		expectRoutes(ctx, f.ClientSet)
 	})
 
-	framework.It("removes a deleted node's route and recreates one deleted behind the CCM's back", route, Needs(NeedNodePool, LateRouteInspector), func(ctx context.Context) {
+	it("removes a deleted node's route and recreates one deleted behind the CCM's back", route, Needs(NeedNodePool, LateRouteInspector), func(ctx context.Context) {
 		pool := nodePool()
 		name := "route-" + rand.String(5)
 		start := time.Now()
@@ -76,7 +76,7 @@ var _ = framework.Describe("Routes", Needs(providers.Routes, NeedDataPlane), fun
 	f := framework.NewDefaultFramework("route-traffic")
 	f.NamespacePodSecurityLevel = admissionapi.LevelBaseline
 
-	framework.It("carries pod traffic between nodes over the routes of their pod CIDRs", framework.WithLabel("route"), framework.WithLabel("datapath"), func(ctx context.Context) {
+	it("carries pod traffic between nodes over the routes of their pod CIDRs", framework.WithLabel("route"), framework.WithLabel("datapath"), func(ctx context.Context) {
 		nodes, err := e2enode.GetReadySchedulableNodes(ctx, f.ClientSet)
 		framework.ExpectNoError(err)
 		if len(nodes.Items) < 2 {

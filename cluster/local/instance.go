@@ -137,7 +137,7 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 	// Nodes without instances are for a CCM that claims none; one that
 	// does would wait for instances nobody makes.
 	if in.cloud.Instances() == nil && spec.Nodes > 0 && spec.Profile.Has(providers.Instances) {
-		return nil, fmt.Errorf("provider %s's cloud cannot make the instances behind nodes here: register none (--nodes=0), or test a cluster of that cloud with CLUSTER=existing", spec.Profile.Name)
+		return nil, fmt.Errorf("provider %s's cloud cannot make the instances behind nodes here: drop the instances claim, or test a cluster of that cloud with CLUSTER=existing", spec.Profile.Name)
 	}
 	specs := spec.Managers
 	if specs == nil {

@@ -136,6 +136,10 @@ func runMatrix(ctx context.Context, o options.Options, f matrixFlags, out io.Wri
 		case runErr != nil || fl > 0:
 			verdict = "FAILED"
 			failed++
+		case p == 0:
+			// A cell where nothing ran proves nothing about its pair.
+			verdict = "FAILED: no spec passed"
+			failed++
 		}
 		if data, err := os.ReadFile(filepath.Join(dir, audit.APIUsesFile)); err == nil {
 			apiUses = append(apiUses, fmt.Sprintf("%s:\n%s", c, indent(string(data))))

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -51,14 +50,14 @@ func TestRunArtifacts(t *testing.T) {
 		t.Fatal(err)
 	}
 	const spec = "removes the uninitialized taint from every node"
-	cmd := exec.Command(suite,
+	cmd := suiteCommand(suite,
 		"--provider=fake", "--ccm-version=", "--provider-config="+cfgFile, "--artifacts="+artifacts,
-		"--wait-scale=0.25", "-ginkgo.label-filter=node-init", "-ginkgo.focus="+spec, "-ginkgo.no-color")
+		"--wait-scale=0.25", "-ginkgo.label-filter=node-init", "-ginkgo.focus="+spec, "-ginkgo.no-color", "-ginkgo.timeout="+controlTimeout.String())
 	cmd.Dir = sourceRoot(t)
 	cmd.Env = append(os.Environ(), "CCM_HARNESS_STATE="+state)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	runErr := cmd.Run()
+	runErr := runSuite(cmd)
 	// The suite's output is an artifact too: under Prow it is build-log.txt.
 	logFile := filepath.Join(artifacts, "suite.log")
 	if err := os.WriteFile(logFile, out.Bytes(), 0o644); err != nil {

@@ -516,12 +516,15 @@ func run(t *testing.T, suite string, c control) {
 	if c.migrationDefault {
 		args = append(args, "--leader-migration-default")
 	}
-	cmd := exec.Command(suite, args...)
+	// Its own Ginkgo timeout, under go test's: a hung control tears its
+	// cluster down itself and fails.
+	args = append(args, "-ginkgo.timeout="+controlTimeout.String())
+	cmd := suiteCommand(suite, args...)
 	cmd.Dir = sourceRoot(t)
 	cmd.Env = append(os.Environ(), "CCM_HARNESS_STATE="+state)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	err = cmd.Run()
+	err = runSuite(cmd)
 	logFile := filepath.Join(artifacts, "suite.log")
 	_ = os.WriteFile(logFile, out.Bytes(), 0o644)
 	if err == nil {

@@ -15,6 +15,7 @@ package api
 import (
 	"encoding/json"
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -365,7 +366,9 @@ type Fault struct {
 	// Instance limits the fault to calls about the instance with this name
 	// or ID; for load balancer operations, about the load balancer with this
 	// name or ID; for route operations, about the route with this name.
-	// Empty means every call of Operation.
+	// Empty means every call of Operation. For an instance, a shell
+	// pattern (join-*) matches every instance whose name or ID it
+	// matches: the nodes a spec adds have random names (RefMatches).
 	Instance string    `json:"instance,omitempty"`
 	Kind     FaultKind `json:"kind"`
 	Status   int       `json:"status,omitempty"`
@@ -376,6 +379,16 @@ type Fault struct {
 	// Count is how many more calls the fault fires for; 0 means until it is
 	// removed.
 	Count int `json:"count,omitempty"`
+}
+
+// RefMatches reports whether a fault's Instance refers to name: equal,
+// or a shell pattern (path.Match) that matches it.
+func RefMatches(ref, name string) bool {
+	if ref == name {
+		return true
+	}
+	ok, err := path.Match(ref, name)
+	return err == nil && ok && strings.ContainsAny(ref, "*?[")
 }
 
 // FaultList is the body of GET /admin/v1/faults.

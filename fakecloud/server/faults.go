@@ -16,7 +16,7 @@ const statusClientClosed = 499
 
 // refersTo reports whether a fault's Instance names inst.
 func refersTo(ref string, inst *api.Instance) bool {
-	return ref == inst.ID || ref == inst.Name
+	return api.RefMatches(ref, inst.ID) || api.RefMatches(ref, inst.Name)
 }
 
 // applyFault fires the first fault, in the order they were added, that

@@ -79,7 +79,7 @@ func (s *Server) listInstances(w http.ResponseWriter, r *http.Request, c *call) 
 		return out
 	}
 	f, ok := s.applyFault(w, r, c, api.OpListInstances, func(ref string) bool {
-		if ref == name {
+		if api.RefMatches(ref, name) {
 			return true
 		}
 		return slices.ContainsFunc(list(), func(i api.Instance) bool { return refersTo(ref, &i) })
@@ -100,7 +100,7 @@ func (s *Server) getInstance(w http.ResponseWriter, r *http.Request, c *call) {
 	id := r.PathValue("id")
 	c.instance = id
 	f, ok := s.applyFault(w, r, c, api.OpGetInstance, func(ref string) bool {
-		if ref == id {
+		if api.RefMatches(ref, id) {
 			return true
 		}
 		inst := s.instanceByIDLocked(id)

@@ -35,11 +35,16 @@ func Initialized(n *v1.Node) error {
 type Check func(*v1.Node) error
 
 // For waits, on a watch, until check passes for every node in
-// names (every node present at the start if names is empty). On timeout it
+// names (every node present at the start if names is empty, of which
+// there must be one: a check of no node proves nothing). On timeout it
 // returns what each failing node last looked like.
 func For(ctx context.Context, cs kubernetes.Interface, timeout time.Duration, what string, names []string, check Check) error {
 	return ForTimed(ctx, cs, timeout, what, names, check, nil)
 }
+
+// noNode keys the failure of a check of every node in a cluster with
+// none.
+const noNode = ""
 
 // ForTimed is For that also records in passed when each node first passed
 // the check: per-node latencies, for percentiles.
@@ -56,6 +61,7 @@ func ForTimed(ctx context.Context, cs kubernetes.Interface, timeout time.Duratio
 		case deleted:
 			failing[n.Name] = fmt.Errorf("node %s: deleted", n.Name)
 		default:
+			delete(failing, noNode)
 			if err := check(n); err != nil {
 				failing[n.Name] = err
 			} else {
@@ -70,6 +76,9 @@ func ForTimed(ctx context.Context, cs kubernetes.Interface, timeout time.Duratio
 	lw := cache.NewListWatchFromClient(cs.CoreV1().RESTClient(), "nodes", "", fields.Everything())
 	return watchwait.Until(ctx, lw, &v1.Node{}, timeout, what,
 		func(nodes []*v1.Node) bool {
+			if len(want) == 0 && len(nodes) == 0 {
+				failing[noNode] = fmt.Errorf("expected at least one node to check, actual: the cluster has none")
+			}
 			for _, n := range nodes {
 				eval(n, false)
 			}

@@ -62,6 +62,7 @@ func Profile() providers.Profile {
 		Manifests:        Manifests,
 		Capabilities:     providers.NewCapabilities(providers.Instances, providers.Zones, providers.NodeLifecycle, providers.LoadBalancers, providers.Routes),
 		Differences:      classicDifferences,
+		CloudDifferences: differencesOf,
 		NewCloud: func(config []byte) (providers.Cloud, error) {
 			var c Config
 			if len(config) > 0 {
@@ -83,40 +84,48 @@ func Profile() providers.Profile {
 
 func init() { providers.Register(Profile()) }
 
-// classicDifferences are the load-balancer specs the AWS CCM fails by its
-// own design with classic load balancers, each seen failing against
-// fakecloud's Elastic Load Balancing (README, "AWS").
-var classicDifferences = map[string]string{
-	"serves UDP": "a classic load balancer carries TCP only, and the CCM refuses any other protocol for one " +
-		"(\"Protocol UDP not supported by LoadBalancer\", checkProtocol in pkg/providers/v1/aws.go of v1.36.2); " +
-		"UDP needs a Network Load Balancer (service.beta.kubernetes.io/aws-load-balancer-type: nlb)",
-	"serves TCP and UDP on the same port in one Service": "a classic load balancer carries TCP only (see \"serves UDP\"), and the CCM " +
-		"refuses a Service that mixes protocols for every kind of load balancer (\"mixed protocol is not supported for LoadBalancer\")",
-	"carries TCP and UDP from the ingress IP to a backend pod": "its Service has TCP and UDP on port 80, which the CCM refuses " +
-		"(\"mixed protocol is not supported for LoadBalancer\"); TCP through a classic load balancer to a pod is carried in " +
-		"\"health-checks only nodes with endpoints\", which passes",
-	"provisions without node ports when allocateLoadBalancerNodePorts=false": "the CCM skips every port without a node port " +
-		"(\"Ignoring port without NodePort defined\") and asks Elastic Load Balancing for a load balancer with no listeners " +
-		"(Listeners= empty), which AWS refuses: \"ValidationError: ... Value null at 'listeners' failed to satisfy constraint: " +
-		"Member must not be null\"; the Service never gets an ingress",
+// classicDifferences are the steps of load-balancer specs the AWS CCM
+// fails by its own design with classic load balancers, each seen failing
+// against fakecloud's Elastic Load Balancing (README, "AWS").
+var classicDifferences = []providers.Difference{
+	{Spec: "serves UDP", Step: providers.StepProvision, Shows: "Protocol UDP not supported by LoadBalancer",
+		Evidence: "a classic load balancer carries TCP only, and the CCM refuses any other protocol for one " +
+			"(checkProtocol in pkg/providers/v1/aws.go of v1.36.2); UDP needs a Network Load Balancer " +
+			"(service.beta.kubernetes.io/aws-load-balancer-type: nlb)"},
+	mixedProtocol("serves TCP and UDP on the same port in one Service"),
+	mixedProtocol("carries TCP and UDP from the ingress IP to a backend pod"),
+	{Spec: "provisions without node ports when allocateLoadBalancerNodePorts=false", Step: providers.StepProvision,
+		Shows: "Member must not be null",
+		Evidence: "the CCM skips every port without a node port (\"Ignoring port without NodePort defined\") and asks Elastic " +
+			"Load Balancing for a load balancer with no listeners (Listeners= empty), which AWS refuses with a ValidationError; " +
+			"the Service never gets an ingress"},
 }
 
 // nlbDifferences are those with Network Load Balancers, each seen failing
 // against fakecloud's Elastic Load Balancing v2.
-var nlbDifferences = map[string]string{
-	"serves TCP and UDP on the same port in one Service": "the CCM refuses a Service that mixes protocols for every kind of " +
-		"load balancer (\"mixed protocol is not supported for LoadBalancer\", checkMixedProtocol in pkg/providers/v1/aws.go of " +
-		"v1.36.2), though a network load balancer could carry both on one port (a TCP_UDP listener)",
-	"carries TCP and UDP from the ingress IP to a backend pod": "its Service has TCP and UDP on port 80, which the CCM refuses " +
-		"(\"mixed protocol is not supported for LoadBalancer\"); TCP and UDP through a network load balancer to a pod are carried in " +
-		"\"health-checks only nodes with endpoints\" and \"serves UDP\"",
-	"provisions without node ports when allocateLoadBalancerNodePorts=false": nlbNoNodePorts,
+var nlbDifferences = []providers.Difference{
+	mixedProtocol("serves TCP and UDP on the same port in one Service"),
+	mixedProtocol("carries TCP and UDP from the ingress IP to a backend pod"),
+	{Spec: "provisions without node ports when allocateLoadBalancerNodePorts=false", Step: providers.StepProvision,
+		Shows: "listeners [TCP:80->0], actual []",
+		Evidence: "the CCM skips every port without a node port (\"Ignoring port without NodePort defined\") and makes a " +
+			"network load balancer with no listeners; its ingress hostname then serves nothing"},
 }
 
-// Differences are the specs the CCM fails by its own design with the
-// load balancers the config asks for.
-func (c *Cloud) Differences() map[string]string {
-	if c.config.LoadBalancerType == NLB {
+// mixedProtocol is the CCM's refusal of a Service with TCP and UDP, for
+// every kind of load balancer.
+func mixedProtocol(spec string) providers.Difference {
+	return providers.Difference{Spec: spec, Step: providers.StepProvision, Shows: "mixed protocol is not supported for LoadBalancer",
+		Evidence: "the CCM refuses a Service that mixes protocols for every kind of load balancer (checkMixedProtocol in " +
+			"pkg/providers/v1/aws.go of v1.36.2), though a network load balancer could carry both on one port (a TCP_UDP " +
+			"listener); TCP and UDP through its load balancers to a pod are carried in \"health-checks only nodes with endpoints\" " +
+			"and, with network load balancers, \"serves UDP\""}
+}
+
+// differencesOf are the CCM's differences with the load balancers its
+// cloud's config asks for.
+func differencesOf(cloud providers.Cloud) []providers.Difference {
+	if c, ok := cloud.(*Cloud); ok && c.config.LoadBalancerType == NLB {
 		return nlbDifferences
 	}
 	return classicDifferences
@@ -299,11 +308,4 @@ var (
 	_ providers.CCMEnvironment   = (*Cloud)(nil)
 	_ providers.Diagnoser        = (*Cloud)(nil)
 	_ providers.ServiceAnnotator = (*Cloud)(nil)
-	_ providers.DifferenceKeeper = (*Cloud)(nil)
 )
-
-// nlbNoNodePorts is the CCM's way with a Network Load Balancer for a
-// Service without node ports.
-const nlbNoNodePorts = "the CCM skips every port without a node port (\"Ignoring port without NodePort defined\") and makes " +
-	"a network load balancer with no listeners: \"expected cloud load balancer ... listeners [TCP:80->0], actual []\" after 2 minutes; " +
-	"its ingress hostname then serves nothing"

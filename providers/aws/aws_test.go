@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
 	"sigs.k8s.io/ccm-harness/fakecloud/server"
 	"sigs.k8s.io/ccm-harness/internal/process"
+	"sigs.k8s.io/ccm-harness/providers"
 )
 
 func newCloud(t *testing.T, config string) *Cloud {
@@ -110,11 +111,20 @@ func TestLoadBalancerType(t *testing.T) {
 	if a := nlb.ServiceAnnotations(); a[AnnotationLoadBalancerType] != "nlb" {
 		t.Errorf("nlb: annotations %v, want the load balancer type nlb", a)
 	}
-	if _, ok := classic.Differences()["serves UDP"]; !ok {
+	udp := func(ds []providers.Difference) bool {
+		return slices.ContainsFunc(ds, func(d providers.Difference) bool { return d.Spec == "serves UDP" })
+	}
+	p := Profile()
+	if !udp(p.DifferencesOf(classic)) {
 		t.Error("classic: serves UDP is not a difference; a classic load balancer carries TCP only")
 	}
-	if _, ok := nlb.Differences()["serves UDP"]; ok {
+	if udp(p.DifferencesOf(nlb)) {
 		t.Error("nlb: serves UDP is a difference; a network load balancer carries UDP")
+	}
+	for _, d := range append(p.DifferencesOf(classic), p.DifferencesOf(nlb)...) {
+		if err := d.Validate(); err != nil {
+			t.Error(err)
+		}
 	}
 	if _, err := Profile().NewCloud([]byte("loadBalancerType: alb")); err == nil || !strings.Contains(err.Error(), `loadBalancerType "alb" is neither "classic" nor "nlb"`) {
 		t.Errorf("loadBalancerType: alb: %v", err)

@@ -11,7 +11,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"math/big"
+	mathrand "math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
@@ -111,6 +111,25 @@ type Cloud struct {
 	endpoint string
 	dir      string
 	admin    *client.Admin
+	// lbNet holds the reservation of the cloud's load-balancer range
+	// while the harness process lives.
+	lbNet net.Listener
+}
+
+// reserveLBNet picks a /24 of 127.20.0.0/16 that no other cloud of this
+// machine has, and holds it: an abstract Unix socket named for it, which
+// only one process can bind and which goes with the process. A random
+// pick alone let two parallel negative controls draw the same range.
+func (c *Cloud) reserveLBNet() (int, error) {
+	for _, n := range mathrand.Perm(256) {
+		l, err := net.Listen("unix", fmt.Sprintf("@ccm-harness/fakecloud-lb-net/127.20.%d.0", n))
+		if err != nil {
+			continue // another cloud holds it
+		}
+		c.lbNet = l
+		return n, nil
+	}
+	return 0, fmt.Errorf("every /24 of 127.20.0.0/16 is held by another fakecloud on this machine: take some clusters down (ccm-harness down)")
 }
 
 // Start runs fakecloud on a free port: on loopback, or on the host's
@@ -145,7 +164,7 @@ func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
 	// Load balancers really listen on their frontend IPs: a /24 of
 	// 127.20.0.0/16 of its own keeps clusters that run side by side (the
 	// negative controls) from competing for the same IP and port.
-	lbNet, err := rand.Int(rand.Reader, big.NewInt(256))
+	lbNet, err := c.reserveLBNet()
 	if err != nil {
 		return err
 	}
@@ -159,7 +178,7 @@ func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
 		"--token-file=" + filepath.Join(c.dir, "cloud.token"),
 		"--admin-token-file=" + filepath.Join(c.dir, "admin.token"),
 		"--audit-log=" + filepath.Join(env.LogDir, "fakecloud-audit.jsonl"),
-		fmt.Sprintf("--lb-cidr=127.20.%d.0/24", lbNet.Int64()),
+		fmt.Sprintf("--lb-cidr=127.20.%d.0/24", lbNet),
 	}
 	if c.config.Region != "" {
 		args = append(args, "--region="+c.config.Region)

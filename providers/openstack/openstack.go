@@ -98,19 +98,22 @@ func Profile() providers.Profile {
 
 func init() { providers.Register(Profile()) }
 
-// differences are the load-balancer specs the OpenStack CCM fails by its
-// own design, each seen failing against fakecloud's Octavia (README,
-// "What the OpenStack CCM does differently").
-var differences = map[string]string{
-	"updates the backends when nodes join, leave, or are excluded": "it makes a node a pool member by the node's InternalIP " +
-		"(nodeAddressForLB) and skips a node with none (\"Failed to get the address of node ... for creating member: no address " +
-		"found for host\", pkg/openstack/loadbalancer.go of v1.36.0); the service controller syncs a joining node when it registers " +
-		"and when its providerID is set (shouldSyncUpdatedNode in k8s.io/cloud-provider controllers/service), both before the " +
-		"cloud node controller writes its addresses, so a node that registers without addresses, as a kubelet with " +
-		"--cloud-provider=external and no --node-ip does, stays out of the pools",
-	"provisions without node ports when allocateLoadBalancerNodePorts=false": "it adds a pool member only for a node port " +
-		"(buildBatchUpdateMemberOpts: \"It's 0 when AllocateLoadBalancerNodePorts=False\"), so without node ports every pool " +
-		"is empty and the load balancer serves nothing",
+// differences are the steps of load-balancer specs the OpenStack CCM
+// fails by its own design, each seen failing against fakecloud's Octavia
+// (README, "What the OpenStack CCM does differently").
+var differences = []providers.Difference{
+	{Spec: "updates the backends when nodes join, leave, or are excluded", Step: providers.StepJoin,
+		Shows: "(every eligible node), actual [",
+		Evidence: "it makes a node a pool member by the node's InternalIP (nodeAddressForLB) and skips a node with none " +
+			"(\"Failed to get the address of node ... for creating member: no address found for host\", " +
+			"pkg/openstack/loadbalancer.go of v1.36.0); the service controller syncs a joining node when it registers and when " +
+			"its providerID is set (shouldSyncUpdatedNode in k8s.io/cloud-provider controllers/service), both before the cloud " +
+			"node controller writes its addresses, so a node that registers without addresses, as a kubelet with " +
+			"--cloud-provider=external and no --node-ip does, stays out of the pools until the next node change"},
+	{Spec: "provisions without node ports when allocateLoadBalancerNodePorts=false", Step: providers.StepProvision,
+		Shows: "(every eligible node), actual []",
+		Evidence: "it adds a pool member only for a node port (buildBatchUpdateMemberOpts: \"It's 0 when " +
+			"AllocateLoadBalancerNodePorts=False\"), so without node ports every pool is empty and the load balancer serves nothing"},
 }
 
 // dialect is fakecloud's instances as the OpenStack CCM sees them: its

@@ -1,0 +1,62 @@
+package e2e
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
+
+	"sigs.k8s.io/ccm-harness/scenarios"
+)
+
+// freeVerdict is why a run that Ginkgo calls passed proves nothing, or
+// "": no spec was selected (a mistyped label filter), or every selected
+// spec skipped (a provider that can be asked nothing, a filter that picks
+// only what the provider does not claim). A dry run skips every spec by
+// design and is said to be one elsewhere.
+func freeVerdict(r ginkgo.Report, dryRun bool) string {
+	var passed int
+	skipped := map[string]int{}
+	var labels []string
+	for _, s := range r.SpecReports {
+		if s.LeafNodeType != types.NodeTypeIt {
+			continue
+		}
+		for _, l := range s.Labels() {
+			if !scenarios.IsNeed(l) && !slices.Contains(labels, l) {
+				labels = append(labels, l)
+			}
+		}
+		switch {
+		case s.State.Is(types.SpecStatePassed):
+			passed++
+		case s.State.Is(types.SpecStateSkipped) && s.Failure.Message != "":
+			skipped[s.Failure.Message]++
+		}
+	}
+	if r.PreRunStats.SpecsThatWillRun == 0 {
+		sort.Strings(labels)
+		return fmt.Sprintf("no spec selected: the label filter %q%s selects none of the suite's %d specs (their labels: %s); fix the filter",
+			r.SuiteConfig.LabelFilter, focusOf(r.SuiteConfig), r.PreRunStats.TotalSpecs, strings.Join(labels, ", "))
+	}
+	if passed > 0 || dryRun {
+		return ""
+	}
+	reasons := make([]string, 0, len(skipped))
+	for why, n := range skipped {
+		reasons = append(reasons, fmt.Sprintf("%d: %s", n, why))
+	}
+	sort.Strings(reasons)
+	return fmt.Sprintf("no spec passed: each of the %d selected specs skipped, which proves nothing about the CCM; select specs this provider and runtime can run (%s)",
+		r.PreRunStats.SpecsThatWillRun, strings.Join(reasons, "; "))
+}
+
+func focusOf(c types.SuiteConfig) string {
+	if len(c.FocusStrings) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" with focus %q", c.FocusStrings)
+}

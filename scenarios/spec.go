@@ -1,0 +1,54 @@
+package scenarios
+
+import (
+	"context"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"k8s.io/kubernetes/test/e2e/framework"
+)
+
+// Every spec and suite node has a timeout of its own, so a wait that hangs
+// (a lock, a watch that never says, a process that never answers) fails in
+// minutes with Ginkgo's report of where it stood, never after the suite's
+// one hour. Each is well above what its waits add up to on a loaded
+// 2-core machine; the waits' own timeouts (Timeouts) say first what they
+// waited for.
+const (
+	// SpecTimeout bounds one spec: its waits are each at most
+	// Timeouts.NodeLifecycle (3 minutes), a few in a row.
+	SpecTimeout = 12 * time.Minute
+	// MigrationTimeout bounds a leader-migration spec or its setup: HA
+	// control planes rolled member by member, and on a cold machine a wait
+	// for make e2e's background build of their managers (7 minutes).
+	MigrationTimeout = 25 * time.Minute
+	// BringUpTimeout bounds the suite's bring-up, which may build the
+	// cluster's components when the suite runs without make (go test).
+	BringUpTimeout = 30 * time.Minute
+	// TeardownTimeout bounds a cluster's teardown and the checks after
+	// the specs.
+	TeardownTimeout = 5 * time.Minute
+)
+
+// within is a spec's timeout where SpecTimeout does not suit it.
+type within time.Duration
+
+// it declares a spec: framework.It with its timeout (SpecTimeout, or a
+// within among args). The body takes the spec's context, which ends at
+// the timeout.
+func it(text string, args ...any) bool {
+	ginkgo.GinkgoHelper()
+	timeout := SpecTimeout
+	rest := make([]any, 0, len(args)+1)
+	for _, a := range args {
+		if w, ok := a.(within); ok {
+			timeout = time.Duration(w)
+			continue
+		}
+		rest = append(rest, a)
+	}
+	if _, ok := rest[len(rest)-1].(func(context.Context)); !ok {
+		panic("scenarios: spec " + text + ": its body must take the spec's context, which its timeout ends")
+	}
+	return framework.It(append([]any{text, ginkgo.SpecTimeout(timeout)}, rest...)...)
+}
