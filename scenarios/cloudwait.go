@@ -19,7 +19,9 @@ import (
 // last complaint is about the cloud, not about a poll cut short.
 func WaitForCloud(ctx context.Context, timeout time.Duration, what string, check func(context.Context) error) error {
 	const pollTimeout = 10 * time.Second
-	deadline := time.Now().Add(timeout)
+	start := time.Now()
+	deadline := start.Add(timeout)
+	var last error
 	for {
 		pctx, cancel := context.WithTimeout(ctx, pollTimeout)
 		err := check(pctx)
@@ -28,10 +30,17 @@ func WaitForCloud(ctx context.Context, timeout time.Duration, what string, check
 		case err == nil:
 			return nil
 		case ctx.Err() != nil:
-			return fmt.Errorf("waiting for %s: %w (last: %v)", what, ctx.Err(), err)
+			// Ended from outside (a spec's timeout, Ctrl-C, an answer
+			// found elsewhere): the complaint of the last poll that ran
+			// whole, not the cancelled one's.
+			if last == nil {
+				last = err
+			}
+			return fmt.Errorf("stopped after %s waiting for %s (%v): %w", time.Since(start).Round(time.Millisecond), what, context.Cause(ctx), last)
 		case time.Now().After(deadline):
 			return fmt.Errorf("timed out after %s waiting for %s: %w", timeout, what, err)
 		}
+		last = err
 		select {
 		case <-ctx.Done():
 		case <-time.After(500 * time.Millisecond):

@@ -88,7 +88,9 @@ func step(ctx context.Context, f *framework.Framework, name providers.Step, chec
 	stop := watchForAnswer(sctx, cancel, f.ClientSet, f.Namespace.Name, d.Shows, env().Timeouts.Settle)
 	err := check(sctx)
 	stop()
-	if cause := context.Cause(sctx); err != nil && sctx.Err() != nil && ctx.Err() == nil && !errors.Is(cause, context.Canceled) {
+	// The wait says why it stopped early where it can (watchwait);
+	// WaitForCloud says only that it was cancelled.
+	if cause := context.Cause(sctx); err != nil && sctx.Err() != nil && ctx.Err() == nil && !errors.Is(cause, context.Canceled) && !strings.Contains(err.Error(), cause.Error()) {
 		err = fmt.Errorf("%w; %v", cause, err)
 	}
 	switch {

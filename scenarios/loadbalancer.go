@@ -156,7 +156,7 @@ var _ = framework.Describe("LoadBalancer Services", Needs(providers.LoadBalancer
 		// one with the class has been seen too. Waiting a fixed time
 		// instead would pass against a CCM that is only slow.
 		ginkgo.By("provisioning a Service without a class after it, to know the CCM has seen both")
-		waitService(ctx, f.ClientSet, createService(ctx, f.ClientSet, f.Namespace.Name, tcp(81)), "an ingress IP for the Service without a class", HasIngress)
+		waitService(ctx, f.ClientSet, createService(ctx, f.ClientSet, f.Namespace.Name, tcp(80)), "an ingress IP for the Service without a class", HasIngress)
 		ginkgo.By("checking the CCM left the Service with the class alone")
 		gomega.Consistently(ctx, func(ctx context.Context) error {
 			cur, err := f.ClientSet.CoreV1().Services(s.Namespace).Get(ctx, s.Name, metav1.GetOptions{})

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/ccm-harness/options"
 	"sigs.k8s.io/ccm-harness/reports"
 	"sigs.k8s.io/ccm-harness/scenarios/labels"
+	"sigs.k8s.io/ccm-harness/skew"
 )
 
 // matrixFlags are the matrix's own choices, beside the options every door
@@ -129,16 +130,8 @@ func runMatrix(ctx context.Context, o options.Options, f matrixFlags, out io.Wri
 		}
 		runs[c.Name()], dirs = r, append(dirs, dir)
 		p, fl, sk := counts(r)
-		verdict := "passed"
-		switch {
-		case !c.Skew.Within():
-			verdict = c.Skew.String()
-		case runErr != nil || fl > 0:
-			verdict = "FAILED"
-			failed++
-		case p == 0:
-			// A cell where nothing ran proves nothing about its pair.
-			verdict = "FAILED: no spec passed"
+		verdict, ok := cellVerdict(c.Skew, runErr, p, fl)
+		if !ok {
 			failed++
 		}
 		if data, err := os.ReadFile(filepath.Join(dir, audit.APIUsesFile)); err == nil {
@@ -274,6 +267,22 @@ func indent(text string) string {
 		b.WriteString("    " + l + "\n")
 	}
 	return b.String()
+}
+
+// cellVerdict is what the matrix says of a cell, and whether it passed:
+// a cell outside the skew policy is information, whatever it did; within
+// it, one that failed, or where no spec passed (which proves nothing
+// about its pair), did not pass.
+func cellVerdict(sk skew.Verdict, runErr error, passed, failed int) (string, bool) {
+	switch {
+	case !sk.Within():
+		return sk.String(), true
+	case runErr != nil || failed > 0:
+		return "FAILED", false
+	case passed == 0:
+		return "FAILED: no spec passed", false
+	}
+	return "passed", true
 }
 
 func counts(r *reports.Run) (passed, failed, skipped int) {

@@ -61,6 +61,9 @@ type control struct {
 	// cloud. Its image must have been built (make controls builds them).
 	profile   string
 	manifests func([]byte) []byte
+	// differences, with profile, are the profile's known differences
+	// instead of its own.
+	differences []providers.Difference
 	// fail maps a spec's text to what its failure message must contain.
 	// Every other spec run must pass: a fault that breaks unrelated specs
 	// would show a scenario failing for the wrong reason.
@@ -109,12 +112,45 @@ var controls = []control{
 		},
 	},
 	{
+		// The nodes a spec adds have random names: a fault about join-*
+		// breaks only the joining node's instance, one about restart-*
+		// lies about the ID of the node the restarted CCM initializes,
+		// and the region of node-2 is the cloud's lie alone.
+		name:  "joining node never initialized, restarted CCM's node given a wrong ID, region wrong",
+		label: "node-init || provider-id || zone",
+		config: fake.Config{Faults: []api.Fault{
+			{Operation: api.OpAny, Instance: "join-*", Kind: api.FaultError, Status: 500, Message: "injected: instance API down for joining nodes"},
+			{Operation: api.OpAny, Instance: "restart-*", Kind: api.FaultCorrupt, Field: api.CorruptID, Value: "i-bogus"},
+			{Operation: api.OpAny, Instance: "node-2", Kind: api.FaultCorrupt, Field: api.CorruptRegion, Value: "fake-region-9"},
+		}},
+		fail: map[string][]string{
+			"initializes a node that joins after the CCM started": {"node join-", "expected taint node.cloudprovider.kubernetes.io/uninitialized removed by the CCM, actual: still present"},
+			"keeps spec.providerID across a CCM restart":          {"node restart-", "expected spec.providerID \"fakecloud://i-", `actual "fakecloud://i-bogus"`},
+			"labels the zone and region the cloud reports":        {"node node-2", "expected label topology.kubernetes.io/region=", `actual "fake-region-9"`},
+		},
+	},
+	{
 		name:   "load balancer ports dropped",
 		label:  "loadbalancer",
-		focus:  "provisions a TCP load balancer",
+		focus:  "provisions a TCP load balancer|serves UDP|serves TCP and UDP|provisions without node ports|follows a changed port",
 		config: fake.Config{Faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreListeners}}},
 		fail: map[string][]string{
-			"provisions a TCP load balancer": {"Service loadbalancer-", "expected cloud load balancer", "listeners [TCP:80->", "actual []"},
+			"provisions a TCP load balancer":       {"Service loadbalancer-", "expected cloud load balancer", "listeners [TCP:80->", "actual []"},
+			"serves UDP":                           {"expected cloud load balancer", "listeners [UDP:53->", "actual []"},
+			"serves TCP and UDP on the same port":  {"expected cloud load balancer", "listeners [TCP:53->", "UDP:53->", "actual []"},
+			"provisions without node ports":        {"expected cloud load balancer", "listeners [TCP:80->0]", "actual []"},
+			"follows a changed port and node port": {"expected cloud load balancer", "listeners [TCP:80->", "actual []"},
+		},
+	},
+	{
+		// A cloud that never recovers: beside the fault the spec adds and
+		// clears, one of the config's says the same and stays.
+		name:   "load balancer creation failing for good",
+		label:  "loadbalancer",
+		focus:  "reports a failed creation",
+		config: fake.Config{Faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultError, Status: 500, Message: "injected by the harness: load balancer quota exceeded, for good"}}},
+		fail: map[string][]string{
+			"reports a failed creation as an event and retries": {"waiting for an ingress IP after the cloud recovered", "expected status.loadBalancer.ingress, actual: none"},
 		},
 	},
 	{
@@ -170,6 +206,15 @@ var controls = []control{
 		config: fake.Config{Faults: []api.Fault{{Operation: api.OpCreateRoute, Kind: api.FaultError, Status: 500, Message: "injected: route table full"}}},
 		fail: map[string][]string{
 			"creates a route to every node's pod CIDR": {"node node-", "expected condition NetworkUnavailable=False reason RouteCreated, actual True"},
+		},
+	},
+	{
+		name:   "route never deleted",
+		label:  "route",
+		focus:  "removes a deleted node's route",
+		config: fake.Config{Faults: []api.Fault{{Operation: api.OpDeleteRoute, Kind: api.FaultError, Status: 500, Message: "injected: route table locked"}}},
+		fail: map[string][]string{
+			"removes a deleted node's route": {"to node route-", "expected none (no node has that pod CIDR), actual: present"},
 		},
 	},
 	{
@@ -398,6 +443,40 @@ var migrationControls = []control{
 		},
 	},
 	{
+		// incluster-ccm told by its ConfigMap to serve Services of any
+		// loadBalancerClass, as a CCM that ignores the field does.
+		name:    "a CCM that serves a Service of another loadBalancerClass",
+		label:   "loadbalancer",
+		focus:   "ignores a Service with a loadBalancerClass",
+		profile: "e2e/incluster-ccm/profile.yaml",
+		manifests: func(m []byte) []byte {
+			return bytes.Replace(m, []byte("  pool: 198.51.100.0/28\n"), []byte("  pool: 198.51.100.0/28\n  classes: any\n"), 1)
+		},
+		fail: map[string][]string{
+			"ignores a Service with a loadBalancerClass": {"expected no status.loadBalancer.ingress, actual [{198.51.100."},
+		},
+	},
+	{
+		// Differences stated wrong: one for a step that passes (a
+		// difference that no longer holds), one whose step fails
+		// otherwise than it says, one naming a step its spec lacks.
+		// Each fails its spec: no difference is a free pass.
+		name:    "known differences that do not hold",
+		label:   "loadbalancer",
+		focus:   "serves UDP|serves TCP and UDP|hands loadBalancerSourceRanges",
+		profile: "e2e/testdata/fakecloud-ccm-image.yaml",
+		differences: []providers.Difference{
+			{Spec: "serves UDP", Step: providers.StepProvision, Shows: "Protocol UDP not supported", Evidence: "stated for the control"},
+			{Spec: "serves TCP and UDP on the same port in one Service", Step: providers.StepProvision, Shows: "mixed protocol is not supported", Evidence: "stated for the control"},
+			{Spec: "hands loadBalancerSourceRanges to the cloud", Step: providers.StepJoin, Shows: "anything", Evidence: "stated for the control"},
+		},
+		fail: map[string][]string{
+			"serves UDP":                          {"difference no longer holds: step provision of this spec passed, which provider fakecloud-image's CCM is known to fail"},
+			"serves TCP and UDP on the same port": {"difference no longer holds"},
+			"hands loadBalancerSourceRanges":      {"provider fakecloud-image's known difference names step join of this spec, a step the spec does not have (it checked [provision])"},
+		},
+	},
+	{
 		// The CCM's ClusterRole without patch on nodes/status: the cloud
 		// node controller cannot write the addresses, which is all the
 		// node-address specs check, and every one of their failures
@@ -433,7 +512,7 @@ func TestNegativeControls(t *testing.T) {
 
 // changedProfile is the profile file path (of this repository) with its
 // manifests as change leaves them, for PROVIDER=external.
-func changedProfile(t *testing.T, path string, change func([]byte) []byte) []byte {
+func changedProfile(t *testing.T, path string, change func([]byte) []byte, differences []providers.Difference) []byte {
 	t.Helper()
 	path = filepath.Join(sourceRoot(t), path)
 	data, err := os.ReadFile(path)
@@ -445,19 +524,25 @@ func changedProfile(t *testing.T, path string, change func([]byte) []byte) []byt
 		t.Fatal(err)
 	}
 	dir := filepath.Dir(path)
-	m, err := manifests.Read(filepath.Join(dir, f.Manifests))
-	if err != nil {
-		t.Fatal(err)
+	f.Manifests = filepath.Join(dir, f.Manifests)
+	if change != nil {
+		m, err := manifests.Read(f.Manifests)
+		if err != nil {
+			t.Fatal(err)
+		}
+		changed := change(m)
+		if bytes.Equal(changed, m) {
+			t.Fatal("the control's change leaves the manifests as they are: it breaks nothing")
+		}
+		tmp := t.TempDir()
+		if err := os.WriteFile(filepath.Join(tmp, "manifests.yaml"), changed, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f.Manifests = tmp
 	}
-	changed := change(m)
-	if bytes.Equal(changed, m) {
-		t.Fatal("the control's change leaves the manifests as they are: it breaks nothing")
+	if differences != nil {
+		f.Differences = differences
 	}
-	tmp := t.TempDir()
-	if err := os.WriteFile(filepath.Join(tmp, "manifests.yaml"), changed, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f.Manifests = tmp
 	if archive, ok := strings.CutPrefix(f.CCM.Image, "docker-archive:"); ok && !filepath.IsAbs(archive) {
 		f.CCM.Image = "docker-archive:" + filepath.Join(dir, archive)
 	}
@@ -489,7 +574,7 @@ func run(t *testing.T, suite string, c control) {
 		t.Fatal(err)
 	}
 	if c.profile != "" {
-		provider, cfg = providers.External, changedProfile(t, c.profile, c.manifests)
+		provider, cfg = providers.External, changedProfile(t, c.profile, c.manifests, c.differences)
 	}
 	cfgFile := filepath.Join(t.TempDir(), "provider.yaml")
 	if err := os.WriteFile(cfgFile, cfg, 0o600); err != nil {

@@ -17,6 +17,7 @@ import (
 	"net/netip"
 	"os"
 	"sync"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -41,10 +42,16 @@ const ProviderName = "incluster-lb"
 // makes it leave status.loadBalancer to another component and write the
 // address into spec.loadBalancerIP and AddressAnnotation, as kube-vip's
 // CCM does (a negative control of the harness's).
+//
+// The key classesKey, set to "any", makes it serve Services of any
+// loadBalancerClass too, as a CCM that ignores the field would (another
+// negative control): k8s.io/cloud-provider's service controller leaves
+// them alone, so a loop of its own gives them addresses.
 const (
 	configMapName     = "incluster-ccm-config"
 	poolKey           = "pool"
 	statusKey         = "status"
+	classesKey        = "classes"
 	AddressAnnotation = "incluster-ccm.ccm-harness.sigs.k8s.io/address"
 )
 
@@ -92,7 +99,38 @@ func cloudInitializer(c *config.CompletedConfig) cloudprovider.Interface {
 	default:
 		fail(fmt.Errorf("ConfigMap %s/%s: %s: %q is not annotate", ns, configMapName, statusKey, mode))
 	}
+	switch classes := cm.Data[classesKey]; classes {
+	case "":
+	case "any":
+		go lb.serveClasses(cs)
+	default:
+		fail(fmt.Errorf("ConfigMap %s/%s: %s: %q is not any", ns, configMapName, classesKey, classes))
+	}
 	return &cloud{lb: lb}
+}
+
+// serveClasses gives every LoadBalancer Service with a loadBalancerClass
+// an address of the pool, every second: what a CCM that ignores the
+// class does.
+func (p *pools) serveClasses(cs kubernetes.Interface) {
+	ctx := context.Background()
+	for range time.Tick(time.Second) {
+		services, err := cs.CoreV1().Services("").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			continue
+		}
+		for _, s := range services.Items {
+			if s.Spec.Type != v1.ServiceTypeLoadBalancer || s.Spec.LoadBalancerClass == nil || len(s.Status.LoadBalancer.Ingress) > 0 {
+				continue
+			}
+			a, err := p.assign(&s)
+			if err != nil {
+				continue
+			}
+			s.Status.LoadBalancer = *status(a)
+			_, _ = cs.CoreV1().Services(s.Namespace).UpdateStatus(ctx, &s, metav1.UpdateOptions{})
+		}
+	}
 }
 
 func fail(err error) {

@@ -23,6 +23,8 @@ import (
 // done yet: last, asked then.
 func Until[T runtime.Object](ctx context.Context, lw cache.ListerWatcher, obj T, timeout time.Duration, what string,
 	synced func(objs []T) bool, changed func(obj T, deleted bool) bool, last func() string) error {
+	start := time.Now()
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	_, err := watchtools.UntilWithSync(ctx, lw, obj,
@@ -49,6 +51,11 @@ func Until[T runtime.Object](ctx context.Context, lw cache.ListerWatcher, obj T,
 		why := last()
 		if !strings.HasPrefix(why, "\n") { // a list of lines starts on its own
 			why = " " + why
+		}
+		if parent.Err() != nil {
+			// The caller ended the wait (a spec's timeout, Ctrl-C, an
+			// answer found elsewhere), not the wait's own deadline.
+			return fmt.Errorf("stopped after %s waiting for %s (%v):%s", time.Since(start).Round(time.Millisecond), what, context.Cause(parent), why)
 		}
 		return fmt.Errorf("timed out after %s waiting for %s:%s", timeout, what, why)
 	}

@@ -1,0 +1,67 @@
+package controls
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/ccm-harness/reports"
+)
+
+// TestNoFreeVerdict runs the suite the ways a run could pass having
+// checked nothing: each must fail, saying why in one line, and leave
+// nothing behind. A dry run passes, and says it was one.
+func TestNoFreeVerdict(t *testing.T) {
+	suite := e2eBinary(t)
+	noClaims := filepath.Join(t.TempDir(), "no-claims.yaml")
+	if err := os.WriteFile(noClaims, []byte("cloud: fake\nccm: {builtin: true}\ncapabilities: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string // "" for a run that passes
+	}{
+		{"a label filter that selects no spec", []string{"--provider=fake", "-ginkgo.label-filter=zones"},
+			`FAILED: no spec selected: the label filter "zones" selects none of the suite's`},
+		{"every selected spec skipped", []string{"--provider=fake", "-ginkgo.label-filter=datapath"},
+			"FAILED: no spec passed: each of the 4 selected specs skipped, which proves nothing about the CCM; select specs this provider and runtime can run (4: needs real nodes"},
+		{"a profile that claims nothing", []string{"--provider=external", "--provider-config=" + noClaims},
+			"capabilities: none claimed; claim what the CCM does"},
+		{"no nodes", []string{"--provider=fake", "--nodes=0"}, "--nodes 0: the node specs need nodes to check (give 1 or more)"},
+		{"a dry run", []string{"--provider=fake", "-ginkgo.label-filter=zone", "--dry-run"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			state, artifacts := t.TempDir(), t.TempDir()
+			cmd := suiteCommand(suite, append(tc.args, "--artifacts="+artifacts, "-ginkgo.no-color", "--quiet", "-ginkgo.timeout="+controlTimeout.String())...)
+			cmd.Dir = sourceRoot(t)
+			cmd.Env = append(os.Environ(), "CCM_HARNESS_STATE="+state)
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			err := runSuite(cmd)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("failed: %v\n%s", err, out.String())
+			case tc.want != "" && err == nil:
+				t.Errorf("passed; want a failure saying %q\n%s", tc.want, out.String())
+			case tc.want != "" && !strings.Contains(out.String(), tc.want):
+				t.Errorf("the output lacks %q:\n%s", tc.want, out.String())
+			}
+			if tc.want == "" {
+				var f reports.Finished
+				data, err := os.ReadFile(filepath.Join(artifacts, "finished.json"))
+				if err == nil {
+					err = json.Unmarshal(data, &f)
+				}
+				if err != nil || f.Result != string(reports.ResultDryRun) || f.Passed || f.Metadata[reports.KeyDryRun] == "" {
+					t.Errorf("a dry run's finished.json: %+v (%v); want result %s, not passed, metadata %s set", f, err, reports.ResultDryRun, reports.KeyDryRun)
+				}
+			}
+			assertNothingLeft(t, state)
+		})
+	}
+}
