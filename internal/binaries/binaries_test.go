@@ -42,42 +42,6 @@ func TestRenamedSharesTheBuild(t *testing.T) {
 	}
 }
 
-// The HA members ask for the older CCM at once while another process
-// (make e2e's background build) builds it: the wait is said once, and
-// each gets the build when that process is done.
-func TestWaitingIsSaidOnce(t *testing.T) {
-	var mu sync.Mutex
-	var lines []string
-	s := &Source{CacheDir: t.TempDir(), Logf: func(format string, args ...any) {
-		mu.Lock()
-		defer mu.Unlock()
-		lines = append(lines, fmt.Sprintf(format, args...))
-	}}
-	c := Component{Name: "some-ccm", Module: "example.com/ccm", Package: "example.com/ccm/cmd/some-ccm", Versions: []string{"v1.2.3"}}
-	release, err := lockFile(filepath.Join(s.cacheDir(), "locks", "some-ccm@v1.2.3.lock"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	for range 2 {
-		wg.Go(func() {
-			unlock, err := s.lockBuild(context.Background(), []Component{c})
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			unlock()
-		})
-	}
-	// Both ask while the other process holds the build.
-	time.Sleep(500 * time.Millisecond)
-	release()
-	wg.Wait()
-	if len(lines) != 1 || lines[0] != "waiting for some-ccm v1.2.3: another process is building it" {
-		t.Errorf("expected one line \"waiting for some-ccm v1.2.3: another process is building it\", actual %q", lines)
-	}
-}
-
 // holdLockEnv makes the test binary, run again, a second harness process
 // that holds a build's lock (make e2e's background build): it says
 // "locked", waits for a line on its standard input, writes the binary
@@ -144,8 +108,8 @@ func holdBuildLock(t *testing.T, s *Source, c Component) (finish func()) {
 
 // The cold make e2e's path: its background build (another process) holds
 // the lock of a manager the HA members all ask for at once. Paths waits
-// for it, says so once, and returns the other process's binary when the
-// lock is freed. Paths used to hold its mutex while lockBuild took it
+// for it, says so once (not once per member), and returns the other
+// process's binary when the lock is freed. Paths used to hold its mutex while lockBuild took it
 // again: the suite hung at the first leader-migration spec.
 func TestPathsWaitsForAnotherProcesssBuild(t *testing.T) {
 	var mu sync.Mutex
