@@ -580,7 +580,7 @@ func TestUpBadInput(t *testing.T) {
 			setup: func(t *testing.T, e env, name string) ([]string, []string, []string) {
 				dir := t.TempDir()
 				writeFile(t, dir, "rbac.yaml", "apiVersion: v1\nkind: [\n")
-				profile := writeFile(t, dir, "ccm.yaml", "cloud: fake\nccm: {image: 'docker-archive:ccm.tar'}\nmanifests: rbac.yaml\n")
+				profile := writeFile(t, dir, "ccm.yaml", "cloud: fake\nccm: {image: 'docker-archive:ccm.tar'}\ncapabilities: [load-balancers]\nmanifests: rbac.yaml\n")
 				return []string{"--provider", "external", "--provider-config", profile},
 					[]string{"provider external: profile file: manifests " + filepath.Join(dir, "rbac.yaml") + ": document 1 does not parse"}, nil
 			},
