@@ -14,11 +14,13 @@ import (
 
 // freeVerdict is why a run that Ginkgo calls passed proves nothing, or
 // "": no spec was selected (a mistyped label filter), or every selected
-// spec skipped (a provider that can be asked nothing, a filter that picks
-// only what the provider does not claim). A dry run skips every spec by
-// design and is said to be one elsewhere.
+// spec skipped before checking anything (a provider that claims nothing
+// the runtime can run, a filter that picks only what it does not claim).
+// A spec skipped at its cloud-side part (scenarios.LateSkip) checked what
+// Kubernetes shows first, and counts as checking something. A dry run
+// skips every spec by design and is said to be one elsewhere.
 func freeVerdict(r ginkgo.Report, dryRun bool) string {
-	var passed int
+	var passed, checked int
 	skipped := map[string]int{}
 	var labels []string
 	for _, s := range r.SpecReports {
@@ -33,6 +35,8 @@ func freeVerdict(r ginkgo.Report, dryRun bool) string {
 		switch {
 		case s.State.Is(types.SpecStatePassed):
 			passed++
+		case s.State.Is(types.SpecStateSkipped) && strings.HasPrefix(s.Failure.Message, scenarios.LateSkip):
+			checked++
 		case s.State.Is(types.SpecStateSkipped) && s.Failure.Message != "":
 			skipped[s.Failure.Message]++
 		}
@@ -42,7 +46,7 @@ func freeVerdict(r ginkgo.Report, dryRun bool) string {
 		return fmt.Sprintf("no spec selected: the label filter %q%s selects none of the suite's %d specs (their labels: %s); fix the filter",
 			r.SuiteConfig.LabelFilter, focusOf(r.SuiteConfig), r.PreRunStats.TotalSpecs, strings.Join(labels, ", "))
 	}
-	if passed > 0 || dryRun {
+	if passed > 0 || checked > 0 || dryRun {
 		return ""
 	}
 	reasons := make([]string, 0, len(skipped))

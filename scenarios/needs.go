@@ -159,12 +159,16 @@ func unmet(label string, f Features, late bool) string {
 	return ""
 }
 
+// LateSkip begins the reason of a spec skipped at its cloud-side part:
+// what Kubernetes shows was checked, and passed, before it.
+const LateSkip = "cloud-side checks skipped: "
+
 func lateLBReason(provider string) string {
-	return fmt.Sprintf("cloud-side checks skipped: provider %s has no load balancer inspector (the Service's status was checked)", provider)
+	return fmt.Sprintf(LateSkip+"provider %s has no load balancer inspector (the Service's status was checked)", provider)
 }
 
 func lateRouteReason(provider string) string {
-	return fmt.Sprintf("cloud-side checks skipped: provider %s has no route inspector (the nodes' conditions were checked)", provider)
+	return fmt.Sprintf(LateSkip+"provider %s has no route inspector (the nodes' conditions were checked)", provider)
 }
 
 // SpecText is a spec's own text: its leaf text without the bracketed
