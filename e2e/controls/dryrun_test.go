@@ -75,31 +75,8 @@ func TestMigrationSelected(t *testing.T) {
 	suite := e2eBinary(t)
 	for _, filter := range []string{"", "zone", "leader-migration", "!leader-migration", "upgrade", "downgrade || zone",
 		"needs-older-ccm", "loadbalancer && !datapath", "leader-migration && !upgrade && !downgrade"} {
-		report := filepath.Join(t.TempDir(), "report.json")
-		cmd := exec.Command(suite, "--ginkgo.dry-run", "--ginkgo.label-filter="+filter, "--ginkgo.json-report="+report,
-			"--provider=fake", "--artifacts="+t.TempDir())
-		// A filter that selects nothing fails the run, saying so; its
-		// report still lists every spec, none selected.
-		if out, err := cmd.CombinedOutput(); err != nil && !strings.Contains(string(out), "FAILED: no spec selected: the label filter") {
-			t.Fatalf("dry run of %q: %v\n%s", filter, err, out)
-		}
-		data, err := os.ReadFile(report)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var reports []struct {
-			SpecReports []struct {
-				State                    string
-				LeafNodeType             string
-				ContainerHierarchyLabels [][]string
-				LeafNodeLabels           []string
-			}
-		}
-		if err := json.Unmarshal(data, &reports); err != nil || len(reports) != 1 {
-			t.Fatalf("report of %q: %v", filter, err)
-		}
 		suiteSays := false
-		for _, s := range reports[0].SpecReports {
+		for _, s := range dryRunSpecs(t, suite, filter) {
 			all := s.LeafNodeLabels
 			for _, l := range s.ContainerHierarchyLabels {
 				all = append(all, l...)
@@ -130,24 +107,6 @@ var uncontrolled = map[string]string{
 // explain, and for each entry of uncontrolled that a control now covers.
 func TestEverySpecHasAControl(t *testing.T) {
 	suite := e2eBinary(t)
-	report := filepath.Join(t.TempDir(), "report.json")
-	cmd := exec.Command(suite, "--ginkgo.dry-run", "--ginkgo.json-report="+report, "--provider=fake", "--artifacts="+t.TempDir())
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("dry run: %v\n%s", err, out)
-	}
-	data, err := os.ReadFile(report)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var reports []struct {
-		SpecReports []struct {
-			LeafNodeType string
-			LeafNodeText string
-		}
-	}
-	if err := json.Unmarshal(data, &reports); err != nil || len(reports) != 1 {
-		t.Fatalf("report: %v", err)
-	}
 	controlled := func(spec string) bool {
 		for _, c := range append(controls, migrationControls...) {
 			for prefix := range c.fail {
@@ -159,7 +118,7 @@ func TestEverySpecHasAControl(t *testing.T) {
 		return false
 	}
 	n := 0
-	for _, s := range reports[0].SpecReports {
+	for _, s := range dryRunSpecs(t, suite, "") {
 		if s.LeafNodeType != "It" {
 			continue
 		}
@@ -176,4 +135,35 @@ func TestEverySpecHasAControl(t *testing.T) {
 	if n == 0 {
 		t.Fatal("the dry run listed no spec")
 	}
+}
+
+// dryRunSpec is what Ginkgo's JSON report says of one spec.
+type dryRunSpec struct {
+	State                    string
+	LeafNodeType             string
+	LeafNodeText             string
+	ContainerHierarchyLabels [][]string
+	LeafNodeLabels           []string
+}
+
+// dryRunSpecs are the suite's specs as Ginkgo's own dry run of filter
+// reports them, the selected ones passed. A filter that selects nothing
+// fails the run, saying so; its report still lists every spec.
+func dryRunSpecs(t *testing.T, suite, filter string) []dryRunSpec {
+	t.Helper()
+	report := filepath.Join(t.TempDir(), "report.json")
+	cmd := exec.Command(suite, "--ginkgo.dry-run", "--ginkgo.label-filter="+filter, "--ginkgo.json-report="+report,
+		"--provider=fake", "--artifacts="+t.TempDir())
+	if out, err := cmd.CombinedOutput(); err != nil && !strings.Contains(string(out), "FAILED: no spec selected: the label filter") {
+		t.Fatalf("dry run of %q: %v\n%s", filter, err, out)
+	}
+	data, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reports []struct{ SpecReports []dryRunSpec }
+	if err := json.Unmarshal(data, &reports); err != nil || len(reports) != 1 {
+		t.Fatalf("report of %q: %v", filter, err)
+	}
+	return reports[0].SpecReports
 }
