@@ -38,8 +38,9 @@ const (
 	// Routes: pod CIDR routes in the cloud's network.
 	Routes Capability = "routes"
 	// LoadBalancerSourceIP: load balancers that hand backends the client's
-	// own address, as network load balancers do (a proxying one, such as
-	// fakecloud's, does not).
+	// own address, as pass-through network load balancers (fakecloud's own,
+	// AWS's network ones) do; a proxying one (a classic ELB, Octavia's
+	// amphorae) does not.
 	LoadBalancerSourceIP Capability = "load-balancer-source-ip"
 )
 

@@ -307,9 +307,13 @@ const (
 	IgnoreBackends     = "backends"
 	IgnoreSourceRanges = "sourceRanges"
 	IgnoreHealthCheck  = "healthCheckNodePort"
+	// IgnoreBackendRemovals keeps every backend the request leaves out,
+	// and takes those it adds: a cloud that never lets a backend go
+	// (fakecloud's own API; its emulations of other clouds ignore it).
+	IgnoreBackendRemovals = "backendRemovals"
 )
 
-var ignoreFields = []string{IgnoreListeners, IgnoreBackends, IgnoreSourceRanges, IgnoreHealthCheck}
+var ignoreFields = []string{IgnoreListeners, IgnoreBackends, IgnoreSourceRanges, IgnoreHealthCheck, IgnoreBackendRemovals}
 
 // IgnoreRoute is what a FaultIgnore drops from a CreateRoute: the route.
 // The call succeeds; the route table stays as it was.
@@ -365,7 +369,8 @@ type Fault struct {
 	Operation string `json:"operation"`
 	// Instance limits the fault to calls about the instance with this name
 	// or ID; for load balancer operations, about the load balancer with this
-	// name or ID; for route operations, about the route with this name.
+	// name or ID; for route operations, about the route with this name (a
+	// route's creation also about the instance it leads to).
 	// Empty means every call of Operation. For an instance, a shell
 	// pattern (join-*) matches every instance whose name or ID it
 	// matches: the nodes a spec adds have random names (RefMatches).
@@ -379,6 +384,11 @@ type Fault struct {
 	// Count is how many more calls the fault fires for; 0 means until it is
 	// removed.
 	Count int `json:"count,omitempty"`
+	// After is how many more calls it would fire for that it lets pass
+	// first: a fault of a later step (an update, a recreation) whose first
+	// calls go through. The count is the fault's, over every load balancer,
+	// instance or route it is about.
+	After int `json:"after,omitempty"`
 }
 
 // RefMatches reports whether a fault's Instance refers to name: equal,
@@ -471,6 +481,9 @@ func (f Fault) Validate() error {
 	}
 	if f.Count < 0 {
 		return fmt.Errorf("count %d is negative (use 0 for a fault that fires until removed)", f.Count)
+	}
+	if f.After < 0 {
+		return fmt.Errorf("after %d is negative (use 0 for a fault that fires from the first call)", f.After)
 	}
 	if f.Status != 0 && f.Kind != FaultError {
 		return fmt.Errorf("status only applies to kind %q, not %q", FaultError, f.Kind)

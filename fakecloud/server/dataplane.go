@@ -61,10 +61,14 @@ type lbConfig struct {
 	backends     []backend
 	// nodePorts holds each listener's backend port (0: the listener's).
 	nodePorts map[listenerKey]uint16
+	// keepClient: backends see the client's address, as behind a
+	// pass-through network load balancer, rather than fakecloud's own.
+	keepClient bool
 }
 
-func newLBConfig(lb *lbRecord, backends []backend) (*lbConfig, error) {
-	cfg := &lbConfig{hcPort: uint16(lb.HealthCheckNodePort), backends: backends, nodePorts: map[listenerKey]uint16{}}
+func newLBConfig(lb *lbRecord, backends []backend, proxy bool) (*lbConfig, error) {
+	cfg := &lbConfig{hcPort: uint16(lb.HealthCheckNodePort), backends: backends, nodePorts: map[listenerKey]uint16{},
+		keepClient: keepsClient(lb, proxy)}
 	for _, l := range lb.Listeners {
 		cfg.nodePorts[listenerKey{port: l.Port, protocol: l.Protocol}] = uint16(l.NodePort)
 	}
@@ -91,6 +95,37 @@ func (c *lbConfig) allows(src netip.Addr) bool {
 	return false
 }
 
+// keepsClient reports whether lb hands backends its clients' addresses:
+// fakecloud's own load balancers and network load balancers do, unless the
+// cloud is told that its own proxy (proxy); a classic Elastic Load
+// Balancer and Octavia's amphorae proxy, so their backends see the load
+// balancer's address.
+func keepsClient(lb *lbRecord, proxy bool) bool {
+	switch {
+	case lb.ELB != nil, lb.Octavia != nil:
+		return false
+	case lb.NLB != nil:
+		return true
+	}
+	return !proxy
+}
+
+// dialer is how listener traffic of a client at src reaches a backend: from
+// the client's own address where the load balancer keeps it. Only an
+// address of this machine can be; a loopback one cannot leave it, so a
+// client there is proxied whatever the load balancer.
+func (c *lbConfig) dialer(src netip.Addr, nets []netip.Prefix, network string) *net.Dialer {
+	d := backendDialer(dialTimeout, nets)
+	if c.keepClient && !src.IsLoopback() {
+		if network == "udp" {
+			d.LocalAddr = &net.UDPAddr{IP: src.AsSlice()}
+		} else {
+			d.LocalAddr = &net.TCPAddr{IP: src.AsSlice()}
+		}
+	}
+	return d
+}
+
 // target is where traffic of listener k goes on backend b.
 func (c *lbConfig) target(k listenerKey, b backend) netip.AddrPort {
 	port := c.nodePorts[k]
@@ -113,11 +148,14 @@ type dataplane struct {
 	prober *http.Client
 	// nets are the networks beside loopback backends may be in.
 	nets []netip.Prefix
+	// proxy: fakecloud's own load balancers proxy (Config.ProxyLoadBalancers).
+	proxy bool
 }
 
-func newDataplane(nets []netip.Prefix) *dataplane {
+func newDataplane(nets []netip.Prefix, proxy bool) *dataplane {
 	return &dataplane{
 		nets:       nets,
+		proxy:      proxy,
 		lbs:        map[string]*lbRuntime{},
 		udpIdle:    udpIdleTimeout,
 		hcInterval: healthInterval,
@@ -199,7 +237,7 @@ type frontend interface {
 // opened first, and if one cannot be, the ones just opened are closed and
 // nothing changes. Listeners that stay are left open.
 func (dp *dataplane) apply(lb *lbRecord, backends []backend) error {
-	cfg, err := newLBConfig(lb, backends)
+	cfg, err := newLBConfig(lb, backends, dp.proxy)
 	if err != nil {
 		return err
 	}

@@ -88,6 +88,13 @@ func (s *Server) fireLocked(op string, about func(ref string) bool) (*api.Fault,
 		if f.Kind == api.FaultCorrupt && !api.CorruptsOperation(f.Field, op) {
 			continue
 		}
+		if f.After > 0 {
+			f.After--
+			if err := s.saveLocked(); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		fired := *f
 		if f.Count > 0 {
 			f.Count--
@@ -155,6 +162,12 @@ func ignore(f *api.Fault, before, next *api.LoadBalancerSpec) {
 		next.SourceRanges = before.SourceRanges
 	case api.IgnoreHealthCheck:
 		next.HealthCheckNodePort = before.HealthCheckNodePort
+	case api.IgnoreBackendRemovals:
+		for _, b := range before.Backends {
+			if !slices.Contains(next.Backends, b) {
+				next.Backends = append(next.Backends, b)
+			}
+		}
 	}
 }
 

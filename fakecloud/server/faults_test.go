@@ -104,6 +104,25 @@ func TestFaultCount(t *testing.T) {
 	f.must(http.StatusOK, "GET", api.PathInstances, cloudToken, nil, nil)
 }
 
+// TestFaultAfter checks a fault that lets its first calls pass, and that
+// a call it lets pass is free for a later fault.
+func TestFaultAfter(t *testing.T) {
+	f := newFixture(t, Config{})
+	f.create("n1")
+	f.addFault(api.Fault{Operation: api.OpListInstances, Kind: api.FaultError, Status: 502, After: 2})
+	f.addFault(api.Fault{Operation: api.OpListInstances, Kind: api.FaultError, Status: 503, Count: 1})
+	f.must(503, "GET", api.PathInstances, cloudToken, nil, nil)
+	f.must(http.StatusOK, "GET", api.PathInstances, cloudToken, nil, nil)
+	var list api.FaultList
+	f.must(http.StatusOK, "GET", api.AdminPathFaults, adminToken, nil, &list)
+	if len(list.Faults) != 1 || list.Faults[0].After != 0 {
+		t.Fatalf("after two calls faults are %+v, want the first with after 0", list.Faults)
+	}
+	for range 2 {
+		f.must(502, "GET", api.PathInstances, cloudToken, nil, nil)
+	}
+}
+
 func TestFaultOrderAndOperation(t *testing.T) {
 	f := newFixture(t, Config{})
 	inst := f.create("n1")
@@ -289,6 +308,9 @@ func TestFaultsOnLBAndRouteOperations(t *testing.T) {
 		{"list routes of another cluster", api.OpListRoutes, "r1", "GET", api.PathRoutes + "?cluster=c2", nil, false},
 		{"create route", api.OpCreateRoute, "r2", "PUT", api.PathRoute + "r2", func(id string) any { return route(id) }, true},
 		{"create another route", api.OpCreateRoute, "r1", "PUT", api.PathRoute + "r2", func(id string) any { return route(id) }, false},
+		{"create a route to the instance named", api.OpCreateRoute, "n1", "PUT", api.PathRoute + "r2", func(id string) any { return route(id) }, true},
+		{"create a route to an instance the pattern names", api.OpCreateRoute, "n*", "PUT", api.PathRoute + "r2", func(id string) any { return route(id) }, true},
+		{"create a route to another instance", api.OpCreateRoute, "m*", "PUT", api.PathRoute + "r2", func(id string) any { return route(id) }, false},
 		{"delete route", api.OpDeleteRoute, "r1", "DELETE", api.PathRoute + "r1", nil, true},
 		{"a route op is not an instance op", api.OpGetInstance, "", "DELETE", api.PathRoute + "r1", nil, false},
 	}

@@ -2,12 +2,14 @@ package server
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/netip"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -690,6 +692,25 @@ func TestLBIgnoreFault(t *testing.T) {
 	}
 }
 
+// TestLBIgnoreBackendRemovals: the cloud takes the backends a request adds
+// and keeps those it leaves out.
+func TestLBIgnoreBackendRemovals(t *testing.T) {
+	cfg := netConfig()
+	f := newFixture(t, cfg)
+	n1, n2 := f.create("n1"), f.create("n2")
+	port := freePort(t, firstLBIP(cfg))
+	f.ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{tcp(port, 30001)}, Backends: []string{n1.ID}}, http.StatusCreated)
+	f.addFault(api.Fault{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreBackendRemovals})
+	f.ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{tcp(port, 30001)}, Backends: []string{n2.ID}}, http.StatusOK)
+	got := f.adminLB("lb").Backends
+	slices.Sort(got)
+	want := []string{n1.ID, n2.ID}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("backends %v after removing %s and adding %s, want both %v", got, n1.ID, n2.ID, want)
+	}
+}
+
 // A new load balancer whose first address has its port taken by someone
 // else on this machine (another fakecloud whose pool meets this one's)
 // takes the next address rather than failing; an existing one keeps its
@@ -715,4 +736,62 @@ func TestNewLoadBalancerSkipsATakenAddress(t *testing.T) {
 	}
 	defer l2.Close()
 	f.ensure("db", api.LoadBalancerSpec{Listeners: []api.Listener{{Port: 9090, Protocol: api.ProtocolTCP}}}, http.StatusConflict)
+}
+
+// TestLBKeepsTheClientAddress checks what address a backend sees: the
+// client's own, through fakecloud's load balancers, and fakecloud's when it
+// is told that they proxy. The client needs an address of this machine off
+// loopback, since a loopback source cannot leave the machine and is
+// proxied whatever the load balancer.
+func TestLBKeepsTheClientAddress(t *testing.T) {
+	client := offLoopbackAddr(t)
+	for _, proxy := range []bool{false, true} {
+		t.Run(fmt.Sprintf("proxy=%t", proxy), func(t *testing.T) {
+			cfg := netConfig()
+			cfg.ProxyLoadBalancers = proxy
+			f := newFixture(t, cfg)
+			n1 := f.create("n1")
+			lbIP, backendIP := firstLBIP(cfg), internalIP(t, n1)
+			port := freePort(t, lbIP, backendIP)
+			l, err := net.Listen("tcp", netip.AddrPortFrom(backendIP, port).String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			go func() {
+				for {
+					c, err := l.Accept()
+					if err != nil {
+						return
+					}
+					io.WriteString(c, c.RemoteAddr().(*net.TCPAddr).AddrPort().Addr().Unmap().String())
+					c.Close()
+				}
+			}()
+			f.ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{tcp(port, 0)}, Backends: []string{n1.ID}}, http.StatusCreated)
+			seen, err := tcpCall(client, netip.AddrPortFrom(lbIP, port), "")
+			if err != nil {
+				t.Fatalf("through the load balancer from %s: %v", client, err)
+			}
+			if keeps := seen == client.String(); keeps == proxy {
+				t.Errorf("client %s, proxy=%t: the backend saw %s", client, proxy, seen)
+			}
+		})
+	}
+}
+
+// offLoopbackAddr is an IPv4 address of this machine off loopback.
+func offLoopbackAddr(t *testing.T) netip.Addr {
+	t.Helper()
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range addrs {
+		if p, err := netip.ParsePrefix(a.String()); err == nil && p.Addr().Is4() && !p.Addr().IsLoopback() && !p.Addr().IsLinkLocalUnicast() {
+			return p.Addr()
+		}
+	}
+	t.Skip("this machine has no IPv4 address off loopback for a client whose address can be kept")
+	return netip.Addr{}
 }

@@ -116,7 +116,15 @@ func (s *Server) createRoute(w http.ResponseWriter, r *http.Request, c *call) {
 	if !decodeBody(w, r, &spec) {
 		return
 	}
-	f, ok := s.applyFault(w, r, c, api.OpCreateRoute, func(ref string) bool { return ref == name })
+	// A fault may name the route, or the instance it leads to: a route's
+	// name is the CCM's (a node's UID), the instance's the test's.
+	f, ok := s.applyFault(w, r, c, api.OpCreateRoute, func(ref string) bool {
+		if ref == name {
+			return true
+		}
+		inst := s.instanceByIDLocked(spec.TargetInstance)
+		return inst != nil && refersTo(ref, inst)
+	})
 	if !ok {
 		return
 	}

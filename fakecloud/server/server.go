@@ -41,6 +41,12 @@ type Config struct {
 	// forward to: those of nodes that are real hosts on this machine (the
 	// containers of a kind cluster). Any other address is never dialled.
 	BackendCIDRs []netip.Prefix
+	// ProxyLoadBalancers makes fakecloud's own load balancers proxy, so
+	// that backends see fakecloud's address rather than the client's: a
+	// cloud without pass-through load balancers, for a negative control of
+	// a CCM's claim that it keeps the client address. (Classic Elastic
+	// Load Balancers and Octavia's always proxy; network ones never do.)
+	ProxyLoadBalancers bool
 	// StateFile, when set, is loaded by New if it exists and rewritten
 	// atomically after every change.
 	StateFile string
@@ -178,7 +184,7 @@ func New(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("backend CIDR %s is wider than a /8: name the nodes' own network, such as 172.18.0.0/16", n)
 		}
 	}
-	s.dp = newDataplane(cfg.BackendCIDRs)
+	s.dp = newDataplane(cfg.BackendCIDRs, cfg.ProxyLoadBalancers)
 	for _, lb := range s.st.LoadBalancers {
 		if err := s.dp.apply(lb, s.backendsLocked(lb.Backends)); err != nil {
 			s.dp.close()

@@ -51,8 +51,10 @@ func Profile() providers.Profile {
 		CCM:              CCM,
 		CloudBinaries:    []binaries.Component{FakeCloud},
 		Manifests:        Manifests,
+		// fakecloud's load balancers hand backends the client's address,
+		// as a pass-through network load balancer does.
 		Capabilities: providers.NewCapabilities(providers.Instances, providers.Zones, providers.NodeLifecycle,
-			providers.LoadBalancers, providers.Routes),
+			providers.LoadBalancers, providers.Routes, providers.LoadBalancerSourceIP),
 		InTreeKCM: InTreeKCM,
 		OlderCCM:  OlderCCM,
 		NewCloud: func(config []byte) (providers.Cloud, error) {
@@ -101,6 +103,10 @@ type Config struct {
 	// Faults are injected before the CCM starts: a way to run the suite
 	// against a cloud that errs, throttles or lies.
 	Faults []api.Fault `json:"faults,omitempty"`
+	// ProxyLoadBalancers makes the cloud's load balancers proxy, so that
+	// backends see fakecloud's address rather than the client's: a cloud
+	// that does not do what the profile claims (load-balancer-source-ip).
+	ProxyLoadBalancers bool `json:"proxyLoadBalancers,omitempty"`
 }
 
 // Cloud is a fakecloud process.
@@ -188,6 +194,9 @@ func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
 	}
 	if len(c.config.Zones) > 0 {
 		args = append(args, "--zones="+strings.Join(c.config.Zones, ","))
+	}
+	if c.config.ProxyLoadBalancers {
+		args = append(args, "--proxy-load-balancers")
 	}
 	if len(c.config.Faults) > 0 {
 		data, err := json.Marshal(c.config.Faults)

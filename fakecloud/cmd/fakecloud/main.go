@@ -36,6 +36,7 @@ type options struct {
 	noSync                                                 bool
 	internalCIDR, externalCIDR, lbCIDR                     string
 	backendCIDRs                                           cidrList
+	proxyLBs                                               bool
 }
 
 // cidrList is a repeatable CIDR flag.
@@ -73,6 +74,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	fs.StringVar(&o.externalCIDR, "external-cidr", "127.2.0.0/16", "`CIDR` external instance addresses come from")
 	fs.StringVar(&o.lbCIDR, "lb-cidr", "127.20.0.0/16", "loopback `CIDR` load balancer IPs come from; fakecloud really listens on them")
 	fs.Var(&o.backendCIDRs, "backend-cidr", "`CIDR` off loopback that load balancers may forward to, such as a kind cluster's node network; repeatable")
+	fs.BoolVar(&o.proxyLBs, "proxy-load-balancers", false, "fakecloud's own load balancers proxy, so backends see fakecloud's address rather than the client's (default: they keep the client's, as a pass-through network load balancer)")
 	fs.BoolVar(&o.noSync, "unsafe-no-fsync", false, "do not fsync the state file, and share one write among the changes of up to 100 ms: faster for a throwaway cloud, unsafe on a crash")
 	fs.StringVar(&o.faults, "faults", "", "JSON `file` holding a list of faults to start with, replacing those in the state file")
 	if err := fs.Parse(args); err != nil {
@@ -178,6 +180,7 @@ func (o options) config() (cfg server.Config, closeAudit func(), err error) {
 	}
 	cfg.InternalCIDR, cfg.ExternalCIDR, cfg.LBCIDR = o.internalCIDR, o.externalCIDR, o.lbCIDR
 	cfg.BackendCIDRs = o.backendCIDRs
+	cfg.ProxyLoadBalancers = o.proxyLBs
 	if o.faults != "" {
 		if cfg.Faults, err = readFaults(o.faults); err != nil {
 			return cfg, closeAudit, err
