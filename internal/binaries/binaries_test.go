@@ -42,6 +42,25 @@ func TestRenamedSharesTheBuild(t *testing.T) {
 	}
 }
 
+// TestTagsKeyTheBuild: a build with tags is another binary, cached apart
+// from the same version built without them.
+func TestTagsKeyTheBuild(t *testing.T) {
+	s := &Source{CacheDir: t.TempDir()}
+	c := Component{Name: "some-kcm", Module: "example.com/kcm", Package: "example.com/kcm/cmd/some-kcm", Versions: []string{"v1.2.3"}}
+	plain, _, err := s.cachedPath(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Tags = []string{"providerless"}
+	tagged, _, err := s.cachedPath(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain == tagged || !strings.Contains(tagged, "v1.2.3-providerless") {
+		t.Errorf("expected the providerless build cached under v1.2.3-providerless, apart from %s, actual %s", plain, tagged)
+	}
+}
+
 // holdLockEnv makes the test binary, run again, a second harness process
 // that holds a build's lock (make e2e's background build): it says
 // "locked", waits for a line on its standard input, writes the binary

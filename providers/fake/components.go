@@ -28,6 +28,8 @@ var (
 		VersionLDFlags: binaries.KubeVersion,
 		Versions:       releaseN,
 		Sources:        append(sources, "fakecloud/cmd/kube-controller-manager-fakecloud"),
+		// fakecloud is its cloud provider; the GCE one is left out.
+		Tags: []string{"providerless"},
 	}
 	// OlderCCM is the fakecloud CCM built on k8s.io/cloud-provider of
 	// release N: the CCM an upgrade starts from.
