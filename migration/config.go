@@ -1,9 +1,11 @@
 // Package migration watches a control plane move its cloud controllers
 // between kube-controller-manager and a cloud-controller-manager under
-// leader migration (KEP-2436): a recorder samples, about twice a second,
-// which controllers each manager process runs and who holds the leases,
-// and the timeline it keeps is checked for a controller running in two
-// places at once, a controller left without a manager for too long, and a
+// leader migration (KEP-2436): a recorder reads, from each manager
+// process's log, when it starts each controller, and from the harness when
+// it stops, and samples, about twice a second, which controllers each runs
+// and who holds the leases; the timeline it keeps is checked for a
+// controller running in two places at once for any time, a controller left
+// without a manager for too long, and a
 // migration lease held by a process that leads neither component. The
 // timeline is written as JSON and drawn as an SVG swimlane per controller.
 package migration

@@ -3,6 +3,7 @@ package migration
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -20,8 +21,10 @@ const (
 	CCMLease = "cloud-controller-manager"
 )
 
-// Recorder samples which controllers each watched manager runs, and who
-// holds the leases, until stopped.
+// Recorder records when each watched manager starts each controller (its
+// log's lines, at their own instants) and stops it (the process stopped),
+// and samples which controllers each runs and who holds the leases, until
+// stopped.
 type Recorder struct {
 	client kubernetes.Interface
 	every  time.Duration
@@ -29,6 +32,7 @@ type Recorder struct {
 
 	mu       sync.Mutex
 	managers map[string]cluster.Manager
+	logs     map[string]*logFollower
 	timeline Timeline
 	cancel   context.CancelFunc
 	done     chan struct{}
@@ -42,6 +46,7 @@ func NewRecorder(client kubernetes.Interface, every time.Duration, leaderName st
 		every:    every,
 		leases:   []string{KCMLease, CCMLease, leaderName},
 		managers: map[string]cluster.Manager{},
+		logs:     map[string]*logFollower{},
 		timeline: Timeline{LeaderName: leaderName, Migrated: migrated, EveryMs: every.Milliseconds()},
 	}
 }
@@ -51,15 +56,63 @@ func (r *Recorder) Watch(m cluster.Manager) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.managers[m.Name()] = m
+	r.logs[m.Name()] = &logFollower{path: m.Log()}
 	spec := m.Spec()
 	r.timeline.Processes = append(r.timeline.Processes, Process{Name: m.Name(), Kind: spec.Kind, Binary: spec.Binary.String(), CloudProvider: spec.CloudProvider, Migration: spec.Migrating()})
 }
 
-// Forget stops sampling a manager that was stopped.
+// Forget stops sampling a manager that was stopped, and ends its runs
+// now: it has exited, having written all it will.
 func (r *Recorder) Forget(name string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.readLogLocked(name)
+	r.endRunsLocked(name, "", r.sinceStart())
 	delete(r.managers, name)
+	delete(r.logs, name)
+}
+
+// endRunsLocked ends the process's open runs of controller (every one,
+// if "") at ms.
+func (r *Recorder) endRunsLocked(name, controller string, ms int64) {
+	for i := range r.timeline.Runs {
+		if run := &r.timeline.Runs[i]; run.Process == name && run.ToMs < 0 && (controller == "" || run.Controller == controller) {
+			run.ToMs = max(ms, run.FromMs)
+		}
+	}
+}
+
+// readLogLocked records the controllers the manager's log says it started
+// since the last read. A controller it starts again (a restart) while a
+// run of it is open is the same run.
+func (r *Recorder) readLogLocked(name string) {
+	f := r.logs[name]
+	if f == nil {
+		return
+	}
+	lines, err := f.lines()
+	if err != nil {
+		return // not written yet: the next read has it
+	}
+	for _, l := range lines {
+		ev, ok := parseLine(l, time.Now())
+		if !ok {
+			continue
+		}
+		// klog's microseconds against a start in nanoseconds: rounded,
+		// not cut, so a line is not put a millisecond early.
+		at := ev.at.Sub(r.timeline.Start).Round(time.Millisecond).Milliseconds()
+		if ev.stop {
+			r.endRunsLocked(name, ev.controller, at)
+			continue
+		}
+		if slices.ContainsFunc(r.timeline.Runs, func(run Run) bool {
+			return run.Process == name && run.Controller == ev.controller && run.ToMs < 0
+		}) {
+			continue
+		}
+		r.timeline.Runs = append(r.timeline.Runs, Run{Process: name, Controller: ev.controller, FromMs: at, ToMs: -1})
+	}
 }
 
 // Mark notes an event on the timeline, such as a member being replaced.
@@ -104,6 +157,12 @@ func (r *Recorder) Stop() *Timeline {
 		r.cancel()
 		<-r.done
 	}
+	r.mu.Lock()
+	for name := range r.logs {
+		r.readLogLocked(name)
+	}
+	r.timeline.EndMs = r.sinceStart()
+	r.mu.Unlock()
 	return r.Timeline()
 }
 
@@ -115,6 +174,10 @@ func (r *Recorder) Timeline() *Timeline {
 	t.Samples = append([]Sample(nil), t.Samples...)
 	t.Events = append([]Event(nil), t.Events...)
 	t.Processes = append([]Process(nil), t.Processes...)
+	t.Runs = append([]Run(nil), t.Runs...)
+	if t.EndMs == 0 {
+		t.EndMs = r.sinceStart()
+	}
 	return &t
 }
 
@@ -175,6 +238,9 @@ func (r *Recorder) sample(ctx context.Context) {
 	sort.Strings(s.Unreachable)
 	r.mu.Lock()
 	r.timeline.Samples = append(r.timeline.Samples, s)
+	for name := range r.logs {
+		r.readLogLocked(name)
+	}
 	r.mu.Unlock()
 }
 

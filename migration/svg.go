@@ -121,7 +121,7 @@ func (t *Timeline) WriteSVG(w io.Writer, b Bounds) error {
 	out.WriteString(`<style>.ctrl{font-weight:bold}.lane{fill:#333}.ev{fill:#555;font-size:11px}.title{font-size:16px;font-weight:bold}</style>` + "\n")
 	out.WriteString(`<rect width="100%" height="100%" fill="white"/>` + "\n")
 	fmt.Fprintf(&out, `<text x="8" y="22" class="title">Leader migration: controllers by process (lease %s)</text>`+"\n", html.EscapeString(t.LeaderName))
-	fmt.Fprintf(&out, `<text x="8" y="42">sampled every %dms; unowned bound %s; %s. Blue: kube-controller-manager, green: cloud-controller-manager, grey: no process, red: two at once, orange: unowned too long.</text>`+"\n",
+	fmt.Fprintf(&out, `<text x="8" y="42">lanes sampled every %dms, conflicts from each process's log; unowned bound %s; %s. Blue: kube-controller-manager, green: cloud-controller-manager, grey: no process, red: two at once, orange: unowned too long.</text>`+"\n",
 		t.EveryMs, b.Unowned, verdict)
 	out.WriteString(body.String())
 	out.WriteString(tail.String())

@@ -21,6 +21,10 @@ type Timeline struct {
 	Processes []Process `json:"processes"`
 	Samples   []Sample  `json:"samples"`
 	Events    []Event   `json:"events"`
+	// Runs are when each process started and stopped each controller.
+	Runs []Run `json:"runs"`
+	// EndMs is when the recording ended.
+	EndMs int64 `json:"endMs"`
 }
 
 // Process is a manager the recorder watched.
@@ -103,9 +107,11 @@ func ms(n int64) string {
 }
 
 // Check returns every broken invariant:
-//   - conflict: a controller ran in two processes at once, in two samples
-//     in a row (a handover cannot overlap: the new holder waits for the old
-//     lease to expire, and a holder that fails to renew exits);
+//   - conflict: a controller ran in two processes at once, for any time:
+//     their runs overlap (a handover cannot overlap: the new holder waits
+//     for the old lease to expire, and a holder that fails to renew exits);
+//   - unrecorded: a process ran a migrated controller whose start its log
+//     does not say, so the runs cannot judge it;
 //   - unowned: a migrated controller, once running, ran nowhere for longer
 //     than b.Unowned;
 //   - lease: the live migration lease was held, for longer than
@@ -113,47 +119,9 @@ func ms(n int64) string {
 func (t *Timeline) Check(b Bounds) []Violation {
 	var out []Violation
 	out = append(out, t.conflicts()...)
+	out = append(out, t.unrecorded()...)
 	out = append(out, t.unowned(b.Unowned)...)
 	out = append(out, t.leaseMismatch(b.Tolerance)...)
-	return out
-}
-
-func (t *Timeline) conflicts() []Violation {
-	var out []Violation
-	open := map[string]*Violation{} // by controller and process pair
-	runs := map[string]int{}
-	for _, s := range t.Samples {
-		seen := map[string]bool{}
-		for _, c := range t.controllers() {
-			owners := s.owners(c)
-			if len(owners) < 2 {
-				continue
-			}
-			key := c + "\x00" + strings.Join(owners, ",")
-			seen[key] = true
-			runs[key]++
-			if v := open[key]; v != nil {
-				v.ToMs = s.AtMs
-				continue
-			}
-			open[key] = &Violation{Kind: "conflict", Controller: c, Processes: owners, FromMs: s.AtMs, ToMs: s.AtMs}
-		}
-		for key, v := range open {
-			if !seen[key] {
-				if runs[key] >= 2 {
-					out = append(out, t.describeConflict(*v))
-				}
-				delete(open, key)
-				delete(runs, key)
-			}
-		}
-	}
-	for key, v := range open {
-		if runs[key] >= 2 {
-			out = append(out, t.describeConflict(*v))
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].FromMs < out[j].FromMs })
 	return out
 }
 

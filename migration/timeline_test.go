@@ -18,9 +18,21 @@ func timeline(rows ...map[string][]string) *Timeline {
 			{Name: "kcm-1", Kind: cluster.KubeControllerManager, Binary: "kube-controller-manager-fakecloud v1.30.14"},
 			{Name: "ccm-1", Kind: cluster.CloudControllerManager, Binary: "fakecloud-ccm"},
 		}}
+	// Each process's log said it started each controller it ever runs
+	// when first seen; a test of runs sets its own.
+	seen := map[Run]bool{}
 	for i, r := range rows {
 		t.Samples = append(t.Samples, Sample{AtMs: int64(i) * 500, Running: r, Leases: map[string]Lease{}})
+		for p, ctrls := range r {
+			for _, c := range ctrls {
+				if run := (Run{Process: p, Controller: c}); !seen[run] {
+					seen[run] = true
+					t.Runs = append(t.Runs, Run{Process: p, Controller: c, FromMs: int64(i) * 500, ToMs: -1})
+				}
+			}
+		}
 	}
+	t.EndMs = int64(len(rows)) * 500
 	return t
 }
 
@@ -29,7 +41,13 @@ var bounds = Bounds{Unowned: 2 * time.Second, Tolerance: time.Second}
 func TestCheckConflict(t *testing.T) {
 	both := map[string][]string{"kcm-1": {"service-lb-controller"}, "ccm-1": {"cloud-node-controller", "service-lb-controller"}}
 	kcm := map[string][]string{"kcm-1": {"service-lb-controller"}, "ccm-1": {"cloud-node-controller"}}
-	v := timeline(kcm, both, both, both, kcm).Check(bounds)
+	tl := timeline(kcm, both, both, both, kcm)
+	tl.EndMs = 2000
+	tl.Runs = []Run{
+		{Process: "kcm-1", Controller: "service-lb-controller", FromMs: 0, ToMs: -1},
+		{Process: "ccm-1", Controller: "service-lb-controller", FromMs: 500, ToMs: 1500},
+	}
+	v := tl.Check(bounds)
 	if len(v) != 1 || v[0].Kind != "conflict" || v[0].FromMs != 500 || v[0].ToMs != 1500 {
 		t.Fatalf("violations %v, want one conflict from 500ms to 1.5s", v)
 	}
@@ -38,9 +56,86 @@ func TestCheckConflict(t *testing.T) {
 			t.Errorf("detail %q lacks %q", v[0].Detail, want)
 		}
 	}
-	// One sample of overlap is sampling skew, not a conflict.
-	if v := timeline(kcm, both, kcm).Check(bounds); len(v) != 0 {
-		t.Errorf("one overlapping sample: %v, want none", v)
+	// Runs decide, not samples: an overlap of 100 ms that no sample saw
+	// is a conflict; runs that meet end to start are not.
+	tl = timeline(kcm, kcm)
+	tl.EndMs = 1000
+	tl.Runs = []Run{
+		{Process: "kcm-1", Controller: "service-lb-controller", FromMs: 0, ToMs: 700},
+		{Process: "ccm-1", Controller: "service-lb-controller", FromMs: 600, ToMs: -1},
+	}
+	if v := tl.Check(bounds); len(v) != 1 || v[0].Kind != "conflict" || v[0].FromMs != 600 || v[0].ToMs != 700 {
+		t.Errorf("100 ms overlap between samples: %v, want one conflict from 600ms to 700ms", v)
+	}
+	tl.Runs[1].FromMs = 700
+	if v := tl.Check(bounds); len(v) != 0 {
+		t.Errorf("a handover at 700ms: %v, want none", v)
+	}
+}
+
+// TestCheckUnrecorded: a migrated controller a process runs, with no run
+// from its log, leaves the verdict open, and says so.
+func TestCheckUnrecorded(t *testing.T) {
+	tl := timeline(map[string][]string{"kcm-1": {"service-lb-controller"}})
+	tl.Runs = nil
+	v := tl.Check(bounds)
+	if len(v) != 1 || v[0].Kind != "unrecorded" || !strings.Contains(v[0].Detail, "kcm-1 (kube-controller-manager-fakecloud v1.30.14) ran service-lb-controller") ||
+		!strings.Contains(v[0].Detail, "its log says nowhere that it started it") {
+		t.Errorf("violations %v, want service-lb-controller unrecorded for kcm-1", v)
+	}
+}
+
+// TestParseLine reads the lines the managers write, as they write them.
+func TestParseLine(t *testing.T) {
+	near := time.Date(2026, 11, 26, 14, 0, 0, 0, time.Local)
+	for _, tt := range []struct {
+		line, controller string
+		ok               bool
+		at               time.Time
+	}{
+		{`I1126 14:25:12.956827       1 controllermanager.go:338] Started "service-lb-controller"`, "service-lb-controller", true, time.Date(2026, 11, 26, 14, 25, 12, 956827000, time.Local)},
+		{`I1126 12:06:11.424875     654 controllermanager.go:761] "Started controller" controller="node-route-controller"`, "node-route-controller", true, time.Date(2026, 11, 26, 12, 6, 11, 424875000, time.Local)},
+		{`E1126 14:30:00.000001   77 controllermanager.go:304] "leaderelection lost"`, "", true, time.Date(2026, 11, 26, 14, 30, 0, 1000, time.Local)},
+		{`E1126 14:30:00.000001   77 controllermanager.go:331] "migration leaderelection lost"`, "", true, time.Date(2026, 11, 26, 14, 30, 0, 1000, time.Local)},
+		// The new year's lines of a run that began in December.
+		{`I0101 00:00:01.000000   1 controllermanager.go:338] Started "a"`, "a", true, time.Date(2027, 1, 1, 0, 0, 1, 0, time.Local)},
+		{`I1126 14:31:49.434635     699 controllermanager.go:764] "Controller starting..." controller="garbage-collector-controller"`, "garbage-collector-controller", true, time.Date(2026, 11, 26, 14, 31, 49, 434635000, time.Local)},
+		{`I1126 14:31:50.000001     699 controllermanager.go:771] "Controller terminated" controller="garbage-collector-controller"`, "garbage-collector-controller", true, time.Date(2026, 11, 26, 14, 31, 50, 1000, time.Local)},
+		{`I1126 14:25:12.956827       1 controllermanager.go:330] Starting "service-lb-controller"`, "", false, time.Time{}},
+		{`Started "service-lb-controller"`, "", false, time.Time{}},
+	} {
+		n := near
+		if tt.at.Year() == 2027 {
+			n = time.Date(2026, 12, 31, 23, 59, 0, 0, time.Local)
+		}
+		ev, ok := parseLine(tt.line, n)
+		if ok != tt.ok || ev.controller != tt.controller || !ev.at.Equal(tt.at) {
+			t.Errorf("%s: %v %q at %s, want %v %q at %s", tt.line, ok, ev.controller, ev.at, tt.ok, tt.controller, tt.at)
+		}
+	}
+}
+
+// TestLogFollower reads whole lines only, each once.
+func TestLogFollower(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "m.log")
+	if err := os.WriteFile(p, []byte("one\ntw"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := &logFollower{path: p}
+	if got, err := f.lines(); err != nil || strings.Join(got, "|") != "one" {
+		t.Fatalf("first read: %q, %v", got, err)
+	}
+	file, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file.WriteString("o\nthree\n")
+	file.Close()
+	if got, err := f.lines(); err != nil || strings.Join(got, "|") != "two|three" {
+		t.Fatalf("second read: %q, %v", got, err)
+	}
+	if got, _ := f.lines(); len(got) != 0 {
+		t.Errorf("third read: %q, want nothing new", got)
 	}
 }
 
@@ -67,6 +162,7 @@ func TestCheckLease(t *testing.T) {
 			KCMLease: {Holder: "a", Live: true}, CCMLease: {Holder: "b", Live: true}, DefaultLeaderName: {Holder: map[bool]string{true: "a", false: "c"}[i < 2], Live: true},
 		}})
 	}
+	tl.Runs = []Run{{Process: "kcm-1", Controller: "service-lb-controller", ToMs: -1}}
 	v := tl.Check(bounds)
 	if len(v) != 1 || v[0].Kind != "lease" || !strings.Contains(v[0].Detail, "held by c, which holds neither main lease") {
 		t.Errorf("violations %v, want the migration lease held by c", v)
@@ -76,6 +172,8 @@ func TestCheckLease(t *testing.T) {
 func TestSVG(t *testing.T) {
 	both := map[string][]string{"kcm-1": {"service-lb-controller"}, "ccm-1": {"service-lb-controller"}}
 	tl := timeline(both, both, both)
+	tl.EndMs = 1000
+	tl.Runs = []Run{{Process: "kcm-1", Controller: "service-lb-controller", ToMs: -1}, {Process: "ccm-1", Controller: "service-lb-controller", FromMs: 500, ToMs: -1}}
 	tl.Events = []Event{{AtMs: 500, Text: "start ccm-1"}}
 	var buf bytes.Buffer
 	if err := tl.WriteSVG(&buf, bounds); err != nil {
