@@ -261,6 +261,10 @@ func (in *instance) health() error {
 	return nil
 }
 
+// createGiveUp is how long an interrupted kind create is given to fail
+// once its nodes are deleted: within Ginkgo's grace period after Ctrl-C.
+const createGiveUp = 20 * time.Second
+
 func (in *instance) createCluster(ctx context.Context) error {
 	cfg := &v1alpha4.Cluster{
 		Nodes: []v1alpha4.Node{{Role: v1alpha4.ControlPlaneRole}},
@@ -297,14 +301,35 @@ func (in *instance) createCluster(ctx context.Context) error {
 	v1alpha4.SetDefaultsCluster(cfg)
 	in.created = true
 	p := provider(kindcluster.ProviderWithLogger(kindLogger{in.logf}))
-	if err := p.Create(in.spec.Name,
-		kindcluster.CreateWithV1Alpha4Config(cfg),
-		kindcluster.CreateWithNodeImage(in.nodeImage),
-		kindcluster.CreateWithKubeconfigPath(in.kubeconfig()),
-		kindcluster.CreateWithDisplayUsage(false),
-		kindcluster.CreateWithDisplaySalutation(false),
-	); err != nil {
-		return fmt.Errorf("kind create cluster: %w", err)
+	// kind's create takes no context and runs for a minute: Ctrl-C (or
+	// the suite's timeout) must not leave the process gone and the node
+	// containers behind. So it runs aside, and an interruption deletes
+	// what it made so far, waits for it to give up (its next step finds
+	// its containers gone), and leaves the rest to teardown's delete.
+	created := make(chan error, 1)
+	go func() {
+		created <- p.Create(in.spec.Name,
+			kindcluster.CreateWithV1Alpha4Config(cfg),
+			kindcluster.CreateWithNodeImage(in.nodeImage),
+			kindcluster.CreateWithKubeconfigPath(in.kubeconfig()),
+			kindcluster.CreateWithDisplayUsage(false),
+			kindcluster.CreateWithDisplaySalutation(false),
+		)
+	}()
+	select {
+	case err := <-created:
+		if err != nil {
+			return fmt.Errorf("kind create cluster: %w", err)
+		}
+	case <-ctx.Done():
+		in.logf("kind create cluster %s interrupted (%v): deleting its nodes", in.spec.Name, context.Cause(ctx))
+		_ = provider().Delete(in.spec.Name, in.kubeconfig())
+		select {
+		case <-created:
+		case <-time.After(createGiveUp):
+			in.logf("kind create cluster %s still running after %s; deleting again", in.spec.Name, createGiveUp)
+		}
+		return fmt.Errorf("kind create cluster: interrupted: %w", context.Cause(ctx))
 	}
 	list, err := p.ListNodes(in.spec.Name)
 	if err != nil {
