@@ -6,8 +6,11 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -63,15 +66,31 @@ var _ = framework.Describe("LoadBalancer data path", Needs(providers.LoadBalance
 		s, err := jig.CreateOnlyLocalLoadBalancerService(ctx, env().Timeouts.LoadBalancer, true, annotate)
 		framework.ExpectNoError(err, "create the Service and its backend")
 		ip := ingressIP(ctx, s)
+		nodes, err := f.ClientSet.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		framework.ExpectNoError(err)
+		var nodeIPs []netip.Addr
+		for _, n := range nodes.Items {
+			if a, err := netip.ParseAddr(nodeInternalIP(&n)); err == nil {
+				nodeIPs = append(nodeIPs, a)
+			}
+		}
+		// A poll asks a few times: a load balancer that also sends to
+		// nodes without the endpoint must not hide, behind a reset, what
+		// the backend saw when it was reached.
 		framework.ExpectNoError(WaitForCloud(ctx, env().Timeouts.LoadBalancer, "the backend to see the client's own address", func(ctx context.Context) error {
-			local, seen, err := clientIP(ctx, ip, 80)
-			if err != nil {
-				return err
+			var unreached error
+			for range len(nodeIPs) + 1 {
+				local, seen, err := clientIP(ctx, ip, 80, nodeIPs)
+				if err != nil {
+					unreached = err
+					continue
+				}
+				if seen != local {
+					return fmt.Errorf("Service %s/%s: expected the backend to see client address %s, actual %s", s.Namespace, s.Name, local, seen)
+				}
+				return nil
 			}
-			if seen != local {
-				return fmt.Errorf("Service %s/%s: expected the backend to see client address %s, actual %s", s.Namespace, s.Name, local, seen)
-			}
-			return nil
+			return unreached
 		}))
 	})
 
@@ -84,11 +103,15 @@ var _ = framework.Describe("LoadBalancer data path", Needs(providers.LoadBalance
 		ginkgo.By("reaching the backend through " + ip)
 		e2eservice.TestReachableHTTP(ctx, ip, 80, env().Timeouts.LoadBalancer)
 
+		// kube-proxy answers the health check node port: 200 where the
+		// Service has an endpoint, 503 elsewhere. This is what the load
+		// balancer must be told to ask.
 		ginkgo.By("probing the health check node port on every node")
 		withEndpoint, err := jig.GetEndpointNodeNames(ctx)
 		framework.ExpectNoError(err)
 		nodes, err := f.ClientSet.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 		framework.ExpectNoError(err)
+		without := 0
 		for _, n := range nodes.Items {
 			addr := nodeInternalIP(&n)
 			if addr == "" {
@@ -97,6 +120,8 @@ var _ = framework.Describe("LoadBalancer data path", Needs(providers.LoadBalance
 			want := http.StatusServiceUnavailable
 			if withEndpoint.Has(n.Name) {
 				want = http.StatusOK
+			} else {
+				without++
 			}
 			framework.ExpectNoError(WaitForCloud(ctx, env().Timeouts.LoadBalancer, "the health check of node "+n.Name, func(ctx context.Context) error {
 				got, err := httpStatus(ctx, "http://"+net.JoinHostPort(addr, strconv.Itoa(int(s.Spec.HealthCheckNodePort)))+"/healthz")
@@ -109,8 +134,82 @@ var _ = framework.Describe("LoadBalancer data path", Needs(providers.LoadBalance
 				return nil
 			}))
 		}
+		if without == 0 {
+			framework.Failf("Service %s/%s: every node has an endpoint, so where the load balancer sends traffic proves nothing: expected a node without one", s.Namespace, s.Name)
+		}
+
+		// A node without an endpoint drops what reaches its node port
+		// (externalTrafficPolicy=Local), so a load balancer that sends
+		// there, having not been told the health check or not asking it,
+		// fails a share of requests: each a connection of its own.
+		n := spreadRequests * len(nodes.Items)
+		ginkgo.By(fmt.Sprintf("sending %d requests through %s, each to be answered through a node with an endpoint (%s)", n, ip, strings.Join(withEndpoint.List(), ", ")))
+		framework.ExpectNoError(WaitForCloud(ctx, env().Timeouts.LoadBalancer, fmt.Sprintf("every one of %d requests through %s answered", n, ip), func(ctx context.Context) error {
+			answered, failed, first := spread(ctx, ip, 80, n)
+			if failed > 0 {
+				return fmt.Errorf("Service %s/%s: expected the load balancer to send all %d requests to nodes with an endpoint (%s), actual: %d answered (by %v), %d failed, as at a node without one (first: %v)",
+					s.Namespace, s.Name, n, strings.Join(withEndpoint.List(), ", "), n-failed, answered, failed, first)
+			}
+			return nil
+		}))
 	})
 })
+
+// spreadRequests is how many requests per node the health-check spec
+// sends: enough that a load balancer sending to every node, by turns or
+// by hash, sends some to each.
+const spreadRequests = 8
+
+// spread sends n requests for netexec's /hostname to ip:port, each on a
+// connection of its own, a few at a time, and counts the answers by the
+// pod that gave them and the failures.
+func spread(ctx context.Context, ip string, port, n int) (answered map[string]int, failed int, first error) {
+	answered = map[string]int{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, 8)
+	client := &http.Client{Timeout: 3 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	url := "http://" + net.JoinHostPort(ip, strconv.Itoa(port)) + "/hostname"
+	for range n {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			host, err := get(ctx, client, url)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				failed++
+				if first == nil {
+					first = err
+				}
+				return
+			}
+			answered[host]++
+		})
+	}
+	wg.Wait()
+	return answered, failed, first
+}
+
+func get(ctx context.Context, client *http.Client, url string) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+	if err != nil {
+		return "", err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return strings.TrimSpace(string(body)), nil
+}
 
 // ingressIP is the address packets to the Service's ingress go to: its
 // IP, or for an ingress hostname (AWS's load balancers have one), the
@@ -171,10 +270,16 @@ func udpHostname(ip string, port int) (string, error) {
 
 // clientIP returns the local address of a connection to ip:port and the
 // address netexec's /clientip says the connection came from.
-func clientIP(ctx context.Context, ip string, port int) (local, seen string, err error) {
+func clientIP(ctx context.Context, ip string, port int, nodes []netip.Addr) (local, seen string, err error) {
 	var localAddr string
+	d := &net.Dialer{Timeout: 2 * time.Second}
+	if from, err := clientAddr(ip, nodes); err != nil {
+		return "", "", err
+	} else if from.IsValid() {
+		d.LocalAddr = net.TCPAddrFromAddrPort(netip.AddrPortFrom(from, 0))
+	}
 	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-		c, err := (&net.Dialer{Timeout: 2 * time.Second}).DialContext(ctx, network, addr)
+		c, err := d.DialContext(ctx, network, addr)
 		if err == nil {
 			localAddr, _, _ = net.SplitHostPort(c.LocalAddr().String())
 		}
@@ -199,6 +304,32 @@ func clientIP(ctx context.Context, ip string, port int) (local, seen string, err
 		return "", "", fmt.Errorf("netexec /clientip answered %q: %w", body, err)
 	}
 	return localAddr, host, nil
+}
+
+// clientAddr is the address the source-IP spec's client connects from: the
+// kernel's choice (invalid), but for a load balancer on this machine (a
+// loopback ingress IP: fakecloud's) an address of this machine off
+// loopback, since a loopback source can never reach a node, whatever the
+// load balancer keeps; and off the nodes' network (nodes), whose address
+// of this machine a proxying load balancer would connect from itself.
+func clientAddr(ingress string, nodes []netip.Addr) (netip.Addr, error) {
+	ip, err := netip.ParseAddr(ingress)
+	if err != nil || !ip.IsLoopback() {
+		return netip.Addr{}, nil
+	}
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return netip.Addr{}, err
+	}
+	for _, a := range addrs {
+		p, err := netip.ParsePrefix(a.String())
+		if err != nil || p.Addr().Is4() != ip.Is4() || p.Addr().IsLoopback() || p.Addr().IsLinkLocalUnicast() ||
+			slices.ContainsFunc(nodes, p.Contains) {
+			continue
+		}
+		return p.Addr(), nil
+	}
+	return netip.Addr{}, fmt.Errorf("the load balancer %s is on this machine, which has no address off loopback and off the nodes' network for a client whose address it could keep", ingress)
 }
 
 func httpStatus(ctx context.Context, url string) (int, error) {

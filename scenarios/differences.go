@@ -78,7 +78,7 @@ func step(ctx context.Context, f *framework.Framework, name providers.Step, chec
 	d := differenceOf(spec, name)
 	if d == nil {
 		ginkgo.By("checking step " + string(name))
-		framework.ExpectNoError(check(ctx))
+		framework.ExpectNoError(check(ctx), "step %s", name)
 		return true
 	}
 	provider := env().Cluster.Profile.Name

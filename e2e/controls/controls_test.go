@@ -44,7 +44,8 @@ type control struct {
 	label string
 	// focus, if set, narrows them further (a Ginkgo focus regexp).
 	focus string
-	// config is the provider config that breaks the cloud.
+	// config is the provider config that breaks the cloud; with profile,
+	// the profile file's cloudConfig.
 	config any
 	// ccmMigration, if set, is the CCMs' LeaderMigrationConfiguration in
 	// the leader-migration specs: a broken migration rather than a broken
@@ -224,6 +225,7 @@ var controls = []control{
 		name:    "kind datapath with no load balancer backends and no routes",
 		cluster: "kind",
 		label:   "datapath",
+		focus:   "carries TCP and UDP|health-checks only nodes with endpoints|carries pod traffic",
 		config: fake.Config{Faults: []api.Fault{
 			{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreBackends},
 			{Operation: api.OpCreateRoute, Kind: api.FaultIgnore, Field: api.IgnoreRoute},
@@ -235,6 +237,82 @@ var controls = []control{
 		},
 	},
 	{
+		// Real nodes again, for the steps after reachability: load
+		// balancers that send to every node, never told the health check,
+		// and that proxy, handing backends fakecloud's address.
+		name:    "kind load balancers with no health check, proxying",
+		cluster: "kind",
+		label:   "datapath",
+		focus:   "health-checks only nodes with endpoints|preserves the client source IP",
+		config: fake.Config{ProxyLoadBalancers: true, Faults: []api.Fault{
+			{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreHealthCheck},
+		}},
+		fail: map[string][]string{
+			"health-checks only nodes with endpoints": {"expected the load balancer to send all", "requests to nodes with an endpoint", "failed, as at a node without one"},
+			"preserves the client source IP":          {"expected the backend to see client address ", ", actual "},
+		},
+	},
+	{
+		// The later steps of two specs: a cloud that keeps a load
+		// balancer's first listeners through a port change, and refuses
+		// to create a joining node's route a second time.
+		name:  "load balancer port change ignored, route never recreated",
+		label: "loadbalancer || route",
+		focus: "follows a changed port|removes a deleted node's route",
+		config: fake.Config{Faults: []api.Fault{
+			{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreListeners, After: 1},
+			{Operation: api.OpCreateRoute, Instance: "route-*", Kind: api.FaultError, Status: 500, Message: "injected: route table full for recreated routes", After: 1},
+		}},
+		fail: map[string][]string{
+			"follows a changed port and node port": {"expected cloud load balancer", "listeners [TCP:8080->", "actual [TCP:80->"},
+			"removes a deleted node's route":       {"node route-", "expected a route for its pod CIDR", "actual: none"},
+		},
+	},
+	{
+		// A cloud whose error is another than the one the spec injects:
+		// the event must name the cloud's own error.
+		name:   "load balancer creation failing with another error",
+		label:  "loadbalancer",
+		focus:  "reports a failed creation",
+		config: fake.Config{Faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultError, Status: 503, Message: "injected: load balancer API unavailable"}}},
+		fail: map[string][]string{
+			"reports a failed creation as an event and retries": {`expected event SyncLoadBalancerFailed mentioning "injected by the harness: load balancer quota exceeded"`, "injected: load balancer API unavailable"},
+		},
+	},
+	{
+		// The backends spec's join step: the cloud keeps a load
+		// balancer's first backends through every update.
+		name:   "load balancer backends frozen after creation",
+		label:  "loadbalancer",
+		focus:  "updates the backends when nodes join",
+		config: fake.Config{Faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreBackends, After: 1}}},
+		fail: map[string][]string{
+			"updates the backends when nodes join": {"step join: ", "Service loadbalancer-", "(every eligible node), actual [node-1 node-2 node-3]"},
+		},
+	},
+	{
+		// Its exclude and leave steps: a cloud that never lets a backend
+		// go. The exclusion's failure is stated as a known difference,
+		// so the spec goes on to the leave step, which fails too: the
+		// deleted node stays a backend. Were the exclusion to pass, the
+		// difference would fail the spec as no longer holding.
+		name:    "load balancer backends never removed",
+		label:   "loadbalancer",
+		focus:   "updates the backends when nodes join",
+		profile: "e2e/testdata/fakecloud-ccm-image.yaml",
+		config:  fake.Config{Faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreBackendRemovals}}},
+		differences: []providers.Difference{{Spec: "updates the backends when nodes join, leave, or are excluded", Step: providers.StepExclude,
+			Shows: "(every eligible node), actual [lb-", Evidence: "stated for the control: the cloud keeps every backend"}},
+		fail: map[string][]string{
+			"updates the backends when nodes join": {"step leave: ", "backends [node-1 node-2 node-3] (every eligible node), actual [lb-"},
+		},
+	},
+	{
+		// The power-on step of the shutdown spec has no control: the
+		// CCM's node lifecycle controller (k8s.io/cloud-provider's)
+		// removes the shutdown taint from any Ready node before it asks
+		// the cloud anything, so no cloud fault can keep the taint: its
+		// control needs a CCM built to leave it, which is not written.
 		name:   "node never deleted nor tainted",
 		label:  "node-lifecycle",
 		config: fake.Config{Faults: []api.Fault{{Operation: api.OpAny, Kind: api.FaultCorrupt, Field: api.CorruptState, Value: string(api.StateRunning)}}},
@@ -512,7 +590,7 @@ func TestNegativeControls(t *testing.T) {
 
 // changedProfile is the profile file path (of this repository) with its
 // manifests as change leaves them, for PROVIDER=external.
-func changedProfile(t *testing.T, path string, change func([]byte) []byte, differences []providers.Difference) []byte {
+func changedProfile(t *testing.T, path string, change func([]byte) []byte, differences []providers.Difference, cloudConfig any) []byte {
 	t.Helper()
 	path = filepath.Join(sourceRoot(t), path)
 	data, err := os.ReadFile(path)
@@ -542,6 +620,9 @@ func changedProfile(t *testing.T, path string, change func([]byte) []byte, diffe
 	}
 	if differences != nil {
 		f.Differences = differences
+	}
+	if cloudConfig != nil {
+		f.CloudConfig = cloudConfig
 	}
 	if archive, ok := strings.CutPrefix(f.CCM.Image, "docker-archive:"); ok && !filepath.IsAbs(archive) {
 		f.CCM.Image = "docker-archive:" + filepath.Join(dir, archive)
@@ -574,7 +655,7 @@ func run(t *testing.T, suite string, c control) {
 		t.Fatal(err)
 	}
 	if c.profile != "" {
-		provider, cfg = providers.External, changedProfile(t, c.profile, c.manifests, c.differences)
+		provider, cfg = providers.External, changedProfile(t, c.profile, c.manifests, c.differences, c.config)
 	}
 	cfgFile := filepath.Join(t.TempDir(), "provider.yaml")
 	if err := os.WriteFile(cfgFile, cfg, 0o600); err != nil {
@@ -663,7 +744,7 @@ func run(t *testing.T, suite string, c control) {
 	}
 	assertNothingLeft(t, state)
 	if clusterKind == "kind" {
-		assertNoKindNodes(t)
+		assertNoKindNodes(t, artifacts)
 	}
 	if t.Failed() {
 		t.Logf("suite log: %s", logFile)
@@ -687,19 +768,25 @@ func assertNothingLeft(t *testing.T, state string) {
 	}
 }
 
-// assertNoKindNodes fails if a node container of a suite's kind cluster
-// (named e2e-*) is left. Only one control makes kind clusters, so none of
-// them can be another control's.
-func assertNoKindNodes(t *testing.T) {
+// assertNoKindNodes fails if a node container is left of a kind cluster
+// the suite brought up: those whose logs it kept (artifacts/logs/e2e-*).
+// Kind controls run side by side: another's cluster is not this one's.
+func assertNoKindNodes(t *testing.T, artifacts string) {
 	t.Helper()
-	out, err := exec.Command("docker", "ps", "--all", "--filter", "label=io.x-k8s.kind.cluster", "--format", "{{.Names}}").Output()
-	if err != nil {
-		t.Errorf("docker ps: %v", err)
+	dirs, _ := filepath.Glob(filepath.Join(artifacts, "logs", "e2e-*"))
+	if len(dirs) == 0 {
+		t.Errorf("the suite kept no logs of a cluster it brought up (%s)", filepath.Join(artifacts, "logs"))
 		return
 	}
-	for _, name := range strings.Fields(string(out)) {
-		if strings.HasPrefix(name, "e2e-") {
-			t.Errorf("kind node container left behind: %s", name)
+	for _, d := range dirs {
+		name := filepath.Base(d)
+		out, err := exec.Command("docker", "ps", "--all", "--filter", "label=io.x-k8s.kind.cluster="+name, "--format", "{{.Names}}").Output()
+		if err != nil {
+			t.Errorf("docker ps: %v", err)
+			return
+		}
+		for _, c := range strings.Fields(string(out)) {
+			t.Errorf("kind node container of cluster %s left behind: %s", name, c)
 		}
 	}
 }

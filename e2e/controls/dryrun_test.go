@@ -98,8 +98,6 @@ var uncontrolled = map[string]string{
 	"[downgrade] moves them back to kube-controller-manager, member by member": "the migration controls break the " +
 		"configuration every member shares, which fails the upgrade first; a control that breaks only release N's " +
 		"managers is still to be written",
-	"preserves the client source IP, with externalTrafficPolicy=Local": "no built-in provider claims " +
-		"load-balancer-source-ip: fakecloud's load balancers proxy, so the spec never runs in make test",
 }
 
 // TestEverySpecHasAControl lists the suite's specs (Ginkgo's dry run)
