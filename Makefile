@@ -76,14 +76,15 @@ build: binaries $(BIN)/e2e.test
 QUIET = $(if $(V),,--quiet)
 
 # The cluster's components are built first; the leader-migration specs'
-# managers (release N's, the older CCM: minutes on a cold cache) are built
-# niced in the background while e2e.test compiles and the other specs run,
-# and a migration spec that starts first waits on its build's lock, saying
-# so. Its log: $(ARTIFACTS)/build-migration.log.
+# managers (release N's, the older CCM: minutes on a cold cache, their
+# module downloads included) are built niced in the background from the
+# start, beside the cluster's components, while e2e.test compiles and the
+# other specs run, and a migration spec that starts first waits on its
+# build's lock, saying so. Its log: $(ARTIFACTS)/build-migration.log.
 e2e: $(BIN)/ccm-harness
-	$(BIN)/ccm-harness binaries $(BINARIES_FLAGS) --label-filter='!leader-migration' >/dev/null
 	@mkdir -p $(ARTIFACTS); log=$(ARTIFACTS)/build-migration.log; \
-	nice -n 19 $(BIN)/ccm-harness binaries $(BINARIES_FLAGS) --label-filter='$(LABEL_FILTER)' >$$log 2>&1 & bg=$$!; \
+	nice -n 19 $(BIN)/ccm-harness binaries $(BINARIES_FLAGS) --label-filter='$(LABEL_FILTER)' --leader-migration-only >$$log 2>&1 & bg=$$!; \
+	$(BIN)/ccm-harness binaries $(BINARIES_FLAGS) --label-filter='!leader-migration' >/dev/null && \
 	$(MAKE) --no-print-directory -s $(BIN)/e2e.test && \
 	cd $(CURDIR) && $(BIN)/e2e.test -ginkgo.v -ginkgo.no-color $(QUIET) \
 		-ginkgo.label-filter='$(LABEL_FILTER)' -ginkgo.timeout=1h \

@@ -11,12 +11,14 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"sigs.k8s.io/ccm-harness/cluster/local"
+	"sigs.k8s.io/ccm-harness/internal/binaries"
 	"sigs.k8s.io/ccm-harness/internal/oci"
 	"sigs.k8s.io/ccm-harness/options"
 	"sigs.k8s.io/ccm-harness/reports"
@@ -73,6 +75,7 @@ func newRoot() *cobra.Command {
 	}
 
 	var labelFilter string
+	var migrationOnly bool
 	bins := &cobra.Command{
 		Use:   "binaries",
 		Short: "Build the components a local cluster of the provider runs into the cache, and print their paths",
@@ -89,6 +92,14 @@ func newRoot() *cobra.Command {
 				return err
 			}
 			comps := s.Components(migration)
+			if migrationOnly {
+				// Only what the migration specs add: a build beside the
+				// cluster's own, which another process makes meanwhile.
+				own := s.Components(false)
+				comps = slices.DeleteFunc(comps, func(c binaries.Component) bool {
+					return slices.ContainsFunc(own, func(o binaries.Component) bool { return o.Name == c.Name })
+				})
+			}
 			paths, err := s.Binaries.Paths(cmd.Context(), comps...)
 			if err != nil {
 				return err
@@ -101,6 +112,7 @@ func newRoot() *cobra.Command {
 	}
 	o.Bind(bins.Flags(), options.FlagKubeconfig, options.FlagNodes, options.FlagArtifacts, options.FlagWait, options.FlagAPIServerPort)
 	bins.Flags().StringVar(&labelFilter, "label-filter", "", "the suite's Ginkgo label filter: the leader-migration specs' managers are built only if it selects one of them (empty selects every spec)")
+	bins.Flags().BoolVar(&migrationOnly, "leader-migration-only", false, "build only the leader-migration specs' managers, not the cluster's components: a build beside theirs (make e2e runs it in the background)")
 	var packTag, packOut string
 	pack := &cobra.Command{
 		Use:   "pack BINARY",

@@ -994,3 +994,24 @@ func TestMatrixBadInput(t *testing.T) {
 		t.Errorf("matrix --list:\n%s\nwant stdout:\n%s", r, want)
 	}
 }
+
+// TestBinariesLeaderMigrationOnly: the build make e2e runs in the
+// background makes only what the leader-migration specs add, so it never
+// takes a cluster component's build from the foreground.
+func TestBinariesLeaderMigrationOnly(t *testing.T) {
+	out, err := exec.Command(cli, "binaries", "--provider=fake", "--ccm-version=", "--leader-migration-only").Output()
+	if err != nil {
+		t.Fatalf("binaries --leader-migration-only: %v\n%s", err, out)
+	}
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		got = append(got, strings.Fields(line)[0])
+	}
+	if want := []string{"kube-controller-manager-fakecloud", "fakecloud-ccm-older"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("expected %v, actual %v", want, got)
+	}
+	out, err = exec.Command(cli, "binaries", "--provider=fake", "--ccm-version=", "--leader-migration-only", "--label-filter=!leader-migration").Output()
+	if err != nil || len(bytes.TrimSpace(out)) != 0 {
+		t.Errorf("with no migration spec selected: %q, %v; expected nothing built", out, err)
+	}
+}

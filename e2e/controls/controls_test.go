@@ -105,11 +105,18 @@ var controls = []control{
 		},
 	},
 	{
-		name:   "wrong zone",
-		label:  "zone",
-		config: fake.Config{Faults: []api.Fault{{Operation: api.OpAny, Instance: "node-1", Kind: api.FaultCorrupt, Field: api.CorruptZone, Value: "fake-region-9z"}}},
+		// And the backends spec's join step: the cloud keeps a load
+		// balancer's first backends through every update.
+		name:  "wrong zone, load balancer backends frozen after creation",
+		label: "zone || loadbalancer",
+		focus: "labels the zone and region|updates the backends when nodes join",
+		config: fake.Config{Faults: []api.Fault{
+			{Operation: api.OpAny, Instance: "node-1", Kind: api.FaultCorrupt, Field: api.CorruptZone, Value: "fake-region-9z"},
+			{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreBackends, After: 1},
+		}},
 		fail: map[string][]string{
 			"labels the zone and region the cloud reports": {"node node-1", "expected label topology.kubernetes.io/zone=\"fake-region-1", `actual "fake-region-9z"`},
+			"updates the backends when nodes join":         {"step join: ", "Service loadbalancer-", "(every eligible node), actual [node-1 node-2 node-3]"},
 		},
 	},
 	{
@@ -210,12 +217,18 @@ var controls = []control{
 		},
 	},
 	{
-		name:   "route never deleted",
-		label:  "route",
-		focus:  "removes a deleted node's route",
-		config: fake.Config{Faults: []api.Fault{{Operation: api.OpDeleteRoute, Kind: api.FaultError, Status: 500, Message: "injected: route table locked"}}},
+		// And a cloud whose load balancer error is another than the one
+		// the spec injects: the event must name the cloud's own error.
+		name:  "route never deleted, load balancer creation failing with another error",
+		label: "route || loadbalancer",
+		focus: "removes a deleted node's route|reports a failed creation",
+		config: fake.Config{Faults: []api.Fault{
+			{Operation: api.OpDeleteRoute, Kind: api.FaultError, Status: 500, Message: "injected: route table locked"},
+			{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultError, Status: 503, Message: "injected: load balancer API unavailable"},
+		}},
 		fail: map[string][]string{
-			"removes a deleted node's route": {"to node route-", "expected none (no node has that pod CIDR), actual: present"},
+			"removes a deleted node's route":                    {"to node route-", "expected none (no node has that pod CIDR), actual: present"},
+			"reports a failed creation as an event and retries": {`expected event SyncLoadBalancerFailed mentioning "injected by the harness: load balancer quota exceeded"`, "injected: load balancer API unavailable"},
 		},
 	},
 	{
@@ -266,28 +279,6 @@ var controls = []control{
 		fail: map[string][]string{
 			"follows a changed port and node port": {"expected cloud load balancer", "listeners [TCP:8080->", "actual [TCP:80->"},
 			"removes a deleted node's route":       {"node route-", "expected a route for its pod CIDR", "actual: none"},
-		},
-	},
-	{
-		// A cloud whose error is another than the one the spec injects:
-		// the event must name the cloud's own error.
-		name:   "load balancer creation failing with another error",
-		label:  "loadbalancer",
-		focus:  "reports a failed creation",
-		config: fake.Config{Faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultError, Status: 503, Message: "injected: load balancer API unavailable"}}},
-		fail: map[string][]string{
-			"reports a failed creation as an event and retries": {`expected event SyncLoadBalancerFailed mentioning "injected by the harness: load balancer quota exceeded"`, "injected: load balancer API unavailable"},
-		},
-	},
-	{
-		// The backends spec's join step: the cloud keeps a load
-		// balancer's first backends through every update.
-		name:   "load balancer backends frozen after creation",
-		label:  "loadbalancer",
-		focus:  "updates the backends when nodes join",
-		config: fake.Config{Faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreBackends, After: 1}}},
-		fail: map[string][]string{
-			"updates the backends when nodes join": {"step join: ", "Service loadbalancer-", "(every eligible node), actual [node-1 node-2 node-3]"},
 		},
 	},
 	{
