@@ -41,6 +41,7 @@ var (
 	waitScale       = flag.Float64("wait-scale", 1, "multiplies every scenario timeout (negative controls shorten them)")
 	migrationCfg    = flag.String("leader-migration-config", "", "LeaderMigrationConfiguration file (controllermanager.config.k8s.io v1alpha1, v1beta1 or v1) for every manager of the [leader-migration] specs (default: the harness's, migrating service-lb, node-route and cloud-node-lifecycle)")
 	ccmMigrationCfg = flag.String("ccm-leader-migration-config", "", "LeaderMigrationConfiguration file for the CCMs alone in the [leader-migration] specs (default: --leader-migration-config)")
+	rollbackCfg     = flag.String("rollback-leader-migration-config", "", "LeaderMigrationConfiguration file for release N's kube-controller-managers that the [downgrade] spec brings back: a rollback's own configuration (default: --leader-migration-config)")
 	migrationDef    = flag.Bool("leader-migration-default", false, "run the managers of the [leader-migration] specs with --enable-leader-migration and no configuration file: each with its own built-in default")
 )
 
@@ -402,7 +403,7 @@ var _ = ginkgo.BeforeSuite(func(ctx context.Context) {
 	framework.TestContext.Host = ""
 
 	env := &scenarios.Env{Cluster: c.Cluster, Timeouts: timeouts, ArtifactsDir: run.dir, DryRun: *dryRun, InitialNodesInitialized: c.Initialized}
-	env.LeaderMigration, env.CCMLeaderMigration, env.LeaderMigrationDefault = *migrationCfg, *ccmMigrationCfg, *migrationDef
+	env.LeaderMigration, env.CCMLeaderMigration, env.RollbackLeaderMigration, env.LeaderMigrationDefault = *migrationCfg, *ccmMigrationCfg, *rollbackCfg, *migrationDef
 	if l, ok := setup.Runtime.(cluster.ControllerLister); ok {
 		env.Controllers = func(ctx context.Context, m cluster.ManagerSpec) ([]string, error) {
 			return l.Controllers(ctx, setup.Spec(name), m)

@@ -34,9 +34,11 @@ type Env struct {
 	// NewCluster's would register; nil where the suite cannot tell.
 	Controllers func(ctx context.Context, m cluster.ManagerSpec) ([]string, error)
 	// LeaderMigration is the user's LeaderMigrationConfiguration file for
-	// the leader-migration specs, and CCMLeaderMigration one for the CCMs
-	// alone; "" means the harness's own.
-	LeaderMigration, CCMLeaderMigration string
+	// the leader-migration specs, CCMLeaderMigration one for the CCMs
+	// alone, and RollbackLeaderMigration one for release N's managers the
+	// downgrade brings back (a rollback's own); "" means the harness's own,
+	// or LeaderMigration's.
+	LeaderMigration, CCMLeaderMigration, RollbackLeaderMigration string
 	// LeaderMigrationDefault runs the managers of the leader-migration
 	// specs with leader migration and no configuration file, each with the
 	// default its library builds in.

@@ -48,12 +48,12 @@ const soak = 3 * time.Second
 var _ = framework.Describe("Leader migration", framework.WithLabel(labels.LeaderMigration), Needs(NeedHA), ginkgo.Ordered, func() {
 	const members = 3
 	var (
-		c           *cluster.Cluster
-		cs          kubernetes.Interface
-		rec         *migration.Recorder
-		bounds      migration.Bounds
-		cfg, ccmCfg migration.Config
-		profile     providers.Profile
+		c                        *cluster.Cluster
+		cs                       kubernetes.Interface
+		rec                      *migration.Recorder
+		bounds                   migration.Bounds
+		cfg, ccmCfg, rollbackCfg migration.Config
+		profile                  providers.Profile
 		// watched are the controllers the specs wait for a manager to run:
 		// the cloud controllers, and whatever else the config migrates.
 		watched     []string
@@ -75,10 +75,15 @@ var _ = framework.Describe("Leader migration", framework.WithLabel(labels.Leader
 		}
 		return spec
 	}
-	releaseN := func(member int) []cluster.ManagerSpec {
-		return []cluster.ManagerSpec{migrate(cluster.ManagerSpec{Name: name(member, "kcm-intree"), Kind: cluster.KubeControllerManager, Binary: profile.InTreeKCM,
-			CloudProvider: profile.CloudProvider}, cfg)}
+	releaseNWith := func(c *migration.Config) func(member int) []cluster.ManagerSpec {
+		return func(member int) []cluster.ManagerSpec {
+			return []cluster.ManagerSpec{migrate(cluster.ManagerSpec{Name: name(member, "kcm-intree"), Kind: cluster.KubeControllerManager, Binary: profile.InTreeKCM,
+				CloudProvider: profile.CloudProvider}, *c)}
+		}
 	}
+	releaseN := releaseNWith(&cfg)
+	// rollbackN is release N as the downgrade brings it back.
+	rollbackN := releaseNWith(&rollbackCfg)
 	// ccm is the member's CCM: the older release until the CCMs are
 	// upgraded, where the profile has one.
 	ccm := func(member int) cluster.ManagerSpec {
@@ -107,10 +112,14 @@ var _ = framework.Describe("Leader migration", framework.WithLabel(labels.Leader
 			cfg, err = migration.ReadConfig(e.LeaderMigration)
 			framework.ExpectNoError(err)
 		}
-		ccmCfg = cfg
+		ccmCfg, rollbackCfg = cfg, cfg
 		if e.CCMLeaderMigration != "" && !e.LeaderMigrationDefault {
 			ccmCfg, err = migration.ReadConfig(e.CCMLeaderMigration)
 			framework.ExpectNoError(err, "the CCMs' leader migration config")
+		}
+		if e.RollbackLeaderMigration != "" && !e.LeaderMigrationDefault {
+			rollbackCfg, err = migration.ReadConfig(e.RollbackLeaderMigration)
+			framework.ExpectNoError(err, "the rollback's leader migration config")
 		}
 		// Names no manager registers would leave their controllers
 		// migrated by nobody; said before any manager starts. The no-config
@@ -141,7 +150,8 @@ var _ = framework.Describe("Leader migration", framework.WithLabel(labels.Leader
 			}
 			framework.ExpectNoError(cfg.CheckNames("the leader migration config", registered))
 			framework.ExpectNoError(ccmCfg.CheckNames("the CCMs' leader migration config", registered))
-			watched = union(watched, cfg.Controllers(), ccmCfg.Controllers())
+			framework.ExpectNoError(rollbackCfg.CheckNames("the rollback's leader migration config", registered))
+			watched = union(watched, cfg.Controllers(), ccmCfg.Controllers(), rollbackCfg.Controllers())
 		}
 
 		// Without an in-tree release, the members start as release N+1's
@@ -303,7 +313,7 @@ var _ = framework.Describe("Leader migration", framework.WithLabel(labels.Leader
 			ginkgo.By("upgrading first: a downgrade starts from release N+1")
 			upgrade(ctx)
 		}
-		roll(ctx, releaseN, "mid-downgrade")
+		roll(ctx, rollbackN, "mid-downgrade")
 		waitOwners(ctx, rec, watched, bounds.Unowned*2, "release N's kube-controller-manager", cluster.KubeControllerManager)
 		// No CCM is left to initialize a node: it joins as release N's do.
 		expectServed(ctx, c, cs, rec, "after the downgrade", true)

@@ -53,6 +53,9 @@ type control struct {
 	ccmMigration []byte
 	// migration, if set, is every manager's LeaderMigrationConfiguration.
 	migration []byte
+	// rollbackMigration, if set, is that of release N's managers the
+	// downgrade brings back.
+	rollbackMigration []byte
 	// migrationDefault runs the managers with leader migration and no
 	// configuration file: each with its library's built-in default.
 	migrationDefault bool
@@ -462,6 +465,22 @@ func olderCCM(provider string) binaries.Component {
 // The controls of a broken leader migration configuration.
 var migrationControls = []control{
 	{
+		// The rollback forgets a controller: release N's kube-controller-
+		// managers the downgrade brings back run service-lb-controller
+		// under their own lease while the CCMs left run it under the
+		// migration lease. The upgrades, with the shared configuration,
+		// pass.
+		name:              "rollback leader migration config without service-lb-controller",
+		label:             "leader-migration",
+		rollbackMigration: migration.NewConfig(migration.CloudControllers...).Without(names.ServiceLBController).YAML(),
+		fail: map[string][]string{
+			"[downgrade] moves them back to kube-controller-manager": {
+				"the timeline breaks leader migration's invariants", "conflict from ",
+				"service-lb-controller ran in m", "(kube-controller-manager-fakecloud v1.30.14)", " at once, from ",
+			},
+		},
+	},
+	{
 		// Names the managers do not register: the older names of
 		// k8s.io/controller-manager's built-in default. Said in one line
 		// before any manager of the HA control plane starts.
@@ -660,7 +679,7 @@ func run(t *testing.T, suite string, c control) {
 		"--wait-scale=0.25",
 		"-ginkgo.label-filter=" + c.label, "-ginkgo.focus=" + c.focus, "-ginkgo.no-color",
 	}
-	for flag, cfg := range map[string][]byte{"--ccm-leader-migration-config": c.ccmMigration, "--leader-migration-config": c.migration} {
+	for flag, cfg := range map[string][]byte{"--ccm-leader-migration-config": c.ccmMigration, "--leader-migration-config": c.migration, "--rollback-leader-migration-config": c.rollbackMigration} {
 		if cfg == nil {
 			continue
 		}

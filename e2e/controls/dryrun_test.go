@@ -94,11 +94,7 @@ func TestMigrationSelected(t *testing.T) {
 // uncontrolled are the specs no negative control fails yet, each with
 // why: every other spec of the suite must be failed by a control of this
 // package (a spec no control fails may pass against a broken CCM).
-var uncontrolled = map[string]string{
-	"[downgrade] moves them back to kube-controller-manager, member by member": "the migration controls break the " +
-		"configuration every member shares, which fails the upgrade first; a control that breaks only release N's " +
-		"managers is still to be written",
-}
+var uncontrolled = map[string]string{}
 
 // TestEverySpecHasAControl lists the suite's specs (Ginkgo's dry run)
 // and fails for each that no control fails and uncontrolled does not
