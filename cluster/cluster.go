@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -27,7 +26,9 @@ type Runtime interface {
 	// nothing behind.
 	Up(ctx context.Context, spec Spec) (*Cluster, error)
 	// Down removes the cluster called name, processes, files and cloud
-	// resources. It is idempotent and works from a fresh harness process.
+	// resources, and redacts the cluster's secrets from its logs. It works
+	// from a fresh harness process; a name it holds no state for is
+	// ErrNoCluster, and then it removes nothing.
 	Down(ctx context.Context, name string) error
 }
 
@@ -69,12 +70,10 @@ func (s Spec) AtRelease(c binaries.Component) binaries.Component {
 	return r
 }
 
-var dns1123 = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,40}[a-z0-9])?$`)
-
 // Validate reports a spec a runtime cannot start, naming the fix.
 func (s Spec) Validate() error {
-	if !dns1123.MatchString(s.Name) {
-		return fmt.Errorf("cluster name %q is not valid: use lower-case letters, digits and '-', at most 42 characters", s.Name)
+	if err := CheckName(s.Name); err != nil {
+		return err
 	}
 	if s.Profile.Name == "" {
 		return fmt.Errorf("no provider profile given")
@@ -90,7 +89,7 @@ func (s Spec) Validate() error {
 	}
 	seen := map[string]bool{}
 	for _, m := range s.Managers {
-		if !dns1123.MatchString(m.Name) || seen[m.Name] {
+		if CheckName(m.Name) != nil || seen[m.Name] {
 			return fmt.Errorf("manager name %q is not valid or is given twice: use lower-case letters, digits and '-', a name per manager", m.Name)
 		}
 		seen[m.Name] = true

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"sigs.k8s.io/ccm-harness/internal/process"
+	"sigs.k8s.io/ccm-harness/providers"
+	"sigs.k8s.io/ccm-harness/reports"
 )
 
 // ProcessManager is a controller manager the harness runs as a process
@@ -92,6 +95,35 @@ type State struct {
 	Name       string           `json:"name"`
 	Kubeconfig string           `json:"kubeconfig"`
 	Processes  []process.Record `json:"processes"`
+	// LogDir is where the components log, and Secrets are the credentials
+	// made for the cluster or given to it: down in another process (the
+	// CLI's, the kubetest2 deployer's) redacts the logs with them. The
+	// state folder is its owner's only.
+	LogDir  string   `json:"logDir,omitempty"`
+	Secrets []string `json:"secrets,omitempty"`
+}
+
+// SecretsOf are the credentials cloud knows it made or was given.
+func SecretsOf(cloud providers.Cloud) []string {
+	if sk, ok := cloud.(providers.SecretKeeper); ok {
+		return sk.Secrets()
+	}
+	return nil
+}
+
+// RedactLogs removes the cluster's secrets from its logs, once its
+// processes have stopped and the logs are final.
+func (st State) RedactLogs() error {
+	if st.LogDir == "" {
+		return nil
+	}
+	if _, err := os.Stat(st.LogDir); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if _, err := reports.Redact(st.LogDir, st.Secrets); err != nil {
+		return fmt.Errorf("cluster %s: redact the logs in %s: %w", st.Name, st.LogDir, err)
+	}
+	return nil
 }
 
 // StateFile is the state's file in a cluster's state folder.

@@ -26,7 +26,6 @@ import (
 	"sigs.k8s.io/ccm-harness/cluster"
 	"sigs.k8s.io/ccm-harness/cluster/audit"
 	"sigs.k8s.io/ccm-harness/options"
-	"sigs.k8s.io/ccm-harness/providers"
 	"sigs.k8s.io/ccm-harness/reports"
 	"sigs.k8s.io/ccm-harness/scenarios"
 )
@@ -106,7 +105,8 @@ var run = struct {
 	dir      string
 	logDir   string
 	metadata map[string]string
-	secrets  []string
+	// secrets are those of every cluster the run brought up.
+	secrets func() []string
 	// refusals explains what the CCM's ServiceAccount was refused in the
 	// run, "" if nothing.
 	refusals string
@@ -116,7 +116,7 @@ var run = struct {
 	// measured are the run's figures: the bring-up's, and the latencies
 	// the specs report as durations.
 	measured []reports.Measurement
-}{metadata: map[string]string{}}
+}{metadata: map[string]string{}, secrets: func() []string { return nil }}
 
 // finishRun runs once every report is written: it moves the failed specs'
 // log excerpts into their JUnit failure bodies, scrubs secrets from the
@@ -129,7 +129,7 @@ func finishRun(t *testing.T, passed bool) {
 	if _, err := reports.FoldExcerpts(run.dir); err != nil {
 		t.Errorf("%v", err)
 	}
-	if n, err := reports.Redact(run.dir, run.secrets); err != nil {
+	if n, err := reports.Redact(run.dir, run.secrets()); err != nil {
 		t.Errorf("redact artifacts: %v", err)
 	} else if n > 0 {
 		t.Logf("redacted secrets from %d artifact files", n)
@@ -156,7 +156,7 @@ func finishRun(t *testing.T, passed bool) {
 	}
 	reports.WriteSummary(console, r, page)
 	if run.refusals != "" {
-		fmt.Fprint(console, reports.RedactText(run.refusals, run.secrets))
+		fmt.Fprint(console, reports.RedactText(run.refusals, run.secrets()))
 	}
 	if run.apiUses != "" {
 		fmt.Fprint(console, run.apiUses)
@@ -249,7 +249,7 @@ func registerSpecHooks() {
 			// What the CCM was refused comes first: a missing RBAC rule
 			// explains a timeout that its log may show only as retries.
 			excerpt = refusalsSince(r.StartTime) + marks.Excerpt(30)
-			excerpt = reports.RedactText(excerpt, run.secrets)
+			excerpt = reports.RedactText(excerpt, run.secrets())
 			ginkgo.AddReportEntry(reports.ExcerptEntry, reports.Excerpt(excerpt), ginkgo.ReportEntryVisibilityNever)
 		}
 		reportEnded(r, excerpt)
@@ -395,9 +395,7 @@ var _ = ginkgo.BeforeSuite(func(ctx context.Context) {
 	run.logDir = filepath.Dir(setup.LogDir(name))
 	run.metadata[reports.KeyKubernetesVersion] = c.KubernetesVersion
 	framework.ExpectNoError(reports.WriteMetadata(run.dir, run.metadata))
-	if sk, ok := c.Cloud.(providers.SecretKeeper); ok {
-		run.secrets = sk.Secrets()
-	}
+	run.secrets = setup.Secrets
 	// With no kubeconfig at flag time the framework defaulted Host, which
 	// would override the kubeconfig's server.
 	framework.TestContext.Host = ""

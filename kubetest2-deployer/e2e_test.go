@@ -508,24 +508,7 @@ func TestFailingTester(t *testing.T) {
 func TestFailedUp(t *testing.T) {
 	build(t)
 	name := clusterName(t)
-	bins := t.TempDir()
-	staged := filepath.Join(runDir, runID, "bin")
-	entries, err := os.ReadDir(staged)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if err := os.Symlink(filepath.Join(staged, e.Name()), filepath.Join(bins, e.Name())); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ccm := filepath.Join(bins, "fakecloud-ccm")
-	if err := os.Remove(ccm); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(ccm, []byte("#!/bin/sh\necho 'fakecloud-ccm: broken on purpose' >&2\nexit 3\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	bins := stagedWithCCM(t, "#!/bin/sh\necho 'fakecloud-ccm: broken on purpose' >&2\nexit 3\n")
 	r := kubetest2(t, "failed-up", 5*time.Minute, "--up", "--down", "--run-id="+runID, "--rundir="+runDir,
 		"--cluster-name="+name, "--bin-dir="+bins, "--test=exec", "--", "true")
 	if r.code == 0 {
@@ -549,4 +532,77 @@ func TestFailedUp(t *testing.T) {
 	}
 	assertSteps(t, r, map[string]string{"Up": "cloud-controller-manager exited at start"})
 	assertNothingLeft(t, name)
+}
+
+// stagedWithCCM is a --bin-dir of the staged binaries with fakecloud-ccm
+// replaced by script; "STAGED" in it is the staged binaries' folder.
+func stagedWithCCM(t *testing.T, script string) string {
+	t.Helper()
+	bins := t.TempDir()
+	staged := filepath.Join(runDir, runID, "bin")
+	entries, err := os.ReadDir(staged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() == "fakecloud-ccm" {
+			continue
+		}
+		if err := os.Symlink(filepath.Join(staged, e.Name()), filepath.Join(bins, e.Name())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script = strings.ReplaceAll(script, "STAGED", staged)
+	if err := os.WriteFile(filepath.Join(bins, "fakecloud-ccm"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bins
+}
+
+// TestDownAloneRedacts: a --down of its own, in another invocation than
+// the --up's, still knows the cloud's credentials and redacts them from
+// the logs, which only their owner could read while the cluster ran. The
+// CCM logs its cloud token bare, as no secret pattern would catch it.
+func TestDownAloneRedacts(t *testing.T) {
+	build(t)
+	name := clusterName(t)
+	token := filepath.Join(state, name, "cloud", "cloud.token")
+	bins := stagedWithCCM(t, "#!/bin/sh\necho \"spy: my credential is $(cat "+token+")\"\nexec STAGED/fakecloud-ccm \"$@\"\n")
+	up := kubetest2(t, "redact-up", 5*time.Minute, "--up", "--run-id="+runID, "--rundir="+runDir, "--cluster-name="+name, "--bin-dir="+bins)
+	t.Cleanup(func() {
+		kubetest2(t, "cleanup-"+name, 2*time.Minute, "--down", "--cluster-name="+name, "--run-id="+runID, "--rundir="+runDir)
+	})
+	if up.code != 0 {
+		t.Fatalf("kubetest2 --up: %s", up)
+	}
+	secret, err := os.ReadFile(token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(up.artifacts, "logs", name, "cloud-controller-manager.log")
+	data, err := os.ReadFile(log)
+	if err != nil || !bytes.Contains(data, append([]byte("spy: my credential is "), secret...)) {
+		t.Fatalf("the CCM did not log its token, so the test proves nothing (%v):\n%s", err, data)
+	}
+	for _, p := range []string{log, filepath.Dir(log)} {
+		if st, err := os.Stat(p); err != nil || st.Mode().Perm()&0o077 != 0 {
+			t.Errorf("while the cluster runs, %s is readable by others than its owner (%v, %v)", p, st.Mode(), err)
+		}
+	}
+
+	down := kubetest2(t, "redact-down", 2*time.Minute, "--down", "--run-id="+runID, "--rundir="+runDir, "--cluster-name="+name)
+	if down.code != 0 {
+		t.Fatalf("kubetest2 --down: %s", down)
+	}
+	assertNothingLeft(t, name)
+	data, err = os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(data, secret) || !bytes.Contains(data, []byte("spy: my credential is [REDACTED]")) {
+		t.Errorf("after --down, the CCM's log still holds the token, or no longer says it had one:\n%s", data)
+	}
+	if st, err := os.Stat(log); err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("after --down, the redacted log is not readable by all: %v, %v", st.Mode(), err)
+	}
 }

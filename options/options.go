@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"sigs.k8s.io/ccm-harness/cluster"
@@ -208,6 +209,27 @@ type Setup struct {
 	Skew skew.Verdict
 	// Logf reports progress.
 	Logf func(format string, args ...any)
+
+	secretsMu sync.Mutex
+	secrets   []string
+}
+
+// Secrets are the credentials of every cluster this setup brought up (a
+// suite's leader-migration clusters too): no artifact may hold them.
+func (s *Setup) Secrets() []string {
+	s.secretsMu.Lock()
+	defer s.secretsMu.Unlock()
+	return slices.Clone(s.secrets)
+}
+
+func (s *Setup) keepSecrets(secrets []string) {
+	s.secretsMu.Lock()
+	defer s.secretsMu.Unlock()
+	for _, v := range secrets {
+		if !slices.Contains(s.secrets, v) {
+			s.secrets = append(s.secrets, v)
+		}
+	}
 }
 
 // Resolve checks the options and returns the setup they name; an error

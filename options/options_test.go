@@ -1,7 +1,9 @@
 package options
 
 import (
+	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,7 +13,9 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"sigs.k8s.io/ccm-harness/cluster"
 	"sigs.k8s.io/ccm-harness/internal/binaries"
+	"sigs.k8s.io/ccm-harness/providers"
 	"sigs.k8s.io/ccm-harness/providers/aws"
 	"sigs.k8s.io/ccm-harness/providers/fake"
 	"sigs.k8s.io/ccm-harness/providers/openstack"
@@ -198,5 +202,37 @@ func TestArgs(t *testing.T) {
 	}
 	if got != o {
 		t.Errorf("parsed %+v\nwant   %+v", got, o)
+	}
+}
+
+// secretRuntime brings up clusters whose clouds know one secret each.
+type secretRuntime struct{ n int }
+
+type secretCloud struct {
+	providers.Cloud
+	secret string
+}
+
+func (c secretCloud) Secrets() []string { return []string{c.secret} }
+
+func (r *secretRuntime) Up(_ context.Context, spec cluster.Spec) (*cluster.Cluster, error) {
+	r.n++
+	return &cluster.Cluster{Name: spec.Name, Cloud: secretCloud{secret: fmt.Sprintf("secret-of-cluster-%d", r.n)}}, nil
+}
+
+func (r *secretRuntime) Down(context.Context, string) error { return nil }
+
+// TestSecretsOfEveryCluster: the secrets a run redacts are those of every
+// cluster it brought up, a suite's leader-migration clusters too, not only
+// its first.
+func TestSecretsOfEveryCluster(t *testing.T) {
+	s := &Setup{Options: Options{Nodes: 0}, Runtime: &secretRuntime{}, Profile: providers.Profile{Name: "p"}, ArtifactsDir: t.TempDir(), Logf: t.Logf}
+	for _, name := range []string{"main", "migration-1", "migration-2"} {
+		if _, err := s.Up(context.Background(), name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := strings.Join(s.Secrets(), ","), "secret-of-cluster-1,secret-of-cluster-2,secret-of-cluster-3"; got != want {
+		t.Errorf("expected the secrets %s, actual %s", want, got)
 	}
 }

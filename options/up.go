@@ -84,6 +84,7 @@ func (s *Setup) Up(ctx context.Context, name string, opts ...UpOption) (*Started
 	if err != nil {
 		return nil, err
 	}
+	s.keepSecrets(cluster.SecretsOf(c.Cloud))
 	st := &Started{Cluster: c}
 	fail := func(err error) (*Started, error) {
 		if o.onFailure != nil {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
 	"sigs.k8s.io/ccm-harness/cluster/manifests"
@@ -125,6 +126,10 @@ func (f File) Profile(dir string) (Profile, []byte, error) {
 	p.Name = f.Name
 	if p.Name == "" {
 		p.Name = External
+	}
+	// The name reports the provider and names files of the run.
+	if errs := validation.IsDNS1123Label(p.Name); len(errs) > 0 {
+		return fail("name %q is not valid: %s", p.Name, strings.Join(errs, "; "))
 	}
 	switch n := btoi(f.CCM.Image != "") + btoi(f.CCM.Binary != "") + btoi(f.CCM.Builtin); {
 	case n != 1:

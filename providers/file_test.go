@@ -108,6 +108,7 @@ func TestProfileFileBadInput(t *testing.T) {
 	}
 	for _, tt := range []struct{ file, want string }{
 		{"", "provider external: no profile file given"},
+		{"name: ../mine\ncloud: fake\nccm: {builtin: true}\ncapabilities: [instances]\n", `name "../mine" is not valid: a lowercase RFC 1123 label`},
 		{"cloud: fake\nccm: {builtin: true}\ncapabilities: [instances]\nextra: 1\n", `unknown field "extra"`},
 		{"ccm: {builtin: true}\n", "cloud: not set (name a built-in cloud: fake, openstack, vsphere, or none)"},
 		{"cloud: aws\nccm: {builtin: true}\n", `cloud: unknown provider "aws"`},

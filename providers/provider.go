@@ -271,8 +271,13 @@ func previousMinor(versions []string, release string) string {
 
 // CloudEnv is what a runtime hands a cloud when it starts one.
 type CloudEnv struct {
-	// Dir is the cloud's private working directory, removed on down.
+	// Dir is the cloud's private working directory, removed on down. A
+	// CCM's container mounts it whole, and a CCM process can read it.
 	Dir string
+	// AdminDir is for the cloud's admin credentials, the harness's own:
+	// apart from Dir, where the CCM under test cannot read
+	// (cluster.MakeAdminDir).
+	AdminDir string
 	// LogDir receives component logs and audit logs (under $ARTIFACTS).
 	LogDir string
 	// Processes is the cluster's process group: anything the cloud runs as

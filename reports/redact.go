@@ -23,7 +23,7 @@ var secretValue = `(?:` + regexp.QuoteMeta(Redacted) + `|(?:[^\s"',}&]|&[^#\s"',
 var secretPatterns = []*regexp.Regexp{
 	regexp.MustCompile(`(?s)-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----`),
 	regexp.MustCompile(`(?i)(authorization:\s*bearer\s+)` + secretValue),
-	regexp.MustCompile(`(?i)((?:password|passwd|secret|token)` + quote + `?\s*[:=]\s*` + quote + `?)` + secretValue),
+	regexp.MustCompile(`(?i)((?:password|passwd|secret|token|client-key-data)` + quote + `?\s*[:=]\s*` + quote + `?)` + secretValue),
 }
 
 // quote is a quote as it appears in a log line or escaped in XML.
@@ -61,27 +61,32 @@ func redact(data []byte, known [][]byte) []byte {
 // Redact rewrites every file under dir, replacing each of secrets (values
 // the run knows to be secret, such as cloud credentials) and anything
 // matching the secret patterns. It returns how many files it changed.
+// What is left is fit to publish: logs, which only their owner could read
+// while they might quote a secret, become readable by all.
 func Redact(dir string, secrets []string) (int, error) {
 	known := knownSecrets(secrets)
 	changed := 0
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !d.Type().IsRegular() {
+		if err != nil {
 			return err
+		}
+		if d.IsDir() {
+			return os.Chmod(path, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
 		}
 		data, err := os.ReadFile(path)
 		if err != nil {
 			return err
 		}
-		out := redact(data, known)
-		if bytes.Equal(out, data) {
-			return nil
+		if out := redact(data, known); !bytes.Equal(out, data) {
+			changed++
+			if err := os.WriteFile(path, out, 0o644); err != nil {
+				return err
+			}
 		}
-		changed++
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(path, out, info.Mode().Perm())
+		return os.Chmod(path, 0o644)
 	})
 	return changed, err
 }

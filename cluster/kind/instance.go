@@ -203,8 +203,12 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 		host = gateway
 	}
 	if err := in.step("cloud ready", func() error {
+		admin, err := cluster.MakeAdminDir(in.dir)
+		if err != nil {
+			return err
+		}
 		return in.cloud.Start(ctx, providers.CloudEnv{
-			Dir: filepath.Join(in.dir, "cloud"), LogDir: in.logDir(), Processes: &in.procs, Binaries: spec.Binaries,
+			Dir: filepath.Join(in.dir, "cloud"), AdminDir: admin, LogDir: in.logDir(), Processes: &in.procs, Binaries: spec.Binaries,
 			Kubeconfig: in.kubeconfig(), NodeNetworks: nets, HostAddress: host,
 		})
 	}); err != nil {
@@ -286,7 +290,7 @@ func (in *instance) createCluster(ctx context.Context) error {
 		if err := os.WriteFile(filepath.Join(policyDir, "policy.yaml"), []byte(audit.Policy), 0o644); err != nil {
 			return err
 		}
-		if err := os.MkdirAll(in.logDir(), 0o755); err != nil {
+		if err := os.MkdirAll(in.logDir(), 0o700); err != nil {
 			return err
 		}
 		cfg.Nodes[0].ExtraMounts = []v1alpha4.Mount{
@@ -510,12 +514,13 @@ func (in *instance) startCCM(ctx context.Context, bin string) (cluster.Manager, 
 	}
 	m := &cluster.ProcessManager{ManagerSpec: spec, Group: &in.procs, Endpoint: cluster.Endpoint{URL: "https://127.0.0.1:" + strconv.Itoa(port), Client: loopbackClient()}}
 	m.Proc, err = in.procs.Start(ctx, process.Spec{
-		Name:   spec.Name,
-		Path:   bin,
-		Args:   args,
-		Env:    env,
-		LogDir: in.logDir(),
-		Ready:  m.Healthz,
+		Name:         spec.Name,
+		Path:         bin,
+		Args:         args,
+		Env:          env,
+		LogDir:       in.logDir(),
+		Ready:        m.Healthz,
+		Unprivileged: true, // out of reach of the cloud's admin credentials
 	})
 	if err != nil {
 		return nil, err
@@ -555,7 +560,10 @@ func (in *instance) teardown() {
 			in.logf("kind delete cluster %s: %v", in.spec.Name, err)
 		}
 	}
-	_ = os.RemoveAll(in.dir)
+	if err := in.state(nil).RedactLogs(); err != nil {
+		in.logf("%v", err)
+	}
+	_ = cluster.RemoveStateDir(in.dir)
 	// The runtime's folder goes with its last cluster.
 	_ = os.Remove(filepath.Dir(in.dir))
 }
@@ -563,7 +571,15 @@ func (in *instance) teardown() {
 func (in *instance) saveState(records []process.Record) {
 	in.stateMu.Lock()
 	defer in.stateMu.Unlock()
-	_ = cluster.State{Name: in.spec.Name, Kubeconfig: in.kubeconfig(), Processes: records}.Write(in.dir)
+	_ = in.state(records).Write(in.dir)
+}
+
+func (in *instance) state(records []process.Record) cluster.State {
+	st := cluster.State{Name: in.spec.Name, Kubeconfig: in.kubeconfig(), Processes: records, LogDir: in.logDir()}
+	if in.cloud != nil {
+		st.Secrets = cluster.SecretsOf(in.cloud)
+	}
+	return st
 }
 
 // dockerNetworks are the subnets of the Docker network the nodes are on,

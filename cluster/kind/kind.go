@@ -121,10 +121,10 @@ func (r *Runtime) claim(name, dir string) error {
 	if st, err := cluster.ReadState(dir); err == nil {
 		st.StopRecorded()
 	}
-	if err := os.RemoveAll(dir); err != nil {
-		return err
+	if err := cluster.ResetStateDir(dir); err != nil {
+		return fmt.Errorf("cluster %s: %w", name, err)
 	}
-	return os.MkdirAll(dir, 0o700)
+	return nil
 }
 
 // Down deletes the kind cluster and stops the host's processes (the CCM
@@ -138,7 +138,12 @@ func (r *Runtime) Down(ctx context.Context, name string) error {
 		in.teardown()
 		return nil
 	}
-	dir := filepath.Join(r.stateRoot, name)
+	// Without the harness's state, the kind cluster of that name is
+	// someone else's: it is left alone.
+	dir, err := cluster.FindStateDir(r.stateRoot, name)
+	if err != nil {
+		return err
+	}
 	st, err := cluster.ReadState(dir)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("cluster %s: %w (remove %s by hand once its processes are gone)", name, err, dir)
@@ -149,7 +154,12 @@ func (r *Runtime) Down(ctx context.Context, name string) error {
 	if err := provider().Delete(name, filepath.Join(dir, kubeconfigFile)); err != nil {
 		return fmt.Errorf("kind delete cluster %s: %w", name, err)
 	}
-	if err := os.RemoveAll(dir); err != nil {
+	if st != nil {
+		if err := st.RedactLogs(); err != nil {
+			return err
+		}
+	}
+	if err := cluster.RemoveStateDir(dir); err != nil {
 		return err
 	}
 	// The runtime's folder goes with its last cluster.

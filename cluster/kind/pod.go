@@ -231,7 +231,7 @@ func waitingReason(p *v1.Pod) string {
 // followLogs copies the pods' logs into the manager's log file until ctx
 // ends, following each new pod or container restart.
 func (m *podManager) followLogs(ctx context.Context) {
-	f, err := os.OpenFile(m.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(m.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		m.in.logf("manager %s: log file: %v", m.spec.Name, err)
 		return
@@ -339,7 +339,7 @@ func (in *instance) startPod(ctx context.Context, spec cluster.ManagerSpec, img 
 	if err := m.apply(ctx); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(in.logDir(), 0o755); err != nil {
+	if err := os.MkdirAll(in.logDir(), 0o700); err != nil {
 		return nil, err
 	}
 	logCtx, stop := context.WithCancel(context.Background())

@@ -127,8 +127,12 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 		return nil, err
 	}
 	if err := in.step("cloud ready", func() error {
+		admin, err := cluster.MakeAdminDir(in.dir)
+		if err != nil {
+			return err
+		}
 		return in.cloud.Start(ctx, providers.CloudEnv{
-			Dir: filepath.Join(in.dir, "cloud"), LogDir: in.logDir(), Processes: &in.procs, Binaries: spec.Binaries,
+			Dir: filepath.Join(in.dir, "cloud"), AdminDir: admin, LogDir: in.logDir(), Processes: &in.procs, Binaries: spec.Binaries,
 			Kubeconfig: in.kubeconfig,
 		})
 	}); err != nil {
@@ -211,13 +215,24 @@ func (in *instance) teardown() {
 	for _, m := range in.inCluster {
 		m.Stop()
 	}
-	_ = os.RemoveAll(in.dir)
+	if err := in.state(nil).RedactLogs(); err != nil {
+		in.logf("%v", err)
+	}
+	_ = cluster.RemoveStateDir(in.dir)
 }
 
 func (in *instance) saveState(records []process.Record) {
 	in.stateMu.Lock()
 	defer in.stateMu.Unlock()
-	_ = cluster.State{Name: in.spec.Name, Kubeconfig: in.kubeconfig, Processes: records}.Write(in.dir)
+	_ = in.state(records).Write(in.dir)
+}
+
+func (in *instance) state(records []process.Record) cluster.State {
+	st := cluster.State{Name: in.spec.Name, Kubeconfig: in.kubeconfig, Processes: records, LogDir: in.logDir()}
+	if in.cloud != nil {
+		st.Secrets = cluster.SecretsOf(in.cloud)
+	}
+	return st
 }
 
 // etcdClientURL picks etcd's client URL, which kube-apiserver needs
@@ -462,6 +477,10 @@ func (in *instance) startManager(ctx context.Context, spec cluster.ManagerSpec) 
 			Env:    env,
 			LogDir: in.logDir(),
 			Ready:  ready,
+			// The CCM under test, out of reach of the cloud's admin
+			// credentials; kube-controller-manager runs the harness's own
+			// in-tree provider.
+			Unprivileged: spec.Kind == cluster.CloudControllerManager,
 		})
 	}
 	if err != nil {

@@ -136,25 +136,25 @@ func (r *Runtime) Up(ctx context.Context, spec cluster.Spec) (*cluster.Cluster, 
 // claim refuses a name whose cluster is still running and clears the
 // remains of one that died without `down`.
 func (r *Runtime) claim(name, dir string) error {
-	st, err := cluster.ReadState(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return os.MkdirAll(dir, 0o700)
-	}
-	if err == nil {
+	if st, err := cluster.ReadState(dir); err == nil {
 		for _, p := range st.Processes {
 			if p.Alive() {
 				return fmt.Errorf("cluster %s is already up (kubeconfig %s); take it down first with `ccm-harness down --name %s`", name, st.Kubeconfig, name)
 			}
 		}
 	}
-	if err := os.RemoveAll(dir); err != nil {
-		return err
+	if err := cluster.ResetStateDir(dir); err != nil {
+		return fmt.Errorf("cluster %s: %w", name, err)
 	}
-	return os.MkdirAll(dir, 0o700)
+	return nil
 }
 
-// Down stops the cluster's processes and removes its state.
+// Down stops the cluster's processes and removes its state. A name with no
+// state folder is ErrNoCluster, and nothing is removed.
 func (r *Runtime) Down(ctx context.Context, name string) error {
+	if err := cluster.CheckName(name); err != nil {
+		return err
+	}
 	r.mu.Lock()
 	in := r.running[name]
 	delete(r.running, name)
@@ -163,14 +163,20 @@ func (r *Runtime) Down(ctx context.Context, name string) error {
 		in.teardown()
 		return nil
 	}
-	dir := filepath.Join(r.stateRoot, name)
+	dir, err := cluster.FindStateDir(r.stateRoot, name)
+	if err != nil {
+		return err
+	}
 	st, err := cluster.ReadState(dir)
 	if errors.Is(err, os.ErrNotExist) {
-		return os.RemoveAll(dir) // nothing ran; tolerate a half-made folder
+		return cluster.RemoveStateDir(dir) // nothing ran
 	}
 	if err != nil {
 		return fmt.Errorf("cluster %s: %w (remove %s by hand once its processes are gone)", name, err, dir)
 	}
 	st.StopRecorded()
-	return os.RemoveAll(dir)
+	if err := st.RedactLogs(); err != nil {
+		return err
+	}
+	return cluster.RemoveStateDir(dir)
 }

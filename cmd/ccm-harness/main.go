@@ -7,6 +7,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"sigs.k8s.io/ccm-harness/cluster"
 	"sigs.k8s.io/ccm-harness/cluster/local"
 	"sigs.k8s.io/ccm-harness/internal/binaries"
 	"sigs.k8s.io/ccm-harness/internal/oci"
@@ -52,6 +54,9 @@ func newRoot() *cobra.Command {
 		Short: "Start a local cluster with the provider's cloud and CCM, and leave it running",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := cluster.CheckName(name); err != nil {
+				return fmt.Errorf("--name: %w", err)
+			}
 			opts := *o
 			opts.Cluster = options.Local // whatever $CLUSTER says
 			return up(cmd.Context(), opts, name)
@@ -66,7 +71,17 @@ func newRoot() *cobra.Command {
 		Short: "Stop a cluster started with up and remove its state",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := local.New().Down(cmd.Context(), name); err != nil {
+			if err := cluster.CheckName(name); err != nil {
+				return fmt.Errorf("--name: %w", err)
+			}
+			err := local.New().Down(cmd.Context(), name)
+			if errors.Is(err, cluster.ErrNoCluster) {
+				// As `kind delete cluster`: taking down what is not up
+				// is done, but the user hears which clusters there are.
+				fmt.Println(err)
+				return nil
+			}
+			if err != nil {
 				return err
 			}
 			fmt.Printf("cluster %s is down\n", name)

@@ -725,17 +725,121 @@ func TestUpTwiceThenDownTwice(t *testing.T) {
 		t.Fatalf("the refused up removed the running cluster's kubeconfig: %v", err)
 	}
 
-	for i := 1; i <= 2; i++ {
-		begin := time.Now()
-		r = e.run(t, "down", "--name", name)
-		// Not asserted: how fast the dead are reaped depends on this
-		// machine's init (see TestRecordStopOrphan in cluster/process).
-		t.Logf("down #%d took %s", i, time.Since(begin).Round(10*time.Millisecond))
-		if r.code != 0 {
-			t.Fatalf("down #%d:\n%s", i, r)
+	begin := time.Now()
+	r = e.run(t, "down", "--name", name)
+	// Not asserted: how fast the dead are reaped depends on this
+	// machine's init (see TestRecordStopOrphan in cluster/process).
+	t.Logf("down took %s", time.Since(begin).Round(10*time.Millisecond))
+	if r.code != 0 {
+		t.Fatalf("down:\n%s", r)
+	}
+	assertContains(t, "stdout of down", r.stdout, []string{"cluster " + name + " is down"})
+	assertNothingLeft(t, e, name)
+	// Down again: nothing to do, and it says so.
+	if r = e.run(t, "down", "--name", name); r.code != 0 {
+		t.Fatalf("second down:\n%s", r)
+	}
+	assertContains(t, "stdout of the second down", r.stdout, []string{"no such cluster: cluster " + name + " has no state under " + e.state + ", so nothing was taken down (clusters there: none)"})
+}
+
+// TestCCMCannotReachTheAdminAPI runs a CCM that first reaches for the
+// cloud's admin credentials, as a CCM that wanted to clear its faults
+// would, and then starts: it can neither read them nor use the admin API.
+// It also logs its own token bare, as no secret pattern would catch it:
+// the log is its owner's only while the cluster runs, and down redacts it.
+func TestCCMCannotReachTheAdminAPI(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("only a harness run as root keeps a binary CCM from its own user's files")
+	}
+	e, name := newEnv(t), clusterName(t)
+	cleanupCluster(t, e, name)
+	state := filepath.Join(e.state, name)
+	spy := `#!/bin/sh
+state=` + state + `
+try() { if "$@" >/dev/null 2>&1; then echo "spy: could $*"; else echo "spy: could not $*"; fi; }
+try cat $state/cloud-admin/admin.token
+try ls $state/cloud-admin
+endpoint=$(sed -n 's/^endpoint: //p' $state/cloud-config)
+echo "spy: my credential is $(cat $state/cloud/cloud.token)"
+echo "spy: the admin API with the cloud token: $(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $(cat $state/cloud/cloud.token)" $endpoint/admin/v1/instances)"
+exec ` + bins["fakecloud-ccm"] + ` "$@"
+`
+	r := e.run(t, "up", "--name", name, "--bin-dir", binDir(t, spy), "--nodes", "1")
+	if r.code != 0 {
+		t.Fatalf("up:\n%s", r)
+	}
+	log, err := os.ReadFile(filepath.Join(e.artifacts, "logs", name, "cloud-controller-manager.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertContains(t, "the CCM's log", string(log), []string{
+		"spy: could not cat " + state + "/cloud-admin/admin.token\n",
+		"spy: could not ls " + state + "/cloud-admin\n",
+		"spy: the admin API with the cloud token: 401\n",
+	})
+	secret, err := os.ReadFile(filepath.Join(state, "cloud", "cloud.token"))
+	if err != nil || !strings.Contains(string(log), "spy: my credential is "+string(secret)+"\n") {
+		t.Fatalf("the CCM did not log its token, so the redaction below proves nothing (%v)", err)
+	}
+	ccmLog := filepath.Join(e.artifacts, "logs", name, "cloud-controller-manager.log")
+	for _, p := range []string{ccmLog, filepath.Dir(ccmLog)} {
+		if st, err := os.Stat(p); err != nil || st.Mode().Perm()&0o077 != 0 {
+			t.Errorf("while the cluster runs, %s is readable by others than its owner (%v, %v)", p, st.Mode(), err)
 		}
-		assertContains(t, fmt.Sprintf("stdout of down #%d", i), r.stdout, []string{"cluster " + name + " is down"})
-		assertNothingLeft(t, e, name)
+	}
+	if r = e.run(t, "down", "--name", name); r.code != 0 {
+		t.Fatalf("down:\n%s", r)
+	}
+	assertNothingLeft(t, e, name)
+	after, err := os.ReadFile(ccmLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(after), string(secret)) || !strings.Contains(string(after), "spy: my credential is [REDACTED]\n") {
+		t.Errorf("after down, the CCM's log still holds the token, or no longer says it had one:\n%s", after)
+	}
+}
+
+// TestDownRemovesOnlyItsOwn: a name that is a path, an empty name and a
+// folder the harness did not make are refused or left alone, by down and
+// by up.
+func TestDownRemovesOnlyItsOwn(t *testing.T) {
+	e := newEnv(t)
+	parent := filepath.Dir(e.state)
+	for _, d := range []string{filepath.Join(parent, "keep"), filepath.Join(e.state, "foreign")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keep := writeFile(t, filepath.Join(parent, "keep"), "file", "mine")
+	foreign := writeFile(t, filepath.Join(e.state, "foreign"), "file", "mine")
+	for _, tc := range []struct {
+		args  []string
+		code  int
+		first string
+	}{
+		{[]string{"down", "--name", "../keep"}, 1, `--name: cluster name "../keep" is not valid: use lower-case letters, digits and '-', at most 42 characters`},
+		{[]string{"down", "--name", ""}, 1, `--name: cluster name "" is not valid`},
+		{[]string{"down", "--name", "."}, 1, `--name: cluster name "." is not valid`},
+		{[]string{"up", "--name", "../keep"}, 1, `--name: cluster name "../keep" is not valid`},
+		{[]string{"down", "--name", "foreign"}, 0, "no such cluster: cluster foreign has no state under " + e.state + ", so nothing was taken down (clusters there: none)"},
+		{[]string{"up", "--name", "foreign", "--bin-dir", binDir(t, "")}, 1, "cluster foreign: " + filepath.Dir(foreign) + " is not a cluster's state folder (no .ccm-harness-cluster in it): left alone; remove it by hand if it is yours"},
+	} {
+		r := e.run(t, tc.args...)
+		if r.code != tc.code {
+			t.Errorf("%v: want exit code %d:\n%s", tc.args, tc.code, r)
+			continue
+		}
+		out := r.stdout
+		if tc.code != 0 {
+			out, _ = errorReport(t, r)
+		}
+		assertContains(t, fmt.Sprintf("%v", tc.args), out, []string{tc.first})
+		for _, f := range []string{keep, foreign} {
+			if _, err := os.Stat(f); err != nil {
+				t.Fatalf("%v removed %s, which the harness did not make: %v", tc.args, f, err)
+			}
+		}
 	}
 }
 

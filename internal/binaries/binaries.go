@@ -16,7 +16,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"go/parser"
 	"go/token"
@@ -30,13 +29,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"golang.org/x/mod/modfile"
 	"golang.org/x/mod/module"
 	"golang.org/x/sync/errgroup"
 
+	"sigs.k8s.io/ccm-harness/internal/filelock"
 	"sigs.k8s.io/ccm-harness/internal/oci"
 )
 
@@ -332,7 +331,7 @@ func (s *Source) Paths(ctx context.Context, comps ...Component) (map[string]stri
 			}
 			out[c.Name] = c.Path
 		case c.Image != "":
-			img, err := oci.Unpack(c.Image, filepath.Join(s.cacheDir(), "images"))
+			img, err := oci.Unpack(ctx, c.Image, filepath.Join(s.cacheDir(), "images"))
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", c.Name, err)
 			}
@@ -493,7 +492,7 @@ func (s *Source) lockBuild(ctx context.Context, comps []Component) (func(), erro
 	}
 	slices.Sort(key)
 	path := filepath.Join(s.cacheDir(), "locks", strings.Join(key, "+")+".lock")
-	if unlock, err := tryLockFile(path); err != nil || unlock != nil {
+	if unlock, err := filelock.TryLock(path); err != nil || unlock != nil {
 		return unlock, err
 	}
 	// make e2e builds the leader-migration specs' managers in the
@@ -509,28 +508,7 @@ func (s *Source) lockBuild(ctx context.Context, comps []Component) (func(), erro
 	if !said {
 		s.logf("waiting for %s: another process is building it", describe(comps))
 	}
-	return lockFileContext(ctx, path, describe(comps))
-}
-
-// lockPoll is how often a wait for another process's build tries its lock.
-const lockPoll = 250 * time.Millisecond
-
-// lockFileContext is lockFile that gives up when ctx ends (a spec's
-// timeout, Ctrl-C), saying which build it waited for: a blocking flock
-// would outlive both.
-func lockFileContext(ctx context.Context, path, what string) (func(), error) {
-	tick := time.NewTicker(lockPoll)
-	defer tick.Stop()
-	for {
-		if unlock, err := tryLockFile(path); err != nil || unlock != nil {
-			return unlock, err
-		}
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("gave up waiting for %s, which another process is building (its lock %s): %w", what, path, context.Cause(ctx))
-		case <-tick.C:
-		}
-	}
+	return filelock.Lock(ctx, path, describe(comps)+", which another process is building")
 }
 
 func (s *Source) buildGroup(ctx context.Context, src string, comps []Component, ldflags string, paths map[string]string) error {
@@ -637,7 +615,7 @@ func (s *Source) runBuild(cmd *exec.Cmd, comps []Component, why string) ([]byte,
 	s.logf("built %s in %s", key, took.Round(time.Second))
 	// Builds end at once in this process and others: read again, under a
 	// lock, before writing.
-	if unlock, err := lockFile(times + ".lock"); err == nil {
+	if unlock, err := filelock.Lock(context.Background(), times+".lock", "the build times"); err == nil {
 		last = map[string]time.Duration{}
 		if data, err := os.ReadFile(times); err == nil {
 			_ = json.Unmarshal(data, &last)
@@ -1004,33 +982,6 @@ func checkExecutable(p string) error {
 		return fmt.Errorf("%s is not an executable file", p)
 	}
 	return nil
-}
-
-// tryLockFile is lockFile without waiting: nil, nil if another holds it.
-func tryLockFile(path string) (func(), error) {
-	unlock, err := flockFile(path, syscall.LOCK_EX|syscall.LOCK_NB)
-	if errors.Is(err, syscall.EWOULDBLOCK) {
-		return nil, nil
-	}
-	return unlock, err
-}
-
-// lockFile takes an exclusive lock on path, waiting for it.
-func lockFile(path string) (func(), error) { return flockFile(path, syscall.LOCK_EX) }
-
-func flockFile(path string, how int) (func(), error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(f.Fd()), how); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
 }
 
 func names(comps []Component) string {

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"sigs.k8s.io/ccm-harness/internal/filelock"
 )
 
 // A renamed component (the CCM an upgrade starts from, beside the CCM) is
@@ -69,7 +71,7 @@ const holdLockEnv = "CCM_HARNESS_TEST_HOLD_BUILD_LOCK"
 
 func TestMain(m *testing.M) {
 	if lock := os.Getenv(holdLockEnv); lock != "" {
-		unlock, err := lockFile(lock)
+		unlock, err := filelock.Lock(context.Background(), lock, "a build")
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)

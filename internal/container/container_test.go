@@ -36,7 +36,7 @@ func image(t *testing.T, binary string) *oci.Image {
 	if err := oci.Pack(binary, filepath.Base(binary), "example.com/test:v1", archive); err != nil {
 		t.Fatal(err)
 	}
-	img, err := oci.Unpack(oci.DockerArchive+archive, t.TempDir())
+	img, err := oci.Unpack(context.Background(), oci.DockerArchive+archive, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,16 +1,15 @@
 // Package oci reads container images with go-containerregistry, from a
 // docker-archive tarball (`docker save`), an OCI layout directory or a
-// registry, and flattens each into a root file system keyed by its digest,
-// for an OCI runtime to run (internal/container). Pack writes images, with
+// registry, and unpacks each into a root file system keyed by its digest,
+// for an OCI runtime to run (internal/container); no entry of a layer can
+// write outside that root (unpack.go). Pack writes images, with
 // no Docker, of a binary and the libraries it links.
 package oci
 
 import (
-	"archive/tar"
+	"context"
 	"debug/elf"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -19,7 +18,6 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
-	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 )
@@ -90,9 +88,11 @@ func Open(ref string) (v1.Image, error) {
 	}
 }
 
-// Unpack flattens the image ref into cacheDir/<digest>/rootfs, once per
-// digest, and checks that it is for this machine and has a command.
-func Unpack(ref, cacheDir string) (*Image, error) {
+// Unpack unpacks the image ref into cacheDir/<digest>/rootfs, once per
+// digest however many processes ask at once, and checks that it is for
+// this machine and has a command. A root is used only if its unpacking
+// completed; one that did not is unpacked again.
+func Unpack(ctx context.Context, ref, cacheDir string) (*Image, error) {
 	img, err := Open(ref)
 	if err != nil {
 		return nil, err
@@ -111,14 +111,12 @@ func Unpack(ref, cacheDir string) (*Image, error) {
 	if len(cfg.Config.Entrypoint) == 0 && len(cfg.Config.Cmd) == 0 {
 		return nil, fmt.Errorf("image %s has no entrypoint or cmd: set one to the CCM binary (e.g. ENTRYPOINT [\"/bin/ccm\"])", ref)
 	}
-	root := filepath.Join(cacheDir, digest.Hex, "rootfs")
-	if _, err := os.Stat(root); err != nil {
-		if err := unpack(img, root); err != nil {
-			return nil, fmt.Errorf("image %s: unpack: %w", ref, err)
-		}
+	dir := filepath.Join(cacheDir, digest.Hex)
+	if err := unpackOnce(ctx, img, dir); err != nil {
+		return nil, fmt.Errorf("image %s: %w", ref, err)
 	}
 	return &Image{
-		Ref: ref, Root: root, Digest: digest.String(),
+		Ref: ref, Root: filepath.Join(dir, rootfs), Digest: digest.String(),
 		Entrypoint: cfg.Config.Entrypoint, Cmd: cfg.Config.Cmd, Env: cfg.Config.Env,
 		User: cfg.Config.User, WorkingDir: cfg.Config.WorkingDir,
 	}, nil
@@ -147,64 +145,6 @@ func (img *Image) Command(command, args []string) ([]string, error) {
 		return nil, fmt.Errorf("image %s: command %s: %w", img.Ref, argv[0], err)
 	}
 	return argv, nil
-}
-
-// unpack writes the flattened filesystem to a temporary folder beside root
-// and renames it into place, so a half-written root is never used.
-func unpack(img v1.Image, root string) error {
-	tmp := root + ".tmp"
-	if err := os.RemoveAll(tmp); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(tmp, 0o755); err != nil {
-		return err
-	}
-	rc := mutate.Extract(img)
-	defer rc.Close()
-	tr := tar.NewReader(rc)
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(tmp, filepath.Clean("/"+h.Name))
-		switch h.Typeflag {
-		case tar.TypeDir:
-			if err := os.MkdirAll(target, 0o755); err != nil {
-				return err
-			}
-		case tar.TypeReg:
-			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-				return err
-			}
-			f, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, os.FileMode(h.Mode)&0o777)
-			if err != nil {
-				return err
-			}
-			if _, err := io.Copy(f, tr); err != nil {
-				f.Close()
-				return err
-			}
-			if err := f.Close(); err != nil {
-				return err
-			}
-		case tar.TypeSymlink:
-			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-				return err
-			}
-			if err := os.Symlink(h.Linkname, target); err != nil && !os.IsExist(err) {
-				return err
-			}
-		}
-		// Devices, fifos and hard links are no part of a CCM's needs.
-	}
-	if err := os.MkdirAll(filepath.Dir(root), 0o755); err != nil {
-		return err
-	}
-	return os.Rename(tmp, root)
 }
 
 // resolve finds command in the root: an absolute path, or a name looked up

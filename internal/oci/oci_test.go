@@ -1,6 +1,7 @@
 package oci
 
 import (
+	"context"
 	"debug/elf"
 	"os"
 	"os/exec"
@@ -39,7 +40,7 @@ func TestPackUnpack(t *testing.T) {
 		t.Fatal(err)
 	}
 	cache := t.TempDir()
-	img, err := Unpack(DockerArchive+archive, cache)
+	img, err := Unpack(context.Background(), DockerArchive+archive, cache)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestPackUnpack(t *testing.T) {
 		}
 	}
 	// A second unpack of the same digest reuses the root.
-	again, err := Unpack(DockerArchive+archive, cache)
+	again, err := Unpack(context.Background(), DockerArchive+archive, cache)
 	if err != nil || again.Root != img.Root {
 		t.Errorf("again: %+v, %v", again, err)
 	}
@@ -115,7 +116,7 @@ func TestUnpackBadInput(t *testing.T) {
 		{write("arch", reconfigure("arch", func(c *mutateConfig) { *c.arch = other })), "is for linux/" + other + ", this machine is linux/" + runtime.GOARCH},
 		{write("noentry", reconfigure("noentry", func(c *mutateConfig) { *c.entrypoint = nil })), "has no entrypoint or cmd: set one to the CCM binary"},
 	} {
-		_, err := Unpack(tt.ref, t.TempDir())
+		_, err := Unpack(context.Background(), tt.ref, t.TempDir())
 		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("Unpack(%s): %v, want one line containing %q", tt.ref, err, tt.want)
 		}

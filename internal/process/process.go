@@ -38,6 +38,11 @@ type Spec struct {
 	Ready func(ctx context.Context) error
 	// ReadyTimeout bounds the wait for Ready; default 60 s.
 	ReadyTimeout time.Duration
+	// Unprivileged runs it, when the harness is root, as root without any
+	// capability: it reads the harness's files, which root owns, but not
+	// a folder another user owns (the cloud's admin credentials), and it
+	// cannot trace or signal its way past that. For the CCM under test.
+	Unprivileged bool
 	// Cleanup, if set, is a command run once the process has stopped, and
 	// before it starts, for what outlives its process group: a container
 	// is its own session, and its runtime's state is kept on disk.
@@ -77,10 +82,12 @@ func (p *Process) start(ctx context.Context) error {
 	if _, err := os.Stat(spec.Path); err != nil {
 		return fmt.Errorf("%s: binary %s: %w", spec.Name, spec.Path, err)
 	}
-	if err := os.MkdirAll(spec.LogDir, 0o755); err != nil {
+	// Logs may quote secrets until the run's end redacts them: the
+	// owner's only till then (reports.Redact).
+	if err := os.MkdirAll(spec.LogDir, 0o700); err != nil {
 		return fmt.Errorf("%s: log directory: %w", spec.Name, err)
 	}
-	logFile, err := os.OpenFile(spec.LogPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	logFile, err := os.OpenFile(spec.LogPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("%s: log file: %w", spec.Name, err)
 	}
@@ -89,7 +96,16 @@ func (p *Process) start(ctx context.Context) error {
 
 	// Not exec.CommandContext: the caller's ctx bounds start-up, not the
 	// component's life.
-	cmd := exec.Command(spec.Path, spec.Args...)
+	path, args := spec.Path, spec.Args
+	if spec.Unprivileged && os.Geteuid() == 0 {
+		setpriv, err := exec.LookPath("setpriv")
+		if err != nil {
+			return fmt.Errorf("%s: setpriv, which runs it without root's capabilities, is not installed: install util-linux", spec.Name)
+		}
+		args = append([]string{"--bounding-set=-all", "--inh-caps=-all", "--ambient-caps=-all", "--no-new-privs", "--", path}, args...)
+		path = setpriv
+	}
+	cmd := exec.Command(path, args...)
 	cmd.Env = append(os.Environ(), spec.Env...)
 	cmd.Dir = spec.Dir
 	cmd.Stdout, cmd.Stderr = logFile, logFile

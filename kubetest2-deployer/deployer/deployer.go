@@ -10,6 +10,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -86,6 +87,9 @@ func (d *Deployer) Init() error {
 	if d.opts.Cluster != options.Local {
 		return fmt.Errorf("--cluster %q is not a runtime this deployer has (known: %s): only a local cluster outlives the deployer between --up and --down", d.opts.Cluster, options.Local)
 	}
+	if err := cluster.CheckName(d.name()); err != nil {
+		return fmt.Errorf("--cluster-name: %w", err)
+	}
 	o := *d.opts
 	o.Artifacts = artifacts.BaseDir()
 	if d.common.ShouldBuild() && o.BinDir == "" {
@@ -101,11 +105,6 @@ func (d *Deployer) Init() error {
 		return err
 	}
 	d.setup = setup
-	// With the profile, nodes and artifacts set, only the name is left to
-	// be wrong.
-	if err := setup.Spec(d.name()).Validate(); err != nil {
-		return fmt.Errorf("--cluster-name: %w", err)
-	}
 	if d.opts.BinDir != "" {
 		// Only looks: a binary directory is never built into.
 		if _, err := setup.Binaries.Paths(d.ctx, setup.Components(false)...); err != nil {
@@ -242,12 +241,22 @@ func (d *Deployer) Down() error {
 			klog.Warningf("cluster %s: dump: %v", name, err)
 		}
 	}
+	// A --down of its own knows the cloud's credentials from the state.
+	secrets := d.secrets
+	if st, err := cluster.ReadState(d.stateDir()); err == nil {
+		secrets = append(secrets, st.Secrets...)
+	}
 	err := d.setup.Down(ctx, name)
+	if errors.Is(err, cluster.ErrNoCluster) {
+		// An Up that failed has cleaned up after itself.
+		klog.Infof("%v", err)
+		err = nil
+	}
 	d.cluster = nil
 	// The components' logs are final only now; they leave with the
 	// artifacts, so the cloud's credentials must not be in them.
 	if _, serr := os.Stat(d.logDir()); serr == nil {
-		if n, rerr := reports.Redact(d.logDir(), d.secrets); rerr != nil {
+		if n, rerr := reports.Redact(d.logDir(), secrets); rerr != nil {
 			klog.Warningf("cluster %s: redact logs: %v", name, rerr)
 		} else if n > 0 {
 			klog.Infof("cluster %s: redacted secrets from %d log files", name, n)
@@ -259,6 +268,10 @@ func (d *Deployer) Down() error {
 	klog.Infof("cluster %s is down", name)
 	return nil
 }
+
+// stateDir is the cluster's state folder, which the local runtime keeps
+// between kubetest2's invocations.
+func (d *Deployer) stateDir() string { return filepath.Join(local.DefaultStateDir(), d.name()) }
 
 // IsUp reports whether the cluster's API answers.
 func (d *Deployer) IsUp() (bool, error) {
@@ -294,7 +307,7 @@ func (d *Deployer) kubeconfig() (string, error) {
 	}
 	// A cluster another invocation left up keeps its kubeconfig in its
 	// state folder (README: "What a run leaves").
-	p := filepath.Join(local.DefaultStateDir(), d.name(), "admin.kubeconfig")
+	p := filepath.Join(d.stateDir(), "admin.kubeconfig")
 	if _, err := os.Stat(p); err != nil {
 		return "", fmt.Errorf("cluster %s is not up: no kubeconfig at %s (bring it up with --up, or name a running cluster with --cluster-name)", d.name(), p)
 	}

@@ -14,7 +14,6 @@ import (
 	"sigs.k8s.io/kubetest2/pkg/artifacts"
 
 	"sigs.k8s.io/ccm-harness/cluster"
-	"sigs.k8s.io/ccm-harness/cluster/local"
 	"sigs.k8s.io/ccm-harness/providers"
 )
 
@@ -74,7 +73,7 @@ func (d *Deployer) dump(ctx context.Context) error {
 	// keeps its whole state (instances, load balancers, routes, faults) in
 	// one file in the cluster's state folder; it holds no credentials.
 	// Other clouds have no such file.
-	src := filepath.Join(local.DefaultStateDir(), d.name(), "cloud", "state.json")
+	src := filepath.Join(d.stateDir(), "cloud", "state.json")
 	if data, err := os.ReadFile(src); err == nil {
 		errs = append(errs, os.WriteFile(filepath.Join(dir, "fakecloud-state.json"), data, 0o644))
 	} else if !errors.Is(err, os.ErrNotExist) {

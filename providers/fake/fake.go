@@ -153,10 +153,17 @@ func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
 	if err := os.MkdirAll(c.dir, 0o700); err != nil {
 		return err
 	}
+	if env.AdminDir == "" {
+		return fmt.Errorf("fakecloud: no folder for the admin token (CloudEnv.AdminDir)")
+	}
 	cloudToken, adminToken := token(), token()
 	c.secrets = []string{cloudToken, adminToken}
-	for name, tok := range map[string]string{"cloud.token": cloudToken, "admin.token": adminToken} {
-		if err := os.WriteFile(filepath.Join(c.dir, name), []byte(tok), 0o600); err != nil {
+	// The admin token lies apart, where the CCM under test cannot read it:
+	// with it, a CCM could clear its faults or change what the inspector
+	// reports.
+	adminTokenFile := filepath.Join(env.AdminDir, "admin.token")
+	for path, tok := range map[string]string{filepath.Join(c.dir, "cloud.token"): cloudToken, adminTokenFile: adminToken} {
+		if err := os.WriteFile(path, []byte(tok), 0o600); err != nil {
 			return err
 		}
 	}
@@ -182,7 +189,7 @@ func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
 		// for its etcd.
 		"--unsafe-no-fsync",
 		"--token-file=" + filepath.Join(c.dir, "cloud.token"),
-		"--admin-token-file=" + filepath.Join(c.dir, "admin.token"),
+		"--admin-token-file=" + adminTokenFile,
 		"--audit-log=" + filepath.Join(env.LogDir, "fakecloud-audit.jsonl"),
 		fmt.Sprintf("--lb-cidr=127.20.%d.0/24", lbNet),
 	}

@@ -164,18 +164,29 @@ func (c *Config) complete() error {
 
 // Cloud is a vcsim process and the harness's session with it.
 type Cloud struct {
-	config   Config
-	dir      string
-	caFile   string
-	user     string
-	password string
+	config Config
+	dir    string
+	caFile string
+	// user and password are the CCM's; admin the harness's, which only
+	// the admin port takes.
+	user, password string
+	admin          *url.Userinfo
 	// ccmPort serves the CCM (with faults), adminPort the harness.
 	ccmPort, adminPort int
 	inv                *inventory
 }
 
-// Secrets is vCenter's password.
-func (c *Cloud) Secrets() []string { return []string{c.password} }
+// adminUser is the harness's user at the admin port.
+const adminUser = "ccm-harness-admin@vsphere.local"
+
+// Secrets are vCenter's passwords, the CCM's and the harness's.
+func (c *Cloud) Secrets() []string {
+	if c.admin == nil {
+		return []string{c.password}
+	}
+	p, _ := c.admin.Password()
+	return []string{c.password, p}
+}
 
 // Start runs vcsim, shapes its inventory and, unless credentials are
 // inline, stores them in the Secret the CCM reads.
@@ -191,9 +202,20 @@ func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
 	if err := c.writeTLS(); err != nil {
 		return err
 	}
+	if env.AdminDir == "" {
+		return fmt.Errorf("vcsim: no folder for the admin credentials (CloudEnv.AdminDir)")
+	}
 	c.user, c.password = "administrator@vsphere.local", token()
 	creds := filepath.Join(c.dir, "credentials")
 	if err := os.WriteFile(creds, []byte(c.user+"\n"+c.password+"\n"), 0o600); err != nil {
+		return err
+	}
+	// The harness's own user, which the CCM cannot read: only it logs in
+	// at the admin port, where no fault applies.
+	c.admin = url.UserPassword(adminUser, token())
+	adminPassword, _ := c.admin.Password()
+	adminCreds := filepath.Join(env.AdminDir, "vcsim-admin-credentials")
+	if err := os.WriteFile(adminCreds, []byte(adminUser+"\n"+adminPassword+"\n"), 0o600); err != nil {
 		return err
 	}
 	if c.ccmPort, err = process.FreePort(); err != nil {
@@ -208,6 +230,7 @@ func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
 		"--tls-cert=" + filepath.Join(c.dir, "vcsim.crt"),
 		"--tls-key=" + filepath.Join(c.dir, "vcsim.key"),
 		"--credentials-file=" + creds,
+		"--admin-credentials-file=" + adminCreds,
 		"--clusters=" + strconv.Itoa(len(c.config.Zones)),
 	}
 	for from, to := range c.config.Faults.RenameTags {
@@ -222,7 +245,7 @@ func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
 	}); err != nil {
 		return err
 	}
-	c.inv, err = connect(ctx, c.url(c.adminPort), c.caFile, url.UserPassword(c.user, c.password), c.config)
+	c.inv, err = connect(ctx, c.url(c.adminPort), c.caFile, c.admin, c.config)
 	if err != nil {
 		return fmt.Errorf("vcsim at %s: %w", c.url(c.adminPort), err)
 	}

@@ -2,11 +2,15 @@ package vsphere
 
 import (
 	"context"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	vsession "github.com/vmware/govmomi/session"
+	"github.com/vmware/govmomi/vim25"
+	"github.com/vmware/govmomi/vim25/soap"
 	v1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
@@ -34,7 +38,7 @@ func TestCloud(t *testing.T) {
 	}
 	var procs process.Group
 	t.Cleanup(func() { procs.StopAll(5 * time.Second) })
-	if err := cloud.Start(ctx, providers.CloudEnv{Dir: t.TempDir(), LogDir: t.TempDir(), Processes: &procs, Binaries: src}); err != nil {
+	if err := cloud.Start(ctx, providers.CloudEnv{Dir: t.TempDir(), AdminDir: t.TempDir(), LogDir: t.TempDir(), Processes: &procs, Binaries: src}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -109,6 +113,45 @@ func TestCloud(t *testing.T) {
 	}
 	if inst, err := ccmView.Instance(ctx, "n1"); err != nil || inst.Zone != "zz" {
 		t.Errorf("n1 through the CCM's endpoint: zone %q, err %v; want the renamed zz", inst.Zone, err)
+	}
+
+	// Each port serves its own user: the CCM cannot reach the admin port,
+	// where no fault applies, with its credentials or its session; each
+	// is refused as vCenter refuses wrong ones.
+	if _, err := connect(ctx, c.url(c.adminPort), c.caFile, url.UserPassword(c.user, c.password), c.config); err == nil || !strings.Contains(err.Error(), "Login failure") {
+		t.Errorf("the admin port with the CCM's credentials: expected a login failure, actual %v", err)
+	}
+	if _, err := connect(ctx, c.url(c.ccmPort), c.caFile, url.UserPassword(c.user, "not-"+c.password), c.config); err == nil || !strings.Contains(err.Error(), "Login failure") {
+		t.Errorf("the CCM's port with a wrong password: expected a login failure, actual %v", err)
+	}
+	if _, err := connect(ctx, c.url(c.ccmPort), c.caFile, c.admin, c.config); err == nil || !strings.Contains(err.Error(), "Login failure") {
+		t.Errorf("the CCM's port with the admin's credentials: expected a login failure, actual %v", err)
+	}
+	ccmURL, _ := url.Parse(c.url(c.ccmPort))
+	var session *http.Cookie
+	for _, k := range ccmView.vim.Client.Jar.Cookies(ccmURL) {
+		if k.Name == "vmware_soap_session" {
+			session = k
+		}
+	}
+	if session == nil {
+		t.Fatalf("the CCM's session has no vmware_soap_session cookie")
+	}
+	for port, want := range map[int]bool{c.ccmPort: true, c.adminPort: false} {
+		u, _ := url.Parse(c.url(port))
+		sc := soap.NewClient(u, false)
+		if err := sc.SetRootCAs(c.caFile); err != nil {
+			t.Fatal(err)
+		}
+		sc.Jar.SetCookies(u, []*http.Cookie{{Name: session.Name, Value: session.Value}})
+		vc, err := vim25.NewClient(ctx, sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		us, err := vsession.NewManager(vc).UserSession(ctx)
+		if err != nil || (us != nil) != want {
+			t.Errorf("the CCM's session at port %d: expected logged in %t, actual session %v, err %v", port, want, us, err)
+		}
 	}
 
 	var ccm struct {

@@ -187,7 +187,7 @@ func (o options) config() (cfg server.Config, closeAudit func(), err error) {
 		}
 	}
 	if o.auditLog != "" {
-		f, err := os.OpenFile(o.auditLog, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		f, err := os.OpenFile(o.auditLog, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
 			return cfg, closeAudit, fmt.Errorf("cannot open --audit-log: %v (give a writable file path)", err)
 		}

@@ -29,6 +29,7 @@ import (
 
 	"github.com/vmware/govmomi/simulator"
 	_ "github.com/vmware/govmomi/vapi/simulator" // registers the tagging REST API
+	"github.com/vmware/govmomi/vim25/types"
 )
 
 // renames maps a tag's true name to the one the CCM's endpoint reports;
@@ -50,6 +51,7 @@ type options struct {
 	listen, adminListen string
 	certFile, keyFile   string
 	credentialsFile     string
+	adminCredentials    string
 	clusters, hosts     int
 	rename              renames
 }
@@ -60,7 +62,8 @@ func main() {
 	flag.StringVar(&o.adminListen, "admin-listen", "127.0.0.1:0", "address of the harness's endpoint, which no fault touches")
 	flag.StringVar(&o.certFile, "tls-cert", "", "serving certificate (PEM)")
 	flag.StringVar(&o.keyFile, "tls-key", "", "serving key (PEM)")
-	flag.StringVar(&o.credentialsFile, "credentials-file", "", "file holding the user name and the password, one a line")
+	flag.StringVar(&o.credentialsFile, "credentials-file", "", "file holding the CCM's user name and password, one a line")
+	flag.StringVar(&o.adminCredentials, "admin-credentials-file", "", "file holding the harness's user name and password, the only ones --admin-listen takes")
 	flag.IntVar(&o.clusters, "clusters", 1, "clusters in DC0 (DC0_C0, DC0_C1, ...)")
 	flag.IntVar(&o.hosts, "cluster-hosts", 2, "hosts per cluster")
 	flag.Var(o.rename, "rename-tag", "FROM=TO: on the CCM's endpoint, the tag called FROM reads as TO (repeatable)")
@@ -76,9 +79,16 @@ func run(o options) error {
 	if err != nil {
 		return fmt.Errorf("--tls-cert/--tls-key: %w", err)
 	}
-	user, err := readCredentials(o.credentialsFile)
+	user, err := readCredentials("--credentials-file", o.credentialsFile)
 	if err != nil {
 		return err
+	}
+	adminUser, err := readCredentials("--admin-credentials-file", o.adminCredentials)
+	if err != nil {
+		return err
+	}
+	if adminUser.Username() == user.Username() {
+		return fmt.Errorf("--admin-credentials-file names the CCM's user %s: the admin endpoint needs a user of its own", user.Username())
 	}
 	model := simulator.VPX()
 	model.Host = 0 // no standalone hosts: every host belongs to a zone's cluster
@@ -91,21 +101,42 @@ func run(o options) error {
 	}
 	// The datastore's files live in a temporary folder.
 	defer model.Remove()
-	model.Service.Listen = &url.URL{Host: o.adminListen, User: user}
+	model.Map().SessionManager().ValidLogin = func(l *types.Login) bool {
+		for _, u := range []*url.Userinfo{user, adminUser} {
+			if p, _ := u.Password(); l.UserName == u.Username() && l.Password == p {
+				return true
+			}
+		}
+		return false
+	}
+	// A user in the URL makes the simulator ask ValidLogin; without
+	// one it takes any.
+	model.Service.Listen = &url.URL{Host: "127.0.0.1:0", User: user}
 	model.Service.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	model.Service.RegisterEndpoints = true // the tagging API
-	admin := model.Service.NewServer()
+	sim := model.Service.NewServer()
+	// Its own listener takes any user: closed, and its handler served at
+	// the two endpoints below, each to one user.
+	_ = sim.Listener.Close()
 
-	// The CCM's endpoint: the same handler behind a second listener, so
-	// both see one inventory.
-	l, err := net.Listen("tcp", o.listen)
-	if err != nil {
-		return fmt.Errorf("--listen: %w", err)
+	serve := func(flagName, addr string, h http.Handler) (net.Addr, error) {
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", flagName, err)
+		}
+		srv := &http.Server{Handler: h, ErrorLog: log.Default()}
+		go func() { _ = srv.Serve(tls.NewListener(l, sim.TLS)) }()
+		return l.Addr(), nil
 	}
-	srv := &http.Server{Handler: renameTags(admin.Config.Handler, o.rename), ErrorLog: log.Default()}
-	go func() { _ = srv.Serve(tls.NewListener(l, admin.TLS)) }()
-
-	log.Printf("serving the CCM at https://%s/sdk (tag renames: %v) and the harness at %s", l.Addr(), o.rename, admin.URL.Host)
+	ccmAddr, err := serve("--listen", o.listen, newEndpoint("CCM's", user.Username(), renameTags(sim.Config.Handler, o.rename)))
+	if err != nil {
+		return err
+	}
+	adminAddr, err := serve("--admin-listen", o.adminListen, newEndpoint("admin", adminUser.Username(), sim.Config.Handler))
+	if err != nil {
+		return err
+	}
+	log.Printf("serving the CCM (%s) at https://%s/sdk (tag renames: %v) and the harness (%s) at https://%s/sdk", user.Username(), ccmAddr, o.rename, adminUser.Username(), adminAddr)
 	// Stop at once when asked: vcsim keeps nothing worth a graceful close.
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
@@ -113,10 +144,10 @@ func run(o options) error {
 	return nil
 }
 
-func readCredentials(path string) (*url.Userinfo, error) {
+func readCredentials(flagName, path string) (*url.Userinfo, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("--credentials-file: %w", err)
+		return nil, fmt.Errorf("%s: %w", flagName, err)
 	}
 	defer f.Close()
 	var lines []string
@@ -125,7 +156,7 @@ func readCredentials(path string) (*url.Userinfo, error) {
 		lines = append(lines, s.Text())
 	}
 	if len(lines) < 2 || lines[0] == "" || lines[1] == "" {
-		return nil, fmt.Errorf("--credentials-file %s: want the user name and the password, one a line", path)
+		return nil, fmt.Errorf("%s %s: want the user name and the password, one a line", flagName, path)
 	}
 	return url.UserPassword(lines[0], lines[1]), nil
 }
