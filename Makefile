@@ -53,11 +53,14 @@ all: build
 quiet-go = { $(1) 2>&1; echo $$? > $@.status.$$$$; } | awk '/^go: downloading/ { if (++n % 25 == 0) { print "  go: downloaded " n " modules so far"; fflush() } next } { print; fflush() } END { if (n) print "  go: downloaded " n " modules" }'; \
 	exit $$(cat $@.status.$$$$; rm -f $@.status.$$$$)
 
+# -s -w: no symbol table or DWARF, which halves the link (e2e.test: 12 s
+# instead of 27 s, at every change of the suite); stack traces keep their
+# function names and lines.
 $(BIN)/ccm-harness: $(GO_SOURCES)
-	@mkdir -p $(BIN); echo "$(GO) build -o $@ ./cmd/ccm-harness"; $(call quiet-go,$(GO) build -o $@ ./cmd/ccm-harness)
+	@mkdir -p $(BIN); echo "$(GO) build -ldflags='-s -w' -o $@ ./cmd/ccm-harness"; $(call quiet-go,$(GO) build -ldflags='-s -w' -o $@ ./cmd/ccm-harness)
 
 $(BIN)/e2e.test: $(GO_SOURCES)
-	@mkdir -p $(BIN); echo "$(GO) test -c -o $@ ./e2e"; $(call quiet-go,$(GO) test -c -o $@ ./e2e)
+	@mkdir -p $(BIN); echo "$(GO) test -c -ldflags='-s -w' -o $@ ./e2e"; $(call quiet-go,$(GO) test -c -ldflags='-s -w' -o $@ ./e2e)
 
 # Upstream components go to the cache (built once per version), the
 # harness's own binaries to _output/bin: what a cluster of PROVIDER runs,
