@@ -6,6 +6,7 @@
 #   make e2e PROVIDER=aws        the real AWS CCM against fakecloud's EC2
 #   make e2e CLUSTER=kind        real nodes in Docker: the [datapath] specs run
 #   make e2e LABEL_FILTER=zone   a Ginkgo label filter
+#   make e2e PROCS=1             the specs in one process (default: six, on a local cluster)
 #   make e2e K8S_VERSION=v1.34   a cluster of another Kubernetes release
 #   make matrix PROVIDER=aws     every Kubernetes release against every CCM version the skew policy allows
 #   make test                    unit tests, every provider's suite and the negative controls
@@ -43,7 +44,7 @@ export ARTIFACTS
 # the suite and kube-apiserver share is compiled once, not once each way.
 export GOFLAGS += -trimpath
 
-.PHONY: bench all build binaries matrix e2e-oldest prebuild e2e e2e-vsphere e2e-openstack e2e-aws e2e-kind e2e-image e2e-incluster e2e-existing e2e-dry-run test unit vet controls jobs up down clean clean-cache kubetest2
+.PHONY: bench all build binaries matrix e2e-oldest prebuild e2e e2e-vsphere e2e-openstack e2e-aws e2e-kind e2e-image e2e-incluster e2e-existing e2e-dry-run e2e-serial test unit vet controls jobs up down clean clean-cache kubetest2
 
 all: build
 
@@ -59,6 +60,11 @@ quiet-go = { $(1) 2>&1; echo $$? > $@.status.$$$$; } | awk '/^go: downloading/ {
 $(BIN)/ccm-harness: $(GO_SOURCES)
 	@mkdir -p $(BIN); echo "$(GO) build -ldflags='-s -w' -o $@ ./cmd/ccm-harness"; $(call quiet-go,$(GO) build -ldflags='-s -w' -o $@ ./cmd/ccm-harness)
 
+# The ginkgo CLI runs the suite's processes in parallel; the harness's
+# go.mod pins ginkgo, so the CLI matches the suite's library.
+$(BIN)/ginkgo: go.mod go.sum
+	@mkdir -p $(BIN); $(GO) build -ldflags='-s -w' -o $@ github.com/onsi/ginkgo/v2/ginkgo
+
 $(BIN)/e2e.test: $(GO_SOURCES)
 	@mkdir -p $(BIN); echo "$(GO) test -c -ldflags='-s -w' -o $@ ./e2e"; $(call quiet-go,$(GO) test -c -ldflags='-s -w' -o $@ ./e2e)
 
@@ -71,12 +77,33 @@ BINARIES_FLAGS = --provider=$(PROVIDER) --ccm-version='$(CCM_VERSION)' --ccm-ima
 binaries: $(BIN)/ccm-harness
 	$(BIN)/ccm-harness binaries $(BINARIES_FLAGS) --label-filter='$(LABEL_FILTER)' 
 
-build: binaries $(BIN)/e2e.test
+build: binaries $(BIN)/e2e.test $(BIN)/ginkgo
 
 # Quiet unless V=1: the bring-up, a line per spec as it ends, failures with
 # their log excerpts, the summary; the full verbose output goes to
 # $(ARTIFACTS)/e2e.log.
 QUIET = $(if $(V),,--quiet)
+
+# PROCS are the suite's parallel processes (ginkgo -p): the first brings
+# the cluster up, the others attach to it, and specs marked [Serial] run
+# last in the first. A local cluster is shared so; the others run in one.
+# Six: the three leader-migration specs start first, each on an HA
+# control plane of its own, and three processes take the rest; the run
+# lasts about as long as its longest spec, mostly waits (make bench
+# compares it with PROCS=1).
+PROCS ?= $(if $(filter local,$(CLUSTER)),6,1)
+SUITE_FLAGS = --provider=$(PROVIDER) --ccm-version='$(CCM_VERSION)' --cluster=$(CLUSTER) --artifacts=$(ARTIFACTS) \
+	--provider-config='$(PROVIDER_CONFIG)' --ccm-image='$(CCM_IMAGE)' --nodes=$(NODES) --kubernetes-version='$(K8S_VERSION)'
+# In one process the suite sends its own verbose output to e2e.log; in
+# several, the ginkgo CLI gathers it, and is sent there, while each
+# process writes its short lines, and the first the summary, to the
+# terminal, as fd 3 (with V=1 too: the CLI would keep the summary).
+ifeq ($(PROCS),1)
+RUN_SUITE = $(BIN)/e2e.test -ginkgo.v -ginkgo.no-color $(QUIET) -ginkgo.label-filter='$(LABEL_FILTER)' -ginkgo.timeout=1h $(SUITE_FLAGS)
+else
+RUN_SUITE = $(if $(V),,: > $(ARTIFACTS)/e2e.log;) $(BIN)/ginkgo --procs=$(PROCS) --randomize-all -v --no-color --label-filter='$(LABEL_FILTER)' --timeout=1h \
+	$(BIN)/e2e.test -- --workdir=$(CURDIR) $(SUITE_FLAGS) $(QUIET) --console=/dev/fd/3 3>&1 $(if $(V),,>>$(ARTIFACTS)/e2e.log 2>&1)
+endif
 
 # The cluster's components are built first; the leader-migration specs'
 # managers (release N's, the older CCM: minutes on a cold cache, their
@@ -88,11 +115,8 @@ e2e: $(BIN)/ccm-harness
 	@mkdir -p $(ARTIFACTS); log=$(ARTIFACTS)/build-migration.log; \
 	nice -n 19 $(BIN)/ccm-harness binaries $(BINARIES_FLAGS) --label-filter='$(LABEL_FILTER)' --leader-migration-only >$$log 2>&1 & bg=$$!; \
 	$(BIN)/ccm-harness binaries $(BINARIES_FLAGS) --label-filter='!leader-migration' >/dev/null && \
-	$(MAKE) --no-print-directory -s $(BIN)/e2e.test && \
-	cd $(CURDIR) && $(BIN)/e2e.test -ginkgo.v -ginkgo.no-color $(QUIET) \
-		-ginkgo.label-filter='$(LABEL_FILTER)' -ginkgo.timeout=1h \
-		--provider=$(PROVIDER) --ccm-version='$(CCM_VERSION)' --cluster=$(CLUSTER) --artifacts=$(ARTIFACTS) \
-		--provider-config='$(PROVIDER_CONFIG)' --ccm-image='$(CCM_IMAGE)' --nodes=$(NODES) --kubernetes-version='$(K8S_VERSION)'; \
+	$(MAKE) --no-print-directory -s $(BIN)/e2e.test $(if $(filter 1,$(PROCS)),,$(BIN)/ginkgo) && \
+	cd $(CURDIR) && $(RUN_SUITE); \
 	status=$$?; kill $$bg 2>/dev/null; wait $$bg 2>/dev/null; exit $$status
 
 # The version matrix of PROVIDER: a run of the suite for each Kubernetes
@@ -221,6 +245,12 @@ e2e-existing: build $(IMAGE)
 e2e-kind: $(IMAGE)
 	$(MAKE) e2e CLUSTER=kind PROVIDER=fake CCM_VERSION= CCM_IMAGE=docker-archive:$(IMAGE) PROVIDER_CONFIG= ARTIFACTS=$(ARTIFACTS)/kind
 
+# The default suite again in one process, its artifacts beside the
+# parallel run's: e2e/controls' TestSerialMatchesParallel checks that the
+# two end spec by spec alike.
+e2e-serial: build
+	$(MAKE) e2e PROVIDER=fake CLUSTER=local CCM_VERSION= CCM_IMAGE= PROVIDER_CONFIG= K8S_VERSION= LABEL_FILTER= PROCS=1 ARTIFACTS=$(ARTIFACTS)/serial
+
 # Which specs would run and why the others would be skipped, for PROVIDER
 # on CLUSTER: the cluster comes up, nothing runs, and every spec is
 # reported skipped with its reason ("dry run: would run" for the rest).
@@ -259,7 +289,7 @@ controls: build $(IMAGE) $(INCLUSTER_IMAGE)
 	$(BIN)/ccm-harness binaries --provider=vsphere --ccm-version= >/dev/null
 	$(BIN)/ccm-harness binaries --provider=openstack --ccm-version= >/dev/null
 	$(BIN)/ccm-harness binaries --provider=aws --ccm-version= >/dev/null
-	E2E_TEST=$(BIN)/e2e.test $(GO) test -count=1 -v -parallel 4 -timeout 40m ./e2e/controls
+	E2E_TEST=$(BIN)/e2e.test GINKGO=$(BIN)/ginkgo $(GO) test -count=1 -v -parallel 4 -timeout 40m ./e2e/controls
 
 # The Prow job configs load with Prow's own strict loader (a module of its
 # own: Prow's dependencies stay out of the harness's build).
@@ -285,7 +315,7 @@ prebuild: build
 # on their CCMs share the two cores well, and the CI budget is wall time.
 # A target ending in @ runs in the background beside the rest; make test
 # waits for it at the end, and fails if it failed.
-TEST_TARGETS := vet unit prebuild@ jobs e2e e2e-vsphere+e2e-aws e2e-openstack+e2e-oldest e2e-kind e2e-image e2e-incluster e2e-existing e2e-dry-run controls kubetest2
+TEST_TARGETS := vet unit prebuild@ jobs e2e e2e-vsphere+e2e-aws e2e-openstack+e2e-oldest e2e-kind+e2e-serial e2e-image e2e-incluster e2e-existing e2e-dry-run controls kubetest2
 test:
 	@mkdir -p $(ARTIFACTS); times=$(ARTIFACTS)/test-times.txt; : > $$times; \
 	run() { start=$$(date +%s); status=0; $(MAKE) --no-print-directory $$1 || status=$$?; \

@@ -112,57 +112,79 @@ func kwokctl(workdir, bin string, args ...string) error {
 	return nil
 }
 
-// BenchmarkSuite runs the default suite (fake provider, every scenario)
-// as make e2e does, and reports its wall time, each scenario group's, and
-// the peak memory of everything it ran: the suite and every component of
-// its clusters.
+// BenchmarkSuite runs a warm make e2e (fake provider, local cluster, 3
+// nodes, every spec) end to end in one process and in parallel ones, one
+// after the other in the same invocation, and reports each one's wall
+// time, each scenario group's, and the peak memory of everything it ran
+// (make, the ginkgo CLI, the suite's processes and every component of
+// their clusters); then the serial/parallel ratio.
 func BenchmarkSuite(b *testing.B) {
-	suite := os.Getenv("E2E_TEST")
-	if suite == "" {
+	if os.Getenv("E2E_TEST") == "" {
 		b.Skip("E2E_TEST is not set: make bench builds the suite and sets it")
 	}
-	for i := 0; i < b.N; i++ {
-		state, artifacts := b.TempDir(), b.TempDir()
-		cmd := exec.Command(suite, "-ginkgo.no-color", "--provider=fake", "--artifacts="+artifacts)
-		cmd.Dir = ".."
-		cmd.Env = append(os.Environ(), "CCM_HARNESS_STATE="+state, "CCM_VERSION=", "CCM_IMAGE=")
-		out, err := os.Create(filepath.Join(artifacts, "suite.log"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		cmd.Stdout, cmd.Stderr = out, out
-		start := time.Now()
-		if err := cmd.Start(); err != nil {
-			b.Fatal(err)
-		}
-		peak := samplePeak(cmd.Process.Pid, state)
-		err = cmd.Wait()
-		wall := time.Since(start)
-		out.Close()
-		peakMB := peak()
-		if err != nil {
-			b.Fatalf("the suite failed (%v): see %s", err, filepath.Join(artifacts, "suite.log"))
-		}
-		run, rerr := reports.ReadRun(artifacts)
-		if rerr != nil {
-			b.Fatal(rerr)
-		}
-		groups := map[string]time.Duration{}
-		for _, c := range run.Cases {
-			if len(c.Tags) > 0 && !c.NotSelected() {
-				groups[c.Tags[0]] += c.Duration
+	walls := map[int]time.Duration{}
+	for _, procs := range []int{1, parallelProcs} {
+		b.Run(fmt.Sprintf("procs=%d", procs), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				wall, peakMB, run := makeE2E(b, procs)
+				walls[procs] = wall
+				groups := map[string]time.Duration{}
+				for _, c := range run.Cases {
+					if len(c.Tags) > 0 && !c.NotSelected() {
+						groups[c.Tags[0]] += c.Duration
+					}
+				}
+				b.ReportMetric(wall.Seconds(), "s/suite")
+				b.ReportMetric(peakMB, "peak-MiB")
+				for tag, d := range groups {
+					b.ReportMetric(d.Seconds(), "s/"+tag)
+				}
 			}
-		}
-		b.ReportMetric(wall.Seconds(), "s/suite")
-		b.ReportMetric(peakMB, "peak-MiB")
-		for tag, d := range groups {
-			b.ReportMetric(d.Seconds(), "s/"+tag)
-		}
+		})
+	}
+	if s, p := walls[1], walls[parallelProcs]; s > 0 && p > 0 {
+		fmt.Printf("# make e2e: serial %.1fs, %d processes %.1fs: serial/parallel %.2f\n", s.Seconds(), parallelProcs, p.Seconds(), s.Seconds()/p.Seconds())
 	}
 }
 
+// parallelProcs is make e2e's PROCS on a local cluster.
+const parallelProcs = 6
+
+// makeE2E runs make e2e with procs processes, warm (make bench built
+// everything first), in a state root and artifacts folder of its own.
+func makeE2E(b *testing.B, procs int) (time.Duration, float64, *reports.Run) {
+	state, artifacts := b.TempDir(), b.TempDir()
+	cmd := exec.Command("make", "--no-print-directory", "e2e", "PROVIDER=fake", "CLUSTER=local", "NODES=3", "CCM_VERSION=", "CCM_IMAGE=",
+		"PROVIDER_CONFIG=", "K8S_VERSION=", "LABEL_FILTER=", fmt.Sprintf("PROCS=%d", procs), "ARTIFACTS="+artifacts)
+	cmd.Dir = ".."
+	cmd.Env = append(os.Environ(), "CCM_HARNESS_STATE="+state)
+	out, err := os.Create(filepath.Join(artifacts, "make.log"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer out.Close()
+	cmd.Stdout, cmd.Stderr = out, out
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	peak := samplePeak(cmd.Process.Pid, state)
+	err = cmd.Wait()
+	wall := time.Since(start)
+	peakMB := peak()
+	if err != nil {
+		b.Fatalf("make e2e PROCS=%d failed (%v): see %s", procs, err, filepath.Join(artifacts, "make.log"))
+	}
+	run, err := reports.ReadRun(artifacts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return wall, peakMB, run
+}
+
 // samplePeak samples, every half second until stopped, the resident
-// memory of pid and of every cluster process under the state root, and
+// memory of pid and its descendants and of every cluster process under
+// the state root, and
 // returns the peak of their sum in MiB.
 func samplePeak(pid int, stateRoot string) (stop func() float64) {
 	done := make(chan struct{})
@@ -172,9 +194,16 @@ func samplePeak(pid int, stateRoot string) (stop func() float64) {
 		tick := time.NewTicker(500 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			sum := rssMB(pid)
+			pids := map[int]bool{}
+			for _, p := range descendants(pid) {
+				pids[p] = true
+			}
 			for _, r := range clusterProcesses(stateRoot) {
-				sum += rssMB(r.PID)
+				pids[r.PID] = true
+			}
+			sum := 0.0
+			for p := range pids {
+				sum += rssMB(p)
 			}
 			peak = max(peak, sum)
 			select {

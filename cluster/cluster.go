@@ -243,6 +243,16 @@ type ManagerSpec struct {
 // Migrating reports whether the manager runs with leader migration.
 func (s ManagerSpec) Migrating() bool { return s.LeaderMigration != nil || s.LeaderMigrationDefault }
 
+// Attacher is a Runtime whose running clusters another process can use:
+// the processes of a parallel suite beyond the first, which brought the
+// cluster up. Attach returns the cluster spec names, as Up returned it
+// to its owner less what only the owner holds: its Managers and
+// ControlPlane (the processes are the owner's children) and its Steps.
+// Its Health reads the owner's record of the processes afresh.
+type Attacher interface {
+	Attach(ctx context.Context, spec Spec) (*Cluster, error)
+}
+
 // ControllerLister is a Runtime that says, before it starts a manager,
 // which controllers the manager's binary registers (what its --controllers
 // flag lists): the names a LeaderMigrationConfiguration must use.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"sigs.k8s.io/ccm-harness/cluster/audit"
 	"sigs.k8s.io/ccm-harness/internal/process"
 	"sigs.k8s.io/ccm-harness/providers"
 	"sigs.k8s.io/ccm-harness/reports"
@@ -101,6 +102,28 @@ type State struct {
 	// state folder is its owner's only.
 	LogDir  string   `json:"logDir,omitempty"`
 	Secrets []string `json:"secrets,omitempty"`
+	// KubernetesVersion is the control plane's, and Audit the API
+	// server's audit log as the cluster's Refusals and APIUses read it:
+	// for the processes that attach to the cluster (cluster.Attacher).
+	KubernetesVersion string       `json:"kubernetesVersion,omitempty"`
+	Audit             audit.Source `json:"audit,omitzero"`
+}
+
+// Dead reports the processes of the state in dir that are gone: the
+// health of a cluster another process runs, read afresh each time, as
+// Cluster.Health is.
+func Dead(dir string) error {
+	st, err := ReadState(dir)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, p := range st.Processes {
+		if !p.Alive() {
+			errs = append(errs, fmt.Errorf("%s (pid %d) is gone%s", p.Name, p.PID, process.LogTail(p.Log, 15)))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // SecretsOf are the credentials cloud knows it made or was given.

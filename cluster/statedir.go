@@ -88,6 +88,9 @@ func FindStateDir(root, name string) (string, error) {
 	return "", fmt.Errorf("%w: cluster %s has no state under %s, so nothing was taken down (clusters there: %s)", ErrNoCluster, name, root, held)
 }
 
+// AdminDirName is the admin folder's name in a cluster's state folder.
+const AdminDirName = "cloud-admin"
+
 // adminOwner owns a cluster's admin folder when the harness runs as root:
 // a user no process of the harness runs as, so that the CCM under test,
 // root without capabilities (process.Spec.Unprivileged), cannot enter it.
@@ -97,7 +100,7 @@ const adminOwner = 65533
 // apart from the cloud's folder (which a CCM's container mounts whole):
 // the harness and the cloud read it, the CCM under test cannot.
 func MakeAdminDir(stateDir string) (string, error) {
-	dir := filepath.Join(stateDir, "cloud-admin")
+	dir := filepath.Join(stateDir, AdminDirName)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}

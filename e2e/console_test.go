@@ -1,11 +1,13 @@
 package e2e
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 
+	"sigs.k8s.io/ccm-harness/internal/filelock"
 	"sigs.k8s.io/ccm-harness/scenarios"
 )
 
@@ -21,7 +24,10 @@ import (
 // logs.
 const VerboseLog = "e2e.log"
 
-var quiet = flag.Bool("quiet", false, "print only the bring-up steps, one line per spec as it ends, failures with their log excerpts, and the summary; everything else (run with -ginkgo.v for Ginkgo's verbose stream) goes to "+VerboseLog+" in the artifacts")
+var (
+	quiet       = flag.Bool("quiet", false, "print only the bring-up steps, one line per spec as it ends, failures with their log excerpts, and the summary; everything else (run with -ginkgo.v for Ginkgo's verbose stream) goes to "+VerboseLog+" in the artifacts (in a parallel run, where the ginkgo CLI gathers the output, its caller sends it there)")
+	consoleFile = flag.String("console", "", "the file the short lines (with --quiet) and the summary are appended to instead of the standard output: a parallel run's processes, whose output the ginkgo CLI keeps, reach the terminal through it (make e2e gives them /dev/fd/3)")
+)
 
 // console is where the run's own lines go: the terminal, also while
 // --quiet sends the process's standard output and error to a file.
@@ -31,12 +37,38 @@ var console io.Writer = os.Stdout
 // lines then go to the console too.
 var inBringUp bool
 
+// openConsole makes --console, if given, the console.
+func openConsole() error {
+	if *consoleFile == "" {
+		return nil
+	}
+	f, err := os.OpenFile(*consoleFile, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return fmt.Errorf("--console: %w", err)
+	}
+	console = f
+	return nil
+}
+
 // quietOutput points standard output and error (Ginkgo's reporter, the
 // framework's and klog's lines, all write there) at VerboseLog and keeps
 // the terminal as console; restore puts them back. Done on the file
 // descriptors, so that everything the process and its libraries write
 // follows, whatever writer they captured at start.
-func quietOutput(dir string) (restore func(), err error) {
+//
+// In a parallel run the ginkgo CLI gathers every process's output and its
+// caller decides where it goes (make e2e: VerboseLog); the processes
+// reach the terminal through --console.
+func quietOutput(dir string, parallel bool) (restore func(), err error) {
+	if parallel {
+		if *consoleFile == "" {
+			return nil, fmt.Errorf("a parallel run's processes need --console to reach the terminal: the ginkgo CLI keeps their output")
+		}
+		if ginkgo.GinkgoParallelProcess() == 1 {
+			fmt.Fprintf(console, "full output: %s (V=1 prints it here)\n", filepath.Join(dir, VerboseLog))
+		}
+		return func() {}, nil
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -53,7 +85,9 @@ func quietOutput(dir string) (restore func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	console = os.NewFile(uintptr(out), "console")
+	if *consoleFile == "" {
+		console = os.NewFile(uintptr(out), "console")
+	}
 	if err := syscall.Dup2(int(f.Fd()), 1); err != nil {
 		return nil, err
 	}
@@ -65,7 +99,9 @@ func quietOutput(dir string) (restore func(), err error) {
 		_ = syscall.Dup2(out, 1)
 		_ = syscall.Dup2(errOut, 2)
 		f.Close()
-		console = os.Stdout
+		if *consoleFile == "" {
+			console = os.Stdout
+		}
 	}, nil
 }
 
@@ -101,7 +137,6 @@ func reportEnded(r ginkgo.SpecReport, excerpt string) {
 		}
 		return
 	}
-	progress.ended++
 	verdict := r.State.String()
 	if r.State.Is(types.SpecStateSkipped) {
 		verdict += ": " + firstLine(r.Failure.Message)
@@ -115,13 +150,50 @@ func reportEnded(r ginkgo.SpecReport, excerpt string) {
 	if known > 0 && r.State.Is(types.SpecStatePassed) {
 		verdict += fmt.Sprintf(" with %d known difference(s)", known)
 	}
-	fmt.Fprintf(console, "[%d/%d] %s  %s (%s)\n", progress.ended, progress.total, specLine(r), verdict, r.RunTime.Round(10*time.Millisecond))
+	var b strings.Builder
+	n := countEnded()
+	fmt.Fprintf(&b, "[%d/%d] %s  %s (%s)\n", n, progress.total, specLine(r), verdict, r.RunTime.Round(10*time.Millisecond))
 	if r.Failed() {
-		fmt.Fprintf(console, "  %s\n  at %s\n", strings.ReplaceAll(strings.TrimSpace(r.Failure.Message), "\n", "\n  "), r.Failure.Location)
+		fmt.Fprintf(&b, "  %s\n  at %s\n", strings.ReplaceAll(strings.TrimSpace(r.Failure.Message), "\n", "\n  "), r.Failure.Location)
 		if excerpt != "" {
-			fmt.Fprintf(console, "  %s\n", strings.ReplaceAll(strings.TrimSpace(excerpt), "\n", "\n  "))
+			fmt.Fprintf(&b, "  %s\n", strings.ReplaceAll(strings.TrimSpace(excerpt), "\n", "\n  "))
 		}
 	}
+	// One write, under the count's lock: another process's lines never
+	// come between, and the numbers come in order.
+	fmt.Fprint(console, b.String())
+	endedDone()
+}
+
+// endedFile counts, in the artifacts, the specs that ended in every
+// process of a run; finishRun removes it.
+const endedFile = ".specs-ended"
+
+// endedDone releases what countEnded took.
+var endedDone = func() {}
+
+// countEnded numbers the spec that just ended among those of the whole
+// run, every process's, and holds the count until endedDone: a parallel
+// run's processes count in one file under a lock.
+func countEnded() int {
+	if sc, _ := ginkgo.GinkgoConfiguration(); sc.ParallelTotal <= 1 || run.dir == "" {
+		progress.ended++
+		return progress.ended
+	}
+	path := filepath.Join(run.dir, endedFile)
+	unlock, err := filelock.Lock(context.Background(), path+".lock", "the count of ended specs")
+	if err != nil {
+		progress.ended++
+		return progress.ended
+	}
+	n := 0
+	if b, err := os.ReadFile(path); err == nil {
+		n, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+	}
+	n++
+	_ = os.WriteFile(path, []byte(strconv.Itoa(n)), 0o644)
+	endedDone = func() { unlock(); endedDone = func() {} }
+	return n
 }
 
 func firstLine(s string) string {

@@ -7,10 +7,12 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +20,7 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
@@ -42,6 +45,7 @@ var (
 	ccmMigrationCfg = flag.String("ccm-leader-migration-config", "", "LeaderMigrationConfiguration file for the CCMs alone in the [leader-migration] specs (default: --leader-migration-config)")
 	rollbackCfg     = flag.String("rollback-leader-migration-config", "", "LeaderMigrationConfiguration file for release N's kube-controller-managers that the [downgrade] spec brings back: a rollback's own configuration (default: --leader-migration-config)")
 	migrationDef    = flag.Bool("leader-migration-default", false, "run the managers of the [leader-migration] specs with --enable-leader-migration and no configuration file: each with its own built-in default")
+	workdir         = flag.String("workdir", "", "the folder relative paths are taken from (default: the current one); the ginkgo CLI runs a compiled suite's processes in the binary's folder, so its callers pass theirs (make e2e: the repository's root)")
 )
 
 func TestMain(m *testing.M) {
@@ -55,6 +59,12 @@ func TestMain(m *testing.M) {
 	}
 	_ = flag.Set("provider", opts.Provider)
 	flag.Parse()
+	if *workdir != "" {
+		if err := os.Chdir(*workdir); err != nil {
+			fmt.Fprintf(os.Stderr, "--workdir: %v\n", err)
+			os.Exit(2)
+		}
+	}
 	opts.Provider = framework.TestContext.Provider
 	opts.Kubeconfig = framework.TestContext.KubeConfig
 	framework.TestContext.ReportDir = opts.Artifacts
@@ -67,37 +77,39 @@ func TestE2E(t *testing.T) {
 	gomega.RegisterFailHandler(framework.Fail)
 	registerSpecHooks()
 	suiteConfig, reporterConfig := framework.CreateGinkgoConfig()
+	if err := openConsole(); err != nil {
+		t.Fatal(err)
+	}
 	restore := func() {}
 	if *quiet && !suiteConfig.DryRun {
 		var err error
-		if restore, err = quietOutput(opts.Artifacts); err != nil {
+		if restore, err = quietOutput(opts.Artifacts, suiteConfig.ParallelTotal > 1); err != nil {
 			t.Fatalf("--quiet: %v", err)
 		}
 	}
-	// Scenarios share one cluster and restart its managers: run in order
-	// of definition is not needed, but one at a time is.
+	// Specs share one cluster; in a parallel run, those that restart its
+	// managers or break its cloud for all are [Serial], and Ginkgo runs
+	// them last, in the first process, the only one that holds them.
 	passed := ginkgo.RunSpecs(t, "CCM conformance", suiteConfig, reporterConfig)
 	// Before the artifacts are rewritten (redaction) and the summary
 	// printed: the verbose log is closed, the terminal is back.
 	restore()
-	// Only a run that passed can have passed for nothing; a failed one
-	// says why it failed.
-	free := ""
-	if passed {
-		free = freeVerdict(suiteReport, *dryRun || suiteConfig.DryRun)
+	if suiteConfig.ParallelProcess > 1 {
+		return // the first process reports the whole run
 	}
-	if free != "" {
+	if run.free != "" {
 		passed = false
 	}
 	finishRun(t, passed)
-	if free != "" {
-		fmt.Fprintln(console, "FAILED: "+free)
-		t.Error(free)
+	if run.free != "" {
+		fmt.Fprintln(console, "FAILED: "+run.free)
+		t.Error(run.free)
 	}
 }
 
-// suiteReport is the whole run's report, for its verdict.
-var suiteReport ginkgo.Report
+// verdictNode is the ReportAfterSuite node that fails a run that passed
+// for nothing (freeVerdict).
+const verdictNode = "the run's verdict"
 
 // run is what the suite learned for its artifacts: the metadata testgrid
 // reads, the secrets no artifact may hold, and the cluster's log folder.
@@ -116,6 +128,9 @@ var run = struct {
 	// measured are the run's figures: the bring-up's, and the latencies
 	// the specs report as durations.
 	measured []reports.Measurement
+	// free is why the run, which passed, proves nothing; "" if it does
+	// (freeVerdict).
+	free string
 }{metadata: map[string]string{}, secrets: func() []string { return nil }}
 
 // finishRun runs once every report is written: it moves the failed specs'
@@ -126,6 +141,8 @@ func finishRun(t *testing.T, passed bool) {
 	if run.dir == "" {
 		return
 	}
+	_ = os.Remove(filepath.Join(run.dir, endedFile))
+	_ = os.Remove(filepath.Join(run.dir, endedFile+".lock"))
 	if _, err := reports.FoldExcerpts(run.dir); err != nil {
 		t.Errorf("%v", err)
 	}
@@ -182,14 +199,36 @@ func registerSpecHooks() {
 	if _, rc := ginkgo.GinkgoConfiguration(); rc.Verbosity().GTE(types.VerbosityLevelVerbose) {
 		lead = ""
 	}
-	ginkgo.ReportAfterSuite("the run's verdict", func(r ginkgo.Report) { suiteReport = r })
+	// Only a run that passed can have passed for nothing; a failed one
+	// says why it failed. Failed here, in the report, so that a parallel
+	// run's ginkgo CLI says it too.
+	ginkgo.ReportAfterSuite(verdictNode, func(r ginkgo.Report) {
+		if r.SuiteSucceeded {
+			if run.free = freeVerdict(r, *dryRun || r.SuiteConfig.DryRun); run.free != "" {
+				ginkgo.Fail(run.free)
+			}
+		}
+	})
+	// The latencies specs report (AddReportEntry with a duration) are
+	// figures for the report and the grid: read off the whole run's
+	// report, which holds every process's specs.
+	ginkgo.ReportAfterSuite("the specs' figures", func(r ginkgo.Report) {
+		for _, s := range r.SpecReports {
+			for _, e := range s.ReportEntries {
+				if d, err := time.ParseDuration(e.Value.String()); err == nil {
+					run.measured = append(run.measured, reports.Measurement{Spec: strings.TrimSpace(s.FullText()), Name: e.Name, Seconds: d.Seconds()})
+				}
+			}
+		}
+	})
 	ginkgo.ReportBeforeSuite(func(r ginkgo.Report) {
 		progress.total = r.PreRunStats.SpecsThatWillRun
 	})
 	// A bring-up or teardown that failed is not a spec's line: said here.
 	ginkgo.ReportAfterSuite("failed suite nodes on the console", func(r ginkgo.Report) {
 		for _, s := range r.SpecReports {
-			if s.LeafNodeType != types.NodeTypeIt {
+			// The verdict's own line ("FAILED: ...") comes last.
+			if s.LeafNodeType != types.NodeTypeIt && s.LeafNodeText != verdictNode {
 				reportEnded(s, "")
 			}
 		}
@@ -222,7 +261,13 @@ func registerSpecHooks() {
 			return
 		}
 		progress.started++
-		fmt.Printf("%s[%d/%d] %s\n", lead, progress.started, progress.total, specLine(r))
+		if sc, _ := ginkgo.GinkgoConfiguration(); sc.ParallelTotal > 1 {
+			// The ginkgo CLI prints this with the spec's report: which
+			// process ran it is what the full log has to add.
+			fmt.Printf("%sstarted in process %d of %d: %s\n", lead, sc.ParallelProcess, sc.ParallelTotal, specLine(r))
+		} else {
+			fmt.Printf("%s[%d/%d] %s\n", lead, progress.started, progress.total, specLine(r))
+		}
 		marks = nil
 		if run.logDir != "" {
 			marks = reports.MarkLogs(run.logDir, excerptOf)
@@ -253,13 +298,6 @@ func registerSpecHooks() {
 			ginkgo.AddReportEntry(reports.ExcerptEntry, reports.Excerpt(excerpt), ginkgo.ReportEntryVisibilityNever)
 		}
 		reportEnded(r, excerpt)
-		// The latencies a spec reports (AddReportEntry with a duration)
-		// are figures for the report and the grid.
-		for _, e := range r.ReportEntries {
-			if d, err := time.ParseDuration(e.Value.String()); err == nil {
-				run.measured = append(run.measured, reports.Measurement{Spec: strings.TrimSpace(r.FullText()), Name: e.Name, Seconds: d.Seconds()})
-			}
-		}
 	})
 }
 
@@ -320,34 +358,34 @@ func specLine(r ginkgo.SpecReport) string {
 	return tags + text
 }
 
-var _ = ginkgo.BeforeSuite(func(ctx context.Context) {
+// shared is what the first process of a parallel run tells the others
+// of the cluster it brought up: they attach to it (options.Setup.Attach)
+// and decide every skip on the first's features.
+type shared struct {
+	Name                    string
+	Features                scenarios.Features
+	InitialNodes            []string
+	InitialNodesInitialized time.Duration
+	// Specs is how many specs the run will run, for the console's count.
+	Specs int
+}
+
+// The first process brings the cluster up and takes it down after every
+// process is done (DeferCleanup in the first function of a
+// SynchronizedBeforeSuite runs then); every other process attaches to it.
+var _ = ginkgo.SynchronizedBeforeSuite(func(ctx context.Context) []byte {
 	inBringUp = true
 	defer func() { inBringUp = false }()
-	logf := func(format string, args ...any) {
-		framework.Logf(format, args...)
-		consoleLogf(format, args...)
-	}
-	timeouts := scenarios.DefaultTimeouts
-	timeouts.NodeInit = scaled(timeouts.NodeInit)
-	timeouts.NodeLifecycle = scaled(timeouts.NodeLifecycle)
-	timeouts.LoadBalancer = scaled(timeouts.LoadBalancer)
-	o := *opts
-	o.Wait = timeouts.NodeInit
-	setup, err := o.Resolve(logf)
-	framework.ExpectNoError(err)
-	// A build, or a wait for one, may come in a spec too (the leader-
-	// migration specs' managers, which make e2e builds in the background):
-	// minutes that are not silent.
-	setup.Binaries.Logf = func(format string, args ...any) {
-		framework.Logf(format, args...)
-		consoleAlways(format, args...)
-	}
+	setup := resolve()
 	run.dir = setup.ArtifactsDir
 	framework.ExpectNoError(reports.RemovePreviousJUnit(run.dir))
 	framework.ExpectNoError(reports.WriteStarted(run.dir, time.Now()))
 	run.metadata = setup.Metadata()
 	if *dryRun {
 		run.metadata[reports.KeyDryRun] = "true: the cluster came up and no spec ran"
+	}
+	if sc, _ := ginkgo.GinkgoConfiguration(); sc.ParallelTotal > 1 {
+		run.metadata[reports.KeyParallel] = strconv.Itoa(sc.ParallelTotal)
 	}
 	framework.ExpectNoError(reports.WriteMetadata(run.dir, run.metadata))
 	name := "e2e-" + rand.String(6)
@@ -391,25 +429,96 @@ var _ = ginkgo.BeforeSuite(func(ctx context.Context) {
 			framework.ExpectNoError(os.WriteFile(filepath.Join(run.dir, audit.APIUsesFile), []byte(text), 0o644))
 		}
 	})
-	framework.TestContext.KubeConfig = c.Kubeconfig
-	run.logDir = filepath.Dir(setup.LogDir(name))
 	run.metadata[reports.KeyKubernetesVersion] = c.KubernetesVersion
 	framework.ExpectNoError(reports.WriteMetadata(run.dir, run.metadata))
-	run.secrets = setup.Secrets
+	cs := clientFor(c.Kubeconfig)
+	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	framework.ExpectNoError(err, "list the initial nodes")
+	sh := shared{Name: name, InitialNodesInitialized: c.Initialized, Specs: progress.total}
+	for _, n := range nodes.Items {
+		sh.InitialNodes = append(sh.InitialNodes, n.Name)
+	}
+	env := useCluster(setup, c.Cluster, sh)
+	sh.Features = *env.Features
+	writeBringUp(run.dir, c.Cluster, env)
+	framework.Logf("kubeconfig: %s (kubectl --kubeconfig %s get nodes)", c.Kubeconfig, c.Kubeconfig)
+	// Runs before the teardown registered above, once every process is
+	// done: whatever the specs left in the cloud is a leak of the CCM's,
+	// named here.
+	ginkgo.DeferCleanup(func(ctx context.Context) {
+		if c.Cloud != nil {
+			framework.ExpectNoError(scenarios.CheckNoLeaks(ctx, cs, c.Cloud.Inspector(), env.Timeouts.LoadBalancer), "cloud resources at the end of the suite")
+		}
+	}, ginkgo.NodeTimeout(scenarios.TeardownTimeout))
+	data, err := json.Marshal(sh)
+	framework.ExpectNoError(err)
+	return data
+}, func(ctx context.Context, data []byte) {
+	if ginkgo.GinkgoParallelProcess() == 1 {
+		return // the first process set its cluster up above
+	}
+	var sh shared
+	framework.ExpectNoError(json.Unmarshal(data, &sh), "read what the first process said of its cluster")
+	progress.total = sh.Specs
+	setup := resolve()
+	run.dir = setup.ArtifactsDir
+	c, err := setup.Attach(ctx, sh.Name)
+	framework.ExpectNoError(err, "attach to cluster %s, which the first process brought up", sh.Name)
+	framework.Logf("process %d attached to cluster %s", ginkgo.GinkgoParallelProcess(), sh.Name)
+	useCluster(setup, c, sh)
+}, ginkgo.NodeTimeout(scenarios.BringUpTimeout))
+
+// logf is a bring-up line: in the log, and on the quiet console.
+func logf(format string, args ...any) {
+	framework.Logf(format, args...)
+	consoleLogf(format, args...)
+}
+
+// resolve is the run's setup from its flags, alike in every process.
+func resolve() *options.Setup {
+	o := *opts
+	o.Wait = scaled(scenarios.DefaultTimeouts.NodeInit)
+	setup, err := o.Resolve(logf)
+	framework.ExpectNoError(err)
+	// A build, or a wait for one, may come in a spec too (the leader-
+	// migration specs' managers, which make e2e builds in the background):
+	// minutes that are not silent.
+	setup.Binaries.Logf = func(format string, args ...any) {
+		framework.Logf(format, args...)
+		consoleAlways(format, args...)
+	}
+	return setup
+}
+
+// useCluster hands the specs of this process the cluster c, which it
+// brought up or attached to, with sh's initial nodes (and, where given,
+// the first process's features).
+func useCluster(setup *options.Setup, c *cluster.Cluster, sh shared) *scenarios.Env {
+	framework.TestContext.KubeConfig = c.Kubeconfig
 	// With no kubeconfig at flag time the framework defaulted Host, which
 	// would override the kubeconfig's server.
 	framework.TestContext.Host = ""
-
-	env := &scenarios.Env{Cluster: c.Cluster, Timeouts: timeouts, ArtifactsDir: run.dir, DryRun: *dryRun, InitialNodesInitialized: c.Initialized}
+	run.logDir = filepath.Dir(setup.LogDir(c.Name))
+	run.secrets = setup.Secrets
+	timeouts := scenarios.DefaultTimeouts
+	timeouts.NodeInit = scaled(timeouts.NodeInit)
+	timeouts.NodeLifecycle = scaled(timeouts.NodeLifecycle)
+	timeouts.LoadBalancer = scaled(timeouts.LoadBalancer)
+	env := &scenarios.Env{Cluster: c, Timeouts: timeouts, ArtifactsDir: run.dir, DryRun: *dryRun,
+		InitialNodesInitialized: sh.InitialNodesInitialized, InitialNodes: sh.InitialNodes}
+	if sh.Features.Provider != "" {
+		env.Features = &sh.Features
+	}
 	env.LeaderMigration, env.CCMLeaderMigration, env.RollbackLeaderMigration, env.LeaderMigrationDefault = *migrationCfg, *ccmMigrationCfg, *rollbackCfg, *migrationDef
 	if l, ok := setup.Runtime.(cluster.ControllerLister); ok {
 		env.Controllers = func(ctx context.Context, m cluster.ManagerSpec) ([]string, error) {
-			return l.Controllers(ctx, setup.Spec(name), m)
+			return l.Controllers(ctx, setup.Spec(c.Name), m)
 		}
 	}
 	// Specs that need a control plane of their own get one from the same
-	// setup, with their artifacts beside the main cluster's.
-	if c.ControlPlane != nil {
+	// setup, with their artifacts beside the main cluster's; in any
+	// process, as the first's cluster could (its features say).
+	if c.ControlPlane != nil || sh.Features.HA {
 		env.NewCluster = func(ctx context.Context, managers []cluster.ManagerSpec) (*cluster.Cluster, func(context.Context) error, error) {
 			name := "e2e-" + rand.String(6)
 			framework.Logf("bringing up cluster %s with %d managers", name, len(managers))
@@ -423,18 +532,9 @@ var _ = ginkgo.BeforeSuite(func(ctx context.Context) {
 			}, nil
 		}
 	}
-	writeBringUp(run.dir, c.Cluster, env)
-	framework.Logf("kubeconfig: %s (kubectl --kubeconfig %s get nodes)", c.Kubeconfig, c.Kubeconfig)
 	scenarios.SetEnv(env)
-	// Runs before the teardown registered above: whatever the specs left
-	// in the cloud is a leak of the CCM's, named here.
-	cs := clientFor(c.Kubeconfig)
-	ginkgo.DeferCleanup(func(ctx context.Context) {
-		if c.Cloud != nil {
-			framework.ExpectNoError(scenarios.CheckNoLeaks(ctx, cs, c.Cloud.Inspector(), timeouts.LoadBalancer), "cloud resources at the end of the suite")
-		}
-	}, ginkgo.NodeTimeout(scenarios.TeardownTimeout))
-}, ginkgo.NodeTimeout(scenarios.BringUpTimeout))
+	return env
+}
 
 func scaled(d time.Duration) time.Duration { return time.Duration(float64(d) * *waitScale) }
 

@@ -27,6 +27,7 @@ import (
 
 	"sigs.k8s.io/ccm-harness/internal/binaries"
 	"sigs.k8s.io/ccm-harness/internal/oci"
+	"sigs.k8s.io/ccm-harness/reports"
 )
 
 var (
@@ -448,14 +449,16 @@ func TestProfileFileAndImage(t *testing.T) {
 }
 
 // TestGinkgoTester runs a label-filtered part of the suite with the
-// ginkgo tester and the binaries --build staged in the run dir.
+// ginkgo tester and the binaries --build staged in the run dir, in two
+// parallel processes (the tester's --parallel): the second attaches to
+// the cluster the first judges.
 func TestGinkgoTester(t *testing.T) {
 	build(t)
 	name := clusterName(t)
 	suite := filepath.Join(artifactsRoot, "ginkgo", "e2e")
 	r := kubetest2(t, "ginkgo", 10*time.Minute, "--up", "--down", "--run-id="+runID, "--rundir="+runDir,
 		"--cluster-name="+name, "--provider=fake", "--test=ginkgo", "--",
-		"--use-built-binaries", "--ginkgo-args=--label-filter='node-init || provider-id' --no-color",
+		"--use-built-binaries", "--parallel=2", "--ginkgo-args=--label-filter='node-init || provider-id' --no-color",
 		// The suite's JUnit and report go beside kubetest2's, not over them.
 		"--test-args=--artifacts="+suite)
 	if r.code != 0 {
@@ -483,6 +486,14 @@ func TestGinkgoTester(t *testing.T) {
 	}
 	if !strings.Contains(r.out, "Test Suite Passed") {
 		t.Errorf("ginkgo did not report the suite passed: %s", r)
+	}
+	var meta map[string]string
+	data, err := os.ReadFile(filepath.Join(suite, "metadata.json"))
+	if err == nil {
+		err = json.Unmarshal(data, &meta)
+	}
+	if err != nil || meta[reports.KeyParallel] != "2" {
+		t.Errorf("the suite's metadata says %s=%q (%v), not 2: it did not run in the tester's two processes", reports.KeyParallel, meta[reports.KeyParallel], err)
 	}
 	assertNothingLeft(t, name)
 }

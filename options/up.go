@@ -131,3 +131,19 @@ func (s *Setup) Up(ctx context.Context, name string, opts ...UpOption) (*Started
 
 // Down removes the cluster called name; see cluster.Runtime.
 func (s *Setup) Down(ctx context.Context, name string) error { return s.Runtime.Down(ctx, name) }
+
+// Attach joins the running cluster called name, which another process
+// brought up with the same options (a parallel suite's first process);
+// see cluster.Attacher.
+func (s *Setup) Attach(ctx context.Context, name string) (*cluster.Cluster, error) {
+	a, ok := s.Runtime.(cluster.Attacher)
+	if !ok {
+		return nil, fmt.Errorf("a %s cluster cannot be shared by the processes of a parallel suite: run the suite in one process (PROCS=1)", s.Cluster)
+	}
+	c, err := a.Attach(ctx, s.Spec(name))
+	if err != nil {
+		return nil, err
+	}
+	s.keepSecrets(cluster.SecretsOf(c.Cloud))
+	return c, nil
+}

@@ -258,7 +258,8 @@ func btoi(b bool) int {
 // does not run: nothing to start, nothing to inspect.
 type noCloud struct{}
 
-func (noCloud) Start(context.Context, CloudEnv) error { return nil }
-func (noCloud) CCMConfig() ([]byte, error)            { return nil, nil }
-func (noCloud) Instances() InstanceControl            { return nil }
-func (noCloud) Inspector() Inspector                  { return nil }
+func (noCloud) Start(context.Context, CloudEnv) error  { return nil }
+func (noCloud) Attach(context.Context, CloudEnv) error { return nil }
+func (noCloud) CCMConfig() ([]byte, error)             { return nil, nil }
+func (noCloud) Instances() InstanceControl             { return nil }
+func (noCloud) Inspector() Inspector                   { return nil }

@@ -312,6 +312,14 @@ type Cloud interface {
 	Inspector() Inspector
 }
 
+// Attacher is a Cloud that a process which did not start it can join:
+// the processes of a parallel suite beyond the first, which share the
+// first's cluster. Attach reads what Start left in env.Dir and
+// env.AdminDir, and returns once the cloud answers; Start is not called.
+type Attacher interface {
+	Attach(ctx context.Context, env CloudEnv) error
+}
+
 // SecretKeeper is a Cloud that knows credentials it made or was given;
 // the suite removes them from every artifact it leaves.
 type SecretKeeper interface {

@@ -31,6 +31,9 @@ const (
 	// KeyDryRun is set in a dry run's metadata: nothing ran, whatever
 	// its result says.
 	KeyDryRun = "dry-run"
+	// KeyParallel is how many processes ran the specs, where more than
+	// one did.
+	KeyParallel = "parallel-processes"
 )
 
 // Result is finished.json's result.

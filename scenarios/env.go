@@ -21,6 +21,15 @@ type Env struct {
 	// InitialNodesInitialized is how long after registration the CCM had
 	// initialized the cluster's first nodes; 0 if it was not measured.
 	InitialNodesInitialized time.Duration
+	// InitialNodes are the nodes the cluster had when the specs began:
+	// what a spec about "every node" checks. Nodes other specs add and
+	// remove meanwhile (in parallel) are theirs to check.
+	InitialNodes []string
+	// Features are what the specs may count on, read off the cluster
+	// (FeaturesOf) by SetEnv when nil. A parallel suite's processes beyond
+	// the first are given the first's: every process decides every skip
+	// alike, although only the first holds the cluster's managers.
+	Features *Features
 	// ArtifactsDir is where specs leave files for people ($ARTIFACTS).
 	ArtifactsDir string
 	// DryRun skips every spec with the reason it would be skipped, or
@@ -66,7 +75,13 @@ var DefaultTimeouts = Timeouts{NodeInit: 2 * time.Minute, NodeLifecycle: 3 * tim
 var current *Env
 
 // SetEnv hands the specs their cluster.
-func SetEnv(e *Env) { current = e }
+func SetEnv(e *Env) {
+	if e.Features == nil {
+		f := FeaturesOf(e)
+		e.Features = &f
+	}
+	current = e
+}
 
 // Cluster is the cluster the specs run against, or nil before SetEnv.
 func Cluster() *cluster.Cluster {
@@ -87,7 +102,7 @@ func env() *Env {
 func nodePool() cluster.NodePool {
 	e := env()
 	if e.Cluster.Nodes == nil {
-		ginkgo.Skip(unmet(NeedNodePool, FeaturesOf(e), false))
+		ginkgo.Skip(unmet(NeedNodePool, *e.Features, false))
 	}
 	return e.Cluster.Nodes
 }
@@ -101,7 +116,7 @@ func inspector() providers.Inspector {
 		insp = e.Cluster.Cloud.Inspector()
 	}
 	if insp == nil {
-		ginkgo.Skip(unmet(NeedInspector, FeaturesOf(e), false))
+		ginkgo.Skip(unmet(NeedInspector, *e.Features, false))
 	}
 	return insp
 }

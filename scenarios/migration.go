@@ -45,7 +45,11 @@ import (
 // soak is how long each step of a rolling upgrade is left to run.
 const soak = 3 * time.Second
 
-var _ = framework.Describe("Leader migration", framework.WithLabel(labels.LeaderMigration), Needs(NeedHA), ginkgo.Ordered, func() {
+// Each spec brings up an HA control plane of its own in the release it
+// starts from, so that the three run side by side in a parallel run:
+// [upgrade] from release N, the CCM upgrade from release N+1 with the
+// older CCM, and [downgrade] from release N+1 with the CCM under test.
+var _ = framework.Describe("Leader migration", framework.WithLabel(labels.LeaderMigration), Needs(NeedHA), func() {
 	const members = 3
 	var (
 		c                        *cluster.Cluster
@@ -59,10 +63,12 @@ var _ = framework.Describe("Leader migration", framework.WithLabel(labels.Leader
 		watched     []string
 		running     = map[int][]cluster.Manager{}
 		generation  int
-		upgraded    bool
 		ccmUpgraded bool
-		// inTree: the provider has a release with it in-tree to start from.
+		// inTree: the provider has a release with it in-tree.
 		inTree bool
+		// timeline is the spec's folder of the recorder's timeline, under
+		// the artifacts' leader-migration/.
+		timeline string
 	)
 	name := func(member int, role string) string { return fmt.Sprintf("m%d-%s-%d", member, role, generation) }
 	// migrate sets a manager's leader migration: cfg's file, or, in the
@@ -97,10 +103,13 @@ var _ = framework.Describe("Leader migration", framework.WithLabel(labels.Leader
 		return []cluster.ManagerSpec{{Name: name(member, "kcm"), Kind: cluster.KubeControllerManager}, ccm(member)}
 	}
 
-	ginkgo.BeforeAll(func(ctx context.Context) {
-		// BeforeAll runs before the suite's BeforeEach would skip.
-		SkipUnmet()
+	// start is a spec's first step: the configs, then an HA control plane
+	// of members in release N (fromN) or N+1 (with the older CCM unless
+	// ccmUpgraded), where every migrating controller runs, with a recorder
+	// watching its managers.
+	start := func(ctx context.Context, fromN bool, folder string) {
 		e := env()
+		generation, running, timeline = 0, map[int][]cluster.Manager{}, folder
 		profile = e.Cluster.Profile
 		var err error
 		inTree = profile.InTreeKCM.Name != ""
@@ -154,16 +163,17 @@ var _ = framework.Describe("Leader migration", framework.WithLabel(labels.Leader
 			watched = union(watched, cfg.Controllers(), ccmCfg.Controllers(), rollbackCfg.Controllers())
 		}
 
-		// Without an in-tree release, the members start as release N+1's
-		// with the older CCM: the cloud controllers are in CCMs already.
-		start, startKind, from := releaseN1, cluster.CloudControllerManager, fmt.Sprintf("a kube-controller-manager and the older CCM (%s)", profile.OlderCCM)
-		if inTree {
-			start, startKind, from = releaseN, cluster.KubeControllerManager, fmt.Sprintf("a kube-controller-manager with %s in-tree (%s)", profile.CloudProvider, profile.InTreeKCM)
+		// From release N+1, the cloud controllers are in CCMs already.
+		first, startKind, from := releaseN1, cluster.CloudControllerManager, fmt.Sprintf("a kube-controller-manager and the older CCM (%s)", profile.OlderCCM)
+		if ccmUpgraded {
+			from = fmt.Sprintf("a kube-controller-manager and the CCM (%s)", profile.CCM)
 		}
-		upgraded = !inTree
+		if fromN {
+			first, startKind, from = releaseN, cluster.KubeControllerManager, fmt.Sprintf("a kube-controller-manager with %s in-tree (%s)", profile.CloudProvider, profile.InTreeKCM)
+		}
 		var specs []cluster.ManagerSpec
 		for i := 1; i <= members; i++ {
-			specs = append(specs, start(i)...)
+			specs = append(specs, first(i)...)
 		}
 		ginkgo.By(fmt.Sprintf("bringing up an HA control plane of %d members, each %s", members, from))
 		var down func(context.Context) error
@@ -181,21 +191,26 @@ var _ = framework.Describe("Leader migration", framework.WithLabel(labels.Leader
 		framework.Logf("leader election: lease %s, renew %s, retry %s; a controller may be unowned for %s", le.Lease, le.Renew, le.Retry, bounds.Unowned)
 
 		rec = migration.NewRecorder(cs, 500*time.Millisecond, cfg.LeaderName, migratedOf(cfg, watched))
+		// The managers come in the order of specs: each member's in turn.
+		// (Counting one per member left a member's second manager, its
+		// CCM, to another member, and two CCMs never replaced.)
+		perMember := len(specs) / members
 		for i, m := range c.Managers {
-			running[i+1] = []cluster.Manager{m}
+			member := i/perMember + 1
+			running[member] = append(running[member], m)
 			rec.Watch(m)
 		}
-		// The recorder outlives BeforeAll's context.
+		// The recorder outlives the spec's context.
 		rec.Start(context.Background())
 		ginkgo.DeferCleanup(func() {
 			tl := rec.Stop()
-			dir := filepath.Join(e.ArtifactsDir, "leader-migration")
+			dir := filepath.Join(e.ArtifactsDir, "leader-migration", timeline)
 			framework.ExpectNoError(tl.Write(dir, bounds), "write the leader-migration timeline")
 			framework.Logf("leader-migration timeline: %s", filepath.Join(dir, "timeline.svg"))
 		})
 
 		var opts []cluster.NodeOption
-		if inTree {
+		if fromN {
 			ginkgo.By("registering nodes as kubelets with the provider in-tree do")
 			opts = append(opts, cluster.WithInTreeCloud())
 		}
@@ -203,8 +218,8 @@ var _ = framework.Describe("Leader migration", framework.WithLabel(labels.Leader
 			_, err := c.Nodes.Add(ctx, fmt.Sprintf("lm-node-%d", i), opts...)
 			framework.ExpectNoError(err)
 		}
-		waitOwners(ctx, rec, watched, bounds.Unowned*2, "release N's "+startKind, startKind)
-	}, ginkgo.NodeTimeout(MigrationTimeout))
+		waitOwners(ctx, rec, watched, bounds.Unowned*2, "the first members' "+startKind, startKind)
+	}
 
 	// replace stops a member's managers and starts its next release's, then
 	// waits until every migrating controller runs somewhere again.
@@ -281,21 +296,20 @@ var _ = framework.Describe("Leader migration", framework.WithLabel(labels.Leader
 	upgrade := func(ctx context.Context) {
 		roll(ctx, releaseN1, "mid-upgrade")
 		waitOwners(ctx, rec, watched, bounds.Unowned*2, "the CCM", cluster.CloudControllerManager)
-		upgraded = true
 	}
 
-	it("[upgrade] moves the cloud controllers from kube-controller-manager to the CCM, member by member", within(MigrationTimeout), framework.WithLabel(labels.MigrationSpecs[0][0]), Needs(labels.MigrationSpecs[0][1]), func(ctx context.Context) {
+	it("[upgrade] moves the cloud controllers from kube-controller-manager to the CCM, member by member", within(MigrationTimeout), startFirst, framework.WithLabel(labels.MigrationSpecs[0][0]), Needs(labels.MigrationSpecs[0][1]), func(ctx context.Context) {
+		ccmUpgraded = false
+		start(ctx, true, "upgrade")
 		upgrade(ctx)
 		expectServed(ctx, c, cs, rec, "after the upgrade", false)
-		expectNoViolations(rec, bounds)
+		expectNoViolations(rec, bounds, timeline)
 		framework.ExpectNoError(c.Health(), "HA control plane")
 	})
 
-	it("[upgrade] rolls the CCMs to the next release, member by member", within(MigrationTimeout), framework.WithLabel(labels.MigrationSpecs[1][0]), Needs(labels.MigrationSpecs[1][1]), func(ctx context.Context) {
-		if !upgraded {
-			ginkgo.By("moving the controllers to the older CCM first")
-			upgrade(ctx)
-		}
+	it("[upgrade] rolls the CCMs to the next release, member by member", within(MigrationTimeout), startFirst, framework.WithLabel(labels.MigrationSpecs[1][0]), Needs(labels.MigrationSpecs[1][1]), func(ctx context.Context) {
+		ccmUpgraded = false
+		start(ctx, false, "ccm-upgrade")
 		ccmUpgraded = true
 		// The older CCM is the provider's of the minor before the one
 		// under test where it pins one (providers.Profile.WithCCMVersion).
@@ -304,20 +318,19 @@ var _ = framework.Describe("Leader migration", framework.WithLabel(labels.Leader
 		roll(ctx, func(member int) []cluster.ManagerSpec { return []cluster.ManagerSpec{ccm(member)} }, "mid-way through the CCM upgrade")
 		waitOwners(ctx, rec, watched, bounds.Unowned*2, "the CCM", cluster.CloudControllerManager)
 		expectServed(ctx, c, cs, rec, "after the CCM upgrade", false)
-		expectNoViolations(rec, bounds)
+		expectNoViolations(rec, bounds, timeline)
 		framework.ExpectNoError(c.Health(), "HA control plane")
 	})
 
-	it("[downgrade] moves them back to kube-controller-manager, member by member", within(MigrationTimeout), framework.WithLabel(labels.MigrationSpecs[2][0]), Needs(labels.MigrationSpecs[2][1]), func(ctx context.Context) {
-		if !upgraded {
-			ginkgo.By("upgrading first: a downgrade starts from release N+1")
-			upgrade(ctx)
-		}
+	it("[downgrade] moves them back to kube-controller-manager, member by member", within(MigrationTimeout), startFirst, framework.WithLabel(labels.MigrationSpecs[2][0]), Needs(labels.MigrationSpecs[2][1]), func(ctx context.Context) {
+		// From the CCM under test, as after the whole upgrade.
+		ccmUpgraded = true
+		start(ctx, false, "downgrade")
 		roll(ctx, rollbackN, "mid-downgrade")
 		waitOwners(ctx, rec, watched, bounds.Unowned*2, "release N's kube-controller-manager", cluster.KubeControllerManager)
 		// No CCM is left to initialize a node: it joins as release N's do.
 		expectServed(ctx, c, cs, rec, "after the downgrade", true)
-		expectNoViolations(rec, bounds)
+		expectNoViolations(rec, bounds, timeline)
 		framework.ExpectNoError(c.Health(), "HA control plane")
 	})
 })
@@ -465,7 +478,7 @@ func migratedOf(cfg migration.Config, watched []string) []string {
 	return out
 }
 
-func expectNoViolations(rec *migration.Recorder, b migration.Bounds) {
+func expectNoViolations(rec *migration.Recorder, b migration.Bounds, folder string) {
 	v := rec.Timeline().Check(b)
 	if len(v) == 0 {
 		return
@@ -474,7 +487,7 @@ func expectNoViolations(rec *migration.Recorder, b migration.Bounds) {
 	for i, x := range v {
 		lines[i] = "  " + x.String()
 	}
-	framework.Failf("the timeline breaks leader migration's invariants (leader-migration/timeline.svg):\n%s", strings.Join(lines, "\n"))
+	framework.Failf("the timeline breaks leader migration's invariants (leader-migration/%s/timeline.svg):\n%s", folder, strings.Join(lines, "\n"))
 }
 
 func clientOf(kubeconfig string) kubernetes.Interface {

@@ -190,7 +190,7 @@ func Differences() []providers.Difference {
 	if current == nil {
 		return nil
 	}
-	return FeaturesOf(current).Differences
+	return current.Features.Differences
 }
 
 // UnknownDifferences are the specs named by differences that are none of
@@ -222,7 +222,7 @@ func SkipUnmet() {
 		return
 	}
 	spec := ginkgo.CurrentSpecReport()
-	reason := Unmet(SpecText(spec.LeafNodeText), spec.Labels(), FeaturesOf(current), current.DryRun)
+	reason := Unmet(SpecText(spec.LeafNodeText), spec.Labels(), *current.Features, current.DryRun)
 	switch {
 	case reason != "":
 		ginkgo.Skip(reason)

@@ -23,7 +23,7 @@ var _ = framework.Describe("Nodes", func() {
 
 	it("removes the uninitialized taint from every node", framework.WithLabel("node-init"), Needs(providers.Instances), func(ctx context.Context) {
 		e := env()
-		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, e.Timeouts.NodeInit, "the CCM to initialize every node", nil, nodewait.Initialized))
+		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, e.Timeouts.NodeInit, "the CCM to initialize every node", initialNodes(), nodewait.Initialized))
 		if e.InitialNodesInitialized > 0 {
 			ginkgo.AddReportEntry("initial nodes initialized after registration", e.InitialNodesInitialized.Round(time.Millisecond).String())
 		}
@@ -44,14 +44,16 @@ var _ = framework.Describe("Nodes", func() {
 		e := env()
 		cloud := cloudInstances(ctx, f.ClientSet, false)
 		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, e.Timeouts.NodeInit, "spec.providerID on every node",
-			nil, ProviderIDFromCloud(e.Cluster.Profile.ProviderIDScheme, cloud)))
+			initialNodes(), ProviderIDFromCloud(e.Cluster.Profile.ProviderIDScheme, cloud)))
 	})
 
-	it("keeps spec.providerID across a CCM restart", framework.WithLabel("provider-id"), Needs(providers.Instances, NeedRestart), func(ctx context.Context) {
+	// Serial: while the CCM restarts, no other spec's node or Service
+	// would be served, and its wait would measure the restart.
+	it("keeps spec.providerID across a CCM restart", framework.WithLabel("provider-id"), framework.WithSerial(), Needs(providers.Instances, NeedRestart), func(ctx context.Context) {
 		e := env()
 		ccm := e.Cluster.Manager(cluster.CloudControllerManager)
 		scheme := e.Cluster.Profile.ProviderIDScheme
-		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, e.Timeouts.NodeInit, "spec.providerID on every node", nil, ProviderIDFromCloud(scheme, nil)))
+		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, e.Timeouts.NodeInit, "spec.providerID on every node", initialNodes(), ProviderIDFromCloud(scheme, nil)))
 		before := providerIDs(ctx, f.ClientSet)
 
 		ginkgo.By("restarting the CCM")
@@ -73,7 +75,7 @@ var _ = framework.Describe("Nodes", func() {
 
 	it("sets the addresses the cloud reports, with a Hostname", framework.WithLabel("node-address"), Needs(providers.Instances, NeedInspector), func(ctx context.Context) {
 		cloud := cloudInstances(ctx, f.ClientSet, true)
-		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, env().Timeouts.NodeInit, "node addresses to match the cloud", nil, AddressesFromCloud(cloud)))
+		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, env().Timeouts.NodeInit, "node addresses to match the cloud", initialNodes(), AddressesFromCloud(cloud)))
 	})
 
 	it("honours the alpha.kubernetes.io/provided-node-ip annotation", framework.WithLabel("node-address"), Needs(providers.Instances, NeedNodePool, NeedInspector), func(ctx context.Context) {
@@ -107,21 +109,21 @@ var _ = framework.Describe("Nodes", func() {
 
 	it("labels the instance type the cloud reports", framework.WithLabel("instance-type"), Needs(providers.Instances, NeedInspector), func(ctx context.Context) {
 		cloud := cloudInstances(ctx, f.ClientSet, true)
-		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, env().Timeouts.NodeInit, "instance-type labels to match the cloud", nil,
+		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, env().Timeouts.NodeInit, "instance-type labels to match the cloud", initialNodes(),
 			LabelsFromCloud(cloud, "instance type", func(i providers.Instance) string { return i.InstanceType },
 				v1.LabelInstanceTypeStable, v1.LabelInstanceType)))
 	})
 
 	it("labels the zone and region the cloud reports", framework.WithLabel("zone"), Needs(providers.Zones, NeedInspector), func(ctx context.Context) {
 		cloud := cloudInstances(ctx, f.ClientSet, true)
-		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, env().Timeouts.NodeInit, "zone and region labels to match the cloud", nil,
+		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, env().Timeouts.NodeInit, "zone and region labels to match the cloud", initialNodes(),
 			All(
 				LabelsFromCloud(cloud, "zone", func(i providers.Instance) string { return i.Zone }, v1.LabelTopologyZone, v1.LabelFailureDomainBetaZone),
 				LabelsFromCloud(cloud, "region", func(i providers.Instance) string { return i.Region }, v1.LabelTopologyRegion, v1.LabelFailureDomainBetaRegion),
 			)))
 	})
 
-	it("taints the NotReady node of a stopped instance as shut down, and untaints it when it runs again", framework.WithLabel("node-lifecycle"), Needs(providers.NodeLifecycle, NeedNodePool), func(ctx context.Context) {
+	it("taints the NotReady node of a stopped instance as shut down, and untaints it when it runs again", framework.WithLabel("node-lifecycle"), startEarly, Needs(providers.NodeLifecycle, NeedNodePool), func(ctx context.Context) {
 		pool := nodePool()
 		e := env()
 		name := "stop-" + rand.String(5)
@@ -139,7 +141,7 @@ var _ = framework.Describe("Nodes", func() {
 			[]string{name}, All(ReadyIs(true), Tainted(ShutdownTaint, false))))
 	})
 
-	it("deletes the NotReady node of a terminated instance", framework.WithLabel("node-lifecycle"), Needs(providers.NodeLifecycle, NeedNodePool), func(ctx context.Context) {
+	it("deletes the NotReady node of a terminated instance", framework.WithLabel("node-lifecycle"), startEarly, Needs(providers.NodeLifecycle, NeedNodePool), func(ctx context.Context) {
 		pool := nodePool()
 		e := env()
 		name := "term-" + rand.String(5)
@@ -160,7 +162,7 @@ func addNode(ctx context.Context, pool cluster.NodePool, name string, opts ...cl
 	framework.ExpectNoError(err, "add node %s", name)
 }
 
-// cloudInstances asks the cloud about every node. With required, a
+// cloudInstances asks the cloud about every initial node. With required, a
 // provider without an inspector skips the spec; without, the result is nil
 // and checks compare only what Kubernetes shows.
 func cloudInstances(ctx context.Context, cs kubernetes.Interface, required bool) map[string]providers.Instance {
@@ -171,14 +173,20 @@ func cloudInstances(ctx context.Context, cs kubernetes.Interface, required bool)
 		}
 		return nil
 	}
-	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
-	framework.ExpectNoError(err, "list nodes")
-	var names []string
-	for _, n := range nodes.Items {
-		names = append(names, n.Name)
+	names := initialNodes()
+	if names == nil {
+		nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		framework.ExpectNoError(err, "list nodes")
+		for _, n := range nodes.Items {
+			names = append(names, n.Name)
+		}
 	}
 	return cloudInstancesOf(ctx, names...)
 }
+
+// initialNodes are the nodes a spec about "every node" checks: those the
+// cluster had when the specs began; nil (every node) if it had none.
+func initialNodes() []string { return env().InitialNodes }
 
 func cloudInstancesOf(ctx context.Context, names ...string) map[string]providers.Instance {
 	e := env()

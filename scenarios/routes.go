@@ -32,12 +32,12 @@ var _ = framework.Describe("Routes", Needs(providers.Routes), func() {
 		deferLeakCheck(f.ClientSet)
 	})
 
-	it("creates a route to every node's pod CIDR and marks the node's network available", route, Needs(LateRouteInspector), func(ctx context.Context) {
-		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, env().Timeouts.LoadBalancer, "NetworkUnavailable=False (RouteCreated) on every node with a pod CIDR", nil, RouteCreated))
+	it("creates a route to every node's pod CIDR and marks the node's network available", route, startEarly, Needs(LateRouteInspector), func(ctx context.Context) {
+		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, env().Timeouts.LoadBalancer, "NetworkUnavailable=False (RouteCreated) on every node with a pod CIDR", initialNodes(), RouteCreated))
 		expectRoutes(ctx, f.ClientSet)
 	})
 
-	it("removes a deleted node's route and recreates one deleted behind the CCM's back", route, Needs(NeedNodePool, LateRouteInspector), func(ctx context.Context) {
+	it("removes a deleted node's route and recreates one deleted behind the CCM's back", route, startEarly, Needs(NeedNodePool, LateRouteInspector), func(ctx context.Context) {
 		pool := nodePool()
 		name := "route-" + rand.String(5)
 		start := time.Now()

@@ -30,6 +30,17 @@ const (
 	TeardownTimeout = 5 * time.Minute
 )
 
+// Long specs start first in a parallel run (ginkgo -p --randomize-all),
+// so that it lasts about as long as its longest spec rather than that
+// plus whatever was left when it started: the leader-migration specs,
+// which bring up HA control planes and roll them member by member, then
+// those that wait out a node's lifecycle or the route controller's
+// period.
+var (
+	startFirst = ginkgo.SpecPriority(2)
+	startEarly = ginkgo.SpecPriority(1)
+)
+
 // within is a spec's timeout where SpecTimeout does not suit it.
 type within time.Duration
 

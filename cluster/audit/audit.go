@@ -284,6 +284,24 @@ func (l *Log) SetBinary(path, user string) {
 	l.path, l.binary = path, user
 }
 
+// Source is what a Log knows, kept in a cluster's state so that another
+// process (a parallel suite's) reads the same log as the same user.
+type Source struct {
+	Path   string `json:"path,omitempty"`
+	User   string `json:"user,omitempty"`
+	Binary string `json:"binary,omitempty"`
+}
+
+// Source is what l knows now.
+func (l *Log) Source() Source {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return Source{Path: l.path, User: l.user, Binary: l.binary}
+}
+
+// LogOf is the Log another process's l knew: src.
+func LogOf(src Source) *Log { return &Log{path: src.Path, user: src.User, binary: src.Binary} }
+
 // APIUses are the CCM's deprecated and unserved API calls since a time,
 // and its user name; none before a Set.
 func (l *Log) APIUses(since time.Time) (string, []APIUse, error) {

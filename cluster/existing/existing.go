@@ -21,7 +21,10 @@ type Runtime struct {
 	kubeconfig string
 }
 
-var _ cluster.Runtime = (*Runtime)(nil)
+var (
+	_ cluster.Runtime  = (*Runtime)(nil)
+	_ cluster.Attacher = (*Runtime)(nil)
+)
 
 // New returns a runtime for the cluster kubeconfig names.
 func New(kubeconfig string) *Runtime { return &Runtime{kubeconfig: kubeconfig} }
@@ -54,6 +57,12 @@ func (r *Runtime) Up(ctx context.Context, spec cluster.Spec) (*cluster.Cluster, 
 		KubernetesVersion: v.GitVersion,
 		Profile:           spec.Profile,
 	}, nil
+}
+
+// Attach is Up: of an existing cluster the harness holds nothing but its
+// kubeconfig, which every process of a parallel suite is given.
+func (r *Runtime) Attach(ctx context.Context, spec cluster.Spec) (*cluster.Cluster, error) {
+	return r.Up(ctx, spec)
 }
 
 // Down leaves the cluster as it was found.

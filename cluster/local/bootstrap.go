@@ -39,17 +39,7 @@ func (in *instance) bootstrap(ctx context.Context) (string, error) {
 		return "", err
 	}
 	in.kubeconfig = path
-	cfg, err := clientcmd.BuildConfigFromFlags("", path)
-	if err != nil {
-		return "", err
-	}
-	// The harness registers hundreds of nodes at once in the scale
-	// benchmarks: client-go's default 5 QPS would make it the bottleneck.
-	cfg.QPS, cfg.Burst = 500, 1000
-	// Protobuf, as kube-controller-manager and CCMs speak: the API server
-	// then encodes each node event for their watches and the harness's once.
-	cfg.ContentType = runtime.ContentTypeProtobuf
-	cs, err := kubernetes.NewForConfig(cfg)
+	cs, err := adminClient(path)
 	if err != nil {
 		return "", err
 	}
@@ -62,6 +52,22 @@ func (in *instance) bootstrap(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return v.GitVersion, nil
+}
+
+// adminClient is the harness's client of the cluster whose admin
+// kubeconfig is at path.
+func adminClient(path string) (kubernetes.Interface, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", path)
+	if err != nil {
+		return nil, err
+	}
+	// The harness registers hundreds of nodes at once in the scale
+	// benchmarks: client-go's default 5 QPS would make it the bottleneck.
+	cfg.QPS, cfg.Burst = 500, 1000
+	// Protobuf, as kube-controller-manager and CCMs speak: the API server
+	// then encodes each node event for their watches and the harness's once.
+	cfg.ContentType = runtime.ContentTypeProtobuf
+	return kubernetes.NewForConfig(cfg)
 }
 
 // grantCCM gives user the CCM role, and delegated authentication and

@@ -55,6 +55,7 @@ type instance struct {
 	apiserverURL string
 	kubeconfig   string
 	client       kubernetes.Interface
+	version      string
 
 	stateMu sync.Mutex
 	steps   []cluster.Step
@@ -119,9 +120,8 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 	}); err != nil {
 		return nil, err
 	}
-	var version string
 	if err := in.step("cluster bootstrap", func() (err error) {
-		version, err = in.bootstrap(ctx)
+		in.version, err = in.bootstrap(ctx)
 		return err
 	}); err != nil {
 		return nil, err
@@ -191,7 +191,7 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 	c := &cluster.Cluster{
 		Name:              spec.Name,
 		Kubeconfig:        in.kubeconfig,
-		KubernetesVersion: version,
+		KubernetesVersion: in.version,
 		Profile:           spec.Profile,
 		Cloud:             in.cloud,
 		Managers:          managers,
@@ -228,7 +228,8 @@ func (in *instance) saveState(records []process.Record) {
 }
 
 func (in *instance) state(records []process.Record) cluster.State {
-	st := cluster.State{Name: in.spec.Name, Kubeconfig: in.kubeconfig, Processes: records, LogDir: in.logDir()}
+	st := cluster.State{Name: in.spec.Name, Kubeconfig: in.kubeconfig, Processes: records, LogDir: in.logDir(),
+		KubernetesVersion: in.version, Audit: in.audit.Source()}
 	if in.cloud != nil {
 		st.Secrets = cluster.SecretsOf(in.cloud)
 	}

@@ -50,10 +50,8 @@ func TestRunArtifacts(t *testing.T) {
 		t.Fatal(err)
 	}
 	const spec = "removes the uninitialized taint from every node"
-	cmd := suiteCommand(suite,
-		"--provider=fake", "--ccm-version=", "--provider-config="+cfgFile, "--artifacts="+artifacts,
-		"--wait-scale=0.25", "-ginkgo.label-filter=node-init", "-ginkgo.focus="+spec, "-ginkgo.no-color", "-ginkgo.timeout="+controlTimeout.String())
-	cmd.Dir = sourceRoot(t)
+	cmd := suiteCommand(t, suite, false, []string{"label-filter=node-init", "focus=" + spec, "no-color", "timeout=" + controlTimeout.String()},
+		[]string{"--provider=fake", "--ccm-version=", "--provider-config=" + cfgFile, "--artifacts=" + artifacts, "--wait-scale=0.25"})
 	cmd.Env = append(os.Environ(), "CCM_HARNESS_STATE="+state)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -443,7 +443,7 @@ var controls = []control{
 		ccmMigration: migration.NewConfig(migration.CloudControllers...).LeftTo("kube-controller-manager", names.ServiceLBController).YAML(),
 		fail: map[string][]string{
 			"[upgrade] rolls the CCMs to the next release": {
-				"expected service-lb-controller run by release N's cloud-controller-manager, actual: not",
+				"expected service-lb-controller run by the first members' cloud-controller-manager, actual: not",
 			},
 		},
 	},
@@ -691,7 +691,11 @@ func run(t *testing.T, suite string, c control) {
 		// A quarter of the usual waits: long enough for a healthy CCM on
 		// this machine, short enough that a broken one fails quickly.
 		"--wait-scale=0.25",
-		"-ginkgo.label-filter=" + c.label, "-ginkgo.focus=" + c.focus, "-ginkgo.no-color",
+	}
+	// Ginkgo's own flags, for the suite binary (-ginkgo.X) or the CLI (--X).
+	ginkgoArgs := []string{"label-filter=" + c.label, "no-color", "timeout=" + controlTimeout.String()}
+	if c.focus != "" {
+		ginkgoArgs = append(ginkgoArgs, "focus="+c.focus)
 	}
 	for flag, cfg := range map[string][]byte{"--ccm-leader-migration-config": c.ccmMigration, "--leader-migration-config": c.migration, "--rollback-leader-migration-config": c.rollbackMigration} {
 		if cfg == nil {
@@ -706,11 +710,11 @@ func run(t *testing.T, suite string, c control) {
 	if c.migrationDefault {
 		args = append(args, "--leader-migration-default")
 	}
-	// Its own Ginkgo timeout, under go test's: a hung control tears its
-	// cluster down itself and fails.
-	args = append(args, "-ginkgo.timeout="+controlTimeout.String())
-	cmd := suiteCommand(suite, args...)
-	cmd.Dir = sourceRoot(t)
+	// Its own Ginkgo timeout (above), under go test's: a hung control
+	// tears its cluster down itself and fails. On a local cluster, in
+	// parallel processes, as make e2e runs the suite: a control must fail
+	// the same specs with the same messages there.
+	cmd := suiteCommand(t, suite, clusterKind == "local", ginkgoArgs, args)
 	cmd.Env = append(os.Environ(), "CCM_HARNESS_STATE="+state)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

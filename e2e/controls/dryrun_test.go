@@ -67,6 +67,55 @@ func TestDryRunMatchesRealRun(t *testing.T) {
 	}
 }
 
+// TestSerialMatchesParallel compares make e2e's run, whose specs ran in
+// parallel processes, with make e2e-serial's of the same suite in one
+// process: every spec must end alike, skipped for the same reason, with
+// the same known differences; and the parallel run must really have been
+// one.
+func TestSerialMatchesParallel(t *testing.T) {
+	parallel, serial := runAndSibling(t, "serial", "make e2e-serial")
+	if n := parallel.Metadata[reports.KeyParallel]; n == "" {
+		t.Errorf("%s: the run says no %s in its metadata: it ran in one process", parallel.Dir, reports.KeyParallel)
+	}
+	if n := serial.Metadata[reports.KeyParallel]; n != "" {
+		t.Errorf("%s: the serial run says %s=%s", serial.Dir, reports.KeyParallel, n)
+	}
+	ended := map[string]reports.Case{}
+	for _, c := range serial.Cases {
+		ended[c.Name] = c
+	}
+	compared := 0
+	for _, c := range parallel.Cases {
+		s, ok := ended[c.Name]
+		delete(ended, c.Name)
+		switch {
+		case !ok:
+			t.Errorf("%s: in the parallel run, not in the serial one", c.Name)
+		case c.Outcome != s.Outcome:
+			t.Errorf("%s: %s in parallel (%s), %s in one process (%s)", c.Name, c.Outcome, firstLine(c.Message), s.Outcome, firstLine(s.Message))
+		case c.Outcome == reports.Skipped && c.Message != s.Message:
+			t.Errorf("%s: skipped in parallel with %q, in one process with %q", c.Name, c.Message, s.Message)
+		case len(c.KnownDifferences) != len(s.KnownDifferences):
+			t.Errorf("%s: %d known differences in parallel, %d in one process", c.Name, len(c.KnownDifferences), len(s.KnownDifferences))
+		}
+		compared++
+	}
+	for name := range ended {
+		t.Errorf("%s: in the serial run, not in the parallel one", name)
+	}
+	if compared == 0 {
+		t.Errorf("no spec compared between %s and %s", parallel.Dir, serial.Dir)
+	}
+	if !t.Failed() {
+		t.Logf("%d specs: the parallel run (%s processes) ended as the serial one", compared, parallel.Metadata[reports.KeyParallel])
+	}
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
+}
+
 // TestMigrationSelected checks labels.MigrationSelected, by which
 // `ccm-harness binaries` decides to build release N's managers, against
 // Ginkgo's own dry run of the suite: for each filter, it must say yes

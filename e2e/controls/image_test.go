@@ -15,22 +15,7 @@ import (
 // $ARTIFACTS): every spec the image run ran must have ended as it did from
 // the binary. make test runs both first.
 func TestImageRunMatchesBinaryRun(t *testing.T) {
-	dir := os.Getenv("ARTIFACTS")
-	image := filepath.Join(dir, "image")
-	if _, err := os.Stat(filepath.Join(image, "junit_external-local_01.xml")); dir == "" || err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("no image run in %s: make test runs make e2e-image before the controls", image)
-		}
-		t.Skipf("no image run in %s (run make e2e and make e2e-image first)", image)
-	}
-	fromBinary, err := reports.ReadRun(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fromImage, err := reports.ReadRun(image)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fromBinary, fromImage := runAndSibling(t, "image", "make e2e-image")
 	if got := fromImage.Metadata[reports.KeyJobVersion]; got == fromBinary.Metadata[reports.KeyJobVersion] || !strings.Contains(got, "@docker-archive:") {
 		t.Errorf("the image run reports job-version %q (the binary run %q): it did not run the image", got, fromBinary.Metadata[reports.KeyJobVersion])
 	}
@@ -59,4 +44,29 @@ func TestImageRunMatchesBinaryRun(t *testing.T) {
 		t.Errorf("only %d specs compared; the image run should run the node, load-balancer and route specs", compared)
 	}
 	t.Logf("%d specs ended alike from the image (%s) and the binary", compared, fromImage.Metadata[reports.KeyJobVersion])
+}
+
+// runAndSibling reads make e2e's run in $ARTIFACTS and the run another
+// target of make test (target) left in its folder sub, before the
+// controls; outside CI, without them, the test is skipped.
+func runAndSibling(t *testing.T, sub, target string) (*reports.Run, *reports.Run) {
+	t.Helper()
+	dir := os.Getenv("ARTIFACTS")
+	other := filepath.Join(dir, sub)
+	junit, _ := filepath.Glob(filepath.Join(other, "junit_*.xml"))
+	if dir == "" || len(junit) == 0 {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("no run in %s: make test runs make e2e and %s before the controls", other, target)
+		}
+		t.Skipf("no run in %s (run make e2e and %s first)", other, target)
+	}
+	runs := make([]*reports.Run, 2)
+	for i, d := range []string{dir, other} {
+		r, err := reports.ReadRun(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs[i] = r
+	}
+	return runs[0], runs[1]
 }

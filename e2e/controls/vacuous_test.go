@@ -3,6 +3,7 @@ package controls
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,34 +35,48 @@ func TestNoFreeVerdict(t *testing.T) {
 		{"no nodes", []string{"--provider=fake", "--nodes=0"}, "--nodes 0: the node specs need nodes to check (give 1 or more)"},
 		{"a dry run", []string{"--provider=fake", "-ginkgo.label-filter=zone", "--dry-run"}, ""},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			state, artifacts := t.TempDir(), t.TempDir()
-			cmd := suiteCommand(suite, append(tc.args, "--artifacts="+artifacts, "-ginkgo.no-color", "--quiet", "-ginkgo.timeout="+controlTimeout.String())...)
-			cmd.Dir = sourceRoot(t)
-			cmd.Env = append(os.Environ(), "CCM_HARNESS_STATE="+state)
-			var out bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &out
-			err := runSuite(cmd)
-			switch {
-			case tc.want == "" && err != nil:
-				t.Errorf("failed: %v\n%s", err, out.String())
-			case tc.want != "" && err == nil:
-				t.Errorf("passed; want a failure saying %q\n%s", tc.want, out.String())
-			case tc.want != "" && !strings.Contains(out.String(), tc.want):
-				t.Errorf("the output lacks %q:\n%s", tc.want, out.String())
-			}
-			if tc.want == "" {
-				var f reports.Finished
-				data, err := os.ReadFile(filepath.Join(artifacts, "finished.json"))
-				if err == nil {
-					err = json.Unmarshal(data, &f)
+		for _, parallel := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s, parallel %t", tc.name, parallel), func(t *testing.T) {
+				t.Parallel()
+				if parallel {
+					ginkgoCLI(t)
 				}
-				if err != nil || f.Result != string(reports.ResultDryRun) || f.Passed || f.Metadata[reports.KeyDryRun] == "" {
-					t.Errorf("a dry run's finished.json: %+v (%v); want result %s, not passed, metadata %s set", f, err, reports.ResultDryRun, reports.KeyDryRun)
+				state, artifacts := t.TempDir(), t.TempDir()
+				args := append(tc.args, "--artifacts="+artifacts)
+				if !parallel {
+					// The short form, which says the verdict in one line;
+					// in parallel, the ginkgo CLI's report says it.
+					args = append(args, "--quiet")
 				}
-			}
-			assertNothingLeft(t, state)
-		})
+				cmd := suiteCommand(t, suite, parallel, []string{"no-color", "timeout=" + controlTimeout.String()}, args)
+				want := tc.want
+				if parallel {
+					want = strings.Replace(want, "FAILED: ", "[FAILED] ", 1)
+				}
+				cmd.Env = append(os.Environ(), "CCM_HARNESS_STATE="+state)
+				var out bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &out, &out
+				err := runSuite(cmd)
+				switch {
+				case tc.want == "" && err != nil:
+					t.Errorf("failed: %v\n%s", err, out.String())
+				case tc.want != "" && err == nil:
+					t.Errorf("passed; want a failure saying %q\n%s", tc.want, out.String())
+				case tc.want != "" && !strings.Contains(out.String(), want):
+					t.Errorf("the output lacks %q:\n%s", want, out.String())
+				}
+				if tc.want == "" {
+					var f reports.Finished
+					data, err := os.ReadFile(filepath.Join(artifacts, "finished.json"))
+					if err == nil {
+						err = json.Unmarshal(data, &f)
+					}
+					if err != nil || f.Result != string(reports.ResultDryRun) || f.Passed || f.Metadata[reports.KeyDryRun] == "" {
+						t.Errorf("a dry run's finished.json: %+v (%v); want result %s, not passed, metadata %s set", f, err, reports.ResultDryRun, reports.KeyDryRun)
+					}
+				}
+				assertNothingLeft(t, state)
+			})
+		}
 	}
 }

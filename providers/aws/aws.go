@@ -308,4 +308,5 @@ var (
 	_ providers.CCMEnvironment   = (*Cloud)(nil)
 	_ providers.Diagnoser        = (*Cloud)(nil)
 	_ providers.ServiceAnnotator = (*Cloud)(nil)
+	_ providers.Attacher         = (*Cloud)(nil)
 )

@@ -182,6 +182,10 @@ func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
 		return err
 	}
 	c.admin = client.NewAdmin(c.endpoint, adminToken)
+	// For the processes that join the cloud (Attach).
+	if err := os.WriteFile(filepath.Join(env.AdminDir, endpointFile), []byte(c.endpoint), 0o600); err != nil {
+		return err
+	}
 	args := []string{
 		"--listen=" + net.JoinHostPort(listen, strconv.Itoa(port)),
 		"--state-file=" + filepath.Join(c.dir, "state.json"),
@@ -224,6 +228,40 @@ func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
 		Ready:  c.admin.Healthz,
 	})
 	return err
+}
+
+// endpointFile, in the admin folder, is the URL of a started cloud.
+const endpointFile = "endpoint"
+
+// Attach joins the fakecloud another process started for the cluster
+// whose cloud folders env names, with its admin token.
+func (c *Cloud) Attach(ctx context.Context, env providers.CloudEnv) error {
+	read := func(path string) (string, error) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return "", fmt.Errorf("fakecloud: join the cloud of %s: %w (is its cluster up?)", env.Dir, err)
+		}
+		return strings.TrimSpace(string(b)), nil
+	}
+	var err error
+	c.dir = env.Dir
+	if c.endpoint, err = read(filepath.Join(env.AdminDir, endpointFile)); err != nil {
+		return err
+	}
+	cloudToken, err := read(filepath.Join(c.dir, "cloud.token"))
+	if err != nil {
+		return err
+	}
+	adminToken, err := read(filepath.Join(env.AdminDir, "admin.token"))
+	if err != nil {
+		return err
+	}
+	c.secrets = []string{cloudToken, adminToken}
+	c.admin = client.NewAdmin(c.endpoint, adminToken)
+	if err := c.admin.Healthz(ctx); err != nil {
+		return fmt.Errorf("fakecloud at %s: %w", c.endpoint, err)
+	}
+	return nil
 }
 
 // CCMConfig points fakecloud-ccm at this cloud.
@@ -351,6 +389,7 @@ func token() string {
 var (
 	_ providers.Cloud                 = (*Cloud)(nil)
 	_ providers.SecretKeeper          = (*Cloud)(nil)
+	_ providers.Attacher              = (*Cloud)(nil)
 	_ providers.FaultInjector         = (*Cloud)(nil)
 	_ providers.InstanceControl       = instances{}
 	_ providers.InstanceAdopter       = instances{}

@@ -258,4 +258,5 @@ var (
 	_ providers.Cloud        = (*Cloud)(nil)
 	_ providers.SecretKeeper = (*Cloud)(nil)
 	_ providers.Diagnoser    = (*Cloud)(nil)
+	_ providers.Attacher     = (*Cloud)(nil)
 )

@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/google/uuid"
 	"github.com/vmware/govmomi/find"
@@ -23,6 +24,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 	v1 "k8s.io/api/core/v1"
 
+	"sigs.k8s.io/ccm-harness/internal/filelock"
 	"sigs.k8s.io/ccm-harness/providers"
 )
 
@@ -39,12 +41,12 @@ type inventory struct {
 	datastore                    string
 	zoneCategory, regionCategory string
 
-	mu sync.Mutex
 	// zones[i] is where VMs of config.Zones[i] go.
 	zones []placement
-	// created counts the VMs made; it picks each one's zone, host, size
-	// and address.
-	created int
+	// counter is the file that counts the VMs made, whichever process
+	// made them (a parallel suite's); the count picks each one's zone,
+	// host, size and address.
+	counter string
 }
 
 type placement struct {
@@ -237,14 +239,32 @@ func (i *inventory) tag(ctx context.Context, category, name string, on mo.Refere
 	return nil
 }
 
+// next counts a VM made: the VMs before it.
+func (i *inventory) next(ctx context.Context) (int, error) {
+	unlock, err := filelock.Lock(ctx, i.counter+".lock", "the count of vcsim's VMs")
+	if err != nil {
+		return 0, err
+	}
+	defer unlock()
+	n := 0
+	if b, err := os.ReadFile(i.counter); err == nil {
+		if n, err = strconv.Atoi(strings.TrimSpace(string(b))); err != nil {
+			return 0, fmt.Errorf("vcsim's VM count %s: %w", i.counter, err)
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return 0, err
+	}
+	return n, os.WriteFile(i.counter, []byte(strconv.Itoa(n+1)), 0o600)
+}
+
 // Create makes the VM of a node, named after it, with the guest hostname
 // and IP VMware Tools would report (vcsim takes them as SET.guest.*
 // extraConfig keys), and powers it on.
 func (i *inventory) Create(ctx context.Context, name string) (providers.Instance, error) {
-	i.mu.Lock()
-	n := i.created
-	i.created++
-	i.mu.Unlock()
+	n, err := i.next(ctx)
+	if err != nil {
+		return providers.Instance{}, err
+	}
 	zone := i.zones[n%len(i.zones)]
 	host := zone.hosts[n/len(i.zones)%len(zone.hosts)]
 	size := sizes[n%len(sizes)]

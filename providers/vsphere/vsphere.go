@@ -18,6 +18,7 @@ import (
 	"crypto/x509"
 	"embed"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -26,6 +27,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -245,10 +247,18 @@ func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
 	}); err != nil {
 		return err
 	}
+	ports, err := json.Marshal(attachment{CCMPort: c.ccmPort, AdminPort: c.adminPort})
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(env.AdminDir, attachmentFile), ports, 0o600); err != nil {
+		return err
+	}
 	c.inv, err = connect(ctx, c.url(c.adminPort), c.caFile, c.admin, c.config)
 	if err != nil {
 		return fmt.Errorf("vcsim at %s: %w", c.url(c.adminPort), err)
 	}
+	c.inv.counter = filepath.Join(env.AdminDir, vmCounterFile)
 	if err := c.inv.shape(ctx); err != nil {
 		return fmt.Errorf("vcsim: shape the inventory: %w", err)
 	}
@@ -256,6 +266,56 @@ func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
 		return c.storeSecret(ctx, env.Kubeconfig)
 	}
 	return nil
+}
+
+// attachmentFile, in the admin folder, holds vcsim's ports, and
+// vmCounterFile counts the VMs the harness made there, for the processes
+// that join the cloud (Attach).
+const (
+	attachmentFile = "vcsim.json"
+	vmCounterFile  = "vcsim-vms"
+)
+
+type attachment struct {
+	CCMPort   int `json:"ccmPort"`
+	AdminPort int `json:"adminPort"`
+}
+
+// Attach joins the vcsim another process started and shaped for the
+// cluster whose cloud folders env names, as the harness's user.
+func (c *Cloud) Attach(ctx context.Context, env providers.CloudEnv) error {
+	c.dir = env.Dir
+	c.caFile = filepath.Join(c.dir, "ca.crt")
+	data, err := os.ReadFile(filepath.Join(env.AdminDir, attachmentFile))
+	if err != nil {
+		return fmt.Errorf("vcsim: join the cloud of %s: %w (is its cluster up?)", env.Dir, err)
+	}
+	var a attachment
+	if err := json.Unmarshal(data, &a); err != nil {
+		return fmt.Errorf("vcsim: %s: %w", filepath.Join(env.AdminDir, attachmentFile), err)
+	}
+	c.ccmPort, c.adminPort = a.CCMPort, a.AdminPort
+	readPair := func(path string) (string, string, error) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return "", "", fmt.Errorf("vcsim: join the cloud of %s: %w", env.Dir, err)
+		}
+		user, password, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+		return user, password, nil
+	}
+	if c.user, c.password, err = readPair(filepath.Join(c.dir, "credentials")); err != nil {
+		return err
+	}
+	adminUser, adminPassword, err := readPair(filepath.Join(env.AdminDir, "vcsim-admin-credentials"))
+	if err != nil {
+		return err
+	}
+	c.admin = url.UserPassword(adminUser, adminPassword)
+	if c.inv, err = connect(ctx, c.url(c.adminPort), c.caFile, c.admin, c.config); err != nil {
+		return fmt.Errorf("vcsim at %s: %w", c.url(c.adminPort), err)
+	}
+	c.inv.counter = filepath.Join(env.AdminDir, vmCounterFile)
+	return c.inv.load(ctx)
 }
 
 // writeTLS issues vcsim a serving certificate from a CA of its own, so
@@ -423,6 +483,7 @@ func token() string {
 var (
 	_ providers.Cloud           = (*Cloud)(nil)
 	_ providers.SecretKeeper    = (*Cloud)(nil)
+	_ providers.Attacher        = (*Cloud)(nil)
 	_ providers.Diagnoser       = (*Cloud)(nil)
 	_ providers.CCMEnvironment  = (*Cloud)(nil)
 	_ providers.InstanceControl = (*inventory)(nil)

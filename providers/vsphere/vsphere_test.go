@@ -38,13 +38,26 @@ func TestCloud(t *testing.T) {
 	}
 	var procs process.Group
 	t.Cleanup(func() { procs.StopAll(5 * time.Second) })
-	if err := cloud.Start(ctx, providers.CloudEnv{Dir: t.TempDir(), AdminDir: t.TempDir(), LogDir: t.TempDir(), Processes: &procs, Binaries: src}); err != nil {
+	env := providers.CloudEnv{Dir: t.TempDir(), AdminDir: t.TempDir(), LogDir: t.TempDir(), Processes: &procs, Binaries: src}
+	if err := cloud.Start(ctx, env); err != nil {
 		t.Fatal(err)
 	}
+	// Another process's view (a parallel suite's): it joins the same
+	// vcsim, and its VMs take the next places, not the first again.
+	joined, err := Profile().NewCloud([]byte(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := joined.(providers.Attacher).Attach(ctx, env); err != nil {
+		t.Fatalf("attach: %v", err)
+	}
 
-	vms := cloud.Instances()
 	var created []providers.Instance
 	for _, name := range []string{"n1", "n2", "n3"} {
+		vms := cloud.Instances()
+		if name == "n3" {
+			vms = joined.Instances()
+		}
 		inst, err := vms.Create(ctx, name)
 		if err != nil {
 			t.Fatalf("create %s: %v", name, err)
@@ -79,7 +92,8 @@ func TestCloud(t *testing.T) {
 		}
 	}
 
-	insp := cloud.Inspector()
+	// The joined view stops and terminates what the first made.
+	vms, insp := joined.Instances(), cloud.Inspector()
 	if err := vms.Stop(ctx, "n1"); err != nil {
 		t.Fatal(err)
 	}
