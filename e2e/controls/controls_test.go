@@ -689,8 +689,12 @@ func run(t *testing.T, suite string, c control) {
 		// The default CCM version, whatever CCM_VERSION says.
 		"--provider=" + provider, "--cluster=" + clusterKind, "--ccm-version=", "--provider-config=" + cfgFile, "--artifacts=" + artifacts,
 		// A quarter of the usual waits: long enough for a healthy CCM on
-		// this machine, short enough that a broken one fails quickly.
-		"--wait-scale=0.25",
+		// this machine, short enough that a broken one fails quickly. Half
+		// on kind, whose packets cross real containers: beside three other
+		// controls of three processes each, a load balancer's first
+		// answer once took over the quarter's 30 s, and the control
+		// failed before the step it is about.
+		"--wait-scale=" + map[bool]string{false: "0.25", true: "0.5"}[clusterKind == "kind"],
 	}
 	// Ginkgo's own flags, for the suite binary (-ginkgo.X) or the CLI (--X).
 	ginkgoArgs := []string{"label-filter=" + c.label, "no-color", "timeout=" + controlTimeout.String()}
