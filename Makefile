@@ -281,7 +281,8 @@ unit: build
 	$(BIN)/ccm-harness binaries --provider=vsphere --ccm-version= >/dev/null
 	$(BIN)/ccm-harness binaries --provider=openstack --ccm-version= >/dev/null
 	$(BIN)/ccm-harness binaries --provider=aws --ccm-version= >/dev/null
-	$(GO) test $(UNIT_PKGS)
+	@# -parallel 8: the CLI's tests bring clusters up and mostly wait on them.
+	$(GO) test -parallel 8 $(UNIT_PKGS)
 
 # Every scenario run against a deliberately broken cloud must fail, naming
 # the node, the expected and the actual value.
@@ -289,7 +290,9 @@ controls: build $(IMAGE) $(INCLUSTER_IMAGE)
 	$(BIN)/ccm-harness binaries --provider=vsphere --ccm-version= >/dev/null
 	$(BIN)/ccm-harness binaries --provider=openstack --ccm-version= >/dev/null
 	$(BIN)/ccm-harness binaries --provider=aws --ccm-version= >/dev/null
-	E2E_TEST=$(BIN)/e2e.test GINKGO=$(BIN)/ginkgo $(GO) test -count=1 -v -parallel 4 -timeout 40m ./e2e/controls
+	@# -parallel 64: the negative controls take turns of their own, four
+	@# clusters at a time, the longest first (controlClusters).
+	E2E_TEST=$(BIN)/e2e.test GINKGO=$(BIN)/ginkgo $(GO) test -count=1 -v -parallel 64 -timeout 40m ./e2e/controls
 
 # The Prow job configs load with Prow's own strict loader (a module of its
 # own: Prow's dependencies stay out of the harness's build).
@@ -315,7 +318,7 @@ prebuild: build
 # on their CCMs share the two cores well, and the CI budget is wall time.
 # A target ending in @ runs in the background beside the rest; make test
 # waits for it at the end, and fails if it failed.
-TEST_TARGETS := vet unit prebuild@ jobs e2e e2e-vsphere+e2e-aws e2e-openstack+e2e-oldest e2e-kind+e2e-serial e2e-image e2e-incluster e2e-existing e2e-dry-run controls kubetest2
+TEST_TARGETS := vet unit prebuild@ jobs e2e e2e-vsphere+e2e-aws e2e-openstack+e2e-oldest+e2e-kind+e2e-serial e2e-image+e2e-incluster+e2e-existing+e2e-dry-run+kubetest2 controls
 test:
 	@mkdir -p $(ARTIFACTS); times=$(ARTIFACTS)/test-times.txt; : > $$times; \
 	run() { start=$$(date +%s); status=0; $(MAKE) --no-print-directory $$1 || status=$$?; \

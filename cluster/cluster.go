@@ -7,6 +7,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -291,6 +292,9 @@ type NodeOptions struct {
 	// InTreeCloud registers the node as a kubelet of a release with the
 	// cloud provider in-tree did: initialized by itself from the cloud.
 	InTreeCloud bool
+	// Labels are the kubelet's --node-labels: on the Node from its
+	// registration on.
+	Labels map[string]string
 }
 
 // NodeOption sets a NodeOptions field.
@@ -301,6 +305,17 @@ type NodeOption func(*NodeOptions)
 // provider ID, addresses, instance type and zone itself, and sets no
 // uninitialized taint.
 func WithInTreeCloud() NodeOption { return func(o *NodeOptions) { o.InTreeCloud = true } }
+
+// WithLabels registers the node with these labels, as a kubelet started
+// with --node-labels does (node.kubernetes.io/ ones are a kubelet's to set).
+func WithLabels(labels map[string]string) NodeOption {
+	return func(o *NodeOptions) {
+		if o.Labels == nil {
+			o.Labels = map[string]string{}
+		}
+		maps.Copy(o.Labels, labels)
+	}
+}
 
 // WithProvidedNodeIP registers the node as a kubelet started with --node-ip.
 func WithProvidedNodeIP(pick func(addresses []v1.NodeAddress) string) NodeOption {

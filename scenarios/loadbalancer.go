@@ -91,7 +91,7 @@ var _ = framework.Describe("LoadBalancer Services", Needs(providers.LoadBalancer
 		// step leaves the others asserting.
 		name := "lb-" + rand.String(5)
 		step(ctx, f, providers.StepJoin, func(ctx context.Context) error {
-			addNode(ctx, pool, name)
+			addBackendNode(ctx, pool, name)
 			if err := nodewait.For(ctx, f.ClientSet, env().Timeouts.NodeInit, "the CCM to initialize the node", []string{name}, nodewait.Initialized); err != nil {
 				return err
 			}

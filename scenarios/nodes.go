@@ -154,8 +154,27 @@ var _ = framework.Describe("Nodes", func() {
 	})
 })
 
-// addNode adds a node and removes it (and its instance) after the spec.
+// addNode adds a node of the spec's own and removes it (and its instance)
+// after the spec. It registers excluded from load balancers: beside the
+// specs in parallel, another spec's node changing the backends of every
+// load balancer is a race, not a check. The OpenStack CCM's one node-sync
+// worker, updating a load balancer that its Service's deletion removes
+// meanwhile, waits about five minutes for it to become ACTIVE again
+// (WaitActiveAndGetLoadBalancer retries the 404), and no node change
+// reaches any load balancer until then. The load-balancer spec about
+// node changes adds its own node with addBackendNode, alone ([Serial]).
 func addNode(ctx context.Context, pool cluster.NodePool, name string, opts ...cluster.NodeOption) {
+	opts = append([]cluster.NodeOption{cluster.WithLabels(map[string]string{v1.LabelNodeExcludeBalancers: "true"})}, opts...)
+	registerNode(ctx, pool, name, opts...)
+}
+
+// addBackendNode adds a node every load balancer should send to, removed
+// after the spec.
+func addBackendNode(ctx context.Context, pool cluster.NodePool, name string) {
+	registerNode(ctx, pool, name)
+}
+
+func registerNode(ctx context.Context, pool cluster.NodePool, name string, opts ...cluster.NodeOption) {
 	ginkgo.By("adding node " + name)
 	_, err := pool.Add(ctx, name, opts...)
 	ginkgo.DeferCleanup(func(ctx context.Context) error { return pool.Remove(ctx, name) }, ginkgo.NodeTimeout(TeardownTimeout))

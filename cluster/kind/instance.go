@@ -269,6 +269,12 @@ func (in *instance) health() error {
 // once its nodes are deleted: within Ginkgo's grace period after Ctrl-C.
 const createGiveUp = 20 * time.Second
 
+// createTimeout bounds kind's create, which takes a minute or two here
+// and has no deadline of its own: on a node whose systemd cannot start
+// (too few inotify instances) its kubeadm init waited for containerd for
+// good.
+const createTimeout = 8 * time.Minute
+
 func (in *instance) createCluster(ctx context.Context) error {
 	cfg := &v1alpha4.Cluster{
 		Nodes: []v1alpha4.Node{{Role: v1alpha4.ControlPlaneRole}},
@@ -320,19 +326,27 @@ func (in *instance) createCluster(ctx context.Context) error {
 			kindcluster.CreateWithDisplaySalutation(false),
 		)
 	}()
-	select {
-	case err := <-created:
-		if err != nil {
-			return fmt.Errorf("kind create cluster: %w", err)
-		}
-	case <-ctx.Done():
-		in.logf("kind create cluster %s interrupted (%v): deleting its nodes", in.spec.Name, context.Cause(ctx))
+	deadline := time.NewTimer(createTimeout)
+	defer deadline.Stop()
+	stop := func(why string) {
+		in.logf("kind create cluster %s %s: deleting its nodes", in.spec.Name, why)
 		_ = provider().Delete(in.spec.Name, in.kubeconfig())
 		select {
 		case <-created:
 		case <-time.After(createGiveUp):
 			in.logf("kind create cluster %s still running after %s; deleting again", in.spec.Name, createGiveUp)
 		}
+	}
+	select {
+	case err := <-created:
+		if err != nil {
+			return fmt.Errorf("kind create cluster: %w%s", err, inotifyHint())
+		}
+	case <-deadline.C:
+		stop("not done after " + createTimeout.String())
+		return fmt.Errorf("kind create cluster: not done after %s%s", createTimeout, inotifyHint())
+	case <-ctx.Done():
+		stop(fmt.Sprintf("interrupted (%v)", context.Cause(ctx)))
 		return fmt.Errorf("kind create cluster: interrupted: %w", context.Cause(ctx))
 	}
 	list, err := p.ListNodes(in.spec.Name)

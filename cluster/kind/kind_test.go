@@ -63,11 +63,17 @@ func TestKubeadmPatches(t *testing.T) {
 
 func TestJoinConfig(t *testing.T) {
 	var doc map[string]any
-	if err := yaml.Unmarshal([]byte(fmt.Sprintf(joinConfig, "172.18.0.9", "c-control-plane:6443", "abc.def", "sha256:00")), &doc); err != nil {
+	conf := joinConf("172.18.0.9", "c-control-plane:6443", "abc.def", "sha256:00", map[string]string{"b": "2", "a": "1"})
+	if err := yaml.Unmarshal([]byte(conf), &doc); err != nil {
 		t.Fatal(err)
 	}
 	if doc["kind"] != "JoinConfiguration" {
 		t.Errorf("kind %v", doc["kind"])
+	}
+	args := fmt.Sprint(doc["nodeRegistration"])
+	if !strings.Contains(args, "name:node-ip value:172.18.0.9") || !strings.Contains(args, "name:cloud-provider value:external") ||
+		!strings.Contains(args, "name:node-labels value:a=1,b=2") {
+		t.Errorf("kubelet arguments %s: want node-ip, cloud-provider external and the node labels", args)
 	}
 	f := strings.Fields("kubeadm join c:6443 --token abc.def --discovery-token-ca-cert-hash sha256:00")
 	if flagValue(f, "--token") != "abc.def" || flagValue(f, "--discovery-token-ca-cert-hash") != "sha256:00" || flagValue(f, "--nope") != "" {

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
@@ -70,7 +72,7 @@ func (p nodePool) Add(ctx context.Context, name string, opts ...cluster.NodeOpti
 	if o.ProvidedNodeIP != nil {
 		nodeIP = o.ProvidedNodeIP(addrs)
 	}
-	if err := in.join(ctx, n, nodeIP); err != nil {
+	if err := in.join(ctx, n, nodeIP, o.Labels); err != nil {
 		return nil, fmt.Errorf("node %s: %w", name, err)
 	}
 	in.addNode(name, n)
@@ -94,7 +96,7 @@ func (p nodePool) Add(ctx context.Context, name string, opts ...cluster.NodeOpti
 
 // join waits for the container's containerd and joins it with a fresh
 // bootstrap token, as kind joins its workers but for the CCM's settings.
-func (in *instance) join(ctx context.Context, n nodes.Node, nodeIP string) error {
+func (in *instance) join(ctx context.Context, n nodes.Node, nodeIP string, labels map[string]string) error {
 	for {
 		if err := n.CommandContext(ctx, "ctr", "version").Run(); err == nil {
 			break
@@ -119,7 +121,7 @@ func (in *instance) join(ctx context.Context, n nodes.Node, nodeIP string) error
 		return fmt.Errorf("kubeadm token create printed %q, not a join command", out.String())
 	}
 	endpoint, token, hash := f[2], flagValue(f, "--token"), flagValue(f, "--discovery-token-ca-cert-hash")
-	conf := fmt.Sprintf(joinConfig, nodeIP, endpoint, token, hash)
+	conf := joinConf(nodeIP, endpoint, token, hash, labels)
 	if err := n.CommandContext(ctx, "sh", "-c", "cat > /kind/kubeadm.conf").SetStdin(strings.NewReader(conf)).Run(); err != nil {
 		return err
 	}
@@ -148,6 +150,21 @@ discovery:
 skipPhases:
 - preflight
 `
+
+// joinConf is joinConfig filled in; labels become the kubelet's
+// --node-labels.
+func joinConf(nodeIP, endpoint, token, hash string, labels map[string]string) string {
+	conf := fmt.Sprintf(joinConfig, nodeIP, endpoint, token, hash)
+	if len(labels) == 0 {
+		return conf
+	}
+	pairs := make([]string, 0, len(labels))
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
+		pairs = append(pairs, k+"="+labels[k])
+	}
+	const args = "  kubeletExtraArgs:\n"
+	return strings.Replace(conf, args, args+"  - name: node-labels\n    value: \""+strings.Join(pairs, ",")+"\"\n", 1)
+}
 
 func flagValue(fields []string, name string) string {
 	for i, f := range fields[:len(fields)-1] {

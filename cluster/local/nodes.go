@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
@@ -41,6 +42,7 @@ func (p *nodePool) Add(ctx context.Context, name string, opts ...cluster.NodeOpt
 		return nil, fmt.Errorf("node %s: create its instance: %w", name, err)
 	}
 	node := kubeletNode(name)
+	maps.Copy(node.Labels, o.Labels)
 	node.Annotations = map[string]string{}
 	node.Spec.Taints = []v1.Taint{{
 		Key:    cloudproviderapi.TaintExternalCloudProvider,

@@ -345,6 +345,7 @@ func assertContains(t *testing.T, what, s string, want []string) {
 }
 
 func TestUpBadInput(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		// setup returns the arguments after `up --name <name>`, and the
@@ -601,6 +602,7 @@ func TestUpBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			e, name := newEnv(t), clusterName(t)
 			cleanupCluster(t, e, name)
 			args, first, report := tt.setup(t, e, name)
@@ -627,6 +629,7 @@ func TestUpBadInput(t *testing.T) {
 // TestUpQuotesCCMLog checks the quoted reason is the CCM's own, not one the
 // harness made up, so a user can trust the quote to be in the log.
 func TestUpQuotesCCMLog(t *testing.T) {
+	t.Parallel()
 	e, name := newEnv(t), clusterName(t)
 	cleanupCluster(t, e, name)
 	cfg := writeFile(t, t.TempDir(), "cloud-config", "endpoint: [unclosed\n")
@@ -657,6 +660,7 @@ func TestUpQuotesCCMLog(t *testing.T) {
 // TestBinDirErrorNamesEveryBinary follows the missing-binary error's advice
 // to the letter: a directory holding exactly what it lists must do.
 func TestBinDirErrorNamesEveryBinary(t *testing.T) {
+	t.Parallel()
 	e, name := newEnv(t), clusterName(t)
 	cleanupCluster(t, e, name)
 	r := e.run(t, "up", "--name", name, "--bin-dir", "/nonexistent")
@@ -684,6 +688,7 @@ func TestBinDirErrorNamesEveryBinary(t *testing.T) {
 }
 
 func TestUpTwiceThenDownTwice(t *testing.T) {
+	t.Parallel()
 	e, name := newEnv(t), clusterName(t)
 	cleanupCluster(t, e, name)
 	bin := binDir(t, "")
@@ -748,6 +753,7 @@ func TestUpTwiceThenDownTwice(t *testing.T) {
 // It also logs its own token bare, as no secret pattern would catch it:
 // the log is its owner's only while the cluster runs, and down redacts it.
 func TestCCMCannotReachTheAdminAPI(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("only a harness run as root keeps a binary CCM from its own user's files")
 	}
@@ -804,6 +810,7 @@ exec ` + bins["fakecloud-ccm"] + ` "$@"
 // folder the harness did not make are refused or left alone, by down and
 // by up.
 func TestDownRemovesOnlyItsOwn(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	parent := filepath.Dir(e.state)
 	for _, d := range []string{filepath.Join(parent, "keep"), filepath.Join(e.state, "foreign")} {
@@ -844,6 +851,7 @@ func TestDownRemovesOnlyItsOwn(t *testing.T) {
 }
 
 func TestUpInterrupted(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		// ccmScript, if set, replaces fakecloud-ccm; it may use DIR, a
@@ -1003,6 +1011,7 @@ func gridRun(t *testing.T, provider string, started int64, zone string) string {
 }
 
 func TestGrid(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	newer := gridRun(t, "fake", 1790000600, "failed")
 	older := gridRun(t, "vsphere", 1790000000, "passed")
@@ -1031,6 +1040,7 @@ func TestGrid(t *testing.T) {
 }
 
 func TestGridBadInput(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	good := gridRun(t, "fake", 1790000000, "passed")
 	empty := t.TempDir()
@@ -1059,6 +1069,7 @@ func TestGridBadInput(t *testing.T) {
 }
 
 func TestMatrixBadInput(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	suite := filepath.Join(t.TempDir(), "e2e.test")
 	if err := os.WriteFile(suite, []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
@@ -1103,6 +1114,7 @@ func TestMatrixBadInput(t *testing.T) {
 // background makes only what the leader-migration specs add, so it never
 // takes a cluster component's build from the foreground.
 func TestBinariesLeaderMigrationOnly(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command(cli, "binaries", "--provider=fake", "--ccm-version=", "--leader-migration-only").Output()
 	if err != nil {
 		t.Fatalf("binaries --leader-migration-only: %v\n%s", err, out)

@@ -11,6 +11,7 @@ import (
 // all skipped proves nothing about its pair. One outside the skew policy
 // is information either way.
 func TestCellVerdict(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		sk             skew.Verdict
 		err            error

@@ -26,6 +26,7 @@ import (
 // message and the CCM's log lines; and the run must have printed its
 // progress, its summary and where the report is.
 func TestRunArtifacts(t *testing.T) {
+	t.Parallel()
 	suite := e2eBinary(t)
 	b := make([]byte, 12)
 	_, _ = rand.Read(b)

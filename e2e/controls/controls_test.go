@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -603,13 +604,32 @@ func rollbackToCCM(controller string) []byte {
 }
 
 func TestNegativeControls(t *testing.T) {
+	t.Parallel()
 	suite := e2eBinary(t)
-	for _, c := range append(controls, migrationControls...) {
+	// The longest first (a kind cluster's, then an HA control plane's),
+	// so that none starts last and runs alone.
+	all := slices.Clone(append(controls, migrationControls...))
+	slices.SortStableFunc(all, func(a, b control) int { return cost(b) - cost(a) })
+	clusters := newSlots(controlClusters)
+	for _, c := range all {
+		granted := clusters.ask()
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
+			clusters.take(t, granted)
 			run(t, suite, c)
 		})
 	}
+}
+
+// cost ranks a control by the cluster it brings up.
+func cost(c control) int {
+	switch {
+	case c.cluster == "kind":
+		return 2
+	case c.migration != nil || c.ccmMigration != nil || c.rollbackMigration != nil || c.migrationDefault:
+		return 1
+	}
+	return 0
 }
 
 // changedProfile is the profile file path (of this repository) with its

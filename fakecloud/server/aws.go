@@ -219,7 +219,10 @@ var awsAuthorization = regexp.MustCompile(`^AWS4-HMAC-SHA256 Credential=([^/]+)/
 
 // awsVerify checks the request's SigV4 signature by signing it again, with
 // the SDK's signer, as the holder of the access key would have: the
-// signature must be the cloud token's and no older than AWS allows.
+// signature must be the cloud token's and no older than AWS allows. The
+// request signed again carries the headers the client signed and no
+// other, as AWS takes the client's SignedHeaders: botocore (the AWS CLI)
+// signs content-type, host and x-amz-date, the Go SDK content-length too.
 func (s *Server) awsVerify(r *http.Request, body []byte, svc *awsService) *awsErr {
 	authFailure := func(format string, args ...any) *awsErr {
 		if svc.signing == "ec2" {
@@ -258,7 +261,11 @@ func (s *Server) awsVerify(r *http.Request, body []byte, svc *awsService) *awsEr
 	if err != nil {
 		return authFailure("%v", err)
 	}
-	again.ContentLength = int64(len(body))
+	// The SDK's signer signs content-length whenever it is not zero.
+	again.ContentLength = 0
+	if slices.Contains(signedHeaders, "content-length") {
+		again.ContentLength = int64(len(body))
+	}
 	for _, h := range signedHeaders {
 		if h == "host" || h == "content-length" {
 			continue

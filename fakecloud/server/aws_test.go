@@ -2,13 +2,18 @@ package server
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
@@ -149,6 +154,53 @@ func TestEC2Signature(t *testing.T) {
 	_, err = f.ec2(cloudToken).DescribeInstanceTopology(context.Background(), &ec2.DescribeInstanceTopologyInput{})
 	if awsCode(err) != "UnsupportedOperation" {
 		t.Errorf("DescribeInstanceTopology: %v, want UnsupportedOperation", err)
+	}
+}
+
+// TestEC2SignedAsBotocore sends a query as the AWS CLI (botocore) signs
+// it: content-type, host and x-amz-date, not content-length as the Go SDK
+// does. AWS takes any set of signed headers that holds host.
+func TestEC2SignedAsBotocore(t *testing.T) {
+	f := newFixture(t, Config{})
+	send := func(secret string, tamper func(*http.Request)) *http.Response {
+		t.Helper()
+		body := "Action=DescribeAvailabilityZones&Version=2016-11-15"
+		req, err := http.NewRequest(http.MethodPost, f.url+api.AWSPath+"ec2/", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")
+		sum := sha256.Sum256([]byte(body))
+		creds := aws.Credentials{AccessKeyID: api.AWSAccessKeyID, SecretAccessKey: secret}
+		if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, hex.EncodeToString(sum[:]), "ec2", "fake-region-1", time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if auth := req.Header.Get("Authorization"); !strings.Contains(auth, "SignedHeaders=content-type;host;x-amz-date,") {
+			t.Fatalf("signed as %q, want botocore's headers", auth)
+		}
+		req.Body, req.ContentLength = io.NopCloser(strings.NewReader(body)), int64(len(body))
+		if tamper != nil {
+			tamper(req)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		return resp
+	}
+	if resp := send(cloudToken, nil); resp.StatusCode != http.StatusOK {
+		out, _ := io.ReadAll(resp.Body)
+		t.Errorf("signed as botocore signs: %s\n%s", resp.Status, out)
+	}
+	for name, r := range map[string]*http.Response{
+		"wrong secret key":      send("not-"+cloudToken, nil),
+		"signed header changed": send(cloudToken, func(r *http.Request) { r.Header.Set("Content-Type", "text/plain") }),
+	} {
+		out, _ := io.ReadAll(r.Body)
+		if r.StatusCode != http.StatusUnauthorized || !strings.Contains(string(out), "<Code>AuthFailure</Code>") {
+			t.Errorf("%s: %s\n%s, want 401 AuthFailure", name, r.Status, out)
+		}
 	}
 }
 

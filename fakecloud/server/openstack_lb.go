@@ -190,13 +190,25 @@ func allowsAll(cidr string) bool {
 	return err == nil && p.Bits() == 0
 }
 
-// octaviaSpecLocked derives the native spec from the Octavia view. A member must
-// be an instance's InternalIP: fakecloud forwards only to its instances.
+// octaviaSpecLocked derives the native spec from the Octavia view: a
+// member is the backend of the instance whose InternalIP its address is.
+// Octavia keeps a member it cannot reach (its monitor marks it ERROR), and
+// so does fakecloud: a member of a terminated instance stays that
+// instance's backend, one of no instance's address is a backend named by
+// the address, and both forward nothing (as a next hop no instance has
+// is a blackhole route). Refusing them instead would refuse every later
+// change of the load balancer, the one that removes them too.
 func (s *Server) octaviaSpecLocked(name string, o *octaviaLB) (api.LoadBalancerSpec, error) {
 	spec := api.LoadBalancerSpec{Listeners: []api.Listener{}, Backends: []string{}, Tags: map[string]string{api.TagService: serviceOfLBName(name)}}
 	byAddr := map[string]string{}
 	for _, inst := range s.st.Instances {
-		if ip := firstInternalIP(inst); ip.IsValid() && inst.State != api.StateTerminated {
+		ip := firstInternalIP(inst)
+		if !ip.IsValid() {
+			continue
+		}
+		// A running instance's address is its own, whichever terminated
+		// one had it before.
+		if _, taken := byAddr[ip.String()]; !taken || inst.State != api.StateTerminated {
 			byAddr[ip.String()] = inst.ID
 		}
 	}
@@ -210,7 +222,7 @@ func (s *Server) octaviaSpecLocked(name string, o *octaviaLB) (api.LoadBalancerS
 				}
 				id, ok := byAddr[addr.Unmap().String()]
 				if !ok {
-					return spec, fmt.Errorf("member %s address %s is no instance's InternalIP: fakecloud forwards only to its instances", m.ID, m.Address)
+					id = addr.Unmap().String()
 				}
 				out.NodePort = int32(m.ProtocolPort)
 				if !slices.Contains(spec.Backends, id) {

@@ -141,10 +141,23 @@ func TestOctavia(t *testing.T) {
 		t.Errorf("after batch update: %s", got)
 	}
 
-	// A member fakecloud cannot forward to is refused, not ignored.
-	err = pools.BatchUpdateMembers(ctx, c, psl[0].ID, []pools.BatchUpdateMemberOpts{{Address: "10.9.9.9", ProtocolPort: 30081}}).ExtractErr()
-	if !gophercloud.ResponseCodeIs(err, http.StatusBadRequest) || !strings.Contains(err.Error(), "no instance's InternalIP") {
-		t.Errorf("unknown member: %v, want 400 naming the address", err)
+	// A member no instance answers at is kept, as Octavia keeps it, as a
+	// backend named by its address (forwarding nothing).
+	err = pools.BatchUpdateMembers(ctx, c, psl[0].ID, []pools.BatchUpdateMemberOpts{
+		{Name: &names[0], Address: addrOf(a), ProtocolPort: 30081, MonitorPort: &hc},
+		{Address: "10.9.9.9", ProtocolPort: 30081},
+	}).ExtractErr()
+	if err != nil {
+		t.Fatalf("batch update with a member no instance answers at: %v", err)
+	}
+	waitActive(t, c, lb.ID)
+	if got := formatSpec(f.adminLB(name)); got != "[TCP:80->30081] backends ["+a.ID+" 10.9.9.9] hc 31000 ranges []" {
+		t.Errorf("after a member no instance answers at: %s", got)
+	}
+	// Not an address at all is refused, as Octavia refuses it.
+	err = pools.BatchUpdateMembers(ctx, c, psl[0].ID, []pools.BatchUpdateMemberOpts{{Address: "node-a", ProtocolPort: 30081}}).ExtractErr()
+	if !gophercloud.ResponseCodeIs(err, http.StatusBadRequest) || !strings.Contains(err.Error(), "is not an IP address") {
+		t.Errorf("member address node-a: %v, want 400 naming it", err)
 	}
 
 	// An ignore fault: the change is acknowledged, the cloud keeps the

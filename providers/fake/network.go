@@ -37,7 +37,13 @@ func (i instances) LoadBalancers(ctx context.Context) ([]providers.LoadBalancer,
 			p.Listeners = append(p.Listeners, providers.Listener{Port: l.Port, Protocol: v1.Protocol(l.Protocol), NodePort: l.NodePort})
 		}
 		for _, id := range lb.Backends {
-			p.Backends = append(p.Backends, names[id])
+			// A backend no instance has (an OpenStack member's bare
+			// address) shows as itself, as a route's target does.
+			name := names[id]
+			if name == "" {
+				name = id
+			}
+			p.Backends = append(p.Backends, name)
 		}
 		out = append(out, p)
 	}

@@ -1,0 +1,44 @@
+package kind
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// inotifyLimits are what kind's known issues ask for ("Pod errors due to
+// too many open files"): each node's kubelet and systemd take inotify
+// instances, and under the kernel's default of 128 per user a kubelet
+// fails to start once a cluster or two run, so that its node never joins.
+var inotifyLimits = []struct {
+	key  string
+	want int
+}{
+	{"fs.inotify.max_user_instances", 512},
+	{"fs.inotify.max_user_watches", 524288},
+}
+
+// inotifyHint is a failed bring-up's hint where this machine's inotify
+// limits are under kind's, naming the fix; empty where they are not.
+func inotifyHint() string { return inotifyHintIn("/proc/sys") }
+
+func inotifyHintIn(sysctls string) string {
+	var low, fix []string
+	for _, l := range inotifyLimits {
+		data, err := os.ReadFile(filepath.Join(sysctls, strings.ReplaceAll(l.key, ".", "/")))
+		if err != nil {
+			continue
+		}
+		if n, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil && n < l.want {
+			low = append(low, fmt.Sprintf("%s is %d", l.key, n))
+			fix = append(fix, fmt.Sprintf("%s=%d", l.key, l.want))
+		}
+	}
+	if len(low) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%s, under what kind needs for a kubelet to start beside other clusters: raise with sysctl -w %s)",
+		strings.Join(low, " and "), strings.Join(fix, " "))
+}

@@ -1,0 +1,54 @@
+package controls
+
+import (
+	"sync"
+	"testing"
+)
+
+// controlClusters is how many negative controls run at once, each on its
+// cluster: on this 2-core machine, four keep the cores busy without a
+// healthy CCM's step outlasting a control's shortened waits.
+const controlClusters = 4
+
+// slots hands out controlClusters places in the order they were asked
+// for. go test's -parallel would bound the controls too, but it resumes
+// paused tests in no set order, so that the longest control (a kind
+// cluster's) could start last and run alone; make controls passes a
+// -parallel above the number of controls, and this orders them.
+type slots struct {
+	mu      sync.Mutex
+	free    int
+	waiting []chan struct{}
+}
+
+func newSlots(n int) *slots { return &slots{free: n} }
+
+// ask queues a request, in the caller's order; the returned channel is
+// closed when the slot is the caller's.
+func (s *slots) ask() chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := make(chan struct{})
+	s.waiting = append(s.waiting, c)
+	s.handOutLocked()
+	return c
+}
+
+// take waits for the slot asked for with ask, and gives it back when t
+// ends.
+func (s *slots) take(t *testing.T, granted chan struct{}) {
+	<-granted
+	t.Cleanup(func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.free++
+		s.handOutLocked()
+	})
+}
+
+func (s *slots) handOutLocked() {
+	for s.free > 0 && len(s.waiting) > 0 {
+		close(s.waiting[0])
+		s.waiting, s.free = s.waiting[1:], s.free-1
+	}
+}
