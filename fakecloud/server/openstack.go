@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -46,6 +47,7 @@ const (
 	osCompute  = "/compute"
 	osNetwork  = "/network"
 	osLB       = "/load-balancer"
+	osImage    = "/image"
 )
 
 // dialect is an OpenStack service's shape of an error body.
@@ -63,6 +65,9 @@ var (
 	}
 	networkError dialect = func(status int, msg string) any {
 		return map[string]any{"NeutronError": map[string]any{"type": nameOf(neutronErrors, status, "HTTPInternalServerError"), "message": msg, "detail": ""}}
+	}
+	imageError dialect = func(status int, msg string) any {
+		return fmt.Sprintf("%d %s\n\n%s\n\n   ", status, http.StatusText(status), msg)
 	}
 	lbError dialect = func(status int, msg string) any {
 		code := "Server"
@@ -96,7 +101,15 @@ func nameOf(names map[int]string, status int, def string) string {
 }
 
 func (d dialect) write(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, d(status, msg))
+	body := d(status, msg)
+	// Glance's errors are webob's plain text.
+	if text, ok := body.(string); ok {
+		w.Header().Set("Content-Type", "text/plain; charset=UTF-8")
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, text)
+		return
+	}
+	writeJSON(w, status, body)
 }
 
 // osTokens are the Keystone tokens handed out, with their expiry. They live
@@ -174,12 +187,17 @@ func (s *Server) openstackRoutes() {
 	s.handle("GET "+osCompute+"/{$}", callerAnonymous, "", osVersions("v2.1", "2.1", osCompute+"/v2.1/"))
 	s.handle("GET "+osNetwork+"/{$}", callerAnonymous, "", osVersions("v2.0", "", osNetwork+"/v2.0/"))
 	s.handle("GET "+osLB+"/{$}", callerAnonymous, "", octaviaVersions)
+	s.handle("GET "+osImage+"/{$}", callerAnonymous, "", osVersions("v2.16", "", osImage+"/v2/"))
 
 	s.osHandle("GET "+osCompute+"/v2.1/servers/detail", computeError, api.OpListInstances, s.novaListServers)
 	s.osHandle("GET "+osCompute+"/v2.1/servers", computeError, api.OpListInstances, s.novaListServers)
 	s.osHandle("GET "+osCompute+"/v2.1/servers/{id}", computeError, api.OpGetInstance, s.novaGetServer)
+	s.osHandle("GET "+osCompute+"/v2.1/flavors", computeError, "", s.novaListFlavors)
+	s.osHandle("GET "+osCompute+"/v2.1/flavors/detail", computeError, "", s.novaListFlavors)
 	s.osHandle("GET "+osCompute+"/v2.1/flavors/{id}", computeError, "", s.novaGetFlavor)
+	s.osHandle("GET "+osCompute+"/v2.1/flavors/{id}/os-extra_specs", computeError, "", novaFlavorExtraSpecs)
 	s.osHandle("GET "+osCompute+"/v2.1/os-availability-zone", computeError, "", s.novaAvailabilityZones)
+	s.osHandle("GET "+osCompute+"/v2.1/os-availability-zone/detail", computeError, "", s.novaAvailabilityZonesDetail)
 	s.osHandle("GET "+osCompute+"/v2.1/{$}", computeError, "", s.novaVersion)
 
 	s.osHandle("GET "+osNetwork+"/v2.0/ports", networkError, api.OpListInstances, s.neutronListPorts)
@@ -204,6 +222,8 @@ func (s *Server) openstackRoutes() {
 	s.osHandle(osCompute+"/", computeError, "", osNotFound(computeError))
 	s.osHandle(osNetwork+"/", networkError, "", osNotFound(networkError))
 	s.osHandle(osLB+"/", lbError, "", osNotFound(lbError))
+	s.osHandle("GET "+osImage+"/v2/images", imageError, "", glanceListImages)
+	s.osHandle(osImage+"/", imageError, "", osNotFound(imageError))
 	s.handle(osIdentity+"/", callerAnonymous, "", func(w http.ResponseWriter, r *http.Request, c *call) {
 		identityError.write(w, http.StatusNotFound, "The resource could not be found.")
 	})

@@ -237,13 +237,61 @@ func (s *Server) novaGetFlavor(w http.ResponseWriter, r *http.Request, c *call) 
 		computeError.write(w, http.StatusNotFound, fmt.Sprintf("Flavor %s could not be found.", id))
 		return
 	}
-	base := osBaseURL(r)
-	writeJSON(w, http.StatusOK, map[string]any{"flavor": map[string]any{
+	writeJSON(w, http.StatusOK, map[string]any{"flavor": flavorWire(osBaseURL(r), id, name)})
+}
+
+func flavorWire(base, id, name string) map[string]any {
+	return map[string]any{
 		"id": id, "name": name, "ram": 4096, "vcpus": 2, "disk": 20, "swap": "",
 		"OS-FLV-EXT-DATA:ephemeral": 0, "OS-FLV-DISABLED:disabled": false,
 		"rxtx_factor": 1.0, "os-flavor-access:is_public": true,
 		"links": []osLink{{Rel: "self", Href: base + osCompute + "/v2.1/flavors/" + id}},
-	}})
+	}
+}
+
+// novaListFlavors lists a flavor for each instance type an instance has,
+// and the default one (GET /flavors and /flavors/detail, which the
+// openstack CLI's flavor list reads); all are public.
+func (s *Server) novaListFlavors(w http.ResponseWriter, r *http.Request, c *call) {
+	q, ok := osQuery(w, r, computeError, "is_public")
+	if !ok {
+		return
+	}
+	if v := q["is_public"]; v != "" && !slices.Contains([]string{"true", "True", "1", "none", "None"}, v) {
+		writeJSON(w, http.StatusOK, map[string]any{"flavors": []any{}})
+		return
+	}
+	s.mu.Lock()
+	types := []string{defaultInstanceType}
+	for _, inst := range s.st.Instances {
+		if inst.State != api.StateTerminated && !slices.Contains(types, inst.InstanceType) {
+			types = append(types, inst.InstanceType)
+		}
+	}
+	s.mu.Unlock()
+	slices.Sort(types)
+	out := []map[string]any{}
+	for _, t := range types {
+		out = append(out, flavorWire(osBaseURL(r), flavorID(t), t))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"flavors": out})
+}
+
+// novaFlavorExtraSpecs answers a flavor's extra specs: fakecloud's
+// flavors have none.
+func novaFlavorExtraSpecs(w http.ResponseWriter, r *http.Request, c *call) {
+	if _, ok := flavorName(r.PathValue("id")); !ok {
+		computeError.write(w, http.StatusNotFound, fmt.Sprintf("Flavor %s could not be found.", r.PathValue("id")))
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"extra_specs": map[string]string{}})
+}
+
+// novaAvailabilityZonesDetail is what Nova answers a project member who
+// asks for the zones with their hosts: its policy allows that to admins
+// only. The openstack CLI then asks for the zones alone.
+func (s *Server) novaAvailabilityZonesDetail(w http.ResponseWriter, r *http.Request, c *call) {
+	computeError.write(w, http.StatusForbidden, "Policy doesn't allow os_compute_api:os-availability-zone:detail to be performed.")
 }
 
 func (s *Server) novaAvailabilityZones(w http.ResponseWriter, r *http.Request, c *call) {
@@ -260,4 +308,15 @@ func (s *Server) novaVersion(w http.ResponseWriter, r *http.Request, c *call) {
 		"updated": "2013-07-23T11:33:21Z",
 		"links":   []osLink{{Rel: "self", Href: osBaseURL(r) + osCompute + "/v2.1/"}},
 	}})
+}
+
+// glanceListImages lists no image: fakecloud's servers boot from no
+// image it knows (their image is ""). Glance is in the catalog because
+// clients need its endpoint before they list servers (the openstack CLI
+// looks image names up there).
+func glanceListImages(w http.ResponseWriter, r *http.Request, c *call) {
+	if _, ok := osQuery(w, r, imageError, "limit", "marker", "sort_key", "sort_dir", "sort", "visibility", "name", "status", "owner", "member_status"); !ok {
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"images": []any{}, "first": "/v2/images", "schema": "/v2/schemas/images"})
 }

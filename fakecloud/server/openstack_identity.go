@@ -152,6 +152,7 @@ func (s *Server) keystoneAuthenticate(w http.ResponseWriter, r *http.Request, c 
 			endpoint("nova", "compute", base+osCompute+"/v2.1/"),
 			endpoint("neutron", "network", base+osNetwork+"/"),
 			endpoint("octavia", "load-balancer", base+osLB+"/"),
+			endpoint("glance", "image", base+osImage+"/"),
 		},
 	}})
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/netip"
@@ -101,7 +102,7 @@ func hasFixedIP(p osPort, filter string) bool {
 }
 
 func (s *Server) neutronListPorts(w http.ResponseWriter, r *http.Request, c *call) {
-	q, ok := osQuery(w, r, networkError, "device_id", "network_id", "id", "fixed_ips")
+	q, ok := neutronQuery(w, r, "device_id", "network_id", "id", "fixed_ips")
 	if !ok {
 		return
 	}
@@ -116,7 +117,7 @@ func (s *Server) neutronListPorts(w http.ResponseWriter, r *http.Request, c *cal
 		if rp := s.routerPort(); matchPort(rp) {
 			ports = append(ports, rp)
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"ports": ports})
+		writeNeutron(w, r, map[string]any{"ports": ports})
 		return
 	}
 	c.instance = q["device_id"]
@@ -132,7 +133,7 @@ func (s *Server) neutronListPorts(w http.ResponseWriter, r *http.Request, c *cal
 		corrupt(f, &inst)
 		out = append(out, neutronPort(inst, pairs[inst.ID]))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"ports": out})
+	writeNeutron(w, r, map[string]any{"ports": out})
 }
 
 func (s *Server) neutronGetPort(w http.ResponseWriter, r *http.Request, c *call) {
@@ -152,7 +153,7 @@ func (s *Server) neutronGetPort(w http.ResponseWriter, r *http.Request, c *call)
 		return
 	}
 	corrupt(f, inst)
-	writeJSON(w, http.StatusOK, map[string]any{"port": neutronPort(*inst, s.addressPairs()[inst.ID])})
+	writeNeutron(w, r, map[string]any{"port": neutronPort(*inst, s.addressPairs()[inst.ID])})
 }
 
 func (s *Server) osNetworks() []map[string]any {
@@ -192,7 +193,7 @@ func (s *Server) osSubnets() []map[string]any {
 // neutronList answers a list of objects filtered by the query's known
 // fields, compared as strings.
 func neutronList(w http.ResponseWriter, r *http.Request, key string, objs []map[string]any, filters ...string) {
-	q, ok := osQuery(w, r, networkError, filters...)
+	q, ok := neutronQuery(w, r, filters...)
 	if !ok {
 		return
 	}
@@ -206,14 +207,14 @@ func neutronList(w http.ResponseWriter, r *http.Request, key string, objs []map[
 			out = append(out, o)
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{key: out})
+	writeNeutron(w, r, map[string]any{key: out})
 }
 
 func neutronGet(w http.ResponseWriter, r *http.Request, key, what string, objs []map[string]any) {
 	id := r.PathValue("id")
 	for _, o := range objs {
 		if o["id"] == id {
-			writeJSON(w, http.StatusOK, map[string]any{key: o})
+			writeNeutron(w, r, map[string]any{key: o})
 			return
 		}
 	}
@@ -283,7 +284,7 @@ func (s *Server) neutronExtensions(w http.ResponseWriter, r *http.Request, c *ca
 	} {
 		out = append(out, map[string]any{"alias": e[0], "name": e[1], "description": e[1], "updated": "2013-01-01T00:00:00-00:00", "links": []string{}})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"extensions": out})
+	writeNeutron(w, r, map[string]any{"extensions": out})
 }
 
 // neutronListSecurityGroups lists the one security group fakecloud has,
@@ -294,4 +295,57 @@ func (s *Server) neutronListSecurityGroups(w http.ResponseWriter, r *http.Reques
 		"id": osSecGroupID, "name": "default", "description": "Default security group", "stateful": true,
 		"tenant_id": osProjectID, "project_id": osProjectID, "security_group_rules": []any{}, "tags": []string{},
 	}}, "id", "name")
+}
+
+// neutronQuery is osQuery in Neutron's shape: every resource also takes
+// fields=, repeatable, which picks the attributes shown of each object
+// (the openstack CLI asks for its columns so); the rest are filters.
+func neutronQuery(w http.ResponseWriter, r *http.Request, known ...string) (map[string]string, bool) {
+	q, ok := osQuery(w, r, networkError, append(known, "fields")...)
+	delete(q, "fields")
+	return q, ok
+}
+
+// writeNeutron answers body with each object in it cut to the fields the
+// query asks for, as Neutron does; whole without fields=.
+func writeNeutron(w http.ResponseWriter, r *http.Request, body map[string]any) {
+	fields := r.URL.Query()["fields"]
+	if len(fields) == 0 {
+		writeJSON(w, http.StatusOK, body)
+		return
+	}
+	data, err := json.Marshal(body)
+	if err != nil {
+		networkError.write(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	var generic map[string]any
+	if err := json.Unmarshal(data, &generic); err != nil {
+		networkError.write(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	cut := func(o any) any {
+		m, ok := o.(map[string]any)
+		if !ok {
+			return o
+		}
+		out := map[string]any{}
+		for _, f := range fields {
+			if v, ok := m[f]; ok {
+				out[f] = v
+			}
+		}
+		return out
+	}
+	for k, v := range generic {
+		switch v := v.(type) {
+		case []any:
+			for i := range v {
+				v[i] = cut(v[i])
+			}
+		case map[string]any:
+			generic[k] = cut(v)
+		}
+	}
+	writeJSON(w, http.StatusOK, generic)
 }

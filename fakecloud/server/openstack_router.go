@@ -80,7 +80,7 @@ func (s *Server) routerWireLocked() map[string]any {
 }
 
 func (s *Server) neutronListRouters(w http.ResponseWriter, r *http.Request, c *call) {
-	s.routerAnswer(w, r, c, func() any {
+	s.routerAnswer(w, r, c, func() map[string]any {
 		q := r.URL.Query()
 		if (q.Get("id") != "" && q.Get("id") != osRouterID) || (q.Get("name") != "" && q.Get("name") != "router1") {
 			return map[string]any{"routers": []any{}}
@@ -94,13 +94,13 @@ func (s *Server) neutronGetRouter(w http.ResponseWriter, r *http.Request, c *cal
 		networkError.write(w, http.StatusNotFound, fmt.Sprintf("Router %s could not be found.", id))
 		return
 	}
-	s.routerAnswer(w, r, c, func() any { return map[string]any{"router": s.routerWireLocked()} })
+	s.routerAnswer(w, r, c, func() map[string]any { return map[string]any{"router": s.routerWireLocked()} })
 }
 
 // routerAnswer answers a read of the router, which lists its routes:
 // operation ListRoutes.
-func (s *Server) routerAnswer(w http.ResponseWriter, r *http.Request, c *call, answer func() any) {
-	if _, ok := osQuery(w, r, networkError, "id", "name"); !ok {
+func (s *Server) routerAnswer(w http.ResponseWriter, r *http.Request, c *call, answer func() map[string]any) {
+	if _, ok := neutronQuery(w, r, "id", "name"); !ok {
 		return
 	}
 	if _, ok := s.applyFault(w, r, c, api.OpListRoutes, func(ref string) bool {
@@ -110,7 +110,7 @@ func (s *Server) routerAnswer(w http.ResponseWriter, r *http.Request, c *call, a
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	writeJSON(w, http.StatusOK, answer())
+	writeNeutron(w, r, answer())
 }
 
 // decodeRoutes reads {"router": {"routes": [...]}} sent to the router,
