@@ -44,7 +44,7 @@ export ARTIFACTS
 # the suite and kube-apiserver share is compiled once, not once each way.
 export GOFLAGS += -trimpath
 
-.PHONY: bench all build binaries matrix e2e-oldest prebuild e2e e2e-vsphere e2e-openstack e2e-aws e2e-kind e2e-image e2e-incluster e2e-existing e2e-dry-run e2e-serial test unit vet controls jobs up down clean clean-cache kubetest2
+.PHONY: bench all build binaries matrix e2e-oldest prebuild e2e e2e-vsphere e2e-openstack e2e-aws e2e-kind e2e-image e2e-plugin e2e-incluster e2e-existing e2e-dry-run e2e-serial test unit vet controls compare jobs up down clean clean-cache kubetest2
 
 all: build
 
@@ -188,6 +188,16 @@ e2e-aws: build
 	$(MAKE) e2e PROVIDER=aws CCM_VERSION=v1.36.2 PROVIDER_CONFIG=$(AWS_NLB) LABEL_FILTER=loadbalancer ARTIFACTS=$(ARTIFACTS)/aws-nlb-v1.36.2
 	$(MAKE) e2e PROVIDER=aws CLUSTER=kind LABEL_FILTER=datapath CCM_VERSION= PROVIDER_CONFIG= ARTIFACTS=$(ARTIFACTS)/aws-kind
 
+# The AWS CCM against fakecloud's AWS, judged through the example cloud
+# plugin (examples/cloud-plugin/aws-cli.sh, the AWS CLI and jq) in place of
+# the harness's own inspector, named by a profile file as a CCM maintainer
+# would name theirs (docs/cloud-plugin.md); make compare checks that every
+# spec ends as in make e2e-aws's run. Two processes: each question runs
+# the AWS CLI a few times, a second of CPU each.
+e2e-plugin: build
+	$(MAKE) e2e PROVIDER=external PROVIDER_CONFIG=$(CURDIR)/e2e/testdata/aws-plugin.yaml CCM_VERSION= CCM_IMAGE= K8S_VERSION= \
+		LABEL_FILTER='!leader-migration' PROCS=2 ARTIFACTS=$(ARTIFACTS)/aws-plugin
+
 # The fakecloud CCM packed into an image with no Docker (ccm-harness pack),
 # and the suite run from that image through a profile file, as the README
 # shows for a provider's own CCM: PROVIDER=external PROVIDER_CONFIG=<file>.
@@ -291,8 +301,17 @@ controls: build $(IMAGE) $(INCLUSTER_IMAGE)
 	$(BIN)/ccm-harness binaries --provider=openstack --ccm-version= >/dev/null
 	$(BIN)/ccm-harness binaries --provider=aws --ccm-version= >/dev/null
 	@# -parallel 64: the negative controls take turns of their own, four
-	@# clusters at a time, the longest first (controlClusters).
-	E2E_TEST=$(BIN)/e2e.test GINKGO=$(BIN)/ginkgo $(GO) test -count=1 -v -parallel 64 -timeout 40m ./e2e/controls
+	@# clusters at a time, the longest first (controlClusters). The
+	@# comparisons of earlier targets' runs are make compare's.
+	E2E_TEST=$(BIN)/e2e.test GINKGO=$(BIN)/ginkgo $(GO) test -count=1 -v -parallel 64 -timeout 40m -skip '$(COMPARE_TESTS)' ./e2e/controls
+
+# The runs of earlier targets of make test compared, spec by spec: the
+# serial run with the parallel one, each dry run with its real run, the
+# image's run with the binary's, the plugin's with the AWS SDK's. They read $(ARTIFACTS) and run no suite,
+# so make test runs them last, once every run they compare has ended.
+COMPARE_TESTS := ^(TestSerialMatchesParallel|TestDryRunMatchesRealRun|TestImageRunMatchesBinaryRun|TestPluginMatchesBuiltinInspector)$$
+compare:
+	$(GO) test -count=1 -v -run '$(COMPARE_TESTS)' ./e2e/controls
 
 # The Prow job configs load with Prow's own strict loader (a module of its
 # own: Prow's dependencies stay out of the harness's build).
@@ -318,7 +337,7 @@ prebuild: build
 # on their CCMs share the two cores well, and the CI budget is wall time.
 # A target ending in @ runs in the background beside the rest; make test
 # waits for it at the end, and fails if it failed.
-TEST_TARGETS := vet unit prebuild@ jobs e2e e2e-vsphere+e2e-aws e2e-openstack+e2e-oldest+e2e-kind+e2e-serial e2e-image+e2e-incluster+e2e-existing+e2e-dry-run+kubetest2 controls
+TEST_TARGETS := vet unit prebuild@ jobs e2e e2e-vsphere+e2e-aws e2e-openstack+e2e-oldest+e2e-kind+e2e-serial+e2e-plugin e2e-image+e2e-incluster+e2e-existing+e2e-dry-run+kubetest2+controls compare
 test:
 	@mkdir -p $(ARTIFACTS); times=$(ARTIFACTS)/test-times.txt; : > $$times; \
 	run() { start=$$(date +%s); status=0; $(MAKE) --no-print-directory $$1 || status=$$?; \

@@ -48,6 +48,12 @@ type File struct {
 	Differences []Difference `json:"differences,omitempty"`
 	// ProviderIDScheme is spec.providerID's scheme; default the cloud's.
 	ProviderIDScheme string `json:"providerIDScheme,omitempty"`
+	// Inspector, when set, is a cloud plugin that answers for the cloud in
+	// place of the harness's inspector: what the machines, load balancers
+	// and routes are, and stopping, starting, terminating and making
+	// machines, each as far as it says it can (docs/cloud-plugin.md).
+	// With cloud: none it is all the harness knows of the CCM's cloud.
+	Inspector *FileInspector `json:"inspector,omitempty"`
 	// Manifests are the CCM's Kubernetes objects (ServiceAccount, RBAC,
 	// ConfigMaps, Secrets): a file, a folder of files or a kustomization.
 	// Without them a CCM from an image runs under upstream's recommended
@@ -188,8 +194,27 @@ func (f File) Profile(dir string) (Profile, []byte, error) {
 	if p.ProviderIDScheme == "" && p.Has(Instances) {
 		return fail("providerIDScheme: not set (the scheme of the spec.providerID the CCM sets, e.g. aws)")
 	}
-	if f.Cloud == "none" && p.Has(Instances) {
-		return fail("capabilities: instances with cloud: none: the harness cannot make the instances behind nodes in a cloud it does not run; drop the claim, or name a built-in cloud")
+	if f.Cloud == "none" && p.Has(Instances) && f.Inspector == nil {
+		return fail("capabilities: instances with cloud: none: the harness cannot ask a cloud it does not know about the instances behind nodes; drop the claim, name a built-in cloud, or give an inspector plugin")
+	}
+	if f.Inspector != nil {
+		plugin, err := f.Inspector.plugin(dir)
+		if err != nil {
+			return fail("%v", err)
+		}
+		if st, err := os.Stat(plugin.Command); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+			return fail("inspector: plugin %s is not an executable file", plugin.Command)
+		}
+		newCloud := p.NewCloud
+		p.NewCloud = func(config []byte) (Cloud, error) {
+			c, err := newCloud(config)
+			if err != nil {
+				return nil, err
+			}
+			// Each cloud its own: the plugin's environment is its cloud's.
+			own := *plugin
+			return withPlugin(c, &own), nil
+		}
 	}
 	// The migration specs need the provider's in-tree release: a CCM of
 	// the user's has none the harness knows, nor its manifests.

@@ -144,6 +144,11 @@ func (d Difference) Validate() error {
 
 // DifferencesOf are the profile's differences for a cluster with cloud.
 func (p Profile) DifferencesOf(cloud Cloud) []Difference {
+	// A plugin answers for the cloud; the CCM's differences are its
+	// cloud's config's.
+	if w, ok := cloud.(interface{ Base() Cloud }); ok {
+		cloud = w.Base()
+	}
 	if p.CloudDifferences != nil && cloud != nil {
 		return p.CloudDifferences(cloud)
 	}

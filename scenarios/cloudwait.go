@@ -13,8 +13,11 @@ import (
 	"sigs.k8s.io/ccm-harness/internal/watchwait"
 )
 
-// WaitForCloud polls the cloud, which offers no watch, every half second
-// until check passes; on timeout it returns check's last complaint. Each
+// WaitForCloud polls the cloud, which offers no watch, every half second,
+// or as seldom as a check takes (a cloud plugin over a command line takes
+// seconds: asked again at once, a few specs waiting would keep the cores
+// busy with it), until check passes; on timeout it returns check's last
+// complaint. Each
 // poll gets its own bounded context rather than the wait's deadline, so the
 // last complaint is about the cloud, not about a poll cut short.
 func WaitForCloud(ctx context.Context, timeout time.Duration, what string, check func(context.Context) error) error {
@@ -24,8 +27,10 @@ func WaitForCloud(ctx context.Context, timeout time.Duration, what string, check
 	var last error
 	for {
 		pctx, cancel := context.WithTimeout(ctx, pollTimeout)
+		polled := time.Now()
 		err := check(pctx)
 		cancel()
+		interval := max(500*time.Millisecond, time.Since(polled))
 		switch {
 		case err == nil:
 			return nil
@@ -43,7 +48,7 @@ func WaitForCloud(ctx context.Context, timeout time.Duration, what string, check
 		last = err
 		select {
 		case <-ctx.Done():
-		case <-time.After(500 * time.Millisecond):
+		case <-time.After(interval):
 		}
 	}
 }

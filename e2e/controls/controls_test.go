@@ -69,6 +69,9 @@ type control struct {
 	// differences, with profile, are the profile's known differences
 	// instead of its own.
 	differences []providers.Difference
+	// plugin, with profile, is a cloud plugin of this repository's that
+	// answers in place of the profile's: one that lies.
+	plugin string
 	// fail maps a spec's text to what its failure message must contain.
 	// Every other spec run must pass: a fault that breaks unrelated specs
 	// would show a scenario failing for the wrong reason.
@@ -329,6 +332,18 @@ var controls = []control{
 		config:   vsphere.Config{Credentials: "inline", Faults: vsphere.Faults{RenameTags: map[string]string{"zone-a1": "zone-a9"}}},
 		fail: map[string][]string{
 			"labels the zone and region the cloud reports": {"node node-", `expected label topology.kubernetes.io/zone="zone-a1" (the cloud's zone), actual "zone-a9"`},
+		},
+	},
+	{
+		// A cloud plugin's answers are the truth the specs judge by: one
+		// that says every machine is in another zone than EC2 says (and
+		// the CCM labels) fails the zone spec, quoting the plugin's zone.
+		name:    "cloud plugin lying about zones",
+		profile: "e2e/testdata/aws-plugin.yaml",
+		plugin:  "e2e/testdata/lying-zone-plugin.sh",
+		label:   "zone",
+		fail: map[string][]string{
+			"labels the zone and region the cloud reports": {"node node-", `expected label topology.kubernetes.io/zone="lie-zone-1x" (the cloud's zone), actual "fake-region-1`},
 		},
 	},
 	{
@@ -613,11 +628,17 @@ func TestNegativeControls(t *testing.T) {
 	clusters := newSlots(controlClusters)
 	for _, c := range all {
 		granted := clusters.ask()
+		// The body runs, up to t.Parallel, before t.Run returns.
+		started := false
 		t.Run(c.name, func(t *testing.T) {
+			started = true
 			t.Parallel()
 			clusters.take(t, granted)
 			run(t, suite, c)
 		})
+		if !started {
+			clusters.drop(granted)
+		}
 	}
 }
 
@@ -634,7 +655,7 @@ func cost(c control) int {
 
 // changedProfile is the profile file path (of this repository) with its
 // manifests as change leaves them, for PROVIDER=external.
-func changedProfile(t *testing.T, path string, change func([]byte) []byte, differences []providers.Difference, cloudConfig any) []byte {
+func changedProfile(t *testing.T, path string, change func([]byte) []byte, differences []providers.Difference, cloudConfig any, plugin string) []byte {
 	t.Helper()
 	path = filepath.Join(sourceRoot(t), path)
 	data, err := os.ReadFile(path)
@@ -646,7 +667,15 @@ func changedProfile(t *testing.T, path string, change func([]byte) []byte, diffe
 		t.Fatal(err)
 	}
 	dir := filepath.Dir(path)
-	f.Manifests = filepath.Join(dir, f.Manifests)
+	if f.Manifests != "" {
+		f.Manifests = filepath.Join(dir, f.Manifests)
+	}
+	if f.Inspector != nil {
+		f.Inspector.Plugin = filepath.Join(dir, f.Inspector.Plugin)
+		if plugin != "" {
+			f.Inspector.Plugin = filepath.Join(sourceRoot(t), plugin)
+		}
+	}
 	if change != nil {
 		m, err := manifests.Read(f.Manifests)
 		if err != nil {
@@ -699,7 +728,7 @@ func run(t *testing.T, suite string, c control) {
 		t.Fatal(err)
 	}
 	if c.profile != "" {
-		provider, cfg = providers.External, changedProfile(t, c.profile, c.manifests, c.differences, c.config)
+		provider, cfg = providers.External, changedProfile(t, c.profile, c.manifests, c.differences, c.config, c.plugin)
 	}
 	cfgFile := filepath.Join(t.TempDir(), "provider.yaml")
 	if err := os.WriteFile(cfgFile, cfg, 0o600); err != nil {

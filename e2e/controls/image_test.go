@@ -51,6 +51,13 @@ func TestImageRunMatchesBinaryRun(t *testing.T) {
 // controls; outside CI, without them, the test is skipped.
 func runAndSibling(t *testing.T, sub, target string) (*reports.Run, *reports.Run) {
 	t.Helper()
+	return runPair(t, "", sub, target)
+}
+
+// runPair reads the runs in $ARTIFACTS/base and $ARTIFACTS/sub, the
+// second left by target.
+func runPair(t *testing.T, base, sub, target string) (*reports.Run, *reports.Run) {
+	t.Helper()
 	dir := os.Getenv("ARTIFACTS")
 	other := filepath.Join(dir, sub)
 	junit, _ := filepath.Glob(filepath.Join(other, "junit_*.xml"))
@@ -61,7 +68,7 @@ func runAndSibling(t *testing.T, sub, target string) (*reports.Run, *reports.Run
 		t.Skipf("no run in %s (run make e2e and %s first)", other, target)
 	}
 	runs := make([]*reports.Run, 2)
-	for i, d := range []string{dir, other} {
+	for i, d := range []string{filepath.Join(dir, base), other} {
 		r, err := reports.ReadRun(d)
 		if err != nil {
 			t.Fatal(err)

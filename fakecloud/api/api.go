@@ -86,15 +86,23 @@ const OpenStackSubnetID = "subnet-private"
 // extra routes are its routes.
 const OpenStackRouterID = "router-ccm-harness"
 
+// OpenStackInspectorUser is the Keystone user of the harness's inspector,
+// in the same domain and project as the CCM's; its password is the
+// inspector token.
+const OpenStackInspectorUser = "ccm-harness-inspector"
+
 // What fakecloud's AWS dialect (EC2 and Elastic Load Balancing over the
 // AWS query protocol) is: one account, one VPC with a subnet per zone and
 // one route table, all tagged for one cluster. Requests are signed (SigV4)
-// with the access key AWSAccessKeyID, whose secret is the cloud token.
+// with the access key AWSAccessKeyID, whose secret is the cloud token, or
+// by the harness's inspector with AWSInspectorAccessKeyID, whose secret is
+// the inspector token.
 const (
-	AWSAccessKeyID = "AKIAFAKECLOUD0000001"
-	AWSAccountID   = "123456789012"
-	AWSVPCID       = "vpc-0fa4ec10d00000001"
-	AWSRouteTable  = "rtb-0fa4ec10d00000001"
+	AWSAccessKeyID          = "AKIAFAKECLOUD0000001"
+	AWSInspectorAccessKeyID = "AKIAFAKECLOUDINSPECT"
+	AWSAccountID            = "123456789012"
+	AWSVPCID                = "vpc-0fa4ec10d00000001"
+	AWSRouteTable           = "rtb-0fa4ec10d00000001"
 	// AWSNodeSecurityGroup is the security group every instance is in.
 	AWSNodeSecurityGroup = "sg-0fa4ec10d00000001"
 	// AWSClusterID is the cluster whose tag, kubernetes.io/cluster/<id>,
@@ -410,7 +418,7 @@ type FaultList struct {
 type AuditEntry struct {
 	Seq       int64     `json:"seq"`
 	Time      time.Time `json:"time"`
-	Caller    string    `json:"caller"` // "cloud", "admin" or "anonymous"
+	Caller    string    `json:"caller"` // "cloud", "inspector", "admin" or "anonymous"
 	Method    string    `json:"method"`
 	Path      string    `json:"path"`
 	Operation string    `json:"operation,omitempty"`

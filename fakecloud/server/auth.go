@@ -6,25 +6,41 @@ import (
 	"strings"
 )
 
-// authorized reports whether r carries the token who needs. Anonymous routes
+// authorized reports whether r carries the token who needs, and as whom it
+// calls: a cloud route takes the inspector's token too. Anonymous routes
 // need none.
-func (s *Server) authorized(r *http.Request, who caller) bool {
-	var want []byte
-	switch who {
-	case callerAnonymous:
-		return true
-	case callerCloud:
-		want = s.cloudToken
-	case callerAdmin:
-		want = s.adminToken
-	default:
-		return false
+func (s *Server) authorized(r *http.Request, who caller) (caller, bool) {
+	if who == callerAnonymous {
+		return who, true
 	}
 	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return false
+		return "", false
 	}
-	// Constant time so that response timing does not reveal how much of a
-	// guessed token was right.
-	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), want) == 1
+	token = strings.TrimSpace(token)
+	switch who {
+	case callerAdmin:
+		return who, secretIs(token, s.adminToken)
+	case callerCloud:
+		return s.cloudCaller(token)
+	}
+	return "", false
+}
+
+// cloudCaller is who secret authenticates on the cloud API, in any
+// dialect: the CCM (the cloud token) or the inspector (its own token).
+func (s *Server) cloudCaller(secret string) (caller, bool) {
+	switch {
+	case secretIs(secret, s.cloudToken):
+		return callerCloud, true
+	case len(s.inspToken) > 0 && secretIs(secret, s.inspToken):
+		return callerInspector, true
+	}
+	return "", false
+}
+
+// secretIs compares in constant time, so that response timing does not
+// reveal how much of a guessed secret was right.
+func secretIs(secret string, want []byte) bool {
+	return subtle.ConstantTimeCompare([]byte(secret), want) == 1
 }

@@ -179,11 +179,12 @@ func (s *Server) awsServe(w http.ResponseWriter, r *http.Request, svc *awsServic
 		fail(awsError(http.StatusBadRequest, "InvalidAction", "fakecloud answers the AWS query protocol as form POSTs only, not %s", r.Method))
 		return
 	}
-	if e := s.awsVerify(r, body, svc); e != nil {
+	who, e := s.awsVerify(r, body, svc)
+	if e != nil {
 		fail(e)
 		return
 	}
-	c.caller = callerCloud
+	c.caller = who
 	form, err := url.ParseQuery(string(body))
 	if err != nil {
 		fail(awsError(http.StatusBadRequest, "MalformedQueryString", "%v", err))
@@ -218,31 +219,36 @@ func sortedKeys[V any](m map[string]V) []string {
 var awsAuthorization = regexp.MustCompile(`^AWS4-HMAC-SHA256 Credential=([^/]+)/(\d{8})/([^/]+)/([^/]+)/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$`)
 
 // awsVerify checks the request's SigV4 signature by signing it again, with
-// the SDK's signer, as the holder of the access key would have: the
-// signature must be the cloud token's and no older than AWS allows. The
-// request signed again carries the headers the client signed and no
-// other, as AWS takes the client's SignedHeaders: botocore (the AWS CLI)
-// signs content-type, host and x-amz-date, the Go SDK content-length too.
-func (s *Server) awsVerify(r *http.Request, body []byte, svc *awsService) *awsErr {
-	authFailure := func(format string, args ...any) *awsErr {
+// the SDK's signer, as the holder of the access key would have, and says
+// whose key it is: the signature must be made with the key's secret (the
+// cloud token for the CCM's key, the inspector token for the inspector's)
+// and be no older than AWS allows. The request signed again carries the
+// headers the client signed and no other, as AWS takes the client's
+// SignedHeaders: botocore (the AWS CLI) signs content-type, host and
+// x-amz-date, the Go SDK content-length too.
+func (s *Server) awsVerify(r *http.Request, body []byte, svc *awsService) (caller, *awsErr) {
+	authFailure := func(format string, args ...any) (caller, *awsErr) {
 		if svc.signing == "ec2" {
-			return awsError(http.StatusUnauthorized, "AuthFailure", format, args...)
+			return "", awsError(http.StatusUnauthorized, "AuthFailure", format, args...)
 		}
-		return awsError(http.StatusForbidden, "SignatureDoesNotMatch", format, args...)
+		return "", awsError(http.StatusForbidden, "SignatureDoesNotMatch", format, args...)
 	}
 	m := awsAuthorization.FindStringSubmatch(r.Header.Get("Authorization"))
 	if m == nil {
 		if svc.signing == "ec2" {
-			return awsError(http.StatusUnauthorized, "AuthFailure", "AWS was not able to validate the provided access credentials (no Signature Version 4 Authorization header)")
+			return "", awsError(http.StatusUnauthorized, "AuthFailure", "AWS was not able to validate the provided access credentials (no Signature Version 4 Authorization header)")
 		}
-		return awsError(http.StatusForbidden, "MissingAuthenticationToken", "Request is missing Authentication Token")
+		return "", awsError(http.StatusForbidden, "MissingAuthenticationToken", "Request is missing Authentication Token")
 	}
 	keyID, region, service, signedHeaders, signature := m[1], m[3], m[4], strings.Split(m[5], ";"), m[6]
-	if keyID != api.AWSAccessKeyID {
+	who, secret := callerCloud, s.cloudToken
+	if keyID == api.AWSInspectorAccessKeyID && len(s.inspToken) > 0 {
+		who, secret = callerInspector, s.inspToken
+	} else if keyID != api.AWSAccessKeyID {
 		if svc.signing == "ec2" {
-			return awsError(http.StatusUnauthorized, "AuthFailure", "AWS was not able to validate the provided access credentials")
+			return "", awsError(http.StatusUnauthorized, "AuthFailure", "AWS was not able to validate the provided access credentials")
 		}
-		return awsError(http.StatusForbidden, "InvalidClientTokenId", "The security token included in the request is invalid.")
+		return "", awsError(http.StatusForbidden, "InvalidClientTokenId", "The security token included in the request is invalid.")
 	}
 	if service != svc.signing {
 		return authFailure("Credential should be scoped to correct service: '%s'.", svc.signing)
@@ -255,7 +261,7 @@ func (s *Server) awsVerify(r *http.Request, body []byte, svc *awsService) *awsEr
 		return authFailure("the request has no valid X-Amz-Date header")
 	}
 	if d := time.Since(when); d > awsRequestTimeSkew || d < -awsRequestTimeSkew {
-		return awsError(http.StatusBadRequest, "RequestExpired", "Request has expired. Timestamp date is %s", when.Format(time.RFC3339))
+		return "", awsError(http.StatusBadRequest, "RequestExpired", "Request has expired. Timestamp date is %s", when.Format(time.RFC3339))
 	}
 	again, err := http.NewRequest(r.Method, "http://"+r.Host+r.URL.RequestURI(), bytes.NewReader(body))
 	if err != nil {
@@ -275,7 +281,7 @@ func (s *Server) awsVerify(r *http.Request, body []byte, svc *awsService) *awsEr
 		}
 	}
 	sum := sha256.Sum256(body)
-	creds := aws.Credentials{AccessKeyID: keyID, SecretAccessKey: string(s.cloudToken)}
+	creds := aws.Credentials{AccessKeyID: keyID, SecretAccessKey: string(secret)}
 	if err := v4.NewSigner().SignHTTP(context.Background(), creds, again, hex.EncodeToString(sum[:]), service, region, when); err != nil {
 		return authFailure("%v", err)
 	}
@@ -286,7 +292,7 @@ func (s *Server) awsVerify(r *http.Request, body []byte, svc *awsService) *awsEr
 		}
 		return authFailure("The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method.")
 	}
-	return nil
+	return who, nil
 }
 
 // awsQuery reads a request's query parameters, keeping track of those

@@ -53,6 +53,9 @@ func (s *Server) ec2Service() *awsService {
 		"AuthorizeSecurityGroupIngress": {"", s.ec2ChangeIngress(svc, true)},
 		"RevokeSecurityGroupIngress":    {"", s.ec2ChangeIngress(svc, false)},
 		"CreateTags":                    {"", s.ec2CreateTags(svc)},
+		"StopInstances":                 {"", s.ec2ChangeState(svc, "StopInstances", api.StateStopped)},
+		"StartInstances":                {"", s.ec2ChangeState(svc, "StartInstances", api.StateRunning)},
+		"TerminateInstances":            {"", s.ec2ChangeState(svc, "TerminateInstances", api.StateTerminated)},
 	}
 	return svc
 }
@@ -805,5 +808,73 @@ func (s *Server) ec2ModifyInstanceAttribute(svc *awsService) func(http.ResponseW
 		svc.answer(w, "ModifyInstanceAttribute", struct {
 			Return bool `xml:"return"`
 		}{true})
+	}
+}
+
+// ec2ChangeState answers StopInstances, StartInstances and
+// TerminateInstances: every instance named changes, or none does (an
+// unknown ID, or a terminated instance asked to stop or start, refuses
+// the call as EC2 does). fakecloud's instances change state at once, so
+// the current state answered is the one reached, not "stopping".
+func (s *Server) ec2ChangeState(svc *awsService, action string, to api.InstanceState) func(http.ResponseWriter, *http.Request, *call, *awsQuery) {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+		ids := q.list("InstanceId")
+		// Flags of the real call that change nothing here.
+		for _, p := range []string{"Force", "Hibernate", "SkipOsShutdown", "AdditionalInfo"} {
+			_ = q.get(p)
+		}
+		if q.get("DryRun") == "true" {
+			ec2Fail(w, awsError(http.StatusPreconditionFailed, "DryRunOperation", "Request would have succeeded, but DryRun flag is set."))
+			return
+		}
+		if e := q.done(); e != nil {
+			ec2Fail(w, e)
+			return
+		}
+		if len(ids) == 0 {
+			ec2Fail(w, awsError(http.StatusBadRequest, "MissingParameter", "The request must contain the parameter InstanceId"))
+			return
+		}
+		if len(ids) == 1 {
+			c.instance = ids[0]
+		}
+		type change struct {
+			ID       string           `xml:"instanceId"`
+			Current  ec2InstanceState `xml:"currentState"`
+			Previous ec2InstanceState `xml:"previousState"`
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		insts := make([]*api.Instance, 0, len(ids))
+		for _, id := range ids {
+			if !ec2InstanceIDFormat(id) {
+				ec2Fail(w, awsError(http.StatusBadRequest, "InvalidInstanceID.Malformed", "Invalid id: \"%s\"", id))
+				return
+			}
+			inst := s.instanceByIDLocked(id)
+			if inst == nil {
+				ec2Fail(w, awsError(http.StatusBadRequest, "InvalidInstanceID.NotFound", "The instance ID '%s' does not exist", id))
+				return
+			}
+			if to != api.StateTerminated {
+				if e := s.ec2LiveInstanceLocked(id); e != nil {
+					ec2Fail(w, e)
+					return
+				}
+			}
+			insts = append(insts, inst)
+		}
+		body := struct {
+			Changes []change `xml:"instancesSet>item"`
+		}{}
+		for _, inst := range insts {
+			prev := ec2States[inst.State]
+			if err := s.setStateLocked(inst, to); err != nil {
+				saveFailed(w, err)
+				return
+			}
+			body.Changes = append(body.Changes, change{ID: inst.ID, Current: ec2States[to], Previous: prev})
+		}
+		svc.answer(w, action, body)
 	}
 }

@@ -102,6 +102,7 @@ func (s *Server) elbv2Service() *awsService {
 		"RegisterTargets":                {api.OpEnsureLoadBalancer, s.nlbTargetGroupChange(svc, "RegisterTargets")},
 		"DeregisterTargets":              {api.OpEnsureLoadBalancer, s.nlbTargetGroupChange(svc, "DeregisterTargets")},
 		"DescribeTargetHealth":           {api.OpGetLoadBalancer, s.nlbDescribeTargetHealth(svc)},
+		"DescribeTags":                   {api.OpGetLoadBalancer, s.nlbDescribeTags(svc)},
 	}
 	return svc
 }
@@ -880,6 +881,47 @@ func (s *Server) nlbDescribeTargetHealth(svc *awsService) func(http.ResponseWrit
 				body.Descriptions = append(body.Descriptions, h)
 			}
 			svc.answer(w, "DescribeTargetHealth", body)
+		})
+	}
+}
+
+// nlbDescribeTags answers the tags of load balancers and target groups by
+// ARN (a target group's are none here: the CCM tags only its load
+// balancers), up to 20 at once as ELBv2 takes them.
+func (s *Server) nlbDescribeTags(svc *awsService) func(http.ResponseWriter, *http.Request, *call, *awsQuery) {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+		arns := q.list("ResourceArns.member")
+		if len(arns) == 0 || len(arns) > 20 {
+			elbFail(w, awsError(http.StatusBadRequest, "ValidationError", "1 validation error detected: Value at 'resourceArns' failed to satisfy constraint: Member must have length less than or equal to 20 and greater than or equal to 1"))
+			return
+		}
+		s.elbRead(w, r, c, q, "", func(*lbRecord) {
+			type tag struct{ Key, Value string }
+			type described struct {
+				ResourceArn string
+				Tags        []tag `xml:"Tags>member"`
+			}
+			body := struct {
+				Descriptions []described `xml:"TagDescriptions>member"`
+			}{}
+			for _, arn := range arns {
+				d := described{ResourceArn: arn, Tags: []tag{}}
+				switch rec := s.nlbLocked(arn); {
+				case rec != nil && rec.NLB.ARN == arn:
+					for _, t := range rec.NLB.Tags {
+						d.Tags = append(d.Tags, tag{t.Key, t.Value})
+					}
+				case s.targetGroupLocked(arn) != nil:
+				case strings.Contains(arn, ":targetgroup/"):
+					elbFail(w, tgNotFound(arn))
+					return
+				default:
+					elbFail(w, nlbNotFound(arn))
+					return
+				}
+				body.Descriptions = append(body.Descriptions, d)
+			}
+			svc.answer(w, "DescribeTags", body)
 		})
 	}
 }

@@ -322,15 +322,22 @@ func (s *Server) adminInstanceAction(w http.ResponseWriter, r *http.Request, c *
 			fmt.Sprintf("instance %q (%s) is terminated and cannot %s", inst.Name, inst.ID, action))
 		return
 	}
-	if inst.State != to {
-		inst.State = to
-		// A stopped or terminated instance must stop getting traffic at
-		// once, as it would in a real cloud.
-		s.refreshBackendsLocked(inst.ID)
-		if err := s.saveLocked(); err != nil {
-			saveFailed(w, err)
-			return
-		}
+	if err := s.setStateLocked(inst, to); err != nil {
+		saveFailed(w, err)
+		return
 	}
 	writeJSON(w, http.StatusOK, copyInstance(inst))
+}
+
+// setStateLocked moves inst to state to, in every API alike (the admin
+// API's actions, EC2's StopInstances and the rest).
+func (s *Server) setStateLocked(inst *api.Instance, to api.InstanceState) error {
+	if inst.State == to {
+		return nil
+	}
+	inst.State = to
+	// A stopped or terminated instance must stop getting traffic at
+	// once, as it would in a real cloud.
+	s.refreshBackendsLocked(inst.ID)
+	return s.saveLocked()
 }

@@ -2,7 +2,6 @@ package server
 
 import (
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -28,12 +27,14 @@ import (
 // knows. The user's password, and the secret of its one application
 // credential, are the cloud token.
 const (
-	osUserName  = "ccm-harness"
-	osUserID    = "u-ccm-harness"
-	osProject   = "ccm-harness"
-	osProjectID = "p-ccm-harness"
-	osDomain    = "Default"
-	osDomainID  = "default"
+	osUserName = "ccm-harness"
+	osUserID   = "u-ccm-harness"
+	// osInspectorUserID is api.OpenStackInspectorUser's ID.
+	osInspectorUserID = "u-ccm-harness-inspector"
+	osProject         = "ccm-harness"
+	osProjectID       = "p-ccm-harness"
+	osDomain          = "Default"
+	osDomainID        = "default"
 	// osAppCredID is the application credential's id; its name is the
 	// user's.
 	osAppCredID = "ac-ccm-harness"
@@ -112,10 +113,15 @@ func (d dialect) write(w http.ResponseWriter, status int, msg string) {
 	writeJSON(w, status, body)
 }
 
-// osTokens are the Keystone tokens handed out, with their expiry. They live
-// in memory only: after a restart a client authenticates again, as it
-// would after Keystone's tokens expired.
-type osTokens map[string]time.Time
+// osTokens are the Keystone tokens handed out, with their expiry and whose
+// they are. They live in memory only: after a restart a client
+// authenticates again, as it would after Keystone's tokens expired.
+type osTokens map[string]osToken
+
+type osToken struct {
+	expires time.Time
+	who     caller
+}
 
 // osHandle registers an OpenStack route: its errors, injected faults
 // included, answer in d's shape, and it needs a live Keystone token in
@@ -125,28 +131,29 @@ func (s *Server) osHandle(pattern string, d dialect, op string, h func(http.Resp
 		c := callOf(r)
 		c.op = op
 		c.dialect = d
-		if !s.osAuthorized(r.Header.Get("X-Auth-Token")) {
+		who, ok := s.osAuthorized(r.Header.Get("X-Auth-Token"))
+		if !ok {
 			w.Header().Set("WWW-Authenticate", "Keystone uri=\""+osBaseURL(r)+osIdentity+"\"")
 			identityError.write(w, http.StatusUnauthorized, "The request you have made requires authentication.")
 			return
 		}
-		c.caller = callerCloud
+		c.caller = who
 		r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
 		h(w, r, c)
 	})
 }
 
-func (s *Server) osAuthorized(token string) bool {
+func (s *Server) osAuthorized(token string) (caller, bool) {
 	if token == "" {
-		return false
+		return "", false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	exp, ok := s.osTokens[token]
-	return ok && time.Now().Before(exp)
+	t, ok := s.osTokens[token]
+	return t.who, ok && time.Now().Before(t.expires)
 }
 
-func (s *Server) osIssueToken() (string, time.Time) {
+func (s *Server) osIssueToken(who caller) (string, time.Time) {
 	b := make([]byte, 32)
 	rand.Read(b) // never fails, per crypto/rand
 	tok := "gAAAAA" + hex.EncodeToString(b)
@@ -155,17 +162,12 @@ func (s *Server) osIssueToken() (string, time.Time) {
 	defer s.mu.Unlock()
 	now := time.Now()
 	for t, e := range s.osTokens {
-		if now.After(e) {
+		if now.After(e.expires) {
 			delete(s.osTokens, t)
 		}
 	}
-	s.osTokens[tok] = exp
+	s.osTokens[tok] = osToken{exp, who}
 	return tok, exp
-}
-
-// osSecret reports whether secret is the cloud token, in constant time.
-func (s *Server) osSecret(secret string) bool {
-	return subtle.ConstantTimeCompare([]byte(secret), s.cloudToken) == 1
 }
 
 // osBaseURL is this server as the caller reached it: the catalog must
@@ -192,6 +194,9 @@ func (s *Server) openstackRoutes() {
 	s.osHandle("GET "+osCompute+"/v2.1/servers/detail", computeError, api.OpListInstances, s.novaListServers)
 	s.osHandle("GET "+osCompute+"/v2.1/servers", computeError, api.OpListInstances, s.novaListServers)
 	s.osHandle("GET "+osCompute+"/v2.1/servers/{id}", computeError, api.OpGetInstance, s.novaGetServer)
+	// The inspector's power actions; the CCM makes none.
+	s.osHandle("POST "+osCompute+"/v2.1/servers/{id}/action", computeError, "", s.novaServerAction)
+	s.osHandle("DELETE "+osCompute+"/v2.1/servers/{id}", computeError, "", s.novaDeleteServer)
 	s.osHandle("GET "+osCompute+"/v2.1/flavors", computeError, "", s.novaListFlavors)
 	s.osHandle("GET "+osCompute+"/v2.1/flavors/detail", computeError, "", s.novaListFlavors)
 	s.osHandle("GET "+osCompute+"/v2.1/flavors/{id}", computeError, "", s.novaGetFlavor)

@@ -3,6 +3,7 @@ package server
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/netip"
@@ -319,4 +320,78 @@ func glanceListImages(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"images": []any{}, "first": "/v2/images", "schema": "/v2/schemas/images"})
+}
+
+// novaServerAction answers the server actions the harness's inspector
+// makes, os-stop and os-start (POST /servers/{id}/action): 202 with no
+// body, as Nova answers before the server has changed (fakecloud's has
+// changed already); 409 for a server not in a state to take the action,
+// 404 for a deleted one, 400 for any other action.
+func (s *Server) novaServerAction(w http.ResponseWriter, r *http.Request, c *call) {
+	id := r.PathValue("id")
+	c.instance = id
+	var body map[string]json.RawMessage
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil || len(body) != 1 {
+		computeError.write(w, http.StatusBadRequest, "Malformed request body")
+		return
+	}
+	var action string
+	for k := range body {
+		action = k
+	}
+	var to api.InstanceState
+	var verb string
+	switch action {
+	case "os-stop":
+		to, verb = api.StateStopped, "stop"
+	case "os-start":
+		to, verb = api.StateRunning, "start"
+	default:
+		computeError.write(w, http.StatusBadRequest, fmt.Sprintf("There is no such action: %s (fakecloud emulates os-stop and os-start)", action))
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	inst := s.instanceByIDLocked(id)
+	if inst == nil || inst.State == api.StateTerminated {
+		computeError.write(w, http.StatusNotFound, fmt.Sprintf("Instance %s could not be found.", id))
+		return
+	}
+	if inst.State == to {
+		computeError.write(w, http.StatusConflict, fmt.Sprintf("Cannot '%s' instance %s while it is in vm_state %s", verb, id, novaVMState(inst.State)))
+		return
+	}
+	if err := s.setStateLocked(inst, to); err != nil {
+		saveFailed(w, err)
+		return
+	}
+	w.WriteHeader(http.StatusAccepted)
+}
+
+// novaVMState is Nova's vm_state of a live instance.
+func novaVMState(st api.InstanceState) string {
+	if st == api.StateStopped {
+		return "stopped"
+	}
+	return "active"
+}
+
+// novaDeleteServer deletes a server (DELETE /servers/{id}): 204, and
+// from then on Nova lists it no more and answers 404 for it, as for one
+// it never had.
+func (s *Server) novaDeleteServer(w http.ResponseWriter, r *http.Request, c *call) {
+	id := r.PathValue("id")
+	c.instance = id
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	inst := s.instanceByIDLocked(id)
+	if inst == nil || inst.State == api.StateTerminated {
+		computeError.write(w, http.StatusNotFound, fmt.Sprintf("Instance %s could not be found.", id))
+		return
+	}
+	if err := s.setStateLocked(inst, api.StateTerminated); err != nil {
+		saveFailed(w, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
 }

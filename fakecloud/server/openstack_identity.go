@@ -75,12 +75,19 @@ type keystoneScope struct {
 
 func (s *Server) keystoneAuthenticate(w http.ResponseWriter, r *http.Request, c *call) {
 	c.dialect = identityError
-	if _, ok := s.applyFault(w, r, c, api.OpAuthenticate, func(string) bool { return true }); !ok {
-		return
-	}
 	var req keystoneAuthRequest
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBodyBytes)).Decode(&req); err != nil {
 		identityError.write(w, http.StatusBadRequest, "Expecting to find auth in request body: "+err.Error())
+		return
+	}
+	// The inspector's user is spared the CCM's faults, as on every API;
+	// whether its password is right is checked below, as anyone's.
+	userName, userID, want := osUserName, osUserID, callerCloud
+	if p := req.Auth.Identity.Password; p != nil && len(s.inspToken) > 0 && (p.User.Name == api.OpenStackInspectorUser || p.User.ID == osInspectorUserID) {
+		userName, userID, want = api.OpenStackInspectorUser, osInspectorUserID, callerInspector
+		c.caller = want
+	}
+	if _, ok := s.applyFault(w, r, c, api.OpAuthenticate, func(string) bool { return true }); !ok {
 		return
 	}
 	// One message for every refusal, as Keystone gives: it does not say
@@ -95,8 +102,8 @@ func (s *Server) keystoneAuthenticate(w http.ResponseWriter, r *http.Request, c 
 		u := id.Password.User
 		method = "password"
 		c.instance = u.Name
-		byName := u.ID == "" && u.Name == osUserName && u.Domain != nil && u.Domain.is(osDomainID, osDomain)
-		if !(u.ID == osUserID || byName) || !s.osSecret(u.Password) {
+		byName := u.ID == "" && u.Name == userName && u.Domain != nil && u.Domain.is(osDomainID, osDomain)
+		if who, ok := s.cloudCaller(u.Password); !(u.ID == userID || byName) || !ok || who != want {
 			refuse()
 			return
 		}
@@ -104,7 +111,7 @@ func (s *Server) keystoneAuthenticate(w http.ResponseWriter, r *http.Request, c 
 		ac := id.ApplicationCredential
 		method = "application_credential"
 		byName := ac.ID == "" && ac.Name == osUserName && ac.User != nil && (ac.User.ID == osUserID || ac.User.Name == osUserName)
-		if !(ac.ID == osAppCredID || byName) || !s.osSecret(ac.Secret) {
+		if who, ok := s.cloudCaller(ac.Secret); !(ac.ID == osAppCredID || byName) || !ok || who != callerCloud {
 			refuse()
 			return
 		}
@@ -130,7 +137,8 @@ func (s *Server) keystoneAuthenticate(w http.ResponseWriter, r *http.Request, c 
 			return
 		}
 	}
-	tok, exp := s.osIssueToken()
+	c.caller = want
+	tok, exp := s.osIssueToken(want)
 	base := osBaseURL(r)
 	endpoint := func(name, typ, url string) map[string]any {
 		return map[string]any{"id": "svc-" + name, "name": name, "type": typ, "endpoints": []map[string]string{{
@@ -141,7 +149,7 @@ func (s *Server) keystoneAuthenticate(w http.ResponseWriter, r *http.Request, c 
 	w.Header().Set("X-Subject-Token", tok)
 	writeJSON(w, http.StatusCreated, map[string]any{"token": map[string]any{
 		"methods":    []string{method},
-		"user":       map[string]any{"id": osUserID, "name": osUserName, "domain": domain, "password_expires_at": nil},
+		"user":       map[string]any{"id": userID, "name": userName, "domain": domain, "password_expires_at": nil},
 		"project":    map[string]any{"id": osProjectID, "name": osProject, "domain": domain},
 		"roles":      []map[string]string{{"id": "r-member", "name": "member"}, {"id": "r-lb-member", "name": "load-balancer_member"}},
 		"issued_at":  time.Now().UTC().Format("2006-01-02T15:04:05.000000Z"),

@@ -231,7 +231,51 @@ func TestOpenStackAudited(t *testing.T) {
 		ops = append(ops, e.Operation+":"+e.Caller)
 	}
 	got := strings.Join(ops, " ")
-	if !strings.Contains(got, api.OpAuthenticate+":anonymous") || !strings.Contains(got, api.OpGetInstance+":cloud") {
-		t.Errorf("audit %s: want the login and the server's GET", got)
+	if !strings.Contains(got, api.OpAuthenticate+":cloud") || !strings.Contains(got, api.OpGetInstance+":cloud") {
+		t.Errorf("audit %s: want the login, as the CCM once it succeeded, and the server's GET", got)
+	}
+}
+
+// TestNovaPowerActions: os-stop, os-start and DELETE of a server, as Nova
+// answers them, each seen in the instance's state.
+func TestNovaPowerActions(t *testing.T) {
+	f := newFixture(t, Config{})
+	a := f.create("node-a")
+	compute, _ := f.osClients()
+	ctx := context.Background()
+	state := func() api.InstanceState {
+		var inst api.Instance
+		f.must(http.StatusOK, "GET", api.AdminPathInstance+a.ID, adminToken, nil, &inst)
+		return inst.State
+	}
+
+	if err := servers.Stop(ctx, compute, a.ID).ExtractErr(); err != nil || state() != api.StateStopped {
+		t.Fatalf("os-stop: %v, state %s, want stopped", err, state())
+	}
+	if err := servers.Stop(ctx, compute, a.ID).ExtractErr(); !gophercloud.ResponseCodeIs(err, http.StatusConflict) || !strings.Contains(err.Error(), "conflictingRequest") ||
+		!strings.Contains(err.Error(), "Cannot 'stop' instance "+a.ID+" while it is in vm_state stopped") {
+		t.Errorf("os-stop of a stopped server: %v, want 409 conflictingRequest", err)
+	}
+	if err := servers.Start(ctx, compute, a.ID).ExtractErr(); err != nil || state() != api.StateRunning {
+		t.Fatalf("os-start: %v, state %s, want running", err, state())
+	}
+	if err := servers.Start(ctx, compute, a.ID).ExtractErr(); !gophercloud.ResponseCodeIs(err, http.StatusConflict) {
+		t.Errorf("os-start of an active server: %v, want 409", err)
+	}
+	if err := servers.Reboot(ctx, compute, a.ID, servers.RebootOpts{Type: servers.SoftReboot}).ExtractErr(); !gophercloud.ResponseCodeIs(err, http.StatusBadRequest) ||
+		!strings.Contains(err.Error(), "There is no such action: reboot") {
+		t.Errorf("an action fakecloud does not emulate: %v, want 400", err)
+	}
+	if err := servers.Delete(ctx, compute, a.ID).ExtractErr(); err != nil || state() != api.StateTerminated {
+		t.Fatalf("delete: %v, state %s, want terminated", err, state())
+	}
+	for name, err := range map[string]error{
+		"delete": servers.Delete(ctx, compute, a.ID).ExtractErr(),
+		"get":    servers.Get(ctx, compute, a.ID).Err,
+		"stop":   servers.Stop(ctx, compute, a.ID).ExtractErr(),
+	} {
+		if !gophercloud.ResponseCodeIs(err, http.StatusNotFound) || !strings.Contains(err.Error(), "itemNotFound") {
+			t.Errorf("%s of a deleted server: %v, want 404 itemNotFound", name, err)
+		}
 	}
 }

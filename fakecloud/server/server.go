@@ -59,6 +59,12 @@ type Config struct {
 	// CloudToken authenticates the cloud API, AdminToken the admin API.
 	// They must differ, or the CCM under test could reshape its own cloud.
 	CloudToken, AdminToken string
+	// InspectorToken, when set, authenticates a second caller of the cloud
+	// API, in every dialect: the harness's inspector, which asks the
+	// cloud what is true as a real cloud's user would, with credentials of
+	// its own. Faults are the CCM's view of the cloud; they never touch
+	// the inspector's calls, so it tells the truth while the CCM is lied to.
+	InspectorToken string
 	// AuditLog, when set, receives one JSON api.AuditEntry per line.
 	AuditLog io.Writer
 	// Faults, when not empty, replace the faults of the state file: they
@@ -85,6 +91,7 @@ type Server struct {
 	noSync     bool
 	cloudToken []byte
 	adminToken []byte
+	inspToken  []byte
 	mux        *http.ServeMux
 
 	// mu guards st and audit. One lock keeps every change and its
@@ -118,6 +125,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.CloudToken == cfg.AdminToken {
 		return nil, errors.New("the cloud token and the admin token are the same: they must differ so the CCM under test cannot use the admin API")
 	}
+	if cfg.InspectorToken != "" && (cfg.InspectorToken == cfg.CloudToken || cfg.InspectorToken == cfg.AdminToken) {
+		return nil, errors.New("the inspector token is the cloud's or the admin's: it must differ from both, so that faults aimed at the CCM never reach the inspector and the inspector cannot reshape the cloud")
+	}
 	s := &Server{
 		region:     cfg.Region,
 		zones:      cfg.Zones,
@@ -125,6 +135,7 @@ func New(cfg Config) (*Server, error) {
 		noSync:     cfg.NoSync,
 		cloudToken: []byte(cfg.CloudToken),
 		adminToken: []byte(cfg.AdminToken),
+		inspToken:  []byte(cfg.InspectorToken),
 		audit:      auditTrail{w: cfg.AuditLog, max: auditKeep},
 	}
 	if s.region == "" {
@@ -227,7 +238,10 @@ func isLoopbackPrefix(p netip.Prefix) bool {
 type caller string
 
 const (
-	callerCloud     caller = "cloud"
+	callerCloud caller = "cloud"
+	// callerInspector is the harness's inspector on the cloud API (its
+	// own token, access key or Keystone user): no fault touches its calls.
+	callerInspector caller = "inspector"
 	callerAdmin     caller = "admin"
 	callerAnonymous caller = "anonymous"
 )
@@ -283,13 +297,14 @@ func (s *Server) handle(pattern string, who caller, op string, h func(http.Respo
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		c := callOf(r)
 		c.op = op
-		if !s.authorized(r, who) {
+		as, ok := s.authorized(r, who)
+		if !ok {
 			w.Header().Set("WWW-Authenticate", "Bearer")
 			writeError(w, http.StatusUnauthorized, api.CodeUnauthorized,
 				fmt.Sprintf("%s needs the %s token as \"Authorization: Bearer <token>\"", r.URL.Path, who))
 			return
 		}
-		c.caller = who
+		c.caller = as
 		r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
 		h(w, r, c)
 	})

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"sync"
 	"time"
 
 	awssdk "github.com/aws/aws-sdk-go-v2/aws"
@@ -30,13 +31,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/smithy-go"
-	v1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
 	"sigs.k8s.io/ccm-harness/cluster/manifests"
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
 	"sigs.k8s.io/ccm-harness/internal/binaries"
 	"sigs.k8s.io/ccm-harness/providers"
+	"sigs.k8s.io/ccm-harness/providers/aws/inspect"
 	"sigs.k8s.io/ccm-harness/providers/fake"
 )
 
@@ -77,7 +78,7 @@ func Profile() providers.Profile {
 			default:
 				return nil, fmt.Errorf("aws provider config: loadBalancerType %q is neither %q nor %q", c.LoadBalancerType, Classic, NLB)
 			}
-			return &Cloud{Cloud: fake.NewCloud(c.Config, dialect), config: c}, nil
+			return &Cloud{Cloud: fake.NewCloud(c.Config, fake.Dialect{}), config: c}, nil
 		},
 	}
 }
@@ -140,44 +141,6 @@ func (c *Cloud) ServiceAnnotations() map[string]string {
 	return nil
 }
 
-// dialect is fakecloud's instances as the AWS CCM sees them through EC2:
-// provider IDs with the zone; a network interface's private IPv4
-// addresses, one public address while running, and the private DNS name
-// as both InternalDNS and Hostname (extractIPv4NodeAddresses of
-// pkg/providers/v1/aws.go, the CCM's default ipv4 family).
-var dialect = fake.Dialect{
-	ProviderID: func(inst *api.Instance) string { return "aws:///" + inst.Zone + "/" + inst.ID },
-	Addresses: func(inst *api.Instance) []v1.NodeAddress {
-		var out []v1.NodeAddress
-		var public, dns string
-		for _, a := range inst.Addresses {
-			switch a.Type {
-			case api.AddressInternalIP:
-				if ip := net.ParseIP(a.Address); ip != nil && ip.To4() != nil {
-					out = append(out, v1.NodeAddress{Type: v1.NodeInternalIP, Address: a.Address})
-				}
-			case api.AddressExternalIP:
-				if public == "" && inst.State == api.StateRunning {
-					public = a.Address
-				}
-			case api.AddressHostname:
-				dns = a.Address
-			case api.AddressInternalDNS:
-				if dns == "" {
-					dns = a.Address
-				}
-			}
-		}
-		if public != "" {
-			out = append(out, v1.NodeAddress{Type: v1.NodeExternalIP, Address: public})
-		}
-		if dns != "" {
-			out = append(out, v1.NodeAddress{Type: v1.NodeInternalDNS, Address: dns}, v1.NodeAddress{Type: v1.NodeHostName, Address: dns})
-		}
-		return out
-	},
-}
-
 // Config is the AWS provider's --provider-config file: fakecloud's own
 // settings, and what the CCM is told, for a user's mistakes to be tried.
 type Config struct {
@@ -208,10 +171,74 @@ const (
 const AnnotationLoadBalancerType = "service.beta.kubernetes.io/aws-load-balancer-type"
 
 // Cloud is fakecloud with the AWS CCM's cloud config and credentials.
+// The harness asks it what is true only through AWS's own API (package
+// inspect, with the inspector's own access key), and shapes it through
+// fakecloud's admin API only where AWS has no call to (a machine that
+// appears, with the node's name).
 type Cloud struct {
 	*fake.Cloud
 	config Config
+
+	mu        sync.Mutex
+	inspector *inspect.Cloud
+	// inspected is the endpoint inspector was made for: a cloud asked
+	// before it started gets none that would stay wrong.
+	inspected string
 }
+
+// aws is the inspector of the started cloud: EC2, Elastic Load Balancing
+// and v2 at fakecloud's endpoints (never the CCM's possibly mistyped
+// one), signed with the inspector's own key, load balancers' names
+// resolved through fakecloud's DNS.
+func (c *Cloud) aws() *inspect.Cloud {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.inspector == nil || c.inspected != c.Endpoint() {
+		dns := c.DNS()
+		c.inspected = c.Endpoint()
+		c.inspector = inspect.New(inspect.Config{
+			Region:      c.Region(),
+			EC2:         c.Endpoint() + api.AWSPath + "ec2/",
+			ELB:         c.Endpoint() + api.AWSPath + "elb/",
+			ELBv2:       c.Endpoint() + api.AWSPath + "elbv2/",
+			Credentials: credentials.NewStaticCredentialsProvider(api.AWSInspectorAccessKeyID, c.InspectorToken(), ""),
+			ClusterID:   api.AWSClusterID,
+			Resolver: &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
+				return (&net.Dialer{}).DialContext(ctx, "udp", dns)
+			}},
+		})
+	}
+	return c.inspector
+}
+
+// ToolEnv is the environment the AWS CLI needs to reach the cloud as the
+// inspector: its own access key, the region, each service's endpoint in
+// the variables the AWS SDKs and CLI v2.13+ read (AWS_ENDPOINT_URL_<ID>;
+// an older CLI takes them as --endpoint-url), and no configuration or
+// credentials of the user's, nor the metadata service.
+func (c *Cloud) ToolEnv() []string {
+	return []string{
+		"AWS_ACCESS_KEY_ID=" + api.AWSInspectorAccessKeyID,
+		"AWS_SECRET_ACCESS_KEY=" + c.InspectorToken(),
+		"AWS_DEFAULT_REGION=" + c.Region(),
+		"AWS_REGION=" + c.Region(),
+		"AWS_ENDPOINT_URL_EC2=" + c.Endpoint() + api.AWSPath + "ec2/",
+		"AWS_ENDPOINT_URL_ELASTIC_LOAD_BALANCING=" + c.Endpoint() + api.AWSPath + "elb/",
+		"AWS_ENDPOINT_URL_ELASTIC_LOAD_BALANCING_V2=" + c.Endpoint() + api.AWSPath + "elbv2/",
+		"AWS_CONFIG_FILE=/dev/null",
+		"AWS_SHARED_CREDENTIALS_FILE=/dev/null",
+		"AWS_EC2_METADATA_DISABLED=true",
+		"KUBERNETES_CLUSTER_ID=" + api.AWSClusterID,
+	}
+}
+
+// Inspector asks AWS's API, as the inspector.
+func (c *Cloud) Inspector() providers.Inspector { return c.aws() }
+
+// Instances makes machines through fakecloud's admin API (AWS makes no
+// instance with a name of the caller's choosing) and stops, starts and
+// terminates them through EC2.
+func (c *Cloud) Instances() providers.InstanceControl { return c.Cloud.Machines(c.aws()) }
 
 func (c *Cloud) endpoint(service string) string {
 	if c.config.EndpointURL != "" && service == "ec2" {
@@ -309,4 +336,5 @@ var (
 	_ providers.Diagnoser        = (*Cloud)(nil)
 	_ providers.ServiceAnnotator = (*Cloud)(nil)
 	_ providers.Attacher         = (*Cloud)(nil)
+	_ providers.ToolEnvironment  = (*Cloud)(nil)
 )

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	v1 "k8s.io/api/core/v1"
-
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
 	"sigs.k8s.io/ccm-harness/fakecloud/server"
 	"sigs.k8s.io/ccm-harness/internal/process"
@@ -49,28 +47,6 @@ func TestCCMConfig(t *testing.T) {
 	}
 	if _, err := Profile().NewCloud([]byte("secretKey: x")); err == nil || !strings.Contains(err.Error(), "aws provider config") {
 		t.Errorf("unknown field: %v", err)
-	}
-}
-
-// TestDialect checks the addresses the inspector expects of a node, as
-// the AWS CCM makes them of an EC2 instance.
-func TestDialect(t *testing.T) {
-	inst := &api.Instance{ID: "i-0abc", Zone: "fake-region-1b", State: api.StateRunning, Addresses: []api.Address{
-		{Type: api.AddressInternalIP, Address: "10.0.0.5"}, {Type: api.AddressInternalIP, Address: "fd00::5"},
-		{Type: api.AddressInternalIP, Address: "10.0.0.6"}, {Type: api.AddressExternalIP, Address: "203.0.113.5"},
-		{Type: api.AddressExternalIP, Address: "203.0.113.6"}, {Type: api.AddressHostname, Address: "node-1"},
-	}}
-	if got := dialect.ProviderID(inst); got != "aws:///fake-region-1b/i-0abc" {
-		t.Errorf("provider ID %s", got)
-	}
-	want := []v1.NodeAddress{{Type: v1.NodeInternalIP, Address: "10.0.0.5"}, {Type: v1.NodeInternalIP, Address: "10.0.0.6"},
-		{Type: v1.NodeExternalIP, Address: "203.0.113.5"}, {Type: v1.NodeInternalDNS, Address: "node-1"}, {Type: v1.NodeHostName, Address: "node-1"}}
-	if got := dialect.Addresses(inst); !slices.Equal(got, want) {
-		t.Errorf("running: addresses %v, want %v", got, want)
-	}
-	inst.State = api.StateStopped
-	if got := dialect.Addresses(inst); slices.ContainsFunc(got, func(a v1.NodeAddress) bool { return a.Type == v1.NodeExternalIP }) {
-		t.Errorf("stopped: addresses %v, want no public address", got)
 	}
 }
 

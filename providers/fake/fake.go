@@ -115,8 +115,11 @@ type Cloud struct {
 	dialect  Dialect
 	secrets  []string
 	endpoint string
-	dir      string
-	admin    *client.Admin
+	// dns is where the cloud answers DNS for its load balancers' names
+	// (host:port, UDP).
+	dns   string
+	dir   string
+	admin *client.Admin
 	// lbNet holds the reservation of the cloud's load-balancer range
 	// while the harness process lives.
 	lbNet net.Listener
@@ -156,13 +159,14 @@ func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
 	if env.AdminDir == "" {
 		return fmt.Errorf("fakecloud: no folder for the admin token (CloudEnv.AdminDir)")
 	}
-	cloudToken, adminToken := token(), token()
-	c.secrets = []string{cloudToken, adminToken}
-	// The admin token lies apart, where the CCM under test cannot read it:
-	// with it, a CCM could clear its faults or change what the inspector
-	// reports.
+	cloudToken, adminToken, inspectorToken := token(), token(), token()
+	c.secrets = []string{cloudToken, adminToken, inspectorToken}
+	// The admin and inspector tokens lie apart, where the CCM under test
+	// cannot read them: with the one, a CCM could clear its faults or
+	// change what the inspector reports; with the other, see past them.
 	adminTokenFile := filepath.Join(env.AdminDir, "admin.token")
-	for path, tok := range map[string]string{filepath.Join(c.dir, "cloud.token"): cloudToken, adminTokenFile: adminToken} {
+	inspectorTokenFile := filepath.Join(env.AdminDir, inspectorFile)
+	for path, tok := range map[string]string{filepath.Join(c.dir, "cloud.token"): cloudToken, adminTokenFile: adminToken, inspectorTokenFile: inspectorToken} {
 		if err := os.WriteFile(path, []byte(tok), 0o600); err != nil {
 			return err
 		}
@@ -174,6 +178,13 @@ func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
 		listen = env.HostAddress
 	}
 	c.endpoint = "http://" + net.JoinHostPort(listen, strconv.Itoa(port))
+	dnsPort, err := process.FreePort()
+	if err != nil {
+		return err
+	}
+	// DNS answers on loopback: only the harness's inspector and the
+	// clients of the specs resolve load balancers' names, on this machine.
+	c.dns = net.JoinHostPort("127.0.0.1", strconv.Itoa(dnsPort))
 	// Load balancers really listen on their frontend IPs: a /24 of
 	// 127.20.0.0/16 of its own keeps clusters that run side by side (the
 	// negative controls) from competing for the same IP and port.
@@ -183,8 +194,10 @@ func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
 	}
 	c.admin = client.NewAdmin(c.endpoint, adminToken)
 	// For the processes that join the cloud (Attach).
-	if err := os.WriteFile(filepath.Join(env.AdminDir, endpointFile), []byte(c.endpoint), 0o600); err != nil {
-		return err
+	for file, value := range map[string]string{endpointFile: c.endpoint, dnsFile: c.dns} {
+		if err := os.WriteFile(filepath.Join(env.AdminDir, file), []byte(value), 0o600); err != nil {
+			return err
+		}
 	}
 	args := []string{
 		"--listen=" + net.JoinHostPort(listen, strconv.Itoa(port)),
@@ -194,6 +207,8 @@ func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
 		"--unsafe-no-fsync",
 		"--token-file=" + filepath.Join(c.dir, "cloud.token"),
 		"--admin-token-file=" + adminTokenFile,
+		"--inspector-token-file=" + inspectorTokenFile,
+		"--dns-listen=" + c.dns,
 		"--audit-log=" + filepath.Join(env.LogDir, "fakecloud-audit.jsonl"),
 		fmt.Sprintf("--lb-cidr=127.20.%d.0/24", lbNet),
 	}
@@ -230,8 +245,13 @@ func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
 	return err
 }
 
-// endpointFile, in the admin folder, is the URL of a started cloud.
-const endpointFile = "endpoint"
+// Files in the admin folder: the URL of a started cloud, the address of
+// its DNS, the inspector's token.
+const (
+	endpointFile  = "endpoint"
+	dnsFile       = "dns"
+	inspectorFile = "inspector.token"
+)
 
 // Attach joins the fakecloud another process started for the cluster
 // whose cloud folders env names, with its admin token.
@@ -248,6 +268,9 @@ func (c *Cloud) Attach(ctx context.Context, env providers.CloudEnv) error {
 	if c.endpoint, err = read(filepath.Join(env.AdminDir, endpointFile)); err != nil {
 		return err
 	}
+	if c.dns, err = read(filepath.Join(env.AdminDir, dnsFile)); err != nil {
+		return err
+	}
 	cloudToken, err := read(filepath.Join(c.dir, "cloud.token"))
 	if err != nil {
 		return err
@@ -256,7 +279,11 @@ func (c *Cloud) Attach(ctx context.Context, env providers.CloudEnv) error {
 	if err != nil {
 		return err
 	}
-	c.secrets = []string{cloudToken, adminToken}
+	inspectorToken, err := read(filepath.Join(env.AdminDir, inspectorFile))
+	if err != nil {
+		return err
+	}
+	c.secrets = []string{cloudToken, adminToken, inspectorToken}
 	c.admin = client.NewAdmin(c.endpoint, adminToken)
 	if err := c.admin.Healthz(ctx); err != nil {
 		return fmt.Errorf("fakecloud at %s: %w", c.endpoint, err)
@@ -291,6 +318,21 @@ func (c *Cloud) CloudToken() string {
 	}
 	return c.secrets[0]
 }
+
+// InspectorToken is the inspector's own credential of the cloud API, in
+// every dialect (api.AWSInspectorAccessKeyID's secret key,
+// api.OpenStackInspectorUser's password), once started: no fault touches
+// its calls.
+func (c *Cloud) InspectorToken() string {
+	if len(c.secrets) < 3 {
+		return ""
+	}
+	return c.secrets[2]
+}
+
+// DNS is the address (host:port, UDP) where the cloud answers for its load
+// balancers' DNS names, once started.
+func (c *Cloud) DNS() string { return c.dns }
 
 // Secrets are fakecloud's bearer tokens.
 func (c *Cloud) Secrets() []string { return c.secrets }

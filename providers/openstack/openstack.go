@@ -23,12 +23,12 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/subnets"
-	v1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
 	"sigs.k8s.io/ccm-harness/cluster/manifests"
@@ -36,6 +36,7 @@ import (
 	"sigs.k8s.io/ccm-harness/internal/binaries"
 	"sigs.k8s.io/ccm-harness/providers"
 	"sigs.k8s.io/ccm-harness/providers/fake"
+	"sigs.k8s.io/ccm-harness/providers/openstack/inspect"
 )
 
 // Name selects this profile.
@@ -52,7 +53,9 @@ var manifestDir embed.FS
 
 // What fakecloud's Keystone knows (fakecloud/server/openstack.go): one
 // user and project in the Default domain, and the user's one application
-// credential. Their secret is the cloud token.
+// credential. Their secret is the cloud token. The inspector's user
+// (api.OpenStackInspectorUser) is in the same project and domain; its
+// password is the inspector token.
 const (
 	user      = "ccm-harness"
 	project   = "ccm-harness"
@@ -91,7 +94,7 @@ func Profile() providers.Profile {
 			default:
 				return nil, fmt.Errorf("openstack provider config: auth %q is neither %q nor %q", c.Auth, AuthPassword, AuthApplicationCredential)
 			}
-			return &Cloud{Cloud: fake.NewCloud(c.Config, dialect), config: c}, nil
+			return &Cloud{Cloud: fake.NewCloud(c.Config, fake.Dialect{}), config: c}, nil
 		},
 	}
 }
@@ -116,14 +119,6 @@ var differences = []providers.Difference{
 			"AllocateLoadBalancerNodePorts=False\"), so without node ports every pool is empty and the load balancer serves nothing"},
 }
 
-// dialect is fakecloud's instances as the OpenStack CCM sees them: its
-// provider IDs have no region, and a server has fixed and floating
-// addresses and a hostname in its metadata, no DNS names.
-var dialect = fake.Dialect{
-	ProviderID:   func(inst *api.Instance) string { return "openstack:///" + inst.ID },
-	AddressTypes: []v1.NodeAddressType{v1.NodeInternalIP, v1.NodeExternalIP, v1.NodeHostName},
-}
-
 // Config is the OpenStack provider's --provider-config file: fakecloud's
 // own settings, and how the CCM logs in.
 type Config struct {
@@ -141,17 +136,61 @@ type Config struct {
 	SubnetID string `json:"subnetID,omitempty"`
 }
 
-// Cloud is fakecloud with the OpenStack CCM's cloud config.
+// Cloud is fakecloud with the OpenStack CCM's cloud config. The harness
+// asks it what is true only through OpenStack's own APIs (package
+// inspect, as the inspector's own Keystone user), and shapes it through
+// fakecloud's admin API only where OpenStack has no call to (a machine
+// that appears, with the node's name and addresses).
 type Cloud struct {
 	*fake.Cloud
 	config Config
+
+	mu        sync.Mutex
+	inspector *inspect.Cloud
+	// inspected is the endpoint inspector was made for: a cloud asked
+	// before it started gets none that would stay wrong.
+	inspected string
 }
+
+// openStack is the inspector of the started cloud: Keystone at
+// fakecloud's endpoint (never the CCM's possibly mistyped auth-url), as
+// the inspector's user, and the services of its catalog; routes on the
+// CCM's router, members on the tenant subnet.
+func (c *Cloud) openStack() *inspect.Cloud {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.inspector == nil || c.inspected != c.Endpoint() {
+		c.inspected = c.Endpoint()
+		c.inspector = inspect.New(inspect.Config{
+			AuthURL:     c.Endpoint() + identityPath,
+			Region:      c.Region(),
+			Username:    api.OpenStackInspectorUser,
+			Password:    c.InspectorToken(),
+			ProjectName: project,
+			DomainName:  domain,
+			RouterID:    api.OpenStackRouterID,
+			SubnetID:    api.OpenStackSubnetID,
+		})
+	}
+	return c.inspector
+}
+
+// Inspector asks OpenStack's APIs, as the inspector.
+func (c *Cloud) Inspector() providers.Inspector { return c.openStack() }
+
+// Instances makes machines through fakecloud's admin API (Nova makes no
+// server with the addresses of a machine that exists already) and stops,
+// starts and deletes them through Nova.
+func (c *Cloud) Instances() providers.InstanceControl { return c.Cloud.Machines(c.openStack()) }
+
+// identityPath is Keystone v3 under fakecloud's endpoint.
+const identityPath = "/identity/v3"
 
 func (c *Cloud) authURL() string {
 	if c.config.AuthURL != "" {
 		return c.config.AuthURL
 	}
-	return c.Endpoint() + "/identity/v3"
+	return c.Endpoint() + identityPath
 }
 
 func (c *Cloud) secret() string {

@@ -18,6 +18,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
@@ -32,6 +33,7 @@ func main() {
 
 type options struct {
 	listen, stateFile, tokenFile, adminTokenFile, auditLog string
+	inspectorTokenFile, dnsListen                          string
 	region, zones, faults                                  string
 	noSync                                                 bool
 	internalCIDR, externalCIDR, lbCIDR                     string
@@ -67,6 +69,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	fs.StringVar(&o.stateFile, "state-file", "", "`file` keeping instances and faults across restarts (default: state is lost on exit)")
 	fs.StringVar(&o.tokenFile, "token-file", "", "`file` holding the cloud API bearer token, the one the CCM sends (required)")
 	fs.StringVar(&o.adminTokenFile, "admin-token-file", "", "`file` holding the admin API bearer token, the one tests send (required)")
+	fs.StringVar(&o.inspectorTokenFile, "inspector-token-file", "", "`file` holding the inspector's secret: a second caller of the cloud API in every dialect (bearer token, AWS secret key of "+api.AWSInspectorAccessKeyID+", Keystone password of "+api.OpenStackInspectorUser+") whose calls no fault touches")
+	fs.StringVar(&o.dnsListen, "dns-listen", "", "UDP `address` to answer DNS on: the A records of the load balancers' DNS names (AWS's), as the cloud's DNS would (default: none)")
 	fs.StringVar(&o.auditLog, "audit-log", "", "`file` to append one JSON audit entry per API call to")
 	fs.StringVar(&o.region, "region", "fake-region-1", "the cloud's `region`")
 	fs.StringVar(&o.zones, "zones", "", "comma-separated `zones` instances are spread over (default: the region suffixed with a, b and c)")
@@ -113,6 +117,17 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ErrorLog: logger}
 	served := make(chan error, 1)
+	if o.dnsListen != "" {
+		pc, err := net.ListenPacket("udp", o.dnsListen)
+		if err != nil {
+			l.Close()
+			logger.Printf("cannot answer DNS on %s: %v (pick a free UDP port with --dns-listen)", o.dnsListen, listenCause(err))
+			return 1
+		}
+		defer pc.Close()
+		go func() { served <- srv.ServeDNS(pc) }()
+		logger.Printf("answering DNS on udp://%s", pc.LocalAddr())
+	}
 	go func() { served <- hs.Serve(l) }()
 	logger.Printf("serving on http://%s", l.Addr())
 
@@ -156,6 +171,11 @@ func (o options) config() (cfg server.Config, closeAudit func(), err error) {
 	}
 	if cfg.AdminToken, err = readToken("--admin-token-file", o.adminTokenFile, "a file holding the bearer token tests will send to the admin API"); err != nil {
 		return cfg, closeAudit, err
+	}
+	if o.inspectorTokenFile != "" {
+		if cfg.InspectorToken, err = readToken("--inspector-token-file", o.inspectorTokenFile, "a file holding the inspector's secret"); err != nil {
+			return cfg, closeAudit, err
+		}
 	}
 	if o.region == "" {
 		return cfg, closeAudit, errors.New("--region is empty (name a region, e.g. --region=fake-region-1)")

@@ -1,0 +1,90 @@
+package cloudplugin
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// script is a plugin: a shell script whose body answers.
+func script(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "plugin")
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const ok = `{"apiVersion":"` + APIVersion + `","kind":"Response"`
+
+// TestBadAnswers: every way a plugin can answer badly is one line that
+// names the plugin, the question and what was wrong, quoting the plugin.
+func TestBadAnswers(t *testing.T) {
+	for _, c := range []struct {
+		name, body string
+		verb       Verb
+		want       string
+	}{
+		{"not JSON", `echo 'instance: i-1'`, Instance, `its answer is not a Response of ` + APIVersion + `: invalid character 'i' looking for beginning of value (stdout began "instance: i-1\n")`},
+		{"nothing", `true`, Instance, "its answer is not a Response of " + APIVersion + ": EOF"},
+		{"unknown field", `echo '` + ok + `,"instances":[]}'`, Instance, `json: unknown field "instances"`},
+		{"wrong version", `echo '{"apiVersion":"v0","kind":"Response"}'`, Capabilities, `it answered apiVersion "v0" kind "Response", want "` + APIVersion + `" "Response"`},
+		{"wrong kind", `echo '{"apiVersion":"` + APIVersion + `","kind":"Request"}'`, Capabilities, `kind "Request"`},
+		{"exit with a message", `echo 'debug line' >&2; echo 'server node-a: 403 Forbidden' >&2; exit 3`, Instance, "exit status 3: server node-a: 403 Forbidden"},
+		{"exit silently", `exit 1`, Stop, "exit status 1: (nothing on stderr)"},
+		{"no instance", `echo '` + ok + `}'`, Instance, `no "instance" in the answer`},
+		{"no instance from create", `echo '` + ok + `}'`, Create, `no "instance" in the answer`},
+		{"no provider ID", `echo '` + ok + `,"instance":{"zone":"z"}}'`, Instance, "instance: providerID is empty"},
+		{"bad address", `echo '` + ok + `,"instance":{"providerID":"x://1","addresses":[{"type":"Private","address":"10.0.0.1"}]}}'`, Instance, `address {Type:Private Address:10.0.0.1}`},
+		{"unknown verb", `echo '` + ok + `,"verbs":["instance","reboot"]}'`, Capabilities, `verbs: "reboot" is none of`},
+		{"bad listener", `echo '` + ok + `,"loadBalancers":[{"name":"a","service":"ns/s","listeners":[{"port":80,"protocol":"HTTP"}],"backends":[]}]}'`, LoadBalancers, "listener {Port:80 Protocol:HTTP NodePort:0}"},
+		{"nameless load balancer", `echo '` + ok + `,"loadBalancers":[{"service":"ns/s","listeners":[],"backends":[]}]}'`, LoadBalancers, "a load balancer has no name"},
+		{"nameless route", `echo '` + ok + `,"routes":[{"destinationCIDR":"10.0.0.0/24","targetNode":"n"}]}'`, Routes, "want a name and a destinationCIDR"},
+		{"timeout", `sleep 5`, Routes, "no answer within 200ms"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			p := &Plugin{Command: script(t, c.body), Timeout: 200 * time.Millisecond}
+			start := time.Now()
+			_, err := p.Ask(context.Background(), Request{Verb: c.verb, Node: "node-a"})
+			if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("got %v\nwant one line containing %q", err, c.want)
+			}
+			if !strings.HasPrefix(err.Error(), "cloud plugin "+p.Command+", asked "+string(c.verb)) {
+				t.Errorf("%v: want it to name the plugin and the question", err)
+			}
+			if time.Since(start) > 3*time.Second {
+				t.Errorf("took %s: a timed-out plugin's children must not hold the harness", time.Since(start))
+			}
+		})
+	}
+}
+
+// TestNoPlugin: a missing or unrunnable plugin says which and how to fix it.
+func TestNoPlugin(t *testing.T) {
+	p := &Plugin{Command: filepath.Join(t.TempDir(), "none")}
+	_, err := p.Ask(context.Background(), Request{Verb: Capabilities})
+	if err == nil || !strings.Contains(err.Error(), "cannot run it") || !strings.Contains(err.Error(), "fix the profile's inspector command") {
+		t.Errorf("%v", err)
+	}
+}
+
+// TestRequest: the plugin reads the question, versioned, on stdin, and the
+// harness's environment with the plugin's own.
+func TestRequest(t *testing.T) {
+	dir := t.TempDir()
+	got := filepath.Join(dir, "request")
+	p := &Plugin{Command: script(t, `cat > `+got+`; echo "$CLOUD" >> `+got+`; echo '`+ok+`}'`), Env: []string{"CLOUD=c1"}}
+	if _, err := p.Ask(context.Background(), Request{Verb: DeleteRoute, Route: "rtb-1/10.0.0.0/24"}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(got)
+	want := `{"apiVersion":"` + APIVersion + `","kind":"Request","verb":"deleteRoute","route":"rtb-1/10.0.0.0/24"}c1` + "\n"
+	if string(b) != want {
+		t.Errorf("the plugin read %q, want %q", b, want)
+	}
+}
