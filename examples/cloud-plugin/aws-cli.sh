@@ -28,6 +28,29 @@ names() { ec2 describe-instances | jq '[.Reservations[].Instances[] | {(.Instanc
 # defs: in jq, node($id) is the node name of instance ID $id, or the ID (a terminated one has no name).
 defs='def node($id): ($names[$id] // "") as $n | if $n == "" then $id else $n end;'
 
+# load_balancers answers the loadBalancers verb: the classic ones, with the
+# source ranges of their security groups (all of them read: a group
+# deleted with its load balancer meanwhile is then missing, not an error).
+load_balancers() {
+  local lbs lbnames tags groups
+  # (An if's condition runs it without set -e: each step returns itself.)
+  lbs=$(elb describe-load-balancers | jq .LoadBalancerDescriptions) || return
+  mapfile -t lbnames < <(jq -r '.[].LoadBalancerName' <<<"$lbs")
+  # None (the leak check's usual answer): no more calls, each a second.
+  [ ${#lbnames[@]} -gt 0 ] || { echo '{"loadBalancers": []}' | answer; return; }
+  tags=$(elb describe-tags --load-balancer-names "${lbnames[@]:0:20}" | jq .TagDescriptions) || return
+  groups=$(ec2 describe-security-groups | jq .SecurityGroups) || return
+  jq -n --argjson lbs "$lbs" --argjson tags "$tags" --argjson groups "$groups" --argjson names "$(names)" "$defs"'{loadBalancers: [
+    $lbs[] | . as $lb | {name: .LoadBalancerName, hostname: .DNSName,
+      service: ([$tags[] | select(.LoadBalancerName == $lb.LoadBalancerName) | .Tags[]
+        | select(.Key == "kubernetes.io/service-name") | .Value] | first // ""),
+      listeners: [.ListenerDescriptions[].Listener | {port: .LoadBalancerPort, protocol: "TCP", nodePort: .InstancePort}],
+      backends: [.Instances[].InstanceId | node(.)],
+      healthCheckNodePort: ((.HealthCheck.Target | capture("^HTTPS?:(?<p>[0-9]+)") | .p | tonumber) // 0),
+      sourceRanges: ([$groups[] | select(.GroupId as $g | $lb.SecurityGroups | index($g)) | .IpPermissions[]
+        | select(.IpProtocol == "tcp" or .IpProtocol == "6" or .IpProtocol == "-1") | .IpRanges[].CidrIp
+        | select(. != "0.0.0.0/0")] | unique)}]}' | answer
+}
 
 case $verb in
 capabilities)
@@ -43,24 +66,14 @@ instance)
       + [.PrivateDnsName // empty | select(. != "") | {type: "InternalDNS", address: .}, {type: "Hostname", address: .}]
       + [.PublicDnsName // empty | select(. != "") | {type: "ExternalDNS", address: .}])}}' | answer ;;
 loadBalancers)
-  lbs=$(elb describe-load-balancers | jq .LoadBalancerDescriptions)
-  mapfile -t lbnames < <(jq -r '.[].LoadBalancerName' <<<"$lbs")
-  # None (the leak check's usual answer): no more calls, each a second.
-  [ ${#lbnames[@]} -gt 0 ] || { echo '{"loadBalancers": []}' | answer; exit; }
-  tags=$(elb describe-tags --load-balancer-names "${lbnames[@]:0:20}" | jq .TagDescriptions)
-  mapfile -t sgs < <(jq -r '[.[].SecurityGroups[]] | unique[]' <<<"$lbs")
-  groups='[]'
-  [ ${#sgs[@]} -eq 0 ] || groups=$(ec2 describe-security-groups --group-ids "${sgs[@]}" | jq .SecurityGroups)
-  jq -n --argjson lbs "$lbs" --argjson tags "$tags" --argjson groups "$groups" --argjson names "$(names)" "$defs"'{loadBalancers: [
-    $lbs[] | . as $lb | {name: .LoadBalancerName, hostname: .DNSName,
-      service: ([$tags[] | select(.LoadBalancerName == $lb.LoadBalancerName) | .Tags[]
-        | select(.Key == "kubernetes.io/service-name") | .Value] | first // ""),
-      listeners: [.ListenerDescriptions[].Listener | {port: .LoadBalancerPort, protocol: "TCP", nodePort: .InstancePort}],
-      backends: [.Instances[].InstanceId | node(.)],
-      healthCheckNodePort: ((.HealthCheck.Target | capture("^HTTPS?:(?<p>[0-9]+)") | .p | tonumber) // 0),
-      sourceRanges: ([$groups[] | select(.GroupId as $g | $lb.SecurityGroups | index($g)) | .IpPermissions[]
-        | select(.IpProtocol == "tcp" or .IpProtocol == "6" or .IpProtocol == "-1") | .IpRanges[].CidrIp
-        | select(. != "0.0.0.0/0")] | unique)}]}' | answer ;;
+  # A load balancer deleted between two calls is not found by the second:
+  # read the listing again, up to three times.
+  errf=$(mktemp); trap 'rm -f "$errf"' EXIT
+  for try in 1 2 3; do
+    if out=$(load_balancers 2>"$errf"); then echo "$out"; exit; fi
+    grep -q 'LoadBalancerNotFound' "$errf" || break
+  done
+  die "$(tail -n1 "$errf")" ;;
 routes)
   filter=()
   [ -z "${KUBERNETES_CLUSTER_ID:-}" ] || filter=(--filters "Name=tag-key,Values=kubernetes.io/cluster/$KUBERNETES_CLUSTER_ID")

@@ -45,6 +45,13 @@ func (c *Cloud) classic(ctx context.Context, names map[string]string) ([]provide
 			tags[aws.ToString(td.LoadBalancerName)] = td.Tags
 		}
 	}
+	groups := map[string]ec2types.SecurityGroup{}
+	if len(descs) > 0 {
+		var err error
+		if groups, err = c.groups(ctx, &ec2.DescribeSecurityGroupsInput{}); err != nil {
+			return nil, err
+		}
+	}
 	var out []providers.LoadBalancer
 	for _, d := range descs {
 		name := aws.ToString(d.LoadBalancerName)
@@ -69,32 +76,45 @@ func (c *Cloud) classic(ctx context.Context, names map[string]string) ([]provide
 				lb.HealthCheckNodePort = httpPort(proto, port)
 			}
 		}
+		var own []ec2types.SecurityGroup
+		for _, id := range d.SecurityGroups {
+			if g, ok := groups[id]; ok {
+				own = append(own, g)
+			}
+		}
 		// A classic load balancer's clients come over TCP, whatever its
 		// listeners' protocols say.
-		ranges, err := c.sourceRanges(ctx, d.SecurityGroups, func(proto string, _ ec2types.IpRange) bool {
+		lb.SourceRanges = sourceRanges(own, func(proto string, _ ec2types.IpRange) bool {
 			return proto == "tcp" || proto == "6" || proto == "-1"
 		})
-		if err != nil {
-			return nil, err
-		}
-		lb.SourceRanges = ranges
 		out = append(out, lb)
 	}
 	return out, nil
 }
 
-// sourceRanges are the CIDRs the security groups' rules admit that keep
-// is about (by the rule's protocol and the range), but "everyone".
-func (c *Cloud) sourceRanges(ctx context.Context, groups []string, keep func(proto string, r ec2types.IpRange) bool) ([]string, error) {
-	if len(groups) == 0 {
-		return nil, nil
+// groups are the security groups of the region, by ID: read whole, so
+// that a group deleted with its load balancer meanwhile is missing from
+// the answer rather than an error.
+func (c *Cloud) groups(ctx context.Context, in *ec2.DescribeSecurityGroupsInput) (map[string]ec2types.SecurityGroup, error) {
+	out := map[string]ec2types.SecurityGroup{}
+	p := ec2.NewDescribeSecurityGroupsPaginator(c.ec2, in)
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, c.fail("EC2", "DescribeSecurityGroups", err)
+		}
+		for _, g := range page.SecurityGroups {
+			out[aws.ToString(g.GroupId)] = g
+		}
 	}
-	out, err := c.ec2.DescribeSecurityGroups(ctx, &ec2.DescribeSecurityGroupsInput{GroupIds: groups})
-	if err != nil {
-		return nil, c.fail("EC2", "DescribeSecurityGroups", err)
-	}
+	return out, nil
+}
+
+// sourceRanges are the CIDRs the groups' rules admit that keep is about
+// (by the rule's protocol and the range), but "everyone".
+func sourceRanges(groups []ec2types.SecurityGroup, keep func(proto string, r ec2types.IpRange) bool) []string {
 	var ranges []string
-	for _, g := range out.SecurityGroups {
+	for _, g := range groups {
 		for _, perm := range g.IpPermissions {
 			for _, r := range perm.IpRanges {
 				cidr := aws.ToString(r.CidrIp)
@@ -104,7 +124,7 @@ func (c *Cloud) sourceRanges(ctx context.Context, groups []string, keep func(pro
 			}
 		}
 	}
-	return ranges, nil
+	return ranges
 }
 
 // network are the network load balancers (Elastic Load Balancing v2): a
@@ -217,15 +237,15 @@ func (c *Cloud) clientRanges(ctx context.Context, vpc *string, lbName string) ([
 	if vpc != nil {
 		in.Filters = []ec2types.Filter{{Name: aws.String("vpc-id"), Values: []string{aws.ToString(vpc)}}}
 	}
-	out, err := c.ec2.DescribeSecurityGroups(ctx, in)
+	groups, err := c.groups(ctx, in)
 	if err != nil {
-		return nil, c.fail("EC2", "DescribeSecurityGroups", err)
+		return nil, err
 	}
-	var groups []string
-	for _, g := range out.SecurityGroups {
-		groups = append(groups, aws.ToString(g.GroupId))
+	all := make([]ec2types.SecurityGroup, 0, len(groups))
+	for _, g := range groups {
+		all = append(all, g)
 	}
-	return c.sourceRanges(ctx, groups, func(_ string, r ec2types.IpRange) bool {
+	return sourceRanges(all, func(_ string, r ec2types.IpRange) bool {
 		return aws.ToString(r.Description) == nlbClientRulePrefix+lbName
-	})
+	}), nil
 }

@@ -29,6 +29,7 @@ import (
 	elb "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancing"
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
+	"github.com/aws/smithy-go"
 	v1 "k8s.io/api/core/v1"
 
 	"sigs.k8s.io/ccm-harness/providers"
@@ -269,7 +270,37 @@ func (c *Cloud) Terminate(ctx context.Context, name string) error {
 }
 
 // LoadBalancers are the classic and the network load balancers.
+//
+// No AWS call lists them whole: a load balancer listed by one call and
+// deleted (by the CCM, at once) before the next, which asks about it
+// (its tags, its listeners), is not found there. Such a listing is read
+// again, up to three times; it says nothing of the CCM.
 func (c *Cloud) LoadBalancers(ctx context.Context) ([]providers.LoadBalancer, error) {
+	var err error
+	for range 3 {
+		var lbs []providers.LoadBalancer
+		if lbs, err = c.loadBalancers(ctx); err == nil || !goneMeanwhile(err) {
+			return lbs, err
+		}
+	}
+	return nil, err
+}
+
+// goneMeanwhile reports whether err is AWS's answer about a load balancer,
+// target group or listener that is gone.
+func goneMeanwhile(err error) bool {
+	var apiErr smithy.APIError
+	if !errors.As(err, &apiErr) {
+		return false
+	}
+	switch apiErr.ErrorCode() {
+	case "LoadBalancerNotFound", "AccessPointNotFound", "TargetGroupNotFound", "ListenerNotFound":
+		return true
+	}
+	return false
+}
+
+func (c *Cloud) loadBalancers(ctx context.Context) ([]providers.LoadBalancer, error) {
 	names, err := c.names(ctx)
 	if err != nil {
 		return nil, err

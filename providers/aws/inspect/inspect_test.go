@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -304,4 +308,45 @@ func sameSet(a, b []string) bool {
 // of the simulator may be built into it.
 func TestImportsNoFakecloud(t *testing.T) {
 	depcheck.Forbid(t, "sigs.k8s.io/ccm-harness/providers/aws/inspect", "sigs.k8s.io/ccm-harness/fakecloud")
+}
+
+// TestLoadBalancerGoneMeanwhile: a load balancer the CCM deletes between
+// the inspector's listing and its question about it (its tags) is not an
+// error of the inspector's: the listing is read again, without it.
+func TestLoadBalancerGoneMeanwhile(t *testing.T) {
+	c := newCloud(t)
+	ctx := context.Background()
+	c.asTheCCM()
+	front := c.racingELB()
+	insp := inspect.New(inspect.Config{Region: region, EC2: c.url + api.AWSPath + "ec2/", ELB: front + api.AWSPath + "elb/", ELBv2: c.url + api.AWSPath + "elbv2/",
+		Credentials: credentials.NewStaticCredentialsProvider(api.AWSInspectorAccessKeyID, inspectorToken, "")})
+	lbs, err := insp.LoadBalancers(ctx)
+	if err != nil {
+		t.Fatalf("a load balancer deleted meanwhile: %v", err)
+	}
+	if slices.ContainsFunc(lbs, func(lb providers.LoadBalancer) bool { return lb.Name == "a1" }) || len(lbs) != 1 {
+		t.Errorf("load balancers %+v: want n1 alone, a1 deleted meanwhile", lbs)
+	}
+}
+
+// racingELB is a URL in front of the cloud whose first DescribeTags the
+// CCM's deletion of load balancer a1 overtakes.
+func (c *cloud) racingELB() string {
+	target, _ := url.Parse(c.url)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	var once sync.Once
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if strings.Contains(string(body), "Action=DescribeTags") {
+			once.Do(func() {
+				if _, err := c.elb.DeleteLoadBalancer(r.Context(), &elb.DeleteLoadBalancerInput{LoadBalancerName: aws.String("a1")}); err != nil {
+					c.t.Error(err)
+				}
+			})
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		proxy.ServeHTTP(w, r)
+	}))
+	c.t.Cleanup(front.Close)
+	return front.URL
 }

@@ -21,29 +21,12 @@ import (
 // answer with this inspector's, over the same cloud: two clients of AWS's
 // public API, one in Go, one in shell, must see the same truth.
 func TestExamplePlugin(t *testing.T) {
-	for _, tool := range []string{"aws", "jq"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") != "" {
-				t.Fatalf("%s is not installed: .ci/run installs it", tool)
-			}
-			t.Skipf("%s is not installed", tool)
-		}
-	}
+	needTools(t)
 	t.Parallel()
 	c := newCloud(t)
 	ctx := context.Background()
 	a, _ := c.asTheCCM()
-	script, err := filepath.Abs("../../../examples/cloud-plugin/aws-cli.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &cloudplugin.Plugin{Command: script, Env: []string{
-		"AWS_ACCESS_KEY_ID=" + api.AWSInspectorAccessKeyID, "AWS_SECRET_ACCESS_KEY=" + inspectorToken,
-		"AWS_DEFAULT_REGION=" + region, "AWS_ENDPOINT_URL_EC2=" + c.url + api.AWSPath + "ec2/",
-		"AWS_ENDPOINT_URL_ELASTIC_LOAD_BALANCING=" + c.url + api.AWSPath + "elb/",
-		"AWS_CONFIG_FILE=/dev/null", "AWS_SHARED_CREDENTIALS_FILE=/dev/null", "AWS_EC2_METADATA_DISABLED=true",
-		"KUBERNETES_CLUSTER_ID=" + api.AWSClusterID,
-	}}
+	p := examplePlugin(t, c)
 	ask := func(verb cloudplugin.Verb, node, route string) *cloudplugin.Response {
 		t.Helper()
 		resp, err := p.Ask(ctx, cloudplugin.Request{Verb: verb, Node: node, Route: route})
@@ -118,6 +101,53 @@ func TestExamplePlugin(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "exit status 1: EC2 has 0 live instances with private DNS name node-a") {
 		t.Errorf("a terminated node's instance: %v, want the plugin's one line quoted", err)
 	}
+}
+
+// TestExamplePluginLoadBalancerGoneMeanwhile: the example reads the
+// listing again when a load balancer goes between two of its calls.
+func TestExamplePluginLoadBalancerGoneMeanwhile(t *testing.T) {
+	needTools(t)
+	t.Parallel()
+	c := newCloud(t)
+	c.asTheCCM()
+	p := examplePlugin(t, c)
+	p.Env = append(p.Env, "AWS_ENDPOINT_URL_ELASTIC_LOAD_BALANCING="+c.racingELB()+api.AWSPath+"elb/")
+	resp, err := p.Ask(context.Background(), cloudplugin.Request{Verb: cloudplugin.LoadBalancers})
+	if err != nil {
+		t.Fatalf("a load balancer deleted meanwhile: %v", err)
+	}
+	if len(resp.LoadBalancers) != 0 {
+		t.Errorf("load balancers %+v: want none, a1 deleted meanwhile (the example answers no network ones)", resp.LoadBalancers)
+	}
+}
+
+// needTools skips t without the AWS CLI and jq, but fails it in CI,
+// whose .ci/run installs them.
+func needTools(t *testing.T) {
+	for _, tool := range []string{"aws", "jq"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") != "" {
+				t.Fatalf("%s is not installed: .ci/run installs it", tool)
+			}
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+}
+
+// examplePlugin is the example plugin with the AWS CLI's environment for
+// c, as the inspector.
+func examplePlugin(t *testing.T, c *cloud) *cloudplugin.Plugin {
+	script, err := filepath.Abs("../../../examples/cloud-plugin/aws-cli.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &cloudplugin.Plugin{Command: script, Env: []string{
+		"AWS_ACCESS_KEY_ID=" + api.AWSInspectorAccessKeyID, "AWS_SECRET_ACCESS_KEY=" + inspectorToken,
+		"AWS_DEFAULT_REGION=" + region, "AWS_ENDPOINT_URL_EC2=" + c.url + api.AWSPath + "ec2/",
+		"AWS_ENDPOINT_URL_ELASTIC_LOAD_BALANCING=" + c.url + api.AWSPath + "elb/",
+		"AWS_CONFIG_FILE=/dev/null", "AWS_SHARED_CREDENTIALS_FILE=/dev/null", "AWS_EC2_METADATA_DISABLED=true",
+		"KUBERNETES_CLUSTER_ID=" + api.AWSClusterID,
+	}}
 }
 
 func addr(a cloudplugin.Address) v1.NodeAddress {
