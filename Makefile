@@ -44,7 +44,7 @@ export ARTIFACTS
 # the suite and kube-apiserver share is compiled once, not once each way.
 export GOFLAGS += -trimpath
 
-.PHONY: bench all build binaries matrix e2e-oldest prebuild e2e e2e-vsphere e2e-openstack e2e-aws e2e-kind e2e-image e2e-plugin e2e-incluster e2e-existing e2e-dry-run e2e-serial test unit vet controls compare jobs up down clean clean-cache kubetest2
+.PHONY: bench all build binaries matrix e2e-oldest prebuild e2e e2e-vsphere e2e-openstack e2e-aws e2e-kind e2e-image e2e-plugin e2e-incluster e2e-existing e2e-dry-run e2e-serial test unit vet controls compare images jobs up down clean clean-cache kubetest2
 
 all: build
 
@@ -312,6 +312,11 @@ controls: build $(IMAGE) $(INCLUSTER_IMAGE)
 	@# comparisons of earlier targets' runs are make compare's.
 	E2E_TEST=$(BIN)/e2e.test GINKGO=$(BIN)/ginkgo $(GO) test -count=1 -v -parallel 64 -timeout 40m -skip '$(COMPARE_TESTS)' ./e2e/controls
 
+# The images the small suites and the controls share, made once before
+# make test runs them at once: each of them would otherwise write the same
+# tarball while another reads it.
+images: $(IMAGE) $(INCLUSTER_IMAGE)
+
 # The runs of earlier targets of make test compared, spec by spec: the
 # serial run with the parallel one, each dry run with its real run, the
 # image's run with the binary's, the plugin's with the AWS SDK's. They read $(ARTIFACTS) and run no suite,
@@ -344,7 +349,7 @@ prebuild: build
 # on their CCMs share the two cores well, and the CI budget is wall time.
 # A target ending in @ runs in the background beside the rest; make test
 # waits for it at the end, and fails if it failed.
-TEST_TARGETS := vet unit prebuild@ jobs e2e e2e-vsphere+e2e-aws e2e-openstack+e2e-oldest+e2e-kind+e2e-serial+e2e-plugin e2e-image+e2e-incluster+e2e-existing+e2e-dry-run+kubetest2+controls compare
+TEST_TARGETS := vet unit prebuild@ jobs e2e e2e-vsphere+e2e-aws e2e-openstack+e2e-oldest+e2e-kind+e2e-serial+e2e-plugin images e2e-image+e2e-incluster+e2e-existing+e2e-dry-run+kubetest2+controls compare
 test:
 	@mkdir -p $(ARTIFACTS); times=$(ARTIFACTS)/test-times.txt; : > $$times; \
 	run() { start=$$(date +%s); status=0; $(MAKE) --no-print-directory $$1 || status=$$?; \
