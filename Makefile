@@ -44,7 +44,7 @@ export ARTIFACTS
 # the suite and kube-apiserver share is compiled once, not once each way.
 export GOFLAGS += -trimpath
 
-.PHONY: bench all build binaries matrix e2e-oldest prebuild e2e e2e-vsphere e2e-openstack e2e-aws e2e-kind e2e-image e2e-plugin e2e-incluster e2e-existing e2e-dry-run e2e-serial test unit vet controls compare images jobs up down clean clean-cache kubetest2
+.PHONY: bench all build binaries matrix e2e-oldest prebuild e2e e2e-vsphere e2e-openstack e2e-aws e2e-aws-lb e2e-kind e2e-image e2e-plugin e2e-incluster e2e-existing e2e-dry-run e2e-serial test unit vet controls compare images jobs up down clean clean-cache kubetest2
 
 all: build
 
@@ -172,18 +172,21 @@ e2e-openstack: build
 
 # The AWS suite in make test, its artifacts beside the default run's: the
 # newest pinned CCM, then the older one, each against fakecloud's EC2 and
-# Elastic Load Balancing (classic load balancers); both again with Network
-# Load Balancers (Elastic Load Balancing v2), for the load-balancer specs,
-# the only ones the kind of load balancer changes; then the data path on
-# kind: packets to the address the load balancer's DNS name stands for.
-# The newest CCM's run includes the CCM upgrade from v1.36.2 (the older
-# run's binary); the older's would upgrade from v1.35.3, minutes of
-# building its own libraries, and is left to the matrix's periodic
-# (ci-ccm-harness-matrix-aws).
-AWS_NLB = $(CURDIR)/e2e/testdata/aws-nlb.yaml
+# Elastic Load Balancing (classic load balancers). The newest CCM's run
+# includes the CCM upgrade from v1.36.2 (the older run's binary); the
+# older's would upgrade from v1.35.3, minutes of building its own
+# libraries, and is left to the matrix's periodic (ci-ccm-harness-matrix-aws).
 e2e-aws: build
 	$(MAKE) e2e PROVIDER=aws CCM_VERSION= PROVIDER_CONFIG= ARTIFACTS=$(ARTIFACTS)/aws
 	$(MAKE) e2e PROVIDER=aws CCM_VERSION=v1.36.2 PROVIDER_CONFIG= LABEL_FILTER='!leader-migration' ARTIFACTS=$(ARTIFACTS)/aws-v1.36.2
+
+# The rest of the AWS suite, a target of its own so that make test runs it
+# beside e2e-aws: both CCM versions with Network Load Balancers (Elastic
+# Load Balancing v2), for the load-balancer specs, the only ones the kind
+# of load balancer changes; then the data path on kind: packets to the
+# address the load balancer's DNS name stands for.
+AWS_NLB = $(CURDIR)/e2e/testdata/aws-nlb.yaml
+e2e-aws-lb: build
 	$(MAKE) e2e PROVIDER=aws CCM_VERSION= PROVIDER_CONFIG=$(AWS_NLB) LABEL_FILTER=loadbalancer ARTIFACTS=$(ARTIFACTS)/aws-nlb
 	$(MAKE) e2e PROVIDER=aws CCM_VERSION=v1.36.2 PROVIDER_CONFIG=$(AWS_NLB) LABEL_FILTER=loadbalancer ARTIFACTS=$(ARTIFACTS)/aws-nlb-v1.36.2
 	$(MAKE) e2e PROVIDER=aws CLUSTER=kind LABEL_FILTER=datapath CCM_VERSION= PROVIDER_CONFIG= ARTIFACTS=$(ARTIFACTS)/aws-kind
@@ -348,22 +351,34 @@ prebuild: build
 # their lines prefixed with their names: local clusters that mostly wait
 # on their CCMs share the two cores well, and the CI budget is wall time.
 # A target ending in @ runs in the background beside the rest; make test
-# waits for it at the end, and fails if it failed.
-TEST_TARGETS := vet unit prebuild@ jobs e2e e2e-vsphere+e2e-aws e2e-openstack+e2e-oldest+e2e-kind+e2e-serial+e2e-plugin images e2e-image+e2e-incluster+e2e-existing+e2e-dry-run+kubetest2+controls compare
+# waits for it at the end, and fails if it failed. The harness's binaries
+# are built once, first, so that no two targets at once build the same
+# file; the unit tests (mostly compiling, and clusters of the CLI's tests)
+# then run beside the default suite (mostly waiting).
+TEST_TARGETS := vet build prebuild@ unit+jobs+e2e e2e-vsphere+e2e-aws+e2e-aws-lb e2e-openstack+e2e-oldest+e2e-kind+e2e-serial+e2e-plugin images e2e-image+e2e-incluster+e2e-existing+e2e-dry-run+kubetest2+controls compare
+# Each target's output also goes to $(ARTIFACTS)/make-test/<target>.log;
+# a failed target's error lines are printed again after the times, last,
+# where a CI system that keeps only the end of the output still shows why.
 test:
-	@mkdir -p $(ARTIFACTS); times=$(ARTIFACTS)/test-times.txt; : > $$times; \
+	@mkdir -p $(ARTIFACTS)/make-test; times=$(ARTIFACTS)/test-times.txt; : > $$times; \
 	run() { start=$$(date +%s); status=0; $(MAKE) --no-print-directory $$1 || status=$$?; \
 		printf '%-14s %6ss%s\n' $$1 $$(( $$(date +%s) - start )) "$$( [ $$status -eq 0 ] || echo '  FAILED')" >> $$times; }; \
+	logged() { run $$1 2>&1 | tee $(ARTIFACTS)/make-test/$$1.log; }; \
 	for group in $(TEST_TARGETS); do \
 		case $$group in \
-		*@) t=$${group%@}; { run $$t 2>&1 | sed -u "s/^/[$$t] /"; } & bg=$$! ;; \
-		*+*) for t in $$(echo $$group | tr + ' '); do { run $$t 2>&1 | sed -u "s/^/[$$t] /"; } & pids="$$pids $$!"; done; wait $$pids; pids= ;; \
-		*) run $$group ;; \
+		*@) t=$${group%@}; { logged $$t | sed -u "s/^/[$$t] /"; } & bg=$$! ;; \
+		*+*) for t in $$(echo $$group | tr + ' '); do { logged $$t | sed -u "s/^/[$$t] /"; } & pids="$$pids $$!"; done; wait $$pids; pids= ;; \
+		*) logged $$group ;; \
 		esac; \
 		! grep -q FAILED $$times || break; \
 	done; \
 	wait; \
-	echo; echo "make test: each target's time ($$times)"; cat $$times; ! grep -q FAILED $$times
+	echo; echo "make test: each target's time ($$times)"; cat $$times; \
+	for t in $$(awk '/FAILED/ {print $$1}' $$times); do \
+		echo; echo "$$t FAILED; its error lines (all of its output: $(ARTIFACTS)/make-test/$$t.log):"; \
+		grep -E 'FAIL|[Ee]rror|failed|refused|timed out|cannot|panic|\*\*\*' $(ARTIFACTS)/make-test/$$t.log | grep -v '^ok ' | tail -15 | cut -c1-400; \
+	done; \
+	! grep -q FAILED $$times
 
 up: binaries
 	$(BIN)/ccm-harness up --name $(NAME) --provider=$(PROVIDER) --ccm-version='$(CCM_VERSION)' --ccm-image='$(CCM_IMAGE)' \
