@@ -44,7 +44,7 @@ export ARTIFACTS
 # the suite and kube-apiserver share is compiled once, not once each way.
 export GOFLAGS += -trimpath
 
-.PHONY: bench all build binaries matrix e2e-oldest prebuild e2e e2e-vsphere e2e-openstack e2e-aws e2e-aws-lb e2e-kind e2e-image e2e-plugin e2e-incluster e2e-existing e2e-dry-run e2e-serial test unit vet controls compare images jobs up down clean clean-cache kubetest2
+.PHONY: bench all build binaries matrix e2e-oldest prebuild e2e e2e-vsphere e2e-openstack e2e-aws e2e-aws-lb e2e-kind e2e-image e2e-plugin e2e-reached e2e-incluster e2e-existing e2e-dry-run e2e-serial test unit vet controls compare images jobs up down clean clean-cache kubetest2
 
 all: build
 
@@ -252,6 +252,30 @@ e2e-existing: build $(IMAGE)
 		--kubeconfig=$(EXISTING_STATE)/existing/admin.kubeconfig --artifacts=$(ARTIFACTS)/existing || status=$$?; \
 	CCM_HARNESS_STATE=$(EXISTING_STATE) $(BIN)/ccm-harness down --name existing; exit $$status
 
+# A cluster and a cloud the suite did not make, judged through the cloud's
+# own API, as a provider's CI would judge theirs: make up leaves a local
+# cluster running with fakecloud speaking AWS and the AWS CCM in it; the
+# suite then gets only the cluster's kubeconfig, the AWS CLI's usual
+# configuration for an inspector of its own (a shared config and
+# credentials file, the endpoints in AWS_ENDPOINT_URL_*: what
+# e2e/testdata/reach-aws.sh writes) and a profile file that reaches that
+# AWS with no ccm (the cluster's runs already): first through the AWS
+# SDK, then through the example cloud plugin (the specs that ask it every
+# verb); make compare checks the two agree spec by spec. The cluster is
+# taken down after, whatever the suite did.
+REACHED_STATE := $(CURDIR)/_output/reached-state
+REACHED       := $(CURDIR)/_output/reached
+e2e-reached: build
+	CCM_HARNESS_STATE=$(REACHED_STATE) $(MAKE) up NAME=reached PROVIDER=aws CCM_VERSION= CCM_IMAGE= PROVIDER_CONFIG= K8S_VERSION= \
+		ARTIFACTS=$(ARTIFACTS)/reached/cluster
+	status=0; e2e/testdata/reach-aws.sh $(REACHED_STATE)/reached/cloud-admin $(REACHED) && . $(REACHED)/env && \
+	export KUBECONFIG=$(REACHED_STATE)/reached/admin.kubeconfig && \
+	$(MAKE) e2e CLUSTER=existing PROVIDER=external PROVIDER_CONFIG=$(REACHED)/aws-reached.yaml CCM_VERSION= CCM_IMAGE= K8S_VERSION= \
+		LABEL_FILTER='!leader-migration' ARTIFACTS=$(ARTIFACTS)/reached && \
+	$(MAKE) e2e CLUSTER=existing PROVIDER=external PROVIDER_CONFIG=$(REACHED)/aws-reached-plugin.yaml CCM_VERSION= CCM_IMAGE= K8S_VERSION= \
+		LABEL_FILTER='$(PLUGIN_LABEL_FILTER)' ARTIFACTS=$(ARTIFACTS)/reached-plugin || status=$$?; \
+	CCM_HARNESS_STATE=$(REACHED_STATE) $(BIN)/ccm-harness down --name reached; exit $$status
+
 # The suite on real nodes: a kind cluster made for the CCM (no default CNI,
 # no CoreDNS, --cloud-provider=external), where the [datapath] specs carry
 # packets through fakecloud's load balancers to pods, and pods on different
@@ -322,9 +346,9 @@ images: $(IMAGE) $(INCLUSTER_IMAGE)
 
 # The runs of earlier targets of make test compared, spec by spec: the
 # serial run with the parallel one, each dry run with its real run, the
-# image's run with the binary's, the plugin's with the AWS SDK's. They read $(ARTIFACTS) and run no suite,
+# image's run with the binary's, the plugins' with the AWS SDK's. They read $(ARTIFACTS) and run no suite,
 # so make test runs them last, once every run they compare has ended.
-COMPARE_TESTS := ^(TestSerialMatchesParallel|TestDryRunMatchesRealRun|TestImageRunMatchesBinaryRun|TestPluginMatchesBuiltinInspector)$$
+COMPARE_TESTS := ^(TestSerialMatchesParallel|TestDryRunMatchesRealRun|TestImageRunMatchesBinaryRun|TestPluginMatchesBuiltinInspector|TestReachedPluginMatchesSDK)$$
 compare:
 	$(GO) test -count=1 -v -run '$(COMPARE_TESTS)' ./e2e/controls
 
@@ -355,7 +379,7 @@ prebuild: build
 # are built once, first, so that no two targets at once build the same
 # file; the unit tests (mostly compiling, and clusters of the CLI's tests)
 # then run beside the default suite (mostly waiting).
-TEST_TARGETS := vet build prebuild@ unit+jobs+e2e e2e-vsphere+e2e-aws+e2e-aws-lb e2e-openstack+e2e-oldest+e2e-kind+e2e-serial+e2e-plugin images e2e-image+e2e-incluster+e2e-existing+e2e-dry-run+kubetest2+controls compare
+TEST_TARGETS := vet build prebuild@ unit+jobs+e2e e2e-vsphere+e2e-aws+e2e-aws-lb e2e-openstack+e2e-oldest+e2e-kind+e2e-serial+e2e-plugin images e2e-image+e2e-incluster+e2e-existing+e2e-reached+e2e-dry-run+kubetest2+controls compare
 # Each target's output also goes to $(ARTIFACTS)/make-test/<target>.log;
 # a failed target's error lines are printed again after the times, last,
 # where a CI system that keeps only the end of the output still shows why.

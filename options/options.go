@@ -264,14 +264,25 @@ func (o Options) Resolve(logf func(format string, args ...any)) (*Setup, error) 
 	if s.Release, err = o.KubernetesRelease(); err != nil {
 		return nil, err
 	}
-	ccmVersion := o.CCMVersion
-	if ccmVersion == "" && o.CCMImage == "" && o.KubernetesVersion != "" {
-		ccmVersion = ccmFor(p.CCM, s.Release)
+	if p.CCM.Name == "" {
+		// A profile file with no ccm: the cluster's own runs already.
+		if o.Cluster != Existing {
+			return nil, fmt.Errorf("the profile file names no ccm, so the harness would run none: give its ccm (image, binary or builtin), or judge a cluster whose CCM runs already with --%s=%s", FlagCluster, Existing)
+		}
+		if o.CCMImage != "" || o.CCMVersion != "" {
+			return nil, fmt.Errorf("--%s and --%s choose the CCM the harness runs; with a profile file that names none, leave them unset", FlagCCMImage, FlagCCMVersion)
+		}
+	} else {
+		ccmVersion := o.CCMVersion
+		if ccmVersion == "" && o.CCMImage == "" && o.KubernetesVersion != "" {
+			ccmVersion = ccmFor(p.CCM, s.Release)
+		}
+		if p, err = p.WithCCMVersion(ccmVersion); err != nil {
+			return nil, err
+		}
+		p = p.WithCCMImage(o.CCMImage)
 	}
-	if p, err = p.WithCCMVersion(ccmVersion); err != nil {
-		return nil, err
-	}
-	s.Profile, s.CloudConfig = p.WithCCMImage(o.CCMImage), cfg
+	s.Profile, s.CloudConfig = p, cfg
 	if s.Skew, err = skew.Of(s.Release, s.Profile.CCM.Release()); err != nil {
 		return nil, err
 	}
@@ -400,6 +411,8 @@ func (s *Setup) Components(migration bool) []binaries.Component {
 func (s *Setup) JobVersion() string {
 	ccm := s.Profile.CCM
 	switch {
+	case ccm.Name == "":
+		return ClusterCCM
 	case ccm.Image != "":
 		return ccm.Name + "@" + ccm.Image
 	case ccm.Path != "":
@@ -410,6 +423,18 @@ func (s *Setup) JobVersion() string {
 		v += "@" + binaries.ModuleVersion("k8s.io/kubernetes")
 	}
 	return v
+}
+
+// ClusterCCM stands for the CCM under test where a profile names none: the
+// existing cluster's own, already running.
+const ClusterCCM = "cloud-controller-manager@existing-cluster"
+
+// CCM says which CCM the run judges, for the bring-up line.
+func (s *Setup) CCM() string {
+	if s.Profile.CCM.Name == "" {
+		return "the CCM the cluster runs"
+	}
+	return s.Profile.CCM.String()
 }
 
 // Metadata are the run's keys for metadata.json, which Prow merges into

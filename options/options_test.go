@@ -114,6 +114,31 @@ func TestResolveProfileFile(t *testing.T) {
 	}
 }
 
+// A profile file with no ccm judges the CCM an existing cluster runs, and
+// only that: the runtimes that make a cluster would run none.
+func TestResolveProfileFileWithoutCCM(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "theirs.yaml")
+	if err := os.WriteFile(file, []byte("name: theirs\ncloud: none\ncapabilities: [load-balancers]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, runtime := range []string{Local, Kind} {
+		_, err := Options{Provider: "external", ProviderConfig: file, Cluster: runtime, Artifacts: "_artifacts", Nodes: 3}.Resolve(nil)
+		if err == nil || !strings.Contains(err.Error(), "the profile file names no ccm, so the harness would run none") {
+			t.Errorf("--cluster=%s: %v, want the refusal of a profile with no ccm", runtime, err)
+		}
+	}
+	s, err := Options{Provider: "external", ProviderConfig: file, Cluster: Existing, Artifacts: "_artifacts"}.Resolve(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.JobVersion() != ClusterCCM || s.CCM() != "the CCM the cluster runs" {
+		t.Errorf("job version %q, CCM %q", s.JobVersion(), s.CCM())
+	}
+	if _, err := (Options{Provider: "external", ProviderConfig: file, Cluster: Existing, Artifacts: "_artifacts", CCMVersion: "v1.0.0"}).Resolve(nil); err == nil {
+		t.Error("--ccm-version with a profile that runs no CCM: resolved")
+	}
+}
+
 // The components listed are the ones each runtime runs on this machine,
 // and the leader-migration specs' managers only when asked for, and only
 // where they can run: kind and an existing cluster have no control plane

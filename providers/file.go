@@ -34,7 +34,8 @@ type File struct {
 	// CloudConfig is that cloud's provider config (fake: region, zones,
 	// faults; vsphere: region, zones, credentials, ipFamilies, faults).
 	CloudConfig any `json:"cloudConfig,omitempty"`
-	// CCM is the cloud-controller-manager under test.
+	// CCM is the cloud-controller-manager under test; none for a cluster
+	// whose CCM runs already (--cluster=existing).
 	CCM FileCCM `json:"ccm"`
 	// Capabilities are what the CCM claims, at least one: instances,
 	// zones, node-lifecycle, load-balancers, routes,
@@ -138,6 +139,12 @@ func (f File) Profile(dir string) (Profile, []byte, error) {
 		return fail("name %q is not valid: %s", p.Name, strings.Join(errs, "; "))
 	}
 	switch n := btoi(f.CCM.Image != "") + btoi(f.CCM.Binary != "") + btoi(f.CCM.Builtin); {
+	case n == 0 && (f.CCM.Version != "" || f.CCM.CloudProvider != "" || len(f.CCM.Args) > 0 || f.CCM.CloudConfig != ""):
+		return fail("ccm: give one of image, binary and builtin with the rest, or no ccm at all (a cluster whose CCM runs already)")
+	case n == 0:
+		// The CCM of an existing cluster runs there already: the
+		// harness runs none (options refuses the runtimes that would).
+		p.CCM = binaries.Component{}
 	case n != 1:
 		return fail("ccm: give exactly one of image, binary and builtin")
 	case f.CCM.Builtin && f.Cloud == "none":
@@ -165,7 +172,7 @@ func (f File) Profile(dir string) (Profile, []byte, error) {
 	if f.CCM.CloudProvider != "" {
 		p.CloudProvider = f.CCM.CloudProvider
 	}
-	if p.CloudProvider == "" {
+	if p.CloudProvider == "" && p.CCM.Name != "" {
 		return fail("ccm: cloudProvider: not set (the CCM's --cloud-provider)")
 	}
 	p.CCMArgs = append(slices.Clone(p.CCMArgs), f.CCM.Args...)
@@ -221,7 +228,12 @@ func (f File) Profile(dir string) (Profile, []byte, error) {
 	if !f.CCM.Builtin {
 		p.InTreeKCM, p.OlderCCM = binaries.Component{}, binaries.Component{}
 		p.Manifests = nil
-		// The built-in CCM's differences are its own, not the cloud's.
+	}
+	// The built-in CCM's differences are its own, not the cloud's: a CCM
+	// of the file's own inherits none. Where the file names no CCM, the
+	// cluster's is taken to be the cloud's own, differences and all
+	// (differences: below replaces them).
+	if f.CCM.Image != "" || f.CCM.Binary != "" {
 		p.Differences, p.CloudDifferences = nil, nil
 	}
 	if len(f.Differences) > 0 {
@@ -288,3 +300,8 @@ func (noCloud) Attach(context.Context, CloudEnv) error { return nil }
 func (noCloud) CCMConfig() ([]byte, error)             { return nil, nil }
 func (noCloud) Instances() InstanceControl             { return nil }
 func (noCloud) Inspector() Inspector                   { return nil }
+
+// Where: the CCM's cloud is its own; only a plugin, if given, asks it.
+func (noCloud) Where() string { return "the CCM's own cloud, which the harness does not know" }
+
+var _ Reached = noCloud{}

@@ -113,6 +113,7 @@ func TestProfileFileBadInput(t *testing.T) {
 		{"ccm: {builtin: true}\n", "cloud: not set (name a built-in cloud: fake, openstack, vsphere, or none)"},
 		{"cloud: aws\nccm: {builtin: true}\n", `cloud: unknown provider "aws"`},
 		{"cloud: fake\nccm: {builtin: true, image: x}\n", "ccm: give exactly one of image, binary and builtin"},
+		{"cloud: fake\nccm: {args: [--v=2]}\ncapabilities: [instances]\n", "ccm: give one of image, binary and builtin with the rest, or no ccm at all"},
 		{"cloud: fake\nccm: {binary: /nonexistent}\n", "ccm: binary /nonexistent is not an executable file"},
 		{"cloud: fake\nccm: {image: 'docker-archive:x.tar', version: v1}\n", "ccm: version is for builtin"},
 		{"cloud: none\nccm: {image: 'docker-archive:x.tar'}\n", "ccm: cloudProvider: not set"},
@@ -171,6 +172,10 @@ func TestProfileFileDifferencesAreItsOwn(t *testing.T) {
 	own, _, err := providers.Resolve(providers.External, []byte("cloud: openstack\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [load-balancers]\n"), "/p")
 	if err != nil || len(own.DifferencesOf(nil)) != 0 {
 		t.Errorf("an image against OpenStack: differences %v, %v; want none", own.DifferencesOf(nil), err)
+	}
+	theirs, _, err := providers.Resolve(providers.External, []byte("cloud: openstack\ncapabilities: [load-balancers]\n"), "/p")
+	if err != nil || len(theirs.DifferencesOf(nil)) != len(builtin.DifferencesOf(nil)) {
+		t.Errorf("no ccm against OpenStack (an existing cluster's, taken to be the cloud's own): differences %v, %v; want the OpenStack CCM's", theirs.DifferencesOf(nil), err)
 	}
 	stated, _, err := providers.Resolve(providers.External, []byte("cloud: openstack\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [load-balancers]\n"+
 		"differences: [{spec: serves UDP, step: provision, shows: no UDP, evidence: its cloud has none}]\n"), "/p")

@@ -325,6 +325,26 @@ type Attacher interface {
 	Attach(ctx context.Context, env CloudEnv) error
 }
 
+// Reached is a Cloud the harness does not start: a real cloud, or one
+// someone else runs, asked with credentials from the environment as the
+// cloud's own tools take them. Its Start and Attach only connect, and say
+// in one line why they cannot; nothing of it is the harness's to remove.
+// The runtime of a cluster someone else made judges its CCM against it.
+type Reached interface {
+	// Where names the cloud reached and as whom, for the bring-up line.
+	Where() string
+}
+
+// ReachedOf is cloud's Reached, seen through a plugin that answers for
+// it, or nil where the harness runs cloud itself.
+func ReachedOf(cloud Cloud) Reached {
+	if w, ok := cloud.(interface{ Base() Cloud }); ok {
+		cloud = w.Base()
+	}
+	r, _ := cloud.(Reached)
+	return r
+}
+
 // SecretKeeper is a Cloud that knows credentials it made or was given;
 // the suite removes them from every artifact it leaves.
 type SecretKeeper interface {

@@ -2,18 +2,24 @@
 // one in a real cloud: Up only connects to it, and Down removes nothing,
 // since the specs delete what they create (their namespaces and the objects
 // in them). The cloud is not the harness's to start or to shape: there is
-// no node pool, and checks that need to ask the cloud are skipped.
+// no node pool. Where the profile reaches its cloud (providers.Reached: a
+// real cloud, or one someone else runs, asked with the environment's
+// credentials) the specs ask it what is true, and the leak check lists
+// what the specs left there; otherwise checks that need to ask the cloud
+// are skipped.
 package existing
 
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"sigs.k8s.io/ccm-harness/cluster"
+	"sigs.k8s.io/ccm-harness/providers"
 )
 
 // Runtime connects to the cluster of a kubeconfig.
@@ -33,8 +39,7 @@ func New(kubeconfig string) *Runtime { return &Runtime{kubeconfig: kubeconfig} }
 // once.
 const reachTimeout = 15 * time.Second
 
-// Up checks the cluster answers and returns it.
-func (r *Runtime) Up(ctx context.Context, spec cluster.Spec) (*cluster.Cluster, error) {
+func (r *Runtime) connect(ctx context.Context, spec cluster.Spec, attach bool) (*cluster.Cluster, error) {
 	if r.kubeconfig == "" {
 		return nil, fmt.Errorf("existing cluster: no kubeconfig given (set --kubeconfig or $KUBECONFIG to the cluster's)")
 	}
@@ -51,18 +56,57 @@ func (r *Runtime) Up(ctx context.Context, spec cluster.Spec) (*cluster.Cluster, 
 	if err != nil {
 		return nil, fmt.Errorf("existing cluster at %s (kubeconfig %s) does not answer: %v; check that it is up and the kubeconfig is its", cfg.Host, r.kubeconfig, err)
 	}
+	cloud, err := reach(ctx, spec, attach)
+	if err != nil {
+		return nil, err
+	}
 	return &cluster.Cluster{
 		Name:              spec.Name,
 		Kubeconfig:        r.kubeconfig,
 		KubernetesVersion: v.GitVersion,
 		Profile:           spec.Profile,
+		Cloud:             cloud,
 	}, nil
 }
 
+// Up checks the cluster answers, and connects to the profile's cloud if
+// it reaches one.
+func (r *Runtime) Up(ctx context.Context, spec cluster.Spec) (*cluster.Cluster, error) {
+	return r.connect(ctx, spec, false)
+}
+
 // Attach is Up: of an existing cluster the harness holds nothing but its
-// kubeconfig, which every process of a parallel suite is given.
+// kubeconfig and the environment, which every process of a parallel suite
+// is given.
 func (r *Runtime) Attach(ctx context.Context, spec cluster.Spec) (*cluster.Cluster, error) {
-	return r.Up(ctx, spec)
+	return r.connect(ctx, spec, true)
+}
+
+// reach is the profile's cloud, connected, where the profile reaches one;
+// nil where its cloud is a simulator that only the runtime which made the
+// cluster runs.
+func reach(ctx context.Context, spec cluster.Spec, attach bool) (providers.Cloud, error) {
+	cloud, err := spec.Profile.NewCloud(spec.ProviderConfig)
+	if err != nil {
+		return nil, err
+	}
+	r := providers.ReachedOf(cloud)
+	if r == nil {
+		return nil, nil
+	}
+	env := providers.CloudEnv{LogDir: filepath.Join(spec.ArtifactsDir, "logs")}
+	if a, ok := cloud.(providers.Attacher); ok && attach {
+		err = a.Attach(ctx, env)
+	} else {
+		err = cloud.Start(ctx, env)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if spec.Logf != nil {
+		spec.Logf("  cloud: %s", r.Where())
+	}
+	return cloud, nil
 }
 
 // Down leaves the cluster as it was found.

@@ -551,7 +551,7 @@ func (in *instance) cloudArgs(spec cluster.ManagerSpec) ([]string, []string, err
 			if err != nil {
 				return nil, nil, err
 			}
-			if err := os.WriteFile(cfgPath, cfg, 0o600); err != nil {
+			if err := writeWhole(cfgPath, cfg); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -633,7 +633,33 @@ func (in *instance) httpClient(identity keyPair) *http.Client {
 
 // writeKubeconfig writes a kubeconfig for identity and returns its path.
 func (in *instance) writeKubeconfig(name string, identity keyPair) (string, error) {
-	cfg := clientcmdConfig(in.spec.Name, in.apiserverURL, in.pki.caFile, identity)
+	data, err := clientcmd.Write(*clientcmdConfig(in.spec.Name, in.apiserverURL, in.pki.caFile, identity))
+	if err != nil {
+		return "", err
+	}
 	path := filepath.Join(in.dir, name+".kubeconfig")
-	return path, clientcmd.WriteToFile(*cfg, path)
+	return path, writeWhole(path, data)
+}
+
+// writeWhole writes a file that processes may be reading: whole, beside
+// it, then renamed into place. The managers of an HA control plane start
+// at once, each writing its kind's kubeconfig as it starts: written in
+// place, a file is read empty by a member starting meanwhile ("no
+// configuration has been provided").
+func writeWhole(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+"-")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
 }

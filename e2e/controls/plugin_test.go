@@ -14,12 +14,39 @@ import (
 // every spec the plugin run ran must have ended alike, skipped for the
 // same reason, with the same known differences.
 func TestPluginMatchesBuiltinInspector(t *testing.T) {
-	builtin, plugin := runPair(t, "aws", "aws-plugin", "make e2e-plugin")
-	if got := plugin.Metadata[reports.KeyProvider]; got != "aws-plugin" {
-		t.Errorf("the plugin run reports provider %q, not its profile file's aws-plugin", got)
+	comparePluginRun(t, pluginPair{sdk: "aws", plugin: "aws-plugin", target: "make e2e-plugin", min: 15,
+		what: "the node, lifecycle, route and some load-balancer specs"})
+}
+
+// TestReachedPluginMatchesSDK compares the two runs of make e2e-reached on
+// a cluster and an AWS the suite did not make: through the example plugin
+// ($ARTIFACTS/reached-plugin) and through the AWS SDK, configured from the
+// environment ($ARTIFACTS/reached).
+func TestReachedPluginMatchesSDK(t *testing.T) {
+	comparePluginRun(t, pluginPair{sdk: "reached", plugin: "reached-plugin", target: "make e2e-reached", min: 15,
+		what: "the node and route specs, and skip the rest for the same reasons"})
+}
+
+// pluginPair names two runs of one cluster's suite, in folders of
+// $ARTIFACTS: through the AWS SDK inspector and through a cloud plugin.
+type pluginPair struct {
+	sdk, plugin, target string
+	// min is how many specs the plugin run must have ended, what they are.
+	min  int
+	what string
+}
+
+// comparePluginRun checks that every spec the plugin run selected ended
+// as in the SDK's run: the same outcome, skipped for the same reason, with
+// as many known differences.
+func comparePluginRun(t *testing.T, p pluginPair) {
+	sdk, plugin := runPair(t, p.sdk, p.plugin, p.target)
+	sdkName, pluginName := sdk.Metadata[reports.KeyProvider], plugin.Metadata[reports.KeyProvider]
+	if pluginName == sdkName {
+		t.Errorf("both runs report provider %q; the plugin's profile file has a name of its own", pluginName)
 	}
 	ended := map[string]reports.Case{}
-	for _, c := range builtin.Cases {
+	for _, c := range sdk.Cases {
 		ended[c.Name] = c
 	}
 	compared := 0
@@ -29,7 +56,7 @@ func TestPluginMatchesBuiltinInspector(t *testing.T) {
 		}
 		b, ok := ended[c.Name]
 		// A reason names the provider; the plugin's profile has its own name.
-		reason := strings.ReplaceAll(c.Message, "provider aws-plugin ", "provider aws ")
+		reason := strings.ReplaceAll(c.Message, "provider "+pluginName+" ", "provider "+sdkName+" ")
 		switch {
 		case !ok:
 			t.Errorf("%s: ran through the plugin only", c.Name)
@@ -42,8 +69,8 @@ func TestPluginMatchesBuiltinInspector(t *testing.T) {
 		}
 		compared++
 	}
-	if compared < 15 {
-		t.Errorf("only %d specs compared; the plugin run should run the node, lifecycle, route and some load-balancer specs", compared)
+	if compared < p.min {
+		t.Errorf("only %d specs compared; the plugin run should run %s", compared, p.what)
 	}
-	t.Logf("%d specs ended alike through the example plugin and the AWS SDK inspector", compared)
+	t.Logf("%d specs ended alike through the example plugin (%s) and the AWS SDK inspector (%s)", compared, p.plugin, p.sdk)
 }

@@ -2,7 +2,7 @@
 # A cloud plugin for ccm-harness (docs/cloud-plugin.md) over the AWS CLI and
 # jq: it answers for EC2 instances, classic load balancers and the cluster's
 # route tables, and stops, starts and terminates instances. It reads the
-# AWS CLI's usual environment (credentials, AWS_DEFAULT_REGION), and
+# AWS CLI's usual environment or shared files (credentials, region), and
 # optionally AWS_ENDPOINT_URL_EC2 and AWS_ENDPOINT_URL_ELASTIC_LOAD_BALANCING
 # (for an older CLI that does not read them itself) and
 # KUBERNETES_CLUSTER_ID (the route tables tagged kubernetes.io/cluster/<id>).
@@ -57,7 +57,7 @@ capabilities)
   echo '{"verbs": ["instance", "loadBalancers", "routes", "deleteRoute", "stop", "start", "terminate"]}' | answer ;;
 instance)
   # The addresses as the AWS CCM makes them (extractIPv4NodeAddresses).
-  one | jq --arg region "${AWS_DEFAULT_REGION:-}" '{instance: {
+  one | jq --arg region "${AWS_REGION:-${AWS_DEFAULT_REGION:-$(aws configure get region)}}" '{instance: {
     providerID: "aws:///\(.Placement.AvailabilityZone)/\(.InstanceId)", instanceType: .InstanceType,
     zone: .Placement.AvailabilityZone, region: $region, running: (.State.Name == "running"),
     addresses: ([.NetworkInterfaces | sort_by(.Attachment.DeviceIndex)[] | select(.Status == "in-use")

@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -78,6 +79,19 @@ func Profile() providers.Profile {
 			default:
 				return nil, fmt.Errorf("aws provider config: loadBalancerType %q is neither %q nor %q", c.LoadBalancerType, Classic, NLB)
 			}
+			if c.Reach != nil {
+				// What shapes fakecloud or the CCM's config means nothing to
+				// a cloud the harness does not run.
+				if !reflect.ValueOf(c.Config).IsZero() || c.WrongSecretKey || c.EndpointURL != "" || c.ClusterID != "" {
+					return nil, fmt.Errorf("aws provider config: with reach, give only reach and loadBalancerType: the rest shapes the cloud the harness runs")
+				}
+				r, err := newReached(*c.Reach)
+				if err != nil {
+					return nil, err
+				}
+				r.lbType = c.LoadBalancerType
+				return r, nil
+			}
 			return &Cloud{Cloud: fake.NewCloud(c.Config, fake.Dialect{}), config: c}, nil
 		},
 	}
@@ -126,16 +140,26 @@ func mixedProtocol(spec string) providers.Difference {
 // differencesOf are the CCM's differences with the load balancers its
 // cloud's config asks for.
 func differencesOf(cloud providers.Cloud) []providers.Difference {
-	if c, ok := cloud.(*Cloud); ok && c.config.LoadBalancerType == NLB {
+	if c, ok := cloud.(interface{ loadBalancerType() string }); ok && c.loadBalancerType() == NLB {
 		return nlbDifferences
 	}
 	return classicDifferences
 }
 
+func (c *Cloud) loadBalancerType() string   { return c.config.LoadBalancerType }
+func (r *reached) loadBalancerType() string { return r.lbType }
+
 // ServiceAnnotations ask the CCM for a Network Load Balancer when the
 // config says so.
 func (c *Cloud) ServiceAnnotations() map[string]string {
-	if c.config.LoadBalancerType == NLB {
+	return annotationsFor(c.config.LoadBalancerType)
+}
+
+// ServiceAnnotations: as the emulated cloud's.
+func (r *reached) ServiceAnnotations() map[string]string { return annotationsFor(r.lbType) }
+
+func annotationsFor(lbType string) map[string]string {
+	if lbType == NLB {
 		return map[string]string{AnnotationLoadBalancerType: NLB}
 	}
 	return nil
@@ -153,6 +177,11 @@ type Config struct {
 	// ClusterID replaces the CCM's [Global] KubernetesClusterID, as a user
 	// whose resources carry another cluster's tag would.
 	ClusterID string `json:"clusterID,omitempty"`
+	// Reach, when set, is an AWS the harness does not start but reaches
+	// with the environment's configuration (a real account, or fakecloud
+	// run by someone else), for a cluster it did not make either
+	// (--cluster=existing). With it, only LoadBalancerType may be given.
+	Reach *Reach `json:"reach,omitempty"`
 	// LoadBalancerType is the kind of load balancer the specs' Services
 	// ask the CCM for: "classic" (default, Elastic Load Balancing) or
 	// "nlb" (Network Load Balancers of Elastic Load Balancing v2, by the
@@ -337,4 +366,5 @@ var (
 	_ providers.ServiceAnnotator = (*Cloud)(nil)
 	_ providers.Attacher         = (*Cloud)(nil)
 	_ providers.ToolEnvironment  = (*Cloud)(nil)
+	_ providers.ServiceAnnotator = (*reached)(nil)
 )

@@ -88,6 +88,24 @@ func New(cfg Config) *Cloud {
 	}
 }
 
+// FromConfig is the inspector of the AWS an SDK configuration names, as
+// config.LoadDefaultConfig reads it from the environment and the shared
+// files, the way the AWS CLI does (AWS_PROFILE, AWS_REGION, a service's
+// own endpoint from AWS_ENDPOINT_URL_EC2 or a services section, ...):
+// a real account, or an emulation someone else runs. clusterID and
+// resolver are Config's.
+func FromConfig(aws aws.Config, clusterID string, resolver *net.Resolver) *Cloud {
+	if resolver == nil {
+		resolver = net.DefaultResolver
+	}
+	return &Cloud{
+		cfg:   Config{Region: aws.Region, Credentials: aws.Credentials, ClusterID: clusterID, Resolver: resolver},
+		ec2:   ec2.NewFromConfig(aws),
+		elb:   elb.NewFromConfig(aws),
+		elbv2: elbv2.NewFromConfig(aws),
+	}
+}
+
 // What the inspector answers, checked at compile time.
 var (
 	_ providers.Inspector             = (*Cloud)(nil)
@@ -368,4 +386,32 @@ func tagged(tags []elbv2types.Tag, key string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// Check asks EC2 for its zones, and, with a cluster ID, for the subnets
+// tagged for the cluster, as the CCM's first calls do: a cloud that
+// refuses the inspector, or holds no cluster of that ID, is said at once.
+func (c *Cloud) Check(ctx context.Context) error {
+	if _, err := c.ec2.DescribeAvailabilityZones(ctx, &ec2.DescribeAvailabilityZonesInput{}); err != nil {
+		var apiErr smithy.APIError
+		switch {
+		case errors.As(err, &apiErr) && apiErr.ErrorCode() == "AuthFailure":
+			return fmt.Errorf("EC2 in %s refuses the credentials (AuthFailure: %s): fix them", c.cfg.Region, apiErr.ErrorMessage())
+		case errors.As(err, &apiErr):
+			return c.fail("EC2", "DescribeAvailabilityZones", err)
+		}
+		return fmt.Errorf("%w (is the endpoint EC2's (AWS_ENDPOINT_URL_EC2, or endpoint_url in the shared config), and does it answer?)", c.fail("EC2", "DescribeAvailabilityZones", err))
+	}
+	if c.cfg.ClusterID == "" {
+		return nil
+	}
+	tag := TagClusterPrefix + c.cfg.ClusterID
+	out, err := c.ec2.DescribeSubnets(ctx, &ec2.DescribeSubnetsInput{Filters: []ec2types.Filter{{Name: aws.String("tag-key"), Values: []string{tag}}}})
+	if err != nil {
+		return c.fail("EC2", "DescribeSubnets", err)
+	}
+	if len(out.Subnets) == 0 {
+		return fmt.Errorf("EC2 in %s has no subnet tagged %s: is %q the cluster's ID (the CCM's KubernetesClusterID)?", c.cfg.Region, tag, c.cfg.ClusterID)
+	}
+	return nil
 }
