@@ -625,7 +625,7 @@ func TestNegativeControls(t *testing.T) {
 	// so that none starts last and runs alone.
 	all := slices.Clone(append(controls, migrationControls...))
 	slices.SortStableFunc(all, func(a, b control) int { return cost(b) - cost(a) })
-	clusters := newSlots(controlClusters)
+	clusters := newSlots(controlClusters, len(all))
 	for _, c := range all {
 		granted := clusters.ask()
 		// The body runs, up to t.Parallel, before t.Run returns.

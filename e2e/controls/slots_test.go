@@ -1,6 +1,7 @@
 package controls
 
 import (
+	"flag"
 	"sync"
 	"testing"
 )
@@ -15,17 +16,32 @@ const controlClusters = 4
 // paused tests in no set order, so that the longest control (a kind
 // cluster's) could start last and run alone; make controls passes a
 // -parallel above the number of controls, and this orders them.
+//
+// Below that (go test's default is the number of cores), go test resumes
+// only some of the controls, and an ordered place could wait for ever on
+// one it has not resumed: the places are then taken in go test's order.
 type slots struct {
 	mu      sync.Mutex
 	free    int
 	waiting []chan struct{}
+	// unordered, when set, is the places, taken in any order.
+	unordered chan struct{}
 }
 
-func newSlots(n int) *slots { return &slots{free: n} }
+// newSlots is n places for controls controls.
+func newSlots(n, controls int) *slots {
+	if p := flag.Lookup("test.parallel"); p != nil && p.Value.(flag.Getter).Get().(int) <= controls {
+		return &slots{unordered: make(chan struct{}, n)}
+	}
+	return &slots{free: n}
+}
 
 // ask queues a request, in the caller's order; the returned channel is
 // closed when the slot is the caller's.
 func (s *slots) ask() chan struct{} {
+	if s.unordered != nil {
+		return nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := make(chan struct{})
@@ -37,6 +53,11 @@ func (s *slots) ask() chan struct{} {
 // take waits for the slot asked for with ask, and gives it back when t
 // ends.
 func (s *slots) take(t *testing.T, granted chan struct{}) {
+	if s.unordered != nil {
+		s.unordered <- struct{}{}
+		t.Cleanup(func() { <-s.unordered })
+		return
+	}
 	<-granted
 	t.Cleanup(func() {
 		s.mu.Lock()
