@@ -252,29 +252,38 @@ e2e-existing: build $(IMAGE)
 		--kubeconfig=$(EXISTING_STATE)/existing/admin.kubeconfig --artifacts=$(ARTIFACTS)/existing || status=$$?; \
 	CCM_HARNESS_STATE=$(EXISTING_STATE) $(BIN)/ccm-harness down --name existing; exit $$status
 
-# A cluster and a cloud the suite did not make, judged through the cloud's
-# own API, as a provider's CI would judge theirs: make up leaves a local
-# cluster running with fakecloud speaking AWS and the AWS CCM in it; the
-# suite then gets only the cluster's kubeconfig, the AWS CLI's usual
-# configuration for an inspector of its own (a shared config and
-# credentials file, the endpoints in AWS_ENDPOINT_URL_*: what
-# e2e/testdata/reach-aws.sh writes) and a profile file that reaches that
-# AWS with no ccm (the cluster's runs already): first through the AWS
+# Clusters and clouds the suite did not make, judged through the clouds'
+# own APIs, as a provider's CI would judge theirs: make up leaves a local
+# cluster running with fakecloud speaking AWS (then OpenStack) and its
+# CCM in it, leading by a lease; the suite then gets only the cluster's
+# kubeconfig, the cloud's own tools' usual configuration for an inspector
+# of its own (AWS: shared config and credentials files, the endpoints in
+# AWS_ENDPOINT_URL_*; OpenStack: clouds.yaml and OS_CLOUD; what
+# e2e/testdata/reach.sh writes) and a profile file that reaches that cloud
+# with no ccm (the cluster's runs already). AWS is judged through the AWS
 # SDK, then through the example cloud plugin (the specs that ask it every
-# verb); make compare checks the two agree spec by spec. The cluster is
-# taken down after, whatever the suite did.
+# verb), and make compare checks the two agree spec by spec; OpenStack
+# through gophercloud. Each cluster is taken down after, whatever the
+# suite did.
 REACHED_STATE := $(CURDIR)/_output/reached-state
 REACHED       := $(CURDIR)/_output/reached
+REACHED_E2E    = $(MAKE) e2e CLUSTER=existing PROVIDER=external CCM_VERSION= CCM_IMAGE= K8S_VERSION=
 e2e-reached: build
 	CCM_HARNESS_STATE=$(REACHED_STATE) $(MAKE) up NAME=reached PROVIDER=aws CCM_VERSION= CCM_IMAGE= PROVIDER_CONFIG= K8S_VERSION= \
 		ARTIFACTS=$(ARTIFACTS)/reached/cluster
-	status=0; e2e/testdata/reach-aws.sh $(REACHED_STATE)/reached/cloud-admin $(REACHED) && . $(REACHED)/env && \
+	status=0; e2e/testdata/reach.sh aws $(REACHED_STATE)/reached/cloud-admin $(REACHED)/aws && . $(REACHED)/aws/env && \
 	export KUBECONFIG=$(REACHED_STATE)/reached/admin.kubeconfig && \
-	$(MAKE) e2e CLUSTER=existing PROVIDER=external PROVIDER_CONFIG=$(REACHED)/aws-reached.yaml CCM_VERSION= CCM_IMAGE= K8S_VERSION= \
-		LABEL_FILTER='!leader-migration' ARTIFACTS=$(ARTIFACTS)/reached && \
-	$(MAKE) e2e CLUSTER=existing PROVIDER=external PROVIDER_CONFIG=$(REACHED)/aws-reached-plugin.yaml CCM_VERSION= CCM_IMAGE= K8S_VERSION= \
-		LABEL_FILTER='$(PLUGIN_LABEL_FILTER)' ARTIFACTS=$(ARTIFACTS)/reached-plugin || status=$$?; \
-	CCM_HARNESS_STATE=$(REACHED_STATE) $(BIN)/ccm-harness down --name reached; exit $$status
+	$(REACHED_E2E) PROVIDER_CONFIG=$(REACHED)/aws/aws-reached.yaml LABEL_FILTER='!leader-migration' ARTIFACTS=$(ARTIFACTS)/reached && \
+	$(REACHED_E2E) PROVIDER_CONFIG=$(REACHED)/aws/aws-reached-plugin.yaml LABEL_FILTER='$(PLUGIN_LABEL_FILTER)' \
+		ARTIFACTS=$(ARTIFACTS)/reached-plugin || status=$$?; \
+	CCM_HARNESS_STATE=$(REACHED_STATE) $(BIN)/ccm-harness down --name reached; [ $$status = 0 ]
+	CCM_HARNESS_STATE=$(REACHED_STATE) $(MAKE) up NAME=reached-openstack PROVIDER=openstack CCM_VERSION= CCM_IMAGE= PROVIDER_CONFIG= \
+		K8S_VERSION= ARTIFACTS=$(ARTIFACTS)/reached-openstack/cluster
+	status=0; e2e/testdata/reach.sh openstack $(REACHED_STATE)/reached-openstack/cloud-admin $(REACHED)/openstack && \
+	. $(REACHED)/openstack/env && export KUBECONFIG=$(REACHED_STATE)/reached-openstack/admin.kubeconfig && \
+	$(REACHED_E2E) PROVIDER_CONFIG=$(REACHED)/openstack/openstack-reached.yaml LABEL_FILTER='!leader-migration' \
+		ARTIFACTS=$(ARTIFACTS)/reached-openstack || status=$$?; \
+	CCM_HARNESS_STATE=$(REACHED_STATE) $(BIN)/ccm-harness down --name reached-openstack; [ $$status = 0 ]
 
 # The suite on real nodes: a kind cluster made for the CCM (no default CNI,
 # no CoreDNS, --cloud-provider=external), where the [datapath] specs carry

@@ -49,6 +49,10 @@ type Spec struct {
 	Binaries *binaries.Source
 	// Detached leaves the cluster running after the harness exits (`up`).
 	Detached bool
+	// Leased runs the managers with leader election even where there is
+	// one of each, as deployed ones run: a suite judging the cluster as an
+	// existing one sees by the CCM's lease that it runs.
+	Leased bool
 	// Managers are the control plane's controller-manager processes. Nil
 	// means one kube-controller-manager with --cloud-provider=external and
 	// the profile's CCM, without leader election. Given, they run with

@@ -393,7 +393,11 @@ var _ = ginkgo.SynchronizedBeforeSuite(func(ctx context.Context) []byte {
 	if setup.Release != "" {
 		of = " of Kubernetes " + setup.Release
 	}
-	logf("bringing up a %s cluster %s%s with provider %s (%s; %s) and %d nodes", setup.Cluster, name, of, setup.Profile.Name, setup.CCM(), setup.Skew, setup.Nodes)
+	if setup.Cluster == options.Existing {
+		logf("judging the existing cluster of %s with provider %s (%s)", setup.Kubeconfig, setup.Profile.Name, setup.CCM())
+	} else {
+		logf("bringing up a %s cluster %s%s with provider %s (%s; %s) and %d nodes", setup.Cluster, name, of, setup.Profile.Name, setup.CCM(), setup.Skew, setup.Nodes)
+	}
 	// Not reaching "initialized" is [node-init]'s failure to report, not
 	// the suite's; a claim the CCM does not serve would fail every spec
 	// of it by timeout, and fails the bring-up instead. A failed Up

@@ -32,6 +32,7 @@ type UpOption func(*upOptions)
 
 type upOptions struct {
 	detached          bool
+	leased            bool
 	keepUninitialized bool
 	managers          []cluster.ManagerSpec
 	nodes             *int
@@ -41,6 +42,11 @@ type upOptions struct {
 // Detached leaves the cluster running after this process exits, for a
 // later `down` (ccm-harness up, kubetest2 --up alone).
 func Detached() UpOption { return func(o *upOptions) { o.detached = true } }
+
+// Leased runs the managers leading by a lease, as deployed ones do, for a
+// cluster that another process judges as an existing one (which sees by
+// the lease that a CCM runs); a detached cluster is leased too.
+func Leased() UpOption { return func(o *upOptions) { o.leased = true } }
 
 // KeepUninitialized keeps a cluster whose CCM does not initialize its
 // nodes in time, with the reason in Started.InitErr: the suite's
@@ -76,6 +82,7 @@ func (s *Setup) Up(ctx context.Context, name string, opts ...UpOption) (*Started
 	}
 	spec := s.Spec(name)
 	spec.Detached = o.detached
+	spec.Leased = o.leased || o.detached
 	spec.Managers = o.managers
 	if o.nodes != nil {
 		spec.Nodes = *o.nodes

@@ -56,6 +56,9 @@ func (r *Runtime) connect(ctx context.Context, spec cluster.Spec, attach bool) (
 	if err != nil {
 		return nil, fmt.Errorf("existing cluster at %s (kubeconfig %s) does not answer: %v; check that it is up and the kubeconfig is its", cfg.Host, r.kubeconfig, err)
 	}
+	if err := ccmRuns(ctx, cs, time.Now()); err != nil {
+		return nil, err
+	}
 	cloud, err := reach(ctx, spec, attach)
 	if err != nil {
 		return nil, err

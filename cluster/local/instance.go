@@ -417,7 +417,7 @@ func (in *instance) startManager(ctx context.Context, spec cluster.ManagerSpec) 
 		return nil, err
 	}
 	args := managerArgs(kubeconfig, port, serving, p.caFile)
-	if in.ha {
+	if in.ha || in.spec.Leased {
 		args = append(args,
 			"--leader-elect=true",
 			"--leader-elect-lease-duration="+in.timing.LeaderLease.String(),

@@ -192,7 +192,9 @@ func (d *Deployer) Up() error {
 		return fmt.Errorf("cluster %s: not brought up: kubetest2 was interrupted", d.name())
 	}
 	start := time.Now()
-	var opts []options.UpOption
+	// Its managers lead by a lease, as deployed ones do: the suite judges
+	// the cluster as an existing one, and sees by it that its CCM runs.
+	opts := []options.UpOption{options.Leased()}
 	// Attached when this invocation also takes the cluster down: then even
 	// a kubetest2 killed outright leaves nothing running. `--up` alone
 	// leaves it for a later `--down`.

@@ -85,11 +85,10 @@ func Profile() providers.Profile {
 				if !reflect.ValueOf(c.Config).IsZero() || c.WrongSecretKey || c.EndpointURL != "" || c.ClusterID != "" {
 					return nil, fmt.Errorf("aws provider config: with reach, give only reach and loadBalancerType: the rest shapes the cloud the harness runs")
 				}
-				r, err := newReached(*c.Reach)
+				r, err := newReached(*c.Reach, c.LoadBalancerType)
 				if err != nil {
 					return nil, err
 				}
-				r.lbType = c.LoadBalancerType
 				return r, nil
 			}
 			return &Cloud{Cloud: fake.NewCloud(c.Config, fake.Dialect{}), config: c}, nil

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"sync"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/config"
 
@@ -32,115 +30,62 @@ type Reach struct {
 	Nameserver string `json:"nameserver,omitempty"`
 }
 
-// reached is the AWS a Reach names.
+// reached is the AWS a Reach names, with the load balancers its config
+// asks the CCM for.
 type reached struct {
-	reach  Reach
+	*providers.ReachedCloud
 	lbType string
-
-	mu        sync.Mutex
-	inspector *inspect.Cloud
-	region    string
-	secrets   []string
 }
 
-// What a reached AWS implements, checked at compile time.
-var (
-	_ providers.Cloud        = (*reached)(nil)
-	_ providers.Attacher     = (*reached)(nil)
-	_ providers.Reached      = (*reached)(nil)
-	_ providers.SecretKeeper = (*reached)(nil)
-)
+var _ providers.ServiceAnnotator = (*reached)(nil)
 
-// connectTimeout bounds the first calls: a cloud that does not answer is
-// said at once.
-const connectTimeout = 30 * time.Second
+// newReached checks reach.
+func newReached(reach Reach, lbType string) (*reached, error) {
+	if reach.ClusterID == "" {
+		return nil, fmt.Errorf("aws provider config: reach.clusterID is not set (the cluster's tag kubernetes.io/cluster/<id>, the CCM's KubernetesClusterID)")
+	}
+	if ns := reach.Nameserver; ns != "" {
+		if _, _, err := net.SplitHostPort(ns); err != nil {
+			return nil, fmt.Errorf("aws provider config: reach.nameserver %q is not host:port", ns)
+		}
+	}
+	return &reached{ReachedCloud: &providers.ReachedCloud{Name: Name, Connect: reach.connect}, lbType: lbType}, nil
+}
 
-// Start connects: it reads the environment's configuration and asks EC2
-// for the zones and the cluster's subnets, saying in one line what is
-// wrong.
-func (r *reached) Start(ctx context.Context, _ providers.CloudEnv) error { return r.connect(ctx) }
-
-// Attach is Start: every process reads the same environment.
-func (r *reached) Attach(ctx context.Context, _ providers.CloudEnv) error { return r.connect(ctx) }
-
-func (r *reached) connect(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, connectTimeout)
-	defer cancel()
+// connect reads the environment's configuration and asks EC2 for the
+// zones and the cluster's subnets.
+func (r Reach) connect(ctx context.Context) (providers.Inspector, string, []string, error) {
 	var opts []func(*config.LoadOptions) error
-	if r.reach.Region != "" {
-		opts = append(opts, config.WithRegion(r.reach.Region))
+	if r.Region != "" {
+		opts = append(opts, config.WithRegion(r.Region))
 	}
 	cfg, err := config.LoadDefaultConfig(ctx, opts...)
 	if err != nil {
-		return fmt.Errorf("aws: reading the AWS configuration of the environment: %w (fix AWS_PROFILE, AWS_CONFIG_FILE or AWS_SHARED_CREDENTIALS_FILE)", err)
+		return nil, "", nil, fmt.Errorf("aws: reading the AWS configuration of the environment: %w (fix AWS_PROFILE, AWS_CONFIG_FILE or AWS_SHARED_CREDENTIALS_FILE)", err)
 	}
 	if cfg.Region == "" {
-		return fmt.Errorf("aws: no region for the reached cloud: set AWS_REGION, a region in the shared config's profile, or reach.region in the provider config")
+		return nil, "", nil, fmt.Errorf("aws: no region for the reached cloud: set AWS_REGION, a region in the shared config's profile, or reach.region in the provider config")
 	}
 	creds, err := cfg.Credentials.Retrieve(ctx)
 	if err != nil {
 		// The SDK's message is about the last source it tried (the
 		// instance metadata service), not the ones a user sets.
-		return fmt.Errorf("aws: no credentials for the harness's inspector in the environment, the shared files or the instance metadata: set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (the inspector's own, not the CCM's)")
+		return nil, "", nil, fmt.Errorf("aws: no credentials for the harness's inspector in the environment, the shared files or the instance metadata: set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (the inspector's own, not the CCM's)")
 	}
 	var resolver *net.Resolver
-	if ns := r.reach.Nameserver; ns != "" {
-		if _, _, err := net.SplitHostPort(ns); err != nil {
-			return fmt.Errorf("aws: reach.nameserver %q is not host:port", ns)
-		}
+	if ns := r.Nameserver; ns != "" {
 		resolver = &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			return (&net.Dialer{}).DialContext(ctx, "udp", ns)
 		}}
 	}
-	insp := inspect.FromConfig(cfg, r.reach.ClusterID, resolver)
+	insp := inspect.FromConfig(cfg, r.ClusterID, resolver)
 	if err := insp.Check(ctx); err != nil {
-		return fmt.Errorf("aws: the reached cloud, as %s: %w", creds.AccessKeyID, err)
+		return nil, "", nil, fmt.Errorf("aws: the reached cloud, as %s: %w", creds.AccessKeyID, err)
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.inspector, r.region = insp, cfg.Region
-	r.secrets = []string{creds.SecretAccessKey}
+	secrets := []string{creds.SecretAccessKey}
 	if creds.SessionToken != "" {
-		r.secrets = append(r.secrets, creds.SessionToken)
+		secrets = append(secrets, creds.SessionToken)
 	}
-	return nil
-}
-
-// Where is the region and the cluster's tag.
-func (r *reached) Where() string {
-	return fmt.Sprintf("AWS in %s (cluster tag %s%s), as the environment's credentials", r.region, inspect.TagClusterPrefix, r.reach.ClusterID)
-}
-
-// CCMConfig: the CCM of a reached cloud is its owner's, configured there.
-func (r *reached) CCMConfig() ([]byte, error) {
-	return nil, fmt.Errorf("aws: the harness writes no cloud config for a cloud it reaches: run the suite with --cluster=existing against the cluster whose CCM uses that cloud, or give the profile file's ccm.cloudConfig")
-}
-
-// Instances: no machine is made or changed in a cloud the harness does not
-// own.
-func (r *reached) Instances() providers.InstanceControl { return nil }
-
-// Inspector asks the reached AWS; nil before it connected.
-func (r *reached) Inspector() providers.Inspector {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.inspector == nil {
-		return nil
-	}
-	return r.inspector
-}
-
-// Secrets are the inspector's secret key and session token.
-func (r *reached) Secrets() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.secrets
-}
-
-// newReached checks reach.
-func newReached(reach Reach) (*reached, error) {
-	if reach.ClusterID == "" {
-		return nil, fmt.Errorf("aws provider config: reach.clusterID is not set (the cluster's tag kubernetes.io/cluster/<id>, the CCM's KubernetesClusterID)")
-	}
-	return &reached{reach: reach}, nil
+	where := fmt.Sprintf("AWS in %s (cluster tag %s%s), as %s", cfg.Region, inspect.TagClusterPrefix, r.ClusterID, creds.AccessKeyID)
+	return insp, where, secrets, nil
 }

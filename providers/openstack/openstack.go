@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -94,6 +95,14 @@ func Profile() providers.Profile {
 			default:
 				return nil, fmt.Errorf("openstack provider config: auth %q is neither %q nor %q", c.Auth, AuthPassword, AuthApplicationCredential)
 			}
+			if c.Reach != nil {
+				// What shapes fakecloud or the CCM's config means nothing to
+				// a cloud the harness does not run.
+				if !reflect.ValueOf(c.Config).IsZero() || c.WrongPassword || c.AuthURL != "" || c.SubnetID != "" || c.Auth != AuthPassword {
+					return nil, fmt.Errorf("openstack provider config: with reach, give only reach: the rest shapes the cloud the harness runs")
+				}
+				return reached(*c.Reach), nil
+			}
 			return &Cloud{Cloud: fake.NewCloud(c.Config, fake.Dialect{}), config: c}, nil
 		},
 	}
@@ -134,6 +143,11 @@ type Config struct {
 	// SubnetID replaces the tenant subnet in [LoadBalancer] subnet-id, as
 	// a user who gave a wrong one would.
 	SubnetID string `json:"subnetID,omitempty"`
+	// Reach, when set, is an OpenStack the harness does not start but
+	// reaches with clouds.yaml and the environment (a real cloud, or
+	// fakecloud run by someone else), for a cluster it did not make
+	// either (--cluster=existing). With it, nothing else may be given.
+	Reach *Reach `json:"reach,omitempty"`
 }
 
 // Cloud is fakecloud with the OpenStack CCM's cloud config. The harness

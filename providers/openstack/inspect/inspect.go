@@ -34,6 +34,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/flavors"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
+	"github.com/gophercloud/gophercloud/v2/pagination"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
@@ -68,6 +69,11 @@ type Config struct {
 	// looked up among the servers' fixed IPs: where tenant networks
 	// overlap, an address names a server only on its own subnet.
 	SubnetID string
+	// Auth, when set, is the login in place of AuthURL, Username,
+	// Password, ProjectName and DomainName: as the OpenStack client
+	// reads it from clouds.yaml or OS_* (gophercloud/utils' clientconfig),
+	// an application credential or a token included.
+	Auth *gophercloud.AuthOptions
 }
 
 // Cloud is OpenStack as the inspector sees it.
@@ -103,17 +109,25 @@ func (c *Cloud) services(ctx context.Context) (*services, error) {
 	if c.svc != nil {
 		return c.svc, nil
 	}
-	pc, err := openstack.AuthenticatedClient(ctx, gophercloud.AuthOptions{
+	auth := gophercloud.AuthOptions{
 		IdentityEndpoint: c.cfg.AuthURL,
 		Username:         c.cfg.Username,
 		Password:         c.cfg.Password,
 		DomainName:       c.cfg.DomainName,
 		Scope:            &gophercloud.AuthScope{ProjectName: c.cfg.ProjectName, DomainName: c.cfg.DomainName},
-		// The inspector outlives a token (an hour in Keystone).
-		AllowReauth: true,
-	})
+	}
+	if c.cfg.Auth != nil {
+		auth = *c.cfg.Auth
+	}
+	// The inspector outlives a token (an hour in Keystone).
+	auth.AllowReauth = true
+	pc, err := openstack.AuthenticatedClient(ctx, auth)
 	if err != nil {
-		return nil, fmt.Errorf("logging in to Keystone at %s as %s: %s", c.cfg.AuthURL, c.cfg.Username, oneLine(err))
+		who := auth.Username
+		if who == "" {
+			who = "application credential " + auth.ApplicationCredentialID + auth.ApplicationCredentialName
+		}
+		return nil, fmt.Errorf("logging in to Keystone at %s as %s: %s", auth.IdentityEndpoint, who, oneLine(err))
 	}
 	eo := gophercloud.EndpointOpts{Region: c.cfg.Region}
 	var s services
@@ -127,7 +141,7 @@ func (c *Cloud) services(ctx context.Context) (*services, error) {
 		{"load-balancer", openstack.NewLoadBalancerV2, &s.lb},
 	} {
 		if *sc.to, err = sc.new(pc, eo); err != nil {
-			return nil, fmt.Errorf("Keystone's catalog at %s has no %s endpoint in region %s: %w", c.cfg.AuthURL, sc.name, c.cfg.Region, err)
+			return nil, fmt.Errorf("Keystone's catalog at %s has no %s endpoint in region %s: %w", auth.IdentityEndpoint, sc.name, c.cfg.Region, err)
 		}
 	}
 	c.svc = &s
@@ -429,3 +443,18 @@ func (e *callError) Error() string { return e.msg }
 func (e *callError) Unwrap() error { return e.err }
 
 func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
+
+// Check logs in and finds the services in the catalog, and lists the
+// servers, as the CCM's first calls do: a cloud that refuses the
+// inspector is said at once.
+func (c *Cloud) Check(ctx context.Context) error {
+	s, err := c.services(ctx)
+	if err != nil {
+		return err
+	}
+	first := func(context.Context, pagination.Page) (bool, error) { return false, nil }
+	if err := servers.List(s.compute, servers.ListOpts{}).EachPage(ctx, first); err != nil {
+		return c.fail("Nova", "list servers", err)
+	}
+	return nil
+}

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Usage: reach.sh aws|openstack CLOUD_ADMIN_DIR OUT_DIR
+#
+# Sets up what a provider's CI holds for a cluster and a cloud the harness
+# did not make (make e2e-reached): the cloud's own tools' usual
+# configuration for the harness's inspector, with credentials of its own,
+# never the CCM's (AWS: a shared config and credentials file, the
+# endpoints in AWS_ENDPOINT_URL_*; OpenStack: clouds.yaml and OS_CLOUD),
+# in OUT_DIR/env, and the profile files that reach that cloud with no ccm
+# (the cluster's runs already): OUT_DIR/<cloud>-reached.yaml, and for AWS
+# <cloud>-reached-plugin.yaml, judging through the example cloud plugin.
+# Here the cloud is fakecloud, started by `ccm-harness up`, whose
+# cloud-admin folder says where it listens and the inspector's secret;
+# against a real cloud only the endpoints and the nameserver go.
+set -euo pipefail
+cloud=$1 admin=$2 out=$3
+mkdir -p "$out"
+endpoint=$(cat "$admin/endpoint") secret=$(cat "$admin/inspector.token")
+here=$(cd "$(dirname "$0")" && pwd)
+capabilities="capabilities: [instances, zones, node-lifecycle, load-balancers, routes]"
+header="# Written by e2e/testdata/reach.sh: the CCM of a cluster the harness did
+# not make (no ccm: it runs there already), judged against a cloud the
+# harness does not run, reached as the environment says."
+case $cloud in
+aws)
+  printf '[profile ccm-harness-inspector]\nregion = fake-region-1\n' >"$out/config"
+  printf '[ccm-harness-inspector]\naws_access_key_id = AKIAFAKECLOUDINSPECT\naws_secret_access_key = %s\n' "$secret" >"$out/credentials"
+  chmod 600 "$out/credentials"
+  cat >"$out/env" <<EOF
+export AWS_CONFIG_FILE=$out/config AWS_SHARED_CREDENTIALS_FILE=$out/credentials AWS_PROFILE=ccm-harness-inspector
+export AWS_ENDPOINT_URL_EC2=$endpoint/aws/ec2/
+export AWS_ENDPOINT_URL_ELASTIC_LOAD_BALANCING=$endpoint/aws/elb/
+export AWS_ENDPOINT_URL_ELASTIC_LOAD_BALANCING_V2=$endpoint/aws/elbv2/
+export AWS_EC2_METADATA_DISABLED=true KUBERNETES_CLUSTER_ID=ccm-harness
+EOF
+  for name in aws-reached aws-reached-plugin; do
+    printf '%s\nname: %s\ncloud: aws\ncloudConfig:\n  reach: {clusterID: ccm-harness, nameserver: "%s"}\n%s\n' \
+      "$header" "$name" "$(cat "$admin/dns")" "$capabilities" >"$out/$name.yaml"
+  done
+  printf 'inspector:\n  plugin: %s\n' "$here/../../examples/cloud-plugin/aws-cli.sh" >>"$out/aws-reached-plugin.yaml"
+  ;;
+openstack)
+  cat >"$out/clouds.yaml" <<EOF
+clouds:
+  ccm-harness-inspector:
+    auth:
+      auth_url: $endpoint/identity/v3
+      username: ccm-harness-inspector
+      password: $secret
+      project_name: ccm-harness
+      user_domain_name: Default
+      project_domain_name: Default
+    region_name: fake-region-1
+    identity_api_version: 3
+EOF
+  chmod 600 "$out/clouds.yaml"
+  printf 'export OS_CLIENT_CONFIG_FILE=%s OS_CLOUD=ccm-harness-inspector\n' "$out/clouds.yaml" >"$out/env"
+  printf '%s\nname: openstack-reached\ncloud: openstack\ncloudConfig:\n  reach: {routerID: router-ccm-harness, subnetID: subnet-private}\n%s\n' \
+    "$header" "$capabilities" >"$out/openstack-reached.yaml"
+  ;;
+*)
+  echo "reach.sh: unknown cloud $cloud (aws or openstack)" >&2
+  exit 2
+  ;;
+esac
