@@ -1,9 +1,11 @@
 package kind
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -24,6 +26,7 @@ import (
 	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 	kindcluster "sigs.k8s.io/kind/pkg/cluster"
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
+	kindexec "sigs.k8s.io/kind/pkg/exec"
 	kindlog "sigs.k8s.io/kind/pkg/log"
 
 	"sigs.k8s.io/ccm-harness/cluster"
@@ -275,6 +278,21 @@ const createGiveUp = 20 * time.Second
 // good.
 const createTimeout = 8 * time.Minute
 
+// commandOutput is the last lines a failed command in a node printed:
+// kind keeps them only in its error's Output, which its message leaves
+// out, and they say why kubeadm init or join failed.
+func commandOutput(err error) string {
+	var re *kindexec.RunError
+	if !errors.As(err, &re) || len(bytes.TrimSpace(re.Output)) == 0 {
+		return ""
+	}
+	lines := strings.Split(strings.TrimSpace(string(re.Output)), "\n")
+	if len(lines) > 8 {
+		lines = lines[len(lines)-8:]
+	}
+	return "; its last output lines:\n    " + strings.Join(lines, "\n    ")
+}
+
 func (in *instance) createCluster(ctx context.Context) error {
 	cfg := &v1alpha4.Cluster{
 		Nodes: []v1alpha4.Node{{Role: v1alpha4.ControlPlaneRole}},
@@ -340,7 +358,7 @@ func (in *instance) createCluster(ctx context.Context) error {
 	select {
 	case err := <-created:
 		if err != nil {
-			return fmt.Errorf("kind create cluster: %w%s", err, inotifyHint())
+			return fmt.Errorf("kind create cluster: %w%s%s", err, commandOutput(err), inotifyHint())
 		}
 	case <-deadline.C:
 		stop("not done after " + createTimeout.String())

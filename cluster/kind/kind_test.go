@@ -2,10 +2,12 @@ package kind
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
+	kindexec "sigs.k8s.io/kind/pkg/exec"
 	"sigs.k8s.io/yaml"
 )
 
@@ -78,5 +80,19 @@ func TestJoinConfig(t *testing.T) {
 	f := strings.Fields("kubeadm join c:6443 --token abc.def --discovery-token-ca-cert-hash sha256:00")
 	if flagValue(f, "--token") != "abc.def" || flagValue(f, "--discovery-token-ca-cert-hash") != "sha256:00" || flagValue(f, "--nope") != "" {
 		t.Error("flagValue misreads a join command")
+	}
+}
+
+// A failed kubeadm in a node says why in its output, which kind's error
+// message leaves out: the bring-up error quotes its last lines.
+func TestCommandOutput(t *testing.T) {
+	out := []byte("line 1\nline 2\n" + strings.Repeat("progress\n", 10) + "error execution phase kubelet-start: timed out\n")
+	err := fmt.Errorf("failed to join node with kubeadm: %w", &kindexec.RunError{Command: []string{"kubeadm", "join"}, Output: out, Inner: errors.New("exit status 1")})
+	got := commandOutput(err)
+	if !strings.HasSuffix(got, "\n    error execution phase kubelet-start: timed out") || strings.Contains(got, "line 2") || strings.Count(got, "\n") != 8 {
+		t.Errorf("commandOutput: %q", got)
+	}
+	if commandOutput(errors.New("other")) != "" {
+		t.Error("commandOutput of an error with no command output is not empty")
 	}
 }
