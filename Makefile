@@ -394,7 +394,9 @@ prebuild: build
 TEST_TARGETS := vet build prebuild@ unit+jobs+e2e e2e-vsphere+e2e-aws+e2e-aws-lb+e2e-reached e2e-openstack+e2e-oldest+e2e-kind+e2e-serial+e2e-plugin images e2e-image+e2e-incluster+e2e-existing+e2e-dry-run+kubetest2+controls compare
 # Each target's output also goes to $(ARTIFACTS)/make-test/<target>.log;
 # a failed target's error lines are printed again after the times, last,
-# where a CI system that keeps only the end of the output still shows why.
+# where a CI system that keeps only the end of the output still shows why;
+# with them the lines an error quotes from a command (kind's kubeadm),
+# which are indented under "its last output lines:".
 test:
 	@mkdir -p $(ARTIFACTS)/make-test; times=$(ARTIFACTS)/test-times.txt; : > $$times; \
 	run() { start=$$(date +%s); status=0; $(MAKE) --no-print-directory $$1 || status=$$?; \
@@ -412,7 +414,9 @@ test:
 	echo; echo "make test: each target's time ($$times)"; cat $$times; \
 	for t in $$(awk '/FAILED/ {print $$1}' $$times); do \
 		echo; echo "$$t FAILED; its error lines (all of its output: $(ARTIFACTS)/make-test/$$t.log):"; \
-		grep -E 'FAIL|[Ee]rror|failed|refused|timed out|cannot|panic|\*\*\*' $(ARTIFACTS)/make-test/$$t.log | grep -v '^ok ' | tail -15 | cut -c1-400; \
+		awk '/its last output lines:/ { print; quoted = 1; next } quoted && /^[[:space:]]/ { print; next } { quoted = 0 } \
+			/FAIL|[Ee]rror|failed|refused|timed out|cannot|panic|\*\*\*/ && !/^ok / { print }' \
+			$(ARTIFACTS)/make-test/$$t.log | tail -24 | cut -c1-400; \
 	done; \
 	! grep -q FAILED $$times
 

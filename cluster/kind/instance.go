@@ -72,7 +72,8 @@ nodeRegistration:
 skipPhases:
 - preflight
 - addon/coredns
-`,
+timeouts:
+` + kubeadmTimeouts,
 	`kind: JoinConfiguration
 nodeRegistration:
   kubeletExtraArgs:
@@ -80,7 +81,8 @@ nodeRegistration:
     value: external
   - name: provider-id
     value: null
-`,
+timeouts:
+` + kubeadmTimeouts,
 	// The hosts are cgroup v1, which kubelet v1.35 and later refuse
 	// unless told otherwise.
 	`kind: KubeletConfiguration
@@ -88,6 +90,15 @@ failCgroupV1: false
 nodeLeaseDurationSeconds: 8
 `,
 }
+
+// kubeadmTimeouts lengthen kubeadm's waits (1m, 4m and 4m by default):
+// on two cores beside other suites a control plane once took over a
+// minute to answer the call that marks its node, and init failed. A node
+// that never comes still fails within createTimeout.
+const kubeadmTimeouts = `  kubernetesAPICall: 3m0s
+  controlPlaneComponentHealthCheck: 6m0s
+  kubeletHealthCheck: 6m0s
+`
 
 // Where the control-plane node has the audit policy and writes the audit
 // log, both mounted from this machine, and the patch that hands them to
@@ -286,11 +297,36 @@ func commandOutput(err error) string {
 	if !errors.As(err, &re) || len(bytes.TrimSpace(re.Output)) == 0 {
 		return ""
 	}
-	lines := strings.Split(strings.TrimSpace(string(re.Output)), "\n")
-	if len(lines) > 8 {
-		lines = lines[len(lines)-8:]
+	return "; its last output lines:\n    " + strings.Join(lastLines(string(re.Output), 8), "\n    ")
+}
+
+// lastLines are the last n lines of a command's output, leaving out Go
+// stack frames: kubeadm at --v=5 and above ends its error with the
+// error's stack, which would fill the lines quoted and push out the
+// messages that say what went wrong.
+func lastLines(out string, n int) []string {
+	all := strings.Split(strings.TrimSpace(out), "\n")
+	var lines []string
+	for i := 0; i < len(all); i++ {
+		if i+1 < len(all) && isFrameFile(all[i+1]) {
+			i++ // a function and its file: one frame
+			continue
+		}
+		if isFrameFile(all[i]) {
+			continue
+		}
+		lines = append(lines, all[i])
 	}
-	return "; its last output lines:\n    " + strings.Join(lines, "\n    ")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return lines
+}
+
+// isFrameFile tells a stack frame's second line, "\tpath/file.go:123 +0x1f".
+func isFrameFile(line string) bool {
+	f := strings.Fields(line)
+	return strings.HasPrefix(line, "\t") && len(f) > 0 && (strings.Contains(f[0], ".go:") || strings.Contains(f[0], ".s:"))
 }
 
 func (in *instance) createCluster(ctx context.Context) error {

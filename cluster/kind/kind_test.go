@@ -92,6 +92,17 @@ func TestCommandOutput(t *testing.T) {
 	if !strings.HasSuffix(got, "\n    error execution phase kubelet-start: timed out") || strings.Contains(got, "line 2") || strings.Count(got, "\n") != 8 {
 		t.Errorf("commandOutput: %q", got)
 	}
+	// kubeadm at --v=6 ends with its error's stack: the frames are left
+	// out, the messages before them kept.
+	stack := "error execution phase wait-control-plane: could not initialize a Kubernetes cluster\n" +
+		"k8s.io/kubernetes/cmd/kubeadm/app/cmd/phases/workflow.(*Runner).Run.func1\n" +
+		"\tk8s.io/kubernetes/cmd/kubeadm/app/cmd/phases/workflow/runner.go:262 +0x13a\n" +
+		"runtime.goexit\n\truntime/asm_amd64.s:1700 +0x1\n"
+	err = fmt.Errorf("failed to init node with kubeadm: %w", &kindexec.RunError{Output: []byte(strings.Repeat("earlier\n", 9) + "[api-check] The API server is not healthy after 3m0s\n" + stack)})
+	got = commandOutput(err)
+	if strings.Contains(got, "runner.go") || strings.Contains(got, "goexit") || !strings.Contains(got, "not healthy after 3m0s") || strings.Count(got, "\n") != 8 {
+		t.Errorf("commandOutput kept stack frames or lost the messages: %q", got)
+	}
 	if commandOutput(errors.New("other")) != "" {
 		t.Error("commandOutput of an error with no command output is not empty")
 	}

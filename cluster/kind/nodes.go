@@ -127,7 +127,7 @@ func (in *instance) join(ctx context.Context, n nodes.Node, nodeIP string, label
 	}
 	var joinOut bytes.Buffer
 	if err := n.CommandContext(ctx, "kubeadm", "join", "--config", "/kind/kubeadm.conf", "--v=2").SetStdout(&joinOut).SetStderr(&joinOut).Run(); err != nil {
-		return fmt.Errorf("kubeadm join: %w: %s", err, lastLines(joinOut.String(), 5))
+		return fmt.Errorf("kubeadm join: %w: %s", err, strings.Join(lastLines(joinOut.String(), 5), " | "))
 	}
 	return nil
 }
@@ -149,7 +149,8 @@ discovery:
     caCertHashes: ["%s"]
 skipPhases:
 - preflight
-`
+timeouts:
+` + kubeadmTimeouts
 
 // joinConf is joinConfig filled in; labels become the kubelet's
 // --node-labels.
@@ -173,14 +174,6 @@ func flagValue(fields []string, name string) string {
 		}
 	}
 	return ""
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, " | ")
 }
 
 // PowerOff stops the instance and the container at once, as a machine
