@@ -148,6 +148,10 @@ type Cluster struct {
 	DataPlane bool
 	// Managers are the controller-manager processes scenarios may restart.
 	Managers []Manager
+	// RunningCCM is the CCM of a cluster the harness did not make, which
+	// it can ask what it runs but not restart; nil where the CCM is among
+	// Managers, or runs where the harness cannot ask it.
+	RunningCCM RunningCCM
 	// ControlPlane starts more manager processes; nil where the runtime
 	// cannot.
 	ControlPlane ControlPlane
@@ -192,20 +196,25 @@ const (
 	CloudControllerManager = "cloud-controller-manager"
 )
 
+// RunningCCM is a CCM the harness can ask which controllers it runs.
+type RunningCCM interface {
+	// Log says where the CCM's log is.
+	Log() string
+	// Controllers are the controllers the CCM runs now, from its
+	// /healthz?verbose: a standby that holds no lease runs none.
+	Controllers(ctx context.Context) ([]string, error)
+}
+
 // Manager is a running controller-manager process.
 type Manager interface {
+	RunningCCM
 	Name() string
 	// Spec is what the manager was started as, defaults filled in.
 	Spec() ManagerSpec
-	// Log is the path of the manager's log.
-	Log() string
 	// Restart stops the manager and starts it again, returning when healthy.
 	Restart(ctx context.Context) error
 	// Stop ends the manager, as a control-plane member being replaced.
 	Stop(ctx context.Context) error
-	// Controllers are the controllers the manager runs now, from its
-	// /healthz?verbose: a standby that holds no lease runs none.
-	Controllers(ctx context.Context) ([]string, error)
 }
 
 // LeaderElection are the managers' --leader-elect-* settings.

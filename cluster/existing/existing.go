@@ -56,20 +56,41 @@ func (r *Runtime) connect(ctx context.Context, spec cluster.Spec, attach bool) (
 	if err != nil {
 		return nil, fmt.Errorf("existing cluster at %s (kubeconfig %s) does not answer: %v; check that it is up and the kubeconfig is its", cfg.Host, r.kubeconfig, err)
 	}
-	if err := ccmRuns(ctx, cs, time.Now()); err != nil {
+	holder, err := ccmRuns(ctx, cs, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	ccm, err := leaderPod(ctx, cs, holder)
+	if err != nil {
 		return nil, err
 	}
 	cloud, err := reach(ctx, spec, attach)
 	if err != nil {
 		return nil, err
 	}
-	return &cluster.Cluster{
+	c := &cluster.Cluster{
 		Name:              spec.Name,
 		Kubeconfig:        r.kubeconfig,
 		KubernetesVersion: v.GitVersion,
 		Profile:           spec.Profile,
 		Cloud:             cloud,
-	}, nil
+	}
+	switch {
+	case ccm != nil:
+		c.RunningCCM = ccm
+		logf(spec, "  CCM: pod %s leads", ccm)
+	default:
+		// A CCM on a machine of its own (as `ccm-harness up` runs one)
+		// can be asked nothing through the cluster.
+		logf(spec, "  CCM: %s leads, in no pod of the cluster: which controllers it runs is not checked", holder)
+	}
+	return c, nil
+}
+
+func logf(spec cluster.Spec, format string, args ...any) {
+	if spec.Logf != nil {
+		spec.Logf(format, args...)
+	}
 }
 
 // Up checks the cluster answers, and connects to the profile's cloud if
@@ -106,9 +127,7 @@ func reach(ctx context.Context, spec cluster.Spec, attach bool) (providers.Cloud
 	if err != nil {
 		return nil, err
 	}
-	if spec.Logf != nil {
-		spec.Logf("  cloud: %s", r.Where())
-	}
+	logf(spec, "  cloud: %s", r.Where())
 	return cloud, nil
 }
 

@@ -21,16 +21,20 @@ const (
 // ccmRuns checks that a CCM leads the cluster now: its lease is held and
 // was renewed within twice its duration. Without one, every spec would
 // judge what a CCM did long ago, or time out waiting for one that is not
-// there; the suite says so before it starts.
-func ccmRuns(ctx context.Context, cs kubernetes.Interface, now time.Time) error {
+// there; the suite says so before it starts. It returns the lease's
+// holder.
+func ccmRuns(ctx context.Context, cs kubernetes.Interface, now time.Time) (string, error) {
 	l, err := cs.CoordinationV1().Leases(leaseNamespace).Get(ctx, leaseName, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
-		return fmt.Errorf("no CCM leads the existing cluster: it has no Lease %s/%s, which a CCM takes with leader election (its default); start the cluster's CCM, with leader election on", leaseNamespace, leaseName)
+		return "", fmt.Errorf("no CCM leads the existing cluster: it has no Lease %s/%s, which a CCM takes with leader election (its default); start the cluster's CCM, with leader election on", leaseNamespace, leaseName)
 	case err != nil:
-		return fmt.Errorf("read Lease %s/%s, by which the cluster's CCM leads: %w", leaseNamespace, leaseName, err)
+		return "", fmt.Errorf("read Lease %s/%s, by which the cluster's CCM leads: %w", leaseNamespace, leaseName, err)
 	}
-	return leaseCurrent(l, now)
+	if err := leaseCurrent(l, now); err != nil {
+		return "", err
+	}
+	return *l.Spec.HolderIdentity, nil
 }
 
 // leaseCurrent says why l shows no CCM leading now.

@@ -568,7 +568,9 @@ func (in *instance) startCCM(ctx context.Context, bin string) (cluster.Manager, 
 		// A self-signed serving certificate: only the harness's health
 		// probe, on loopback, connects.
 		"--cert-dir="+filepath.Join(in.dir, "ccm-certs"),
-		"--leader-elect=false",
+		// Leased (up's clusters): a suite judging the cluster as an
+		// existing one finds the CCM by its lease, as a deployed one.
+		"--leader-elect="+strconv.FormatBool(in.spec.Leased),
 		"--node-monitor-period=1s",
 		"--v=2",
 	)
