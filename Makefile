@@ -92,8 +92,11 @@ QUIET = $(if $(V),,--quiet)
 # lasts about as long as its longest spec, mostly waits (make bench
 # compares it with PROCS=1).
 PROCS ?= $(if $(filter local,$(CLUSTER)),6,1)
+# WAIT_SCALE multiplies every spec's timeout: a negative control, which
+# must fail, need not wait the whole of them.
 SUITE_FLAGS = --provider=$(PROVIDER) --ccm-version='$(CCM_VERSION)' --cluster=$(CLUSTER) --artifacts=$(ARTIFACTS) \
-	--provider-config='$(PROVIDER_CONFIG)' --ccm-image='$(CCM_IMAGE)' --nodes=$(NODES) --kubernetes-version='$(K8S_VERSION)'
+	--provider-config='$(PROVIDER_CONFIG)' --ccm-image='$(CCM_IMAGE)' --nodes=$(NODES) --kubernetes-version='$(K8S_VERSION)' \
+	$(if $(WAIT_SCALE),--wait-scale=$(WAIT_SCALE))
 # In one process the suite sends its own verbose output to e2e.log; in
 # several, the ginkgo CLI gathers it, and is sent there, while each
 # process writes its short lines, and the first the summary, to the
@@ -263,8 +266,11 @@ e2e-existing: build $(IMAGE)
 # with no ccm (the cluster's runs already). AWS is judged through the AWS
 # SDK, then through the example cloud plugin (the specs that ask it every
 # verb), and make compare checks the two agree spec by spec; OpenStack
-# through gophercloud. Each cluster is taken down after, whatever the
-# suite did.
+# through gophercloud. Then the control: an AWS that lies to the CCM
+# alone about three nodes (e2e/testdata/aws-lying.yaml), judged through
+# the SDK, must fail the zone, instance-type and address specs (make
+# compare's TestReachedControl says which and why). Each cluster is taken
+# down after, whatever the suite did.
 REACHED_STATE := $(CURDIR)/_output/reached-state
 REACHED       := $(CURDIR)/_output/reached
 REACHED_E2E    = $(MAKE) e2e CLUSTER=existing PROVIDER=external CCM_VERSION= CCM_IMAGE= K8S_VERSION=
@@ -284,6 +290,15 @@ e2e-reached: build
 	$(REACHED_E2E) PROVIDER_CONFIG=$(REACHED)/openstack/openstack-reached.yaml LABEL_FILTER='!leader-migration' \
 		ARTIFACTS=$(ARTIFACTS)/reached-openstack || status=$$?; \
 	CCM_HARNESS_STATE=$(REACHED_STATE) $(BIN)/ccm-harness down --name reached-openstack; [ $$status = 0 ]
+	CCM_HARNESS_STATE=$(REACHED_STATE) $(MAKE) up NAME=reached-lying PROVIDER=aws CCM_VERSION= CCM_IMAGE= K8S_VERSION= \
+		PROVIDER_CONFIG=$(CURDIR)/e2e/testdata/aws-lying.yaml ARTIFACTS=$(ARTIFACTS)/reached-control/cluster
+	status=0; e2e/testdata/reach.sh aws $(REACHED_STATE)/reached-lying/cloud-admin $(REACHED)/aws-lying && \
+	. $(REACHED)/aws-lying/env && export KUBECONFIG=$(REACHED_STATE)/reached-lying/admin.kubeconfig && \
+	if $(REACHED_E2E) PROVIDER_CONFIG=$(REACHED)/aws-lying/aws-reached.yaml LABEL_FILTER='zone || instance-type || node-address' \
+		WAIT_SCALE=0.25 ARTIFACTS=$(ARTIFACTS)/reached-control > $(ARTIFACTS)/reached-control.log 2>&1; then \
+		echo "e2e-reached: the control passed: a CCM lied to about three nodes was not caught ($(ARTIFACTS)/reached-control.log)"; status=1; \
+	else echo "e2e-reached: the control failed, as it must (make compare checks which specs and why: TestReachedControl)"; fi; \
+	CCM_HARNESS_STATE=$(REACHED_STATE) $(BIN)/ccm-harness down --name reached-lying; [ $$status = 0 ]
 
 # The suite on real nodes: a kind cluster made for the CCM (no default CNI,
 # no CoreDNS, --cloud-provider=external), where the [datapath] specs carry
@@ -357,7 +372,7 @@ images: $(IMAGE) $(INCLUSTER_IMAGE)
 # serial run with the parallel one, each dry run with its real run, the
 # image's run with the binary's, the plugins' with the AWS SDK's. They read $(ARTIFACTS) and run no suite,
 # so make test runs them last, once every run they compare has ended.
-COMPARE_TESTS := ^(TestSerialMatchesParallel|TestDryRunMatchesRealRun|TestImageRunMatchesBinaryRun|TestPluginMatchesBuiltinInspector|TestReachedPluginMatchesSDK)$$
+COMPARE_TESTS := ^(TestSerialMatchesParallel|TestDryRunMatchesRealRun|TestImageRunMatchesBinaryRun|TestPluginMatchesBuiltinInspector|TestReachedPluginMatchesSDK|TestReachedControl)$$
 compare:
 	$(GO) test -count=1 -v -run '$(COMPARE_TESTS)' ./e2e/controls
 

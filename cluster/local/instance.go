@@ -418,11 +418,20 @@ func (in *instance) startManager(ctx context.Context, spec cluster.ManagerSpec) 
 	}
 	args := managerArgs(kubeconfig, port, serving, p.caFile)
 	if in.ha || in.spec.Leased {
+		le := cluster.LeaderElection{Lease: in.timing.LeaderLease, Renew: in.timing.LeaderRenew, Retry: in.timing.LeaderRetry}
+		if !in.ha {
+			// One manager of each, leading only to show it runs (up's
+			// clusters, judged as existing ones): the upstream defaults.
+			// The HA timing's renew deadline of 4 s is missed on two
+			// busy cores, and a manager that misses it exits, with
+			// nothing to start it again.
+			le = upstreamLeaderElection
+		}
 		args = append(args,
 			"--leader-elect=true",
-			"--leader-elect-lease-duration="+in.timing.LeaderLease.String(),
-			"--leader-elect-renew-deadline="+in.timing.LeaderRenew.String(),
-			"--leader-elect-retry-period="+in.timing.LeaderRetry.String(),
+			"--leader-elect-lease-duration="+le.Lease.String(),
+			"--leader-elect-renew-deadline="+le.Renew.String(),
+			"--leader-elect-retry-period="+le.Retry.String(),
 		)
 	} else {
 		args = append(args, "--leader-elect=false")

@@ -86,6 +86,10 @@ var DefaultTiming = Timing{
 	LeaderLease: 6 * time.Second, LeaderRenew: 4 * time.Second, LeaderRetry: time.Second,
 }
 
+// upstreamLeaderElection is the managers' own default leader election
+// (k8s.io/component-base's), for managers that lead alone.
+var upstreamLeaderElection = cluster.LeaderElection{Lease: 15 * time.Second, Renew: 10 * time.Second, Retry: 2 * time.Second}
+
 // New returns a local runtime.
 func New(opts ...Option) *Runtime {
 	r := &Runtime{stateRoot: DefaultStateDir(), timing: DefaultTiming, running: map[string]*instance{}}

@@ -1,0 +1,65 @@
+package controls
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/ccm-harness/reports"
+)
+
+// TestReachedControl reads the control run of make e2e-reached
+// ($ARTIFACTS/reached-control): a cluster and an AWS the suite did not
+// make, where fakecloud lies to the CCM alone (e2e/testdata/aws-lying.yaml)
+// and the suite asks EC2 through the AWS SDK with a key of its own. Each
+// lie must fail its spec, naming the node and the value the CCM was told,
+// and nothing else may fail: a reached cloud's verdict is not free.
+func TestReachedControl(t *testing.T) {
+	dir := filepath.Join(os.Getenv("ARTIFACTS"), "reached-control")
+	junit, _ := filepath.Glob(filepath.Join(dir, "junit_*.xml"))
+	if len(junit) == 0 {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("no run in %s: make test runs make e2e-reached before make compare", dir)
+		}
+		t.Skipf("no run in %s (run make e2e-reached first)", dir)
+	}
+	run, err := reports.ReadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fail := map[string][]string{
+		"labels the zone and region the cloud reports": {"node node-1", "expected label topology.kubernetes.io/zone=\"fake-region-1", `actual "fake-region-1d"`},
+		"labels the instance type the cloud reports":   {"node node-2", `actual "m5.large"`},
+		"sets the addresses the cloud reports":         {"node node-3", "expected addresses [", "InternalIP=127.9.9.9]"},
+	}
+	seen := map[string]bool{}
+	for _, c := range run.Cases {
+		var want []string
+		var key string
+		for k, w := range fail {
+			if strings.Contains(c.Name, k) {
+				key, want = k, w
+			}
+		}
+		switch {
+		case want == nil && c.Outcome == reports.Failed:
+			t.Errorf("%s failed, which no lie of the control is about: %s", c.Name, firstLine(c.Message))
+		case want == nil:
+		case c.Outcome != reports.Failed:
+			t.Errorf("%s %s: the CCM was lied to and the suite did not see it (message %q)", c.Name, c.Outcome, firstLine(c.Message))
+		default:
+			seen[key] = true
+			for _, w := range want {
+				if !strings.Contains(c.Message, w) {
+					t.Errorf("%s failed without %q in its message: %s", c.Name, w, c.Message)
+				}
+			}
+		}
+	}
+	for k := range fail {
+		if !seen[k] {
+			t.Errorf("spec %q did not fail in %s", k, dir)
+		}
+	}
+}
