@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
 	"maps"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -203,33 +206,71 @@ func (p nodePool) Terminate(ctx context.Context, name string) error {
 	return stopContainer(ctx, name)
 }
 
-// stoppedWithin is how long a container whose stop Docker reported as
-// failed may take to show as stopped.
-const stoppedWithin = 30 * time.Second
-
-// stopContainer stops a node's container at once (SIGKILL). On a busy
-// machine Docker 20.10 can answer "tried to kill container, but did not
-// receive an exit event" when the exit comes after its own short wait,
-// and the container stops a moment later: it is then asked about until it
-// shows as stopped, and the stop fails only if it still runs.
+// stopContainer stops a node's container at once (SIGKILL). A kill that
+// lands while the node's own runc creates a pod's container can leave that
+// container's cgroup frozen (runc freezes it to update its devices, and
+// dies with the node before thawing it): its process can then neither run
+// nor die, and Docker answers "tried to kill container, but did not
+// receive an exit event" for as long as it stays frozen, seen on a busy
+// machine in make test. Such cgroups are thawed and the stop tried once
+// more.
 func stopContainer(ctx context.Context, name string) error {
-	err := docker(ctx, "stop", "--time", "0", name)
+	return withThaw(ctx, name, "stop", "--time", "0", name)
+}
+
+// withThaw runs a docker command that kills the node container name, and,
+// if it fails, again after thawing the frozen cgroups under the container.
+func withThaw(ctx context.Context, name string, args ...string) error {
+	err := docker(ctx, args...)
 	if err == nil {
 		return nil
 	}
-	deadline := time.Now().Add(stoppedWithin)
-	for time.Now().Before(deadline) {
-		out, ierr := exec.CommandContext(ctx, "docker", "inspect", "--format", "{{.State.Running}}", name).Output()
-		if ierr == nil && strings.TrimSpace(string(out)) == "false" {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(time.Second):
-		}
+	thawed, terr := thaw(ctx, name)
+	if terr != nil || thawed == 0 {
+		return err
 	}
-	return fmt.Errorf("%w (the container still ran %s later)", err, stoppedWithin)
+	if err := docker(ctx, args...); err != nil {
+		return fmt.Errorf("%w (after thawing %d frozen cgroups of the container)", err, thawed)
+	}
+	return nil
+}
+
+// thaw thaws every frozen cgroup under the node container name, for
+// cgroup v1's freezer and v2 alike, with Docker's cgroupfs or systemd
+// driver, and says how many it thawed.
+func thaw(ctx context.Context, name string) (int, error) {
+	out, err := exec.CommandContext(ctx, "docker", "inspect", "--format", "{{.Id}}", name).Output()
+	if err != nil {
+		return 0, err
+	}
+	id := strings.TrimSpace(string(out))
+	thawed := 0
+	for _, root := range []string{
+		"/sys/fs/cgroup/freezer/docker/" + id, "/sys/fs/cgroup/freezer/system.slice/docker-" + id + ".scope",
+		"/sys/fs/cgroup/docker/" + id, "/sys/fs/cgroup/system.slice/docker-" + id + ".scope",
+	} {
+		_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
+			frozen, thaw := "", ""
+			switch d.Name() {
+			case "freezer.state":
+				frozen, thaw = "FROZEN", "THAWED"
+			case "cgroup.freeze":
+				frozen, thaw = "1", "0"
+			default:
+				return nil
+			}
+			if b, err := os.ReadFile(path); err == nil && strings.TrimSpace(string(b)) == frozen {
+				if os.WriteFile(path, []byte(thaw), 0) == nil {
+					thawed++
+				}
+			}
+			return nil
+		})
+	}
+	return thawed, nil
 }
 
 // Remove terminates the node, deletes its Node and its container.
@@ -241,7 +282,7 @@ func (p nodePool) Remove(ctx context.Context, name string) error {
 		return err
 	}
 	p.in.removeNode(name)
-	return docker(ctx, "rm", "--force", "--volumes", name)
+	return withThaw(ctx, name, "rm", "--force", "--volumes", name)
 }
 
 func docker(ctx context.Context, args ...string) error {
