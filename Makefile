@@ -44,7 +44,7 @@ export ARTIFACTS
 # the suite and kube-apiserver share is compiled once, not once each way.
 export GOFLAGS += -trimpath
 
-.PHONY: bench all build binaries matrix e2e-oldest prebuild e2e e2e-vsphere e2e-openstack e2e-aws e2e-aws-lb e2e-kind e2e-image e2e-plugin e2e-reached e2e-incluster e2e-existing e2e-dry-run e2e-serial test unit vet controls compare images jobs up down clean clean-cache kubetest2
+.PHONY: bench all build binaries matrix e2e-oldest prebuild e2e e2e-vsphere e2e-openstack e2e-aws e2e-aws-lb e2e-kind e2e-image e2e-plugin e2e-reached e2e-reached-control e2e-incluster e2e-existing e2e-dry-run e2e-serial test unit vet controls compare images jobs up down clean clean-cache kubetest2
 
 all: build
 
@@ -93,10 +93,12 @@ QUIET = $(if $(V),,--quiet)
 # compares it with PROCS=1).
 PROCS ?= $(if $(filter local,$(CLUSTER)),6,1)
 # WAIT_SCALE multiplies every spec's timeout: a negative control, which
-# must fail, need not wait the whole of them.
+# must fail, need not wait the whole of them. LIFECYCLE_NODES, with
+# CLUSTER=existing, lends the node-lifecycle specs nodes whose machines
+# they may stop, start and terminate through the cloud's API.
 SUITE_FLAGS = --provider=$(PROVIDER) --ccm-version='$(CCM_VERSION)' --cluster=$(CLUSTER) --artifacts=$(ARTIFACTS) \
 	--provider-config='$(PROVIDER_CONFIG)' --ccm-image='$(CCM_IMAGE)' --nodes=$(NODES) --kubernetes-version='$(K8S_VERSION)' \
-	$(if $(WAIT_SCALE),--wait-scale=$(WAIT_SCALE))
+	$(if $(WAIT_SCALE),--wait-scale=$(WAIT_SCALE)) $(if $(LIFECYCLE_NODES),--lifecycle-nodes=$(LIFECYCLE_NODES))
 # In one process the suite sends its own verbose output to e2e.log; in
 # several, the ginkgo CLI gathers it, and is sent there, while each
 # process writes its short lines, and the first the summary, to the
@@ -266,38 +268,48 @@ e2e-existing: build $(IMAGE)
 # with no ccm (the cluster's runs already). AWS is judged through the AWS
 # SDK, then through the example cloud plugin (the specs that ask it every
 # verb), and make compare checks the two agree spec by spec; OpenStack
-# through gophercloud. Then the control: an AWS that lies to the CCM
-# alone about three nodes (e2e/testdata/aws-lying.yaml), judged through
-# the SDK, must fail the zone, instance-type and address specs (make
-# compare's TestReachedControl says which and why). Each cluster is taken
-# down after, whatever the suite did.
+# through gophercloud. Each run lends the node-lifecycle specs two nodes
+# of its own (LIFECYCLE_NODES), which they stop, start and terminate
+# through the cloud's API alone: fakecloud silences a stopped instance's
+# kwok kubelet, as a real machine's goes down with it. Each cluster is
+# taken down after, whatever the suite did. The control is
+# e2e-reached-control, a target of its own that make test runs beside.
 REACHED_STATE := $(CURDIR)/_output/reached-state
 REACHED       := $(CURDIR)/_output/reached
 REACHED_E2E    = $(MAKE) e2e CLUSTER=existing PROVIDER=external CCM_VERSION= CCM_IMAGE= K8S_VERSION=
 e2e-reached: build
 	CCM_HARNESS_STATE=$(REACHED_STATE) $(MAKE) up NAME=reached PROVIDER=aws CCM_VERSION= CCM_IMAGE= PROVIDER_CONFIG= K8S_VERSION= \
-		ARTIFACTS=$(ARTIFACTS)/reached/cluster
+		NODES=7 ARTIFACTS=$(ARTIFACTS)/reached/cluster
 	status=0; e2e/testdata/reach.sh aws $(REACHED_STATE)/reached/cloud-admin $(REACHED)/aws && . $(REACHED)/aws/env && \
 	export KUBECONFIG=$(REACHED_STATE)/reached/admin.kubeconfig && \
-	$(REACHED_E2E) PROVIDER_CONFIG=$(REACHED)/aws/aws-reached.yaml LABEL_FILTER='!leader-migration' ARTIFACTS=$(ARTIFACTS)/reached && \
-	$(REACHED_E2E) PROVIDER_CONFIG=$(REACHED)/aws/aws-reached-plugin.yaml LABEL_FILTER='$(PLUGIN_LABEL_FILTER)' \
+	$(REACHED_E2E) PROVIDER_CONFIG=$(REACHED)/aws/aws-reached.yaml LABEL_FILTER='!leader-migration' LIFECYCLE_NODES=node-6,node-7 \
+		ARTIFACTS=$(ARTIFACTS)/reached && \
+	$(REACHED_E2E) PROVIDER_CONFIG=$(REACHED)/aws/aws-reached-plugin.yaml LABEL_FILTER='$(PLUGIN_LABEL_FILTER)' LIFECYCLE_NODES=node-4,node-5 \
 		ARTIFACTS=$(ARTIFACTS)/reached-plugin || status=$$?; \
 	CCM_HARNESS_STATE=$(REACHED_STATE) $(BIN)/ccm-harness down --name reached; [ $$status = 0 ]
 	CCM_HARNESS_STATE=$(REACHED_STATE) $(MAKE) up NAME=reached-openstack PROVIDER=openstack CCM_VERSION= CCM_IMAGE= PROVIDER_CONFIG= \
-		K8S_VERSION= ARTIFACTS=$(ARTIFACTS)/reached-openstack/cluster
+		K8S_VERSION= NODES=5 ARTIFACTS=$(ARTIFACTS)/reached-openstack/cluster
 	status=0; e2e/testdata/reach.sh openstack $(REACHED_STATE)/reached-openstack/cloud-admin $(REACHED)/openstack && \
 	. $(REACHED)/openstack/env && export KUBECONFIG=$(REACHED_STATE)/reached-openstack/admin.kubeconfig && \
-	$(REACHED_E2E) PROVIDER_CONFIG=$(REACHED)/openstack/openstack-reached.yaml LABEL_FILTER='!leader-migration' \
+	$(REACHED_E2E) PROVIDER_CONFIG=$(REACHED)/openstack/openstack-reached.yaml LABEL_FILTER='!leader-migration' LIFECYCLE_NODES=node-4,node-5 \
 		ARTIFACTS=$(ARTIFACTS)/reached-openstack || status=$$?; \
 	CCM_HARNESS_STATE=$(REACHED_STATE) $(BIN)/ccm-harness down --name reached-openstack; [ $$status = 0 ]
+
+# The control of e2e-reached: an AWS that lies to the CCM alone about
+# five nodes (e2e/testdata/aws-lying.yaml), judged through the SDK, with
+# two of them lent to the lifecycle specs, must fail the zone,
+# instance-type, address and both lifecycle specs (make compare's
+# TestReachedControl says which and why). A quarter of each wait: about
+# three minutes of specs that must time out.
+e2e-reached-control: build
 	CCM_HARNESS_STATE=$(REACHED_STATE) $(MAKE) up NAME=reached-lying PROVIDER=aws CCM_VERSION= CCM_IMAGE= K8S_VERSION= \
-		PROVIDER_CONFIG=$(CURDIR)/e2e/testdata/aws-lying.yaml ARTIFACTS=$(ARTIFACTS)/reached-control/cluster
+		NODES=5 PROVIDER_CONFIG=$(CURDIR)/e2e/testdata/aws-lying.yaml ARTIFACTS=$(ARTIFACTS)/reached-control/cluster
 	status=0; e2e/testdata/reach.sh aws $(REACHED_STATE)/reached-lying/cloud-admin $(REACHED)/aws-lying && \
 	. $(REACHED)/aws-lying/env && export KUBECONFIG=$(REACHED_STATE)/reached-lying/admin.kubeconfig && \
-	if $(REACHED_E2E) PROVIDER_CONFIG=$(REACHED)/aws-lying/aws-reached.yaml LABEL_FILTER='zone || instance-type || node-address' \
-		WAIT_SCALE=0.25 ARTIFACTS=$(ARTIFACTS)/reached-control > $(ARTIFACTS)/reached-control.log 2>&1; then \
-		echo "e2e-reached: the control passed: a CCM lied to about three nodes was not caught ($(ARTIFACTS)/reached-control.log)"; status=1; \
-	else echo "e2e-reached: the control failed, as it must (make compare checks which specs and why: TestReachedControl)"; fi; \
+	if $(REACHED_E2E) PROVIDER_CONFIG=$(REACHED)/aws-lying/aws-reached.yaml LABEL_FILTER='zone || instance-type || node-address || node-lifecycle' \
+		LIFECYCLE_NODES=node-4,node-5 WAIT_SCALE=0.25 ARTIFACTS=$(ARTIFACTS)/reached-control > $(ARTIFACTS)/reached-control.log 2>&1; then \
+		echo "e2e-reached-control: the control passed: a CCM lied to about five nodes was not caught ($(ARTIFACTS)/reached-control.log)"; status=1; \
+	else echo "e2e-reached-control: the control failed, as it must (make compare checks which specs and why: TestReachedControl)"; fi; \
 	CCM_HARNESS_STATE=$(REACHED_STATE) $(BIN)/ccm-harness down --name reached-lying; [ $$status = 0 ]
 
 # The suite on real nodes: a kind cluster made for the CCM (no default CNI,
@@ -406,7 +418,7 @@ prebuild: build
 # kind clusters up beside the small suites: nothing more goes there (a
 # kind node's kubeadm join timed out when the reached clouds' clusters and
 # their plugin run were beside them too).
-TEST_TARGETS := vet build prebuild@ unit+jobs+e2e e2e-vsphere+e2e-aws+e2e-aws-lb+e2e-reached e2e-openstack+e2e-oldest+e2e-kind+e2e-serial+e2e-plugin images e2e-image+e2e-incluster+e2e-existing+e2e-dry-run+kubetest2+controls compare
+TEST_TARGETS := vet build prebuild@ unit+jobs+e2e e2e-vsphere+e2e-aws+e2e-aws-lb+e2e-reached+e2e-reached-control e2e-openstack+e2e-oldest+e2e-kind+e2e-serial+e2e-plugin images e2e-image+e2e-incluster+e2e-existing+e2e-dry-run+kubetest2+controls compare
 # Each target's output also goes to $(ARTIFACTS)/make-test/<target>.log;
 # a failed target's error lines are printed again after the times, last,
 # where a CI system that keeps only the end of the output still shows why;

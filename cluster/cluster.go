@@ -143,6 +143,10 @@ type Cluster struct {
 	Cloud providers.Cloud
 	// Nodes is nil where the runtime cannot add or power nodes.
 	Nodes NodePool
+	// LentNodes are nodes of a cluster someone else made that its user
+	// lent the lifecycle specs (--lifecycle-nodes); nil where the runtime
+	// makes nodes of its own (Nodes), or none were lent.
+	LentNodes NodeLender
 	// DataPlane is true when nodes run pods and carry traffic; simulated
 	// nodes do not.
 	DataPlane bool
@@ -286,6 +290,13 @@ type NodePool interface {
 	// Add creates the instance, then registers the node as a kubelet
 	// started with --cloud-provider=external does: tainted uninitialized.
 	Add(ctx context.Context, name string, opts ...NodeOption) (*v1.Node, error)
+	Powered
+	// Remove terminates the instance and deletes the Node: cleanup.
+	Remove(ctx context.Context, name string) error
+}
+
+// Powered stops, starts and terminates the machines behind nodes.
+type Powered interface {
 	// PowerOff stops the instance; its kubelet stops reporting.
 	PowerOff(ctx context.Context, name string) error
 	// PowerOn starts the instance; its kubelet reports again.
@@ -293,8 +304,23 @@ type NodePool interface {
 	// Terminate destroys the instance; the Node object stays for the CCM
 	// to delete, as it would in a real cloud.
 	Terminate(ctx context.Context, name string) error
-	// Remove terminates the instance and deletes the Node: cleanup.
-	Remove(ctx context.Context, name string) error
+}
+
+// NodeLender lends the lifecycle specs nodes of a cluster someone else
+// made, which its user named for them: their machines may be stopped,
+// started and terminated, through the cloud's own API, and no other.
+// It makes no node.
+type NodeLender interface {
+	// Names are the nodes lent, terminated ones included.
+	Names() []string
+	// Lend is a node no spec holds, until Return; an error naming why
+	// when every one is held or terminated.
+	Lend(ctx context.Context) (string, error)
+	// Return gives the node back, its machine started again if the spec
+	// left it stopped; a terminated one is not lent again.
+	Return(ctx context.Context, name string) error
+	// Powered powers only lent nodes.
+	Powered
 }
 
 // NodeOptions shape a node at registration.

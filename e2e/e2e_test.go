@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -440,6 +441,11 @@ var _ = ginkgo.SynchronizedBeforeSuite(func(ctx context.Context) []byte {
 	framework.ExpectNoError(err, "list the initial nodes")
 	sh := shared{Name: name, InitialNodesInitialized: c.Initialized, Specs: progress.total}
 	for _, n := range nodes.Items {
+		// A lent node is the lifecycle specs' to stop and terminate, not
+		// one of "every node" the others check.
+		if c.LentNodes != nil && slices.Contains(c.LentNodes.Names(), n.Name) {
+			continue
+		}
 		sh.InitialNodes = append(sh.InitialNodes, n.Name)
 	}
 	env := useCluster(setup, c.Cluster, sh)

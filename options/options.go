@@ -47,6 +47,7 @@ const (
 	FlagAPIServerPort  = "apiserver-port"
 	FlagKubernetes     = "kubernetes-version"
 	FlagAllowNewerCCM  = "allow-newer-ccm"
+	FlagLifecycleNodes = "lifecycle-nodes"
 )
 
 // Runtimes are the values of --cluster.
@@ -91,11 +92,16 @@ type Options struct {
 	// AllowNewerCCM runs a CCM newer than the kube-apiserver, which the
 	// version skew policy forbids, instead of refusing it.
 	AllowNewerCCM bool
+	// LifecycleNodes are nodes of an existing cluster whose machines the
+	// node-lifecycle specs may stop, start and terminate through the
+	// cloud's API (comma-separated); none, and they skip.
+	LifecycleNodes string
 }
 
 // New returns the defaults, taken from the environment where it sets
 // them: PROVIDER, PROVIDER_CONFIG, CCM_VERSION, CCM_IMAGE, CLUSTER,
-// KUBECONFIG, BIN_DIR, NODES, ARTIFACTS, K8S_VERSION and ALLOW_NEWER_CCM,
+// KUBECONFIG, BIN_DIR, NODES, ARTIFACTS, K8S_VERSION, ALLOW_NEWER_CCM and
+// LIFECYCLE_NODES,
 // as `make e2e` passes them.
 func New() *Options {
 	nodes := 3
@@ -116,6 +122,7 @@ func New() *Options {
 
 		KubernetesVersion: os.Getenv("K8S_VERSION"),
 		AllowNewerCCM:     os.Getenv("ALLOW_NEWER_CCM") == "true",
+		LifecycleNodes:    os.Getenv("LIFECYCLE_NODES"),
 	}
 }
 
@@ -144,6 +151,7 @@ func (o *Options) Bind(fs FlagSet, except ...string) {
 	str(&o.CCMImage, FlagCCMImage, "run the CCM from this container image instead (docker-archive:PATH, oci:DIR, or a registry reference) ($CCM_IMAGE)")
 	str(&o.Cluster, FlagCluster, "cluster runtime: local (simulated nodes, no Docker), kind (real nodes in Docker), or existing (the cluster of --kubeconfig, which is neither made nor removed) ($CLUSTER)")
 	str(&o.Kubeconfig, FlagKubeconfig, "the existing cluster's kubeconfig, for --cluster=existing ($KUBECONFIG)")
+	str(&o.LifecycleNodes, FlagLifecycleNodes, "for --cluster=existing with a reached cloud: comma-separated nodes whose machines the node-lifecycle specs may stop, start and terminate through the cloud's API (a terminated one is gone for good); none, and those specs skip ($LIFECYCLE_NODES)")
 	str(&o.BinDir, FlagBinDir, "directory of ready-made etcd, kube-apiserver, kube-controller-manager, kwok, CCM and cloud binaries (default: build them into the cache) ($BIN_DIR)")
 	str(&o.Artifacts, FlagArtifacts, "where logs, JUnit and reports go ($ARTIFACTS)")
 	str(&o.KubernetesVersion, FlagKubernetes, "Kubernetes release of the cluster the harness makes (etcd aside, its control plane and kind's nodes): one of "+strings.Join(binaries.KubernetesReleases, ", ")+", or a minor such as v1.35 (default "+binaries.ModuleVersion("k8s.io/kubernetes")+"); without --ccm-version the CCM of that minor, else one older ($K8S_VERSION)")
@@ -178,7 +186,7 @@ func (o Options) Args() []string {
 		"--" + FlagAllowNewerCCM + "=" + strconv.FormatBool(o.AllowNewerCCM),
 	}
 	if o.Cluster == Existing {
-		args = append(args, "--"+FlagKubeconfig+"="+o.Kubeconfig)
+		args = append(args, "--"+FlagKubeconfig+"="+o.Kubeconfig, "--"+FlagLifecycleNodes+"="+o.LifecycleNodes)
 	}
 	return args
 }
@@ -305,9 +313,12 @@ func (o Options) Resolve(logf func(format string, args ...any)) (*Setup, error) 
 	case Kind:
 		s.Runtime = kind.New()
 	case Existing:
-		s.Runtime = existing.New(o.Kubeconfig)
+		s.Runtime = existing.New(o.Kubeconfig, existing.WithLifecycleNodes(lifecycleNodes(o.LifecycleNodes)...))
 	default:
 		return nil, fmt.Errorf("--%s %q is not a runtime (known: %s, %s, %s)", FlagCluster, o.Cluster, Local, Kind, Existing)
+	}
+	if o.LifecycleNodes != "" && o.Cluster != Existing {
+		return nil, fmt.Errorf("--%s names nodes of a cluster someone else made; with --%s=%s the harness makes its own nodes for the lifecycle specs (leave it unset)", FlagLifecycleNodes, FlagCluster, o.Cluster)
 	}
 	if o.Cluster == Existing {
 		if o.KubernetesVersion != "" {
@@ -456,4 +467,15 @@ func envOr(key, def string) string {
 		return v
 	}
 	return def
+}
+
+// lifecycleNodes splits --lifecycle-nodes.
+func lifecycleNodes(v string) []string {
+	var out []string
+	for _, n := range strings.Split(v, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
 }

@@ -119,7 +119,9 @@ func (s *Setup) Up(ctx context.Context, name string, opts ...UpOption) (*Started
 			for _, t := range passed {
 				st.NodeLatencies = append(st.NodeLatencies, t.Sub(start))
 			}
-			s.Logf("%-28s %6.2fs", fmt.Sprintf("%d nodes initialized", spec.Nodes), st.Initialized.Seconds())
+			// Every node of the cluster, which an existing one has as many
+			// of as it has, not --nodes.
+			s.Logf("%-28s %6.2fs", fmt.Sprintf("%d nodes initialized", len(passed)), st.Initialized.Seconds())
 		}
 	}
 	if err := c.CheckClaims(ctx, ClaimsTimeout); err != nil {

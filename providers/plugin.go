@@ -2,6 +2,7 @@ package providers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -133,6 +134,7 @@ var (
 	_ ServiceAnnotator = (*pluginCloud)(nil)
 	_ CCMEnvironment   = (*pluginCloud)(nil)
 	_ Diagnoser        = (*pluginCloud)(nil)
+	_ Powerer          = (*pluginCloud)(nil)
 	_ FaultInjector    = faultyPluginCloud{}
 )
 
@@ -261,6 +263,30 @@ type routeDeleter struct{ asker }
 func (a routeDeleter) DeleteRoute(ctx context.Context, name string) error {
 	_, err := a.ask(ctx, cloudplugin.Request{Verb: cloudplugin.DeleteRoute, Route: name})
 	return err
+}
+
+// Power is the plugin's stop, start and terminate, each where it answers
+// it and the cloud's own power otherwise (a reached cloud's, which makes
+// no machine); none unless all three can be done.
+func (c *pluginCloud) Power() MachinePower {
+	base := PowerOf(c.Cloud)
+	m := machineAsker{asker: asker{c.plugin}, base: basePower{base}}
+	for _, v := range []cloudplugin.Verb{cloudplugin.Stop, cloudplugin.Start, cloudplugin.Terminate} {
+		if c.can(v) {
+			m.own = append(m.own, v)
+		} else if base == nil {
+			return nil
+		}
+	}
+	return m
+}
+
+// basePower is a MachinePower as an InstanceControl that makes no
+// machine, for a machineAsker that is never asked to.
+type basePower struct{ MachinePower }
+
+func (basePower) Create(context.Context, string) (Instance, error) {
+	return Instance{}, errors.New("the cloud makes no machine here")
 }
 
 // machineAsker changes machines through the plugin for the verbs in own,

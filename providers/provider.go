@@ -298,6 +298,13 @@ type CloudEnv struct {
 	// balancers carry traffic may send it there. Empty where nodes are
 	// simulated and their addresses only data.
 	NodeNetworks []netip.Prefix
+	// KwokLabel, where kwok simulates the nodes' kubelets, is the label it
+	// manages a node by ("key=value"): a cloud the harness runs takes it
+	// off the node of an instance that stops or is terminated and puts it
+	// back when the instance starts, as a real machine's kubelet stops and
+	// starts with it, whoever stopped it (a spec through the cloud's own
+	// API, judging the cluster as someone else's). Empty elsewhere.
+	KwokLabel string
 	// HostAddress is this machine's address on the nodes' network, where
 	// a CCM that runs on a node (a pod) reaches a cloud running here;
 	// empty where the CCM runs on this machine.
@@ -391,9 +398,38 @@ type Instance struct {
 // InstanceControl makes and changes the machines behind nodes.
 type InstanceControl interface {
 	Create(ctx context.Context, name string) (Instance, error)
+	MachinePower
+}
+
+// MachinePower stops, starts and terminates the machine behind the node
+// called name.
+type MachinePower interface {
 	Stop(ctx context.Context, name string) error
 	Start(ctx context.Context, name string) error
 	Terminate(ctx context.Context, name string) error
+}
+
+// Powerer is a cloud that makes no machine but can power those it has
+// through its own API (a reached cloud: AWS's StopInstances, Nova's
+// os-stop): the lifecycle specs' power over nodes a user lent them
+// (--lifecycle-nodes). Power is nil where it cannot.
+type Powerer interface {
+	Power() MachinePower
+}
+
+// PowerOf is what stops, starts and terminates cloud's machines: its
+// InstanceControl, or a Powerer's power; nil where nothing can.
+func PowerOf(cloud Cloud) MachinePower {
+	if cloud == nil {
+		return nil
+	}
+	if ic := cloud.Instances(); ic != nil {
+		return ic
+	}
+	if p, ok := cloud.(Powerer); ok {
+		return p.Power()
+	}
+	return nil
 }
 
 // InstanceAdopter is an InstanceControl that can also record a machine

@@ -30,6 +30,7 @@ var (
 	_ Attacher     = (*ReachedCloud)(nil)
 	_ Reached      = (*ReachedCloud)(nil)
 	_ SecretKeeper = (*ReachedCloud)(nil)
+	_ Powerer      = (*ReachedCloud)(nil)
 )
 
 // ConnectTimeout bounds a reached cloud's first calls: one that does not
@@ -68,6 +69,15 @@ func (r *ReachedCloud) CCMConfig() ([]byte, error) {
 // Instances: no machine is made or changed in a cloud the harness does not
 // own.
 func (r *ReachedCloud) Instances() InstanceControl { return nil }
+
+// Power stops, starts and terminates machines through the cloud's own
+// API, where its inspector can (AWS's, OpenStack's): only those of nodes
+// the user lent the lifecycle specs are ever asked for. Nil before it
+// connected.
+func (r *ReachedCloud) Power() MachinePower {
+	p, _ := r.Inspector().(MachinePower)
+	return p
+}
 
 // Inspector asks the reached cloud; nil before it connected.
 func (r *ReachedCloud) Inspector() Inspector {

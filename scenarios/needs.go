@@ -19,6 +19,9 @@ const (
 	needPrefix = "needs-"
 	// NeedNodePool: the runtime adds nodes and powers their instances.
 	NeedNodePool = needPrefix + "node-pool"
+	// NeedMachines: the spec may stop, start and terminate a node's
+	// machine: one the runtime adds, or one the user lent.
+	NeedMachines = needPrefix + "machines"
 	// NeedInspector: the cloud can be asked what is true.
 	NeedInspector = needPrefix + "inspector"
 	// NeedDataPlane: nodes run pods and carry traffic.
@@ -68,6 +71,7 @@ type Features struct {
 	Provider     string
 	Capabilities providers.Capabilities
 	NodePool     bool
+	Machines     bool
 	Inspector    bool
 	LBInspector  bool
 	RouteInspect bool
@@ -88,6 +92,7 @@ func FeaturesOf(e *Env) Features {
 	f := Features{
 		Provider: p.Name, Capabilities: p.Capabilities, Differences: p.DifferencesOf(c.Cloud),
 		NodePool: c.Nodes != nil, DataPlane: c.DataPlane,
+		Machines:  c.Nodes != nil || (c.LentNodes != nil && len(c.LentNodes.Names()) > 0),
 		Restart:   c.Manager(cluster.CloudControllerManager) != nil,
 		InTreeKCM: p.InTreeKCM.Name != "", OlderCCM: p.OlderCCM.Name != "",
 		HA: e.NewCluster != nil && c.ControlPlane != nil,
@@ -134,7 +139,9 @@ func unmet(label string, f Features, late bool) string {
 	}
 	switch {
 	case label == NeedNodePool && !f.NodePool:
-		return fmt.Sprintf("the cluster cannot add or power nodes (provider %s has no instance control here)", f.Provider)
+		return fmt.Sprintf("the harness cannot add nodes to this cluster (provider %s has no instance control here)", f.Provider)
+	case label == NeedMachines && !f.Machines:
+		return fmt.Sprintf("would stop, start and terminate a machine: the harness cannot add nodes here (provider %s has no instance control here), and none was lent to it (--lifecycle-nodes, on a cluster it did not make, with a profile that reaches the cloud)", f.Provider)
 	case label == NeedInspector && !f.Inspector:
 		return fmt.Sprintf("provider %s has no cloud inspector here, so what the CCM set cannot be compared with the cloud", f.Provider)
 	case label == NeedDataPlane && !f.DataPlane:

@@ -123,11 +123,9 @@ var _ = framework.Describe("Nodes", func() {
 			)))
 	})
 
-	it("taints the NotReady node of a stopped instance as shut down, and untaints it when it runs again", framework.WithLabel("node-lifecycle"), startEarly, Needs(providers.NodeLifecycle, NeedNodePool), func(ctx context.Context) {
-		pool := nodePool()
+	it("taints the NotReady node of a stopped instance as shut down, and untaints it when it runs again", framework.WithLabel("node-lifecycle"), startEarly, Needs(providers.NodeLifecycle, NeedMachines), func(ctx context.Context) {
 		e := env()
-		name := "stop-" + rand.String(5)
-		addNode(ctx, pool, name)
+		name, pool := machineNode(ctx, "stop-")
 		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, e.Timeouts.NodeInit, "the CCM to initialize the node", []string{name}, nodewait.Initialized))
 
 		ginkgo.By("powering the instance off")
@@ -141,11 +139,9 @@ var _ = framework.Describe("Nodes", func() {
 			[]string{name}, All(ReadyIs(true), Tainted(ShutdownTaint, false))))
 	})
 
-	it("deletes the NotReady node of a terminated instance", framework.WithLabel("node-lifecycle"), startEarly, Needs(providers.NodeLifecycle, NeedNodePool), func(ctx context.Context) {
-		pool := nodePool()
+	it("deletes the NotReady node of a terminated instance", framework.WithLabel("node-lifecycle"), startEarly, Needs(providers.NodeLifecycle, NeedMachines), func(ctx context.Context) {
 		e := env()
-		name := "term-" + rand.String(5)
-		addNode(ctx, pool, name)
+		name, pool := machineNode(ctx, "term-")
 		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, e.Timeouts.NodeInit, "the CCM to initialize the node", []string{name}, nodewait.Initialized))
 
 		ginkgo.By("terminating the instance")
@@ -166,6 +162,28 @@ var _ = framework.Describe("Nodes", func() {
 func addNode(ctx context.Context, pool cluster.NodePool, name string, opts ...cluster.NodeOption) {
 	opts = append([]cluster.NodeOption{cluster.WithLabels(map[string]string{v1.LabelNodeExcludeBalancers: "true"})}, opts...)
 	registerNode(ctx, pool, name, opts...)
+}
+
+// machineNode is a node whose machine the spec may stop, start and
+// terminate, and what powers it: one of the spec's own, added as
+// addNode adds one, or, on a cluster the harness did not make, one its
+// user lent (--lifecycle-nodes), given back after the spec.
+func machineNode(ctx context.Context, prefix string) (string, cluster.Powered) {
+	e := env()
+	if e.Cluster.Nodes != nil {
+		name := prefix + rand.String(5)
+		addNode(ctx, e.Cluster.Nodes, name)
+		return name, e.Cluster.Nodes
+	}
+	lender := e.Cluster.LentNodes
+	if lender == nil {
+		ginkgo.Skip(unmet(NeedMachines, *e.Features, false))
+	}
+	name, err := lender.Lend(ctx)
+	framework.ExpectNoError(err, "borrow a node")
+	ginkgo.By("borrowing node " + name + ", lent to the lifecycle specs")
+	ginkgo.DeferCleanup(func(ctx context.Context) error { return lender.Return(ctx, name) }, ginkgo.NodeTimeout(TeardownTimeout))
+	return name, lender
 }
 
 // addBackendNode adds a node every load balancer should send to, removed

@@ -6,13 +6,16 @@
 // real cloud, or one someone else runs, asked with the environment's
 // credentials) the specs ask it what is true, and the leak check lists
 // what the specs left there; otherwise checks that need to ask the cloud
-// are skipped.
+// are skipped. The lifecycle specs stop, start and terminate only the
+// machines of nodes the user lends them (WithLifecycleNodes), through the
+// cloud's own API.
 package existing
 
 import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -24,7 +27,8 @@ import (
 
 // Runtime connects to the cluster of a kubeconfig.
 type Runtime struct {
-	kubeconfig string
+	kubeconfig     string
+	lifecycleNodes []string
 }
 
 var (
@@ -33,7 +37,13 @@ var (
 )
 
 // New returns a runtime for the cluster kubeconfig names.
-func New(kubeconfig string) *Runtime { return &Runtime{kubeconfig: kubeconfig} }
+func New(kubeconfig string, opts ...Option) *Runtime {
+	r := &Runtime{kubeconfig: kubeconfig}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
+}
 
 // reachTimeout bounds the first request: an unreachable cluster is said at
 // once.
@@ -74,6 +84,14 @@ func (r *Runtime) connect(ctx context.Context, spec cluster.Spec, attach bool) (
 		KubernetesVersion: v.GitVersion,
 		Profile:           spec.Profile,
 		Cloud:             cloud,
+	}
+	if len(r.lifecycleNodes) > 0 {
+		l, err := newLent(ctx, cs, cloud, r.lifecycleNodes)
+		if err != nil {
+			return nil, err
+		}
+		c.LentNodes = l
+		logf(spec, "  lifecycle specs: may stop, start and terminate the machines of %s", strings.Join(r.lifecycleNodes, ", "))
 	}
 	switch {
 	case ccm != nil:

@@ -133,7 +133,7 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 		}
 		return in.cloud.Start(ctx, providers.CloudEnv{
 			Dir: filepath.Join(in.dir, "cloud"), AdminDir: admin, LogDir: in.logDir(), Processes: &in.procs, Binaries: spec.Binaries,
-			Kubeconfig: in.kubeconfig,
+			Kubeconfig: in.kubeconfig, KwokLabel: kwokLabel + "=" + kwokManaged,
 		})
 	}); err != nil {
 		return nil, err

@@ -64,7 +64,7 @@ func newRoot() *cobra.Command {
 	}
 	// up leaves a cluster for kubectl: only the local runtime makes one
 	// that outlives this process.
-	o.Bind(up.Flags(), options.FlagCluster, options.FlagKubeconfig)
+	o.Bind(up.Flags(), options.FlagCluster, options.FlagKubeconfig, options.FlagLifecycleNodes)
 
 	down := &cobra.Command{
 		Use:   "down",
@@ -125,7 +125,7 @@ func newRoot() *cobra.Command {
 			return nil
 		},
 	}
-	o.Bind(bins.Flags(), options.FlagKubeconfig, options.FlagNodes, options.FlagArtifacts, options.FlagWait, options.FlagAPIServerPort)
+	o.Bind(bins.Flags(), options.FlagKubeconfig, options.FlagLifecycleNodes, options.FlagNodes, options.FlagArtifacts, options.FlagWait, options.FlagAPIServerPort)
 	bins.Flags().StringVar(&labelFilter, "label-filter", "", "the suite's Ginkgo label filter: the leader-migration specs' managers are built only if it selects one of them (empty selects every spec)")
 	bins.Flags().BoolVar(&migrationOnly, "leader-migration-only", false, "build only the leader-migration specs' managers, not the cluster's components: a build beside theirs (make e2e runs it in the background)")
 	var packTag, packOut string

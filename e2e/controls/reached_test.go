@@ -12,7 +12,8 @@ import (
 // TestReachedControl reads the control run of make e2e-reached
 // ($ARTIFACTS/reached-control): a cluster and an AWS the suite did not
 // make, where fakecloud lies to the CCM alone (e2e/testdata/aws-lying.yaml)
-// and the suite asks EC2 through the AWS SDK with a key of its own. Each
+// and the suite asks EC2 through the AWS SDK with a key of its own, and
+// powers the nodes lent to the lifecycle specs through it. Each
 // lie must fail its spec, naming the node and the value the CCM was told,
 // and nothing else may fail: a reached cloud's verdict is not free.
 func TestReachedControl(t *testing.T) {
@@ -32,6 +33,12 @@ func TestReachedControl(t *testing.T) {
 		"labels the zone and region the cloud reports": {"node node-1", "expected label topology.kubernetes.io/zone=\"fake-region-1", `actual "fake-region-1d"`},
 		"labels the instance type the cloud reports":   {"node node-2", `actual "m5.large"`},
 		"sets the addresses the cloud reports":         {"node node-3", "expected addresses [", "InternalIP=127.9.9.9]"},
+		// The lent nodes' instances stop and end for real (EC2 says so to
+		// the suite, fakecloud silences their kubelets), but the CCM hears
+		// they run: it neither taints the stopped node nor deletes the
+		// terminated one.
+		"taints the NotReady node of a stopped instance as shut down": {"node node-4: expected taint node.cloudprovider.kubernetes.io/shutdown present"},
+		"deletes the NotReady node of a terminated instance":          {"node node-4 to be deleted (its instance was terminated)", "actual: still present"},
 	}
 	seen := map[string]bool{}
 	for _, c := range run.Cases {

@@ -339,5 +339,8 @@ func (s *Server) setStateLocked(inst *api.Instance, to api.InstanceState) error 
 	// A stopped or terminated instance must stop getting traffic at
 	// once, as it would in a real cloud.
 	s.refreshBackendsLocked(inst.ID)
+	if s.machines != nil {
+		s.machines <- machineChange{name: inst.Name, state: to}
+	}
 	return s.saveLocked()
 }

@@ -70,6 +70,14 @@ type Config struct {
 	// Faults, when not empty, replace the faults of the state file: they
 	// state what the cloud starts with, like a command line would.
 	Faults []api.Fault
+	// Machines, when set, is told of each change of an instance's state,
+	// whichever API made it, as the machine behind the instance would feel
+	// it: a kubelet stops with its stopped or terminated instance and
+	// starts with it again (cmd/fakecloud's --kwok-kubeconfig: kwok's
+	// nodes). Without it an instance is only data, and whoever runs the
+	// nodes powers them too. Calls come one at a time, in the order of the
+	// changes, apart from the API's handling: a slow machine slows no call.
+	Machines func(name string, state api.InstanceState)
 }
 
 const (
@@ -93,6 +101,10 @@ type Server struct {
 	adminToken []byte
 	inspToken  []byte
 	mux        *http.ServeMux
+	// machines carries state changes to Config.Machines; nil without it.
+	machines     chan machineChange
+	machinesDone chan struct{}
+	closeOnce    sync.Once
 
 	// mu guards st and audit. One lock keeps every change and its
 	// persistence in one order, which is what the state file and the audit
@@ -203,6 +215,16 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	s.routes()
+	if cfg.Machines != nil {
+		s.machines = make(chan machineChange, 1024)
+		s.machinesDone = make(chan struct{})
+		go func() {
+			defer close(s.machinesDone)
+			for c := range s.machines {
+				cfg.Machines(c.name, c.state)
+			}
+		}()
+	}
 	return s, nil
 }
 
@@ -212,8 +234,25 @@ func New(cfg Config) (*Server, error) {
 // still answers, but load balancers can no longer be created or changed.
 // Closing twice is harmless.
 func (s *Server) Close() {
-	s.dp.close()
-	s.flushState()
+	s.closeOnce.Do(func() {
+		s.dp.close()
+		s.flushState()
+		// Under the lock that state changes hold: none is sent after.
+		s.mu.Lock()
+		ch := s.machines
+		s.machines = nil
+		s.mu.Unlock()
+		if ch != nil {
+			close(ch)
+			<-s.machinesDone
+		}
+	})
+}
+
+// machineChange is an instance's new state, for Config.Machines.
+type machineChange struct {
+	name  string
+	state api.InstanceState
 }
 
 func parsePool(name, cidr, def string) (netip.Prefix, error) {

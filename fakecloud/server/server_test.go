@@ -6,7 +6,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
@@ -416,5 +418,28 @@ func TestNewRejects(t *testing.T) {
 				t.Fatalf("New: %v, want an error mentioning %q", err, tt.msg)
 			}
 		})
+	}
+}
+
+// TestMachinesFollowState: every change of an instance's state reaches
+// Config.Machines once, in order, and a call that changes nothing does not.
+func TestMachinesFollowState(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	f := newFixture(t, Config{Machines: func(name string, state api.InstanceState) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, name+" "+string(state))
+	}})
+	f.create("n1")
+	for _, action := range []string{"stop", "stop", "start", "terminate", "terminate"} {
+		f.must(http.StatusOK, "POST", api.AdminPathInstance+"n1/"+action, adminToken, nil, nil)
+	}
+	f.srv.Close() // delivers what is queued
+	want := []string{"n1 stopped", "n1 running", "n1 terminated"}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(got, want) {
+		t.Errorf("expected the machine to be told %q, actual %q", want, got)
 	}
 }

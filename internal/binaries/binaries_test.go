@@ -194,3 +194,42 @@ func TestPathsGivesUpWithItsContext(t *testing.T) {
 		t.Fatalf("expected \"gave up waiting for some-ccm v1.2.3, which another process is building\", actual %v", err)
 	}
 }
+
+// TestSameModule: one release's components are built in one module by one
+// go build (their shared packages compiled once); a component with
+// Sources, another version, other tags or a renamed copy are not mixed in.
+func TestSameModule(t *testing.T) {
+	apiserver, err := KubeAPIServer.At("v1.34.4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kcm, err := KubeControllerManager.At("v1.34.4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	newer, err := KubeControllerManager.At("v1.35.4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	providerless := kcm
+	providerless.Tags = []string{"providerless"}
+	ccm := Component{Name: "some-ccm", Module: ModulePath, Package: ModulePath + "/cmd/some-ccm", Sources: []string{"cmd/some-ccm"}, Releases: []string{"v1.34.4"}}
+	ccm, err = ccm.At("v1.34.4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := sameModule([]Component{apiserver, ccm, kcm, newer, kcm.Renamed("kcm-copy"), providerless})
+	var said []string
+	for _, g := range got {
+		said = append(said, describe(g))
+	}
+	want := []string{
+		"kube-apiserver v1.34.4, kube-controller-manager v1.34.4",
+		"some-ccm v1.34.4",
+		"kube-controller-manager v1.35.4",
+		"kube-controller-manager v1.34.4",
+	}
+	if strings.Join(said, "; ") != strings.Join(want, "; ") {
+		t.Errorf("expected the builds %q, actual %q", want, said)
+	}
+}

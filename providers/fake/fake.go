@@ -224,6 +224,9 @@ func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
 	if c.config.ProxyLoadBalancers {
 		args = append(args, "--proxy-load-balancers")
 	}
+	if env.KwokLabel != "" {
+		args = append(args, "--kwok-kubeconfig="+env.Kubeconfig, "--kwok-label="+env.KwokLabel)
+	}
 	if len(c.config.Faults) > 0 {
 		data, err := json.Marshal(c.config.Faults)
 		if err != nil {

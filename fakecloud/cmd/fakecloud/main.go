@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/machines"
 	"sigs.k8s.io/ccm-harness/fakecloud/server"
 )
 
@@ -39,6 +40,7 @@ type options struct {
 	internalCIDR, externalCIDR, lbCIDR                     string
 	backendCIDRs                                           cidrList
 	proxyLBs                                               bool
+	kwokKubeconfig, kwokLabel                              string
 }
 
 // cidrList is a repeatable CIDR flag.
@@ -80,6 +82,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	fs.Var(&o.backendCIDRs, "backend-cidr", "`CIDR` off loopback that load balancers may forward to, such as a kind cluster's node network; repeatable")
 	fs.BoolVar(&o.proxyLBs, "proxy-load-balancers", false, "fakecloud's own load balancers proxy, so backends see fakecloud's address rather than the client's (default: they keep the client's, as a pass-through network load balancer)")
 	fs.BoolVar(&o.noSync, "unsafe-no-fsync", false, "do not fsync the state file, and share one write among the changes of up to 100 ms: faster for a throwaway cloud, unsafe on a crash")
+	fs.StringVar(&o.kwokKubeconfig, "kwok-kubeconfig", "", "`kubeconfig` of a cluster whose nodes are this cloud's machines, simulated by kwok: an instance that stops or is terminated takes --kwok-label off the node of its name, and one that starts puts it back, as a real machine's kubelet stops and starts with it (default: instances are only data)")
+	fs.StringVar(&o.kwokLabel, "kwok-label", "kwok.x-k8s.io/node=fake", "the `key=value` label kwok manages nodes by (with --kwok-kubeconfig)")
 	fs.StringVar(&o.faults, "faults", "", "JSON `file` holding a list of faults to start with, replacing those in the state file")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -102,6 +106,12 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 		return 1
 	}
 	defer closeAudit()
+	if o.kwokKubeconfig != "" {
+		if cfg.Machines, err = machines.Kwok(o.kwokKubeconfig, o.kwokLabel, logger); err != nil {
+			logger.Printf("--kwok-label: %v", err)
+			return 1
+		}
+	}
 	srv, err := server.New(cfg)
 	if err != nil {
 		logger.Print(err)

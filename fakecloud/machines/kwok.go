@@ -1,0 +1,76 @@
+// Package machines gives fakecloud's instances machines that feel their
+// instance stop, start and end, as a real cloud's machines do: with a
+// cluster's nodes simulated by kwok, a stopped instance's kubelet stops
+// reporting without anyone but the cloud being told.
+package machines
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"sigs.k8s.io/ccm-harness/fakecloud/api"
+)
+
+// patchFor is how long a node's change is tried: the API server may be
+// starting (the cloud starts first) or busy.
+const patchFor = 30 * time.Second
+
+// Kwok is machines whose kubelets are kwok's: kwok reports for a node
+// while it carries label ("key=value", the label kwok manages nodes by),
+// so an instance that stops or is terminated takes it off the node of its
+// name, and one that runs again puts it back. The cluster is read from
+// kubeconfig when the first change comes (it may not exist yet when the
+// cloud starts). A node that is not there (never registered, or deleted)
+// is no error: a machine without a kubelet.
+func Kwok(kubeconfig, label string, logger *log.Logger) (func(name string, state api.InstanceState), error) {
+	key, value, ok := strings.Cut(label, "=")
+	if !ok || key == "" || value == "" {
+		return nil, fmt.Errorf("kwok label %q is not key=value (kwok's --manage-nodes-with-label-selector, such as kwok.x-k8s.io/node=fake)", label)
+	}
+	var client kubernetes.Interface
+	return func(name string, state api.InstanceState) {
+		var v any // JSON null takes the label off
+		if state == api.StateRunning {
+			v = value
+		}
+		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]any{key: v}}})
+		ctx, cancel := context.WithTimeout(context.Background(), patchFor)
+		defer cancel()
+		var err error
+		for {
+			if client == nil {
+				client, err = newClient(kubeconfig)
+			}
+			if client != nil {
+				_, err = client.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+				if err == nil || apierrors.IsNotFound(err) {
+					return
+				}
+			}
+			select {
+			case <-ctx.Done():
+				logger.Printf("machine %s: its kubelet did not follow the instance to %s within %s: %v", name, state, patchFor, err)
+				return
+			case <-time.After(time.Second):
+			}
+		}
+	}, nil
+}
+
+func newClient(kubeconfig string) (kubernetes.Interface, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	return kubernetes.NewForConfig(cfg)
+}
