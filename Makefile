@@ -44,7 +44,7 @@ export ARTIFACTS
 # the suite and kube-apiserver share is compiled once, not once each way.
 export GOFLAGS += -trimpath
 
-.PHONY: bench all build binaries matrix e2e-oldest prebuild e2e e2e-vsphere e2e-openstack e2e-aws e2e-aws-lb e2e-kind e2e-image e2e-plugin e2e-reached e2e-reached-control e2e-incluster e2e-existing e2e-dry-run e2e-serial test unit vet controls compare images jobs up down clean clean-cache kubetest2
+.PHONY: bench all build binaries matrix e2e-oldest prebuild e2e e2e-vsphere e2e-openstack e2e-aws e2e-aws-lb e2e-kind e2e-image e2e-plugin e2e-reached e2e-reached-openstack e2e-reached-control e2e-incluster e2e-existing e2e-dry-run e2e-serial test unit vet controls compare images jobs up down clean clean-cache kubetest2
 
 all: build
 
@@ -95,10 +95,12 @@ PROCS ?= $(if $(filter local,$(CLUSTER)),6,1)
 # WAIT_SCALE multiplies every spec's timeout: a negative control, which
 # must fail, need not wait the whole of them. LIFECYCLE_NODES, with
 # CLUSTER=existing, lends the node-lifecycle specs nodes whose machines
-# they may stop, start and terminate through the cloud's API.
+# they may stop, start and terminate through the cloud's API; JOIN_HOOK
+# is the command that makes the specs' new nodes there (`hook NODE`).
 SUITE_FLAGS = --provider=$(PROVIDER) --ccm-version='$(CCM_VERSION)' --cluster=$(CLUSTER) --artifacts=$(ARTIFACTS) \
 	--provider-config='$(PROVIDER_CONFIG)' --ccm-image='$(CCM_IMAGE)' --nodes=$(NODES) --kubernetes-version='$(K8S_VERSION)' \
-	$(if $(WAIT_SCALE),--wait-scale=$(WAIT_SCALE)) $(if $(LIFECYCLE_NODES),--lifecycle-nodes=$(LIFECYCLE_NODES))
+	$(if $(WAIT_SCALE),--wait-scale=$(WAIT_SCALE)) $(if $(LIFECYCLE_NODES),--lifecycle-nodes=$(LIFECYCLE_NODES)) \
+	$(if $(JOIN_HOOK),--join-hook='$(JOIN_HOOK)')
 # In one process the suite sends its own verbose output to e2e.log; in
 # several, the ginkgo CLI gathers it, and is sent there, while each
 # process writes its short lines, and the first the summary, to the
@@ -268,31 +270,43 @@ e2e-existing: build $(IMAGE)
 # with no ccm (the cluster's runs already). AWS is judged through the AWS
 # SDK, then through the example cloud plugin (the specs that ask it every
 # verb), and make compare checks the two agree spec by spec; OpenStack
-# through gophercloud. Each run lends the node-lifecycle specs two nodes
-# of its own (LIFECYCLE_NODES), which they stop, start and terminate
-# through the cloud's API alone: fakecloud silences a stopped instance's
-# kwok kubelet, as a real machine's goes down with it. Each cluster is
-# taken down after, whatever the suite did. The control is
-# e2e-reached-control, a target of its own that make test runs beside.
+# through gophercloud (e2e-reached-openstack). Each run lends the
+# node-lifecycle specs two nodes of its own (LIFECYCLE_NODES), which they
+# stop, start and terminate through the cloud's API alone (fakecloud
+# silences a stopped instance's kwok kubelet, as a real machine's goes
+# down with it), and makes the specs' new nodes by a join hook
+# (JOIN_HOOK): `ccm-harness join`, which adds a node to a cluster left by
+# make up as a machine's kubelet joins, its instance made first. Each
+# cluster is taken down after, whatever the suite did. The control is
+# e2e-reached-control.
 REACHED_STATE := $(CURDIR)/_output/reached-state
 REACHED       := $(CURDIR)/_output/reached
 REACHED_E2E    = $(MAKE) e2e CLUSTER=existing PROVIDER=external CCM_VERSION= CCM_IMAGE= K8S_VERSION=
+# JOIN is the join hook for the reached cluster $(1) of provider $(2),
+# made as make up made it: its flags, not the suite's environment (its
+# PROVIDER_CONFIG is the reached profile), which the hook inherits.
+JOIN           = env CCM_HARNESS_STATE=$(REACHED_STATE) $(BIN)/ccm-harness join --name $(1) --provider=$(2) \
+	--provider-config= --ccm-version= --ccm-image= --kubernetes-version=
 e2e-reached: build
 	CCM_HARNESS_STATE=$(REACHED_STATE) $(MAKE) up NAME=reached PROVIDER=aws CCM_VERSION= CCM_IMAGE= PROVIDER_CONFIG= K8S_VERSION= \
 		NODES=7 ARTIFACTS=$(ARTIFACTS)/reached/cluster
 	status=0; e2e/testdata/reach.sh aws $(REACHED_STATE)/reached/cloud-admin $(REACHED)/aws && . $(REACHED)/aws/env && \
 	export KUBECONFIG=$(REACHED_STATE)/reached/admin.kubeconfig && \
 	$(REACHED_E2E) PROVIDER_CONFIG=$(REACHED)/aws/aws-reached.yaml LABEL_FILTER='!leader-migration' LIFECYCLE_NODES=node-6,node-7 \
-		ARTIFACTS=$(ARTIFACTS)/reached && \
+		JOIN_HOOK='$(call JOIN,reached,aws)' ARTIFACTS=$(ARTIFACTS)/reached && \
 	$(REACHED_E2E) PROVIDER_CONFIG=$(REACHED)/aws/aws-reached-plugin.yaml LABEL_FILTER='$(PLUGIN_LABEL_FILTER)' LIFECYCLE_NODES=node-4,node-5 \
-		ARTIFACTS=$(ARTIFACTS)/reached-plugin || status=$$?; \
+		JOIN_HOOK='$(call JOIN,reached,aws)' ARTIFACTS=$(ARTIFACTS)/reached-plugin || status=$$?; \
 	CCM_HARNESS_STATE=$(REACHED_STATE) $(BIN)/ccm-harness down --name reached; [ $$status = 0 ]
+
+# e2e-reached's OpenStack, a target of its own that make test runs beside
+# the others.
+e2e-reached-openstack: build
 	CCM_HARNESS_STATE=$(REACHED_STATE) $(MAKE) up NAME=reached-openstack PROVIDER=openstack CCM_VERSION= CCM_IMAGE= PROVIDER_CONFIG= \
 		K8S_VERSION= NODES=5 ARTIFACTS=$(ARTIFACTS)/reached-openstack/cluster
 	status=0; e2e/testdata/reach.sh openstack $(REACHED_STATE)/reached-openstack/cloud-admin $(REACHED)/openstack && \
 	. $(REACHED)/openstack/env && export KUBECONFIG=$(REACHED_STATE)/reached-openstack/admin.kubeconfig && \
 	$(REACHED_E2E) PROVIDER_CONFIG=$(REACHED)/openstack/openstack-reached.yaml LABEL_FILTER='!leader-migration' LIFECYCLE_NODES=node-4,node-5 \
-		ARTIFACTS=$(ARTIFACTS)/reached-openstack || status=$$?; \
+		JOIN_HOOK='$(call JOIN,reached-openstack,openstack)' ARTIFACTS=$(ARTIFACTS)/reached-openstack || status=$$?; \
 	CCM_HARNESS_STATE=$(REACHED_STATE) $(BIN)/ccm-harness down --name reached-openstack; [ $$status = 0 ]
 
 # The control of e2e-reached: an AWS that lies to the CCM alone about
@@ -418,7 +432,7 @@ prebuild: build
 # kind clusters up beside the small suites: nothing more goes there (a
 # kind node's kubeadm join timed out when the reached clouds' clusters and
 # their plugin run were beside them too).
-TEST_TARGETS := vet build prebuild@ unit+jobs+e2e e2e-vsphere+e2e-aws+e2e-aws-lb+e2e-reached+e2e-reached-control e2e-openstack+e2e-oldest+e2e-kind+e2e-serial+e2e-plugin images e2e-image+e2e-incluster+e2e-existing+e2e-dry-run+kubetest2+controls compare
+TEST_TARGETS := vet build prebuild@ unit+jobs+e2e e2e-vsphere+e2e-aws+e2e-aws-lb+e2e-reached+e2e-reached-control e2e-openstack+e2e-oldest+e2e-kind+e2e-serial+e2e-plugin+e2e-reached-openstack images e2e-image+e2e-incluster+e2e-existing+e2e-dry-run+kubetest2+controls compare
 # Each target's output also goes to $(ARTIFACTS)/make-test/<target>.log;
 # a failed target's error lines are printed again after the times, last,
 # where a CI system that keeps only the end of the output still shows why;

@@ -143,6 +143,10 @@ type Cluster struct {
 	Cloud providers.Cloud
 	// Nodes is nil where the runtime cannot add or power nodes.
 	Nodes NodePool
+	// NodesByHook is true where Nodes makes nodes by a user's join hook
+	// (a cluster someone else made): a node gets the labels a spec asks
+	// for, and no other kubelet option.
+	NodesByHook bool
 	// LentNodes are nodes of a cluster someone else made that its user
 	// lent the lifecycle specs (--lifecycle-nodes); nil where the runtime
 	// makes nodes of its own (Nodes), or none were lent.

@@ -48,6 +48,7 @@ const (
 	FlagKubernetes     = "kubernetes-version"
 	FlagAllowNewerCCM  = "allow-newer-ccm"
 	FlagLifecycleNodes = "lifecycle-nodes"
+	FlagJoinHook       = "join-hook"
 )
 
 // Runtimes are the values of --cluster.
@@ -96,12 +97,16 @@ type Options struct {
 	// node-lifecycle specs may stop, start and terminate through the
 	// cloud's API (comma-separated); none, and they skip.
 	LifecycleNodes string
+	// JoinHook makes the specs' new nodes on an existing cluster: a shell
+	// command run as `hook NODE` (existing.WithJoinHook); none, and the
+	// specs that add nodes skip.
+	JoinHook string
 }
 
 // New returns the defaults, taken from the environment where it sets
 // them: PROVIDER, PROVIDER_CONFIG, CCM_VERSION, CCM_IMAGE, CLUSTER,
-// KUBECONFIG, BIN_DIR, NODES, ARTIFACTS, K8S_VERSION, ALLOW_NEWER_CCM and
-// LIFECYCLE_NODES,
+// KUBECONFIG, BIN_DIR, NODES, ARTIFACTS, K8S_VERSION, ALLOW_NEWER_CCM,
+// LIFECYCLE_NODES and JOIN_HOOK,
 // as `make e2e` passes them.
 func New() *Options {
 	nodes := 3
@@ -123,6 +128,7 @@ func New() *Options {
 		KubernetesVersion: os.Getenv("K8S_VERSION"),
 		AllowNewerCCM:     os.Getenv("ALLOW_NEWER_CCM") == "true",
 		LifecycleNodes:    os.Getenv("LIFECYCLE_NODES"),
+		JoinHook:          os.Getenv("JOIN_HOOK"),
 	}
 }
 
@@ -151,6 +157,7 @@ func (o *Options) Bind(fs FlagSet, except ...string) {
 	str(&o.CCMImage, FlagCCMImage, "run the CCM from this container image instead (docker-archive:PATH, oci:DIR, or a registry reference) ($CCM_IMAGE)")
 	str(&o.Cluster, FlagCluster, "cluster runtime: local (simulated nodes, no Docker), kind (real nodes in Docker), or existing (the cluster of --kubeconfig, which is neither made nor removed) ($CLUSTER)")
 	str(&o.Kubeconfig, FlagKubeconfig, "the existing cluster's kubeconfig, for --cluster=existing ($KUBECONFIG)")
+	str(&o.JoinHook, FlagJoinHook, "for --cluster=existing with a reached cloud: a shell command run as `hook NODE` that makes a machine whose kubelet (--cloud-provider=external) registers as NODE with the labels in $CCM_HARNESS_NODE_LABELS; its machines are powered and terminated through the cloud's API; none, and the specs that add nodes skip ($JOIN_HOOK)")
 	str(&o.LifecycleNodes, FlagLifecycleNodes, "for --cluster=existing with a reached cloud: comma-separated nodes whose machines the node-lifecycle specs may stop, start and terminate through the cloud's API (a terminated one is gone for good); none, and those specs skip ($LIFECYCLE_NODES)")
 	str(&o.BinDir, FlagBinDir, "directory of ready-made etcd, kube-apiserver, kube-controller-manager, kwok, CCM and cloud binaries (default: build them into the cache) ($BIN_DIR)")
 	str(&o.Artifacts, FlagArtifacts, "where logs, JUnit and reports go ($ARTIFACTS)")
@@ -186,7 +193,7 @@ func (o Options) Args() []string {
 		"--" + FlagAllowNewerCCM + "=" + strconv.FormatBool(o.AllowNewerCCM),
 	}
 	if o.Cluster == Existing {
-		args = append(args, "--"+FlagKubeconfig+"="+o.Kubeconfig, "--"+FlagLifecycleNodes+"="+o.LifecycleNodes)
+		args = append(args, "--"+FlagKubeconfig+"="+o.Kubeconfig, "--"+FlagLifecycleNodes+"="+o.LifecycleNodes, "--"+FlagJoinHook+"="+o.JoinHook)
 	}
 	return args
 }
@@ -313,12 +320,15 @@ func (o Options) Resolve(logf func(format string, args ...any)) (*Setup, error) 
 	case Kind:
 		s.Runtime = kind.New()
 	case Existing:
-		s.Runtime = existing.New(o.Kubeconfig, existing.WithLifecycleNodes(lifecycleNodes(o.LifecycleNodes)...))
+		s.Runtime = existing.New(o.Kubeconfig, existing.WithLifecycleNodes(lifecycleNodes(o.LifecycleNodes)...), existing.WithJoinHook(o.JoinHook))
 	default:
 		return nil, fmt.Errorf("--%s %q is not a runtime (known: %s, %s, %s)", FlagCluster, o.Cluster, Local, Kind, Existing)
 	}
 	if o.LifecycleNodes != "" && o.Cluster != Existing {
 		return nil, fmt.Errorf("--%s names nodes of a cluster someone else made; with --%s=%s the harness makes its own nodes for the lifecycle specs (leave it unset)", FlagLifecycleNodes, FlagCluster, o.Cluster)
+	}
+	if o.JoinHook != "" && o.Cluster != Existing {
+		return nil, fmt.Errorf("--%s makes nodes of a cluster someone else made; with --%s=%s the harness makes its own (leave it unset)", FlagJoinHook, FlagCluster, o.Cluster)
 	}
 	if o.Cluster == Existing {
 		if o.KubernetesVersion != "" {

@@ -77,6 +77,7 @@ func TestResolveBadInput(t *testing.T) {
 			"aws-cloud-controller-manager v1.36.2 is newer than the cluster's kube-apiserver v1.35.4, and a cloud-controller-manager must not be newer than the kube-apiserver it talks to; it should match its minor version and may be one minor older (https://kubernetes.io/releases/version-skew-policy/); choose --ccm-version v1.35.x or older, or --allow-newer-ccm"},
 		{"a release for an existing cluster", Options{Provider: fake.Name, Cluster: Existing, KubernetesVersion: "v1.35"}, "--kubernetes-version v1.35 picks the release of a cluster the harness makes"},
 		{"lent nodes of a cluster the harness makes", Options{Provider: fake.Name, Cluster: Local, LifecycleNodes: "node-1"}, "--lifecycle-nodes names nodes of a cluster someone else made"},
+		{"a join hook for a cluster the harness makes", Options{Provider: fake.Name, Cluster: Local, JoinHook: "true"}, "--join-hook makes nodes of a cluster someone else made"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.o.Nodes == 0 && tt.name != "no nodes" {

@@ -19,6 +19,10 @@ const (
 	needPrefix = "needs-"
 	// NeedNodePool: the runtime adds nodes and powers their instances.
 	NeedNodePool = needPrefix + "node-pool"
+	// NeedChosenNodeIP: the runtime registers a node with a kubelet
+	// --node-ip the spec chooses from its instance's addresses (a join
+	// hook takes labels only).
+	NeedChosenNodeIP = needPrefix + "chosen-node-ip"
 	// NeedMachines: the spec may stop, start and terminate a node's
 	// machine: one the runtime adds, or one the user lent.
 	NeedMachines = needPrefix + "machines"
@@ -71,6 +75,7 @@ type Features struct {
 	Provider     string
 	Capabilities providers.Capabilities
 	NodePool     bool
+	ChosenNodeIP bool
 	Machines     bool
 	Inspector    bool
 	LBInspector  bool
@@ -92,9 +97,10 @@ func FeaturesOf(e *Env) Features {
 	f := Features{
 		Provider: p.Name, Capabilities: p.Capabilities, Differences: p.DifferencesOf(c.Cloud),
 		NodePool: c.Nodes != nil, DataPlane: c.DataPlane,
-		Machines:  c.Nodes != nil || (c.LentNodes != nil && len(c.LentNodes.Names()) > 0),
-		Restart:   c.Manager(cluster.CloudControllerManager) != nil,
-		InTreeKCM: p.InTreeKCM.Name != "", OlderCCM: p.OlderCCM.Name != "",
+		Machines:     c.Nodes != nil || (c.LentNodes != nil && len(c.LentNodes.Names()) > 0),
+		ChosenNodeIP: c.Nodes != nil && !c.NodesByHook,
+		Restart:      c.Manager(cluster.CloudControllerManager) != nil,
+		InTreeKCM:    p.InTreeKCM.Name != "", OlderCCM: p.OlderCCM.Name != "",
 		HA: e.NewCluster != nil && c.ControlPlane != nil,
 	}
 	if c.Cloud != nil {
@@ -139,7 +145,9 @@ func unmet(label string, f Features, late bool) string {
 	}
 	switch {
 	case label == NeedNodePool && !f.NodePool:
-		return fmt.Sprintf("the harness cannot add nodes to this cluster (provider %s has no instance control here)", f.Provider)
+		return fmt.Sprintf("the harness cannot add nodes to this cluster (provider %s has no instance control here, and no --join-hook was given)", f.Provider)
+	case label == NeedChosenNodeIP && f.NodePool && !f.ChosenNodeIP:
+		return "needs a node registered with a kubelet --node-ip of the spec's choosing: the join hook is given labels only"
 	case label == NeedMachines && !f.Machines:
 		return fmt.Sprintf("would stop, start and terminate a machine: the harness cannot add nodes here (provider %s has no instance control here), and none was lent to it (--lifecycle-nodes, on a cluster it did not make, with a profile that reaches the cloud)", f.Provider)
 	case label == NeedInspector && !f.Inspector:

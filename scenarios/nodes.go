@@ -78,7 +78,7 @@ var _ = framework.Describe("Nodes", func() {
 		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, env().Timeouts.NodeInit, "node addresses to match the cloud", initialNodes(), AddressesFromCloud(cloud)))
 	})
 
-	it("honours the alpha.kubernetes.io/provided-node-ip annotation", framework.WithLabel("node-address"), Needs(providers.Instances, NeedNodePool, NeedInspector), func(ctx context.Context) {
+	it("honours the alpha.kubernetes.io/provided-node-ip annotation", framework.WithLabel("node-address"), Needs(providers.Instances, NeedNodePool, NeedChosenNodeIP, NeedInspector), func(ctx context.Context) {
 		pool := nodePool()
 		insp := inspector()
 		name := "nodeip-" + rand.String(5)
@@ -165,17 +165,18 @@ func addNode(ctx context.Context, pool cluster.NodePool, name string, opts ...cl
 }
 
 // machineNode is a node whose machine the spec may stop, start and
-// terminate, and what powers it: one of the spec's own, added as
-// addNode adds one, or, on a cluster the harness did not make, one its
-// user lent (--lifecycle-nodes), given back after the spec.
+// terminate, and what powers it: on a cluster the harness did not make,
+// one its user lent (--lifecycle-nodes), given back after the spec;
+// otherwise one of the spec's own, added as addNode adds one (a join
+// hook's, on a cluster the harness did not make).
 func machineNode(ctx context.Context, prefix string) (string, cluster.Powered) {
 	e := env()
-	if e.Cluster.Nodes != nil {
+	lender := e.Cluster.LentNodes
+	if lender == nil && e.Cluster.Nodes != nil {
 		name := prefix + rand.String(5)
 		addNode(ctx, e.Cluster.Nodes, name)
 		return name, e.Cluster.Nodes
 	}
-	lender := e.Cluster.LentNodes
 	if lender == nil {
 		ginkgo.Skip(unmet(NeedMachines, *e.Features, false))
 	}

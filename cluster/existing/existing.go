@@ -8,7 +8,8 @@
 // what the specs left there; otherwise checks that need to ask the cloud
 // are skipped. The lifecycle specs stop, start and terminate only the
 // machines of nodes the user lends them (WithLifecycleNodes), through the
-// cloud's own API.
+// cloud's own API, and the specs that add nodes make them only through
+// the user's join hook (WithJoinHook).
 package existing
 
 import (
@@ -29,6 +30,7 @@ import (
 type Runtime struct {
 	kubeconfig     string
 	lifecycleNodes []string
+	joinHook       string
 }
 
 var (
@@ -84,6 +86,14 @@ func (r *Runtime) connect(ctx context.Context, spec cluster.Spec, attach bool) (
 		KubernetesVersion: v.GitVersion,
 		Profile:           spec.Profile,
 		Cloud:             cloud,
+	}
+	if r.joinHook != "" {
+		j, err := newJoined(cs, cloud, r.joinHook)
+		if err != nil {
+			return nil, err
+		}
+		c.Nodes, c.NodesByHook = j, true
+		logf(spec, "  new nodes: made by the join hook %q", r.joinHook)
 	}
 	if len(r.lifecycleNodes) > 0 {
 		l, err := newLent(ctx, cs, cloud, r.lifecycleNodes)

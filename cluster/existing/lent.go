@@ -29,8 +29,8 @@ func WithLifecycleNodes(names ...string) Option {
 // lent are the nodes a user lent the lifecycle specs: one spec at a time
 // each, powered through the cloud's own API, and no other node ever.
 type lent struct {
-	machines providers.MachinePower
-	names    []string
+	guarded
+	names []string
 
 	mu   sync.Mutex
 	held map[string]bool
@@ -62,7 +62,9 @@ func newLent(ctx context.Context, cs kubernetes.Interface, cloud providers.Cloud
 	if len(names) == len(have) {
 		return nil, fmt.Errorf("existing cluster: --lifecycle-nodes lends every node of the cluster (%s): keep at least one for the CCM and the other specs", strings.Join(names, ", "))
 	}
-	return &lent{machines: power, names: names, held: map[string]bool{}, gone: map[string]bool{}}, nil
+	l := &lent{names: names, held: map[string]bool{}, gone: map[string]bool{}}
+	l.guarded = guarded{machines: power, allow: l.check, ended: l.ended}
+	return l, nil
 }
 
 func (l *lent) Names() []string { return slices.Clone(l.names) }
@@ -105,31 +107,9 @@ func (l *lent) check(name string) error {
 	return nil
 }
 
-// power asks the cloud to do verb to a lent node's machine.
-func (l *lent) power(ctx context.Context, name, verb string, do func(context.Context, string) error) error {
-	if err := l.check(name); err != nil {
-		return err
-	}
-	if err := do(ctx, name); err != nil {
-		return fmt.Errorf("node %s: %s its machine: %w", name, verb, err)
-	}
-	return nil
-}
-
-func (l *lent) PowerOff(ctx context.Context, name string) error {
-	return l.power(ctx, name, "stop", l.machines.Stop)
-}
-
-func (l *lent) PowerOn(ctx context.Context, name string) error {
-	return l.power(ctx, name, "start", l.machines.Start)
-}
-
-func (l *lent) Terminate(ctx context.Context, name string) error {
-	if err := l.power(ctx, name, "terminate", l.machines.Terminate); err != nil {
-		return err
-	}
+// ended marks a terminated node's machine gone: never lent again.
+func (l *lent) ended(name string) {
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	l.gone[name] = true
-	l.mu.Unlock()
-	return nil
 }

@@ -13,12 +13,15 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"sigs.k8s.io/ccm-harness/cluster"
+	"sigs.k8s.io/ccm-harness/cluster/existing"
 	"sigs.k8s.io/ccm-harness/cluster/local"
 	"sigs.k8s.io/ccm-harness/internal/binaries"
 	"sigs.k8s.io/ccm-harness/internal/oci"
@@ -58,13 +61,37 @@ func newRoot() *cobra.Command {
 				return fmt.Errorf("--name: %w", err)
 			}
 			opts := *o
-			opts.Cluster = options.Local // whatever $CLUSTER says
+			// Whatever $CLUSTER, $LIFECYCLE_NODES and $JOIN_HOOK say (a
+			// suite's, for the cluster it judges).
+			opts.Cluster, opts.LifecycleNodes, opts.JoinHook = options.Local, "", ""
 			return up(cmd.Context(), opts, name)
 		},
 	}
 	// up leaves a cluster for kubectl: only the local runtime makes one
 	// that outlives this process.
-	o.Bind(up.Flags(), options.FlagCluster, options.FlagKubeconfig, options.FlagLifecycleNodes)
+	o.Bind(up.Flags(), options.FlagCluster, options.FlagKubeconfig, options.FlagLifecycleNodes, options.FlagJoinHook)
+
+	join := &cobra.Command{
+		Use:   "join NODE",
+		Short: "Add a node to a cluster started with up, as a machine whose kubelet joins it: its instance made in the cloud, then the node registered (a --join-hook for the suite with --cluster=existing)",
+		Long: "Add a node to a cluster started with up (the same --name, --provider and --provider-config), as a machine whose kubelet\n" +
+			"joins it: its instance made in the cloud, then the node registered tainted uninitialized, with the labels in\n" +
+			"$" + existing.NodeLabelsEnv + " (k=v,...). It is the join hook of a suite that judges such a cluster as someone else's:\n" +
+			"  --join-hook='ccm-harness join --name NAME --provider=PROVIDER'",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := cluster.CheckName(name); err != nil {
+				return fmt.Errorf("--name: %w", err)
+			}
+			opts := *o
+			// As up: the hook runs in the environment of the suite it
+			// serves, which sets these for the cluster it judges.
+			opts.Cluster, opts.LifecycleNodes, opts.JoinHook = options.Local, "", ""
+			return joinNode(cmd.Context(), opts, name, args[0])
+		},
+	}
+	o.Bind(join.Flags(), options.FlagCluster, options.FlagKubeconfig, options.FlagLifecycleNodes, options.FlagJoinHook, options.FlagNodes,
+		options.FlagArtifacts, options.FlagWait, options.FlagAPIServerPort)
 
 	down := &cobra.Command{
 		Use:   "down",
@@ -96,7 +123,10 @@ func newRoot() *cobra.Command {
 		Short: "Build the components a local cluster of the provider runs into the cache, and print their paths",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := o.Resolve(logf)
+			// Nodes of an existing cluster build nothing.
+			opts := *o
+			opts.LifecycleNodes, opts.JoinHook = "", ""
+			s, err := opts.Resolve(logf)
 			if err != nil {
 				return err
 			}
@@ -125,7 +155,7 @@ func newRoot() *cobra.Command {
 			return nil
 		},
 	}
-	o.Bind(bins.Flags(), options.FlagKubeconfig, options.FlagLifecycleNodes, options.FlagNodes, options.FlagArtifacts, options.FlagWait, options.FlagAPIServerPort)
+	o.Bind(bins.Flags(), options.FlagKubeconfig, options.FlagLifecycleNodes, options.FlagJoinHook, options.FlagNodes, options.FlagArtifacts, options.FlagWait, options.FlagAPIServerPort)
 	bins.Flags().StringVar(&labelFilter, "label-filter", "", "the suite's Ginkgo label filter: the leader-migration specs' managers are built only if it selects one of them (empty selects every spec)")
 	bins.Flags().BoolVar(&migrationOnly, "leader-migration-only", false, "build only the leader-migration specs' managers, not the cluster's components: a build beside theirs (make e2e runs it in the background)")
 	var packTag, packOut string
@@ -164,7 +194,7 @@ func newRoot() *cobra.Command {
 		},
 	}
 	grid.Flags().StringVar(&gridOut, "out", "grid.html", "the page to write")
-	root.AddCommand(up, down, bins, grid, pack, newMatrix(o))
+	root.AddCommand(up, join, down, bins, grid, pack, newMatrix(o))
 	return root
 }
 
@@ -183,6 +213,43 @@ func up(ctx context.Context, o options.Options, name string) error {
 	fmt.Printf("  kubectl --kubeconfig %s get nodes\n", c.Kubeconfig)
 	fmt.Printf("  logs: %s\n", s.LogDir(c.Name))
 	fmt.Printf("  ccm-harness down --name %s\n", c.Name)
+	return nil
+}
+
+// joinNode adds node to the running cluster called name, with the labels
+// a join hook is given.
+func joinNode(ctx context.Context, o options.Options, name, node string) error {
+	if errs := validation.IsDNS1123Subdomain(node); len(errs) > 0 {
+		return fmt.Errorf("node name %q: %s", node, strings.Join(errs, "; "))
+	}
+	labels := map[string]string{}
+	if v := os.Getenv(existing.NodeLabelsEnv); v != "" {
+		for _, kv := range strings.Split(v, ",") {
+			k, val, ok := strings.Cut(kv, "=")
+			if !ok || k == "" {
+				return fmt.Errorf("$%s: %q is not key=value", existing.NodeLabelsEnv, kv)
+			}
+			labels[k] = val
+		}
+	}
+	s, err := o.Resolve(logf)
+	if err != nil {
+		return err
+	}
+	c, err := s.Attach(ctx, name)
+	if errors.Is(err, cluster.ErrNoCluster) {
+		return fmt.Errorf("no cluster %s is up to join (start one with ccm-harness up --name %s)", name, name)
+	}
+	if err != nil {
+		return err
+	}
+	if c.Nodes == nil {
+		return fmt.Errorf("cluster %s: provider %s makes no instances here, so no node can join", name, s.Profile.Name)
+	}
+	if _, err := c.Nodes.Add(ctx, node, cluster.WithLabels(labels)); err != nil {
+		return err
+	}
+	fmt.Printf("node %s joined cluster %s\n", node, name)
 	return nil
 }
 

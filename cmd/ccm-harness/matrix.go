@@ -49,7 +49,7 @@ func newMatrix(o *options.Options) *cobra.Command {
 		},
 	}
 	o.Bind(cmd.Flags(), options.FlagKubeconfig, options.FlagWait, options.FlagAPIServerPort, options.FlagKubernetes, options.FlagCCMVersion,
-		options.FlagAllowNewerCCM, options.FlagCCMImage, options.FlagLifecycleNodes)
+		options.FlagAllowNewerCCM, options.FlagCCMImage, options.FlagLifecycleNodes, options.FlagJoinHook)
 	cmd.Flags().StringSliceVar(&f.clusters, "kubernetes-versions", nil, "the clusters' releases, or their minors (default: every release the harness builds, "+strings.Join(binaries.KubernetesReleases, ", ")+")")
 	cmd.Flags().StringSliceVar(&f.ccms, "ccm-versions", nil, "the CCM versions (default: every version pinned for the provider)")
 	cmd.Flags().BoolVar(&f.outside, "outside-policy", false, "also run each CCM one minor newer than the cluster, outside the version skew policy; such a cell's failures are no finding")

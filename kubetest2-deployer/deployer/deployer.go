@@ -76,7 +76,7 @@ func New(common types.Options) (types.Deployer, *pflag.FlagSet) {
 	// A deployer's cluster outlives its process between --up and --down:
 	// only the local runtime's does, from its state folder.
 	d.opts.Cluster = options.Local
-	d.opts.Bind(fs, options.FlagArtifacts, options.FlagKubeconfig, options.FlagAPIServerPort, options.FlagLifecycleNodes)
+	d.opts.Bind(fs, options.FlagArtifacts, options.FlagKubeconfig, options.FlagAPIServerPort, options.FlagLifecycleNodes, options.FlagJoinHook)
 	fs.StringVar(&d.clusterName, "cluster-name", "", "cluster name, lower-case letters, digits and '-', at most 42 characters (default: kt2- and the run ID); give the same to a later --down or --test of a cluster left up")
 	return d, fs
 }
