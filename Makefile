@@ -44,7 +44,7 @@ export ARTIFACTS
 # the suite and kube-apiserver share is compiled once, not once each way.
 export GOFLAGS += -trimpath
 
-.PHONY: bench all build binaries matrix e2e-oldest prebuild e2e e2e-vsphere e2e-openstack e2e-aws e2e-aws-lb e2e-kind e2e-image e2e-plugin e2e-reached e2e-reached-openstack e2e-reached-control e2e-incluster e2e-existing e2e-dry-run e2e-serial test unit vet controls compare images jobs up down clean clean-cache kubetest2
+.PHONY: bench all build binaries matrix e2e-oldest prebuild e2e e2e-vsphere e2e-openstack e2e-aws e2e-aws-lb e2e-kind e2e-image e2e-plugin e2e-reached e2e-reached-openstack e2e-reached-control e2e-foreign e2e-incluster e2e-existing e2e-dry-run e2e-serial test unit vet controls compare images jobs up down clean clean-cache kubetest2
 
 all: build
 
@@ -326,6 +326,45 @@ e2e-reached-control: build
 	else echo "e2e-reached-control: the control failed, as it must (make compare checks which specs and why: TestReachedControl)"; fi; \
 	CCM_HARNESS_STATE=$(REACHED_STATE) $(BIN)/ccm-harness down --name reached-lying; [ $$status = 0 ]
 
+# A cluster and a cloud the harness did not make, made with their own
+# tools (e2e/testdata/foreign.sh): fakecloud on its own as an AWS whose
+# machines are the node containers, a kind cluster from kind's command
+# line, the AWS CCM from its own manifests with kubectl (no route
+# controller: the manifests' --configure-cloud-routes=false). The suite
+# gets the kubeconfig and the cloud's endpoint alone (reach.sh), checks
+# which controllers the CCM's pod runs against the claims, runs the data
+# path on the cluster's nodes, and judges through the AWS SDK, then
+# through the example cloud plugin; each run lends the lifecycle specs two
+# nodes of its own, which they power through EC2's API (the machine's
+# container stops with its instance). make compare checks the two runs
+# agree spec by spec (TestForeignPluginMatchesSDK). The specs that add
+# nodes skip: kind's command line cannot add one (no join hook). Its
+# control: a profile claiming routes too must stop before any spec, as the
+# CCM's pod runs no route controller.
+FOREIGN      := $(CURDIR)/_output/foreign
+FOREIGN_NODE  = ccm-harness-foreign-worker$(1)
+e2e-foreign: build $(BIN)/kind
+	@# One shell, so that the cluster and its cloud go whatever ends it
+	@# (a failure, Ctrl-C).
+	trap 'ARTIFACTS=$(ARTIFACTS)/foreign e2e/testdata/foreign.sh down $(FOREIGN)' EXIT; \
+	ARTIFACTS=$(ARTIFACTS)/foreign e2e/testdata/foreign.sh up $(FOREIGN) $(foreach i,2 3 4 5,$(call FOREIGN_NODE,$(i))) && \
+	CAPABILITIES='instances, zones, node-lifecycle, load-balancers' e2e/testdata/reach.sh aws $(FOREIGN)/cloud-admin $(FOREIGN)/reach && \
+	. $(FOREIGN)/reach/env && export KUBECONFIG=$(FOREIGN)/kubeconfig && \
+	$(REACHED_E2E) PROVIDER_CONFIG=$(FOREIGN)/reach/aws-reached.yaml LABEL_FILTER='!leader-migration' \
+		LIFECYCLE_NODES=$(call FOREIGN_NODE,2),$(call FOREIGN_NODE,3) ARTIFACTS=$(ARTIFACTS)/foreign && \
+	$(REACHED_E2E) PROVIDER_CONFIG=$(FOREIGN)/reach/aws-reached-plugin.yaml LABEL_FILTER='$(PLUGIN_LABEL_FILTER)' \
+		LIFECYCLE_NODES=$(call FOREIGN_NODE,4),$(call FOREIGN_NODE,5) ARTIFACTS=$(ARTIFACTS)/foreign-plugin && \
+	CAPABILITIES='instances, zones, node-lifecycle, load-balancers, routes' e2e/testdata/reach.sh aws $(FOREIGN)/cloud-admin $(FOREIGN)/claims && \
+	if $(REACHED_E2E) PROVIDER_CONFIG=$(FOREIGN)/claims/aws-reached.yaml LABEL_FILTER=route ARTIFACTS=$(ARTIFACTS)/foreign-claims \
+		> $(ARTIFACTS)/foreign-claims.log 2>&1; then \
+		echo "e2e-foreign: the claims control passed: routes claimed for a CCM that runs no route controller ($(ARTIFACTS)/foreign-claims.log)"; false; \
+	elif grep -q "but its CCM runs no node-route-controller" $(ARTIFACTS)/foreign-claims.log; then \
+		echo "e2e-foreign: the claims control failed, as it must: the CCM's pod runs no route controller"; \
+	else echo "e2e-foreign: the claims control failed, but not on the claim ($(ARTIFACTS)/foreign-claims.log)"; false; fi
+
+$(BIN)/kind: go.mod go.sum
+	@mkdir -p $(BIN); $(GO) build -ldflags='-s -w' -o $@ sigs.k8s.io/kind
+
 # The suite on real nodes: a kind cluster made for the CCM (no default CNI,
 # no CoreDNS, --cloud-provider=external), where the [datapath] specs carry
 # packets through fakecloud's load balancers to pods, and pods on different
@@ -398,7 +437,7 @@ images: $(IMAGE) $(INCLUSTER_IMAGE)
 # serial run with the parallel one, each dry run with its real run, the
 # image's run with the binary's, the plugins' with the AWS SDK's. They read $(ARTIFACTS) and run no suite,
 # so make test runs them last, once every run they compare has ended.
-COMPARE_TESTS := ^(TestSerialMatchesParallel|TestDryRunMatchesRealRun|TestImageRunMatchesBinaryRun|TestPluginMatchesBuiltinInspector|TestReachedPluginMatchesSDK|TestReachedControl)$$
+COMPARE_TESTS := ^(TestSerialMatchesParallel|TestDryRunMatchesRealRun|TestImageRunMatchesBinaryRun|TestPluginMatchesBuiltinInspector|TestReachedPluginMatchesSDK|TestForeignPluginMatchesSDK|TestReachedControl)$$
 compare:
 	$(GO) test -count=1 -v -run '$(COMPARE_TESTS)' ./e2e/controls
 
@@ -425,14 +464,18 @@ prebuild: build
 # their lines prefixed with their names: local clusters that mostly wait
 # on their CCMs share the two cores well, and the CI budget is wall time.
 # A target ending in @ runs in the background beside the rest; make test
-# waits for it at the end, and fails if it failed. The harness's binaries
+# waits for it at "wait" (compare reads its run), or at the end, and fails
+# if it failed. The harness's binaries
 # are built once, first, so that no two targets at once build the same
 # file; the unit tests (mostly compiling, and clusters of the CLI's tests)
 # then run beside the default suite (mostly waiting). The controls bring
 # kind clusters up beside the small suites: nothing more goes there (a
 # kind node's kubeadm join timed out when the reached clouds' clusters and
-# their plugin run were beside them too).
-TEST_TARGETS := vet build prebuild@ unit+jobs+e2e e2e-vsphere+e2e-aws+e2e-aws-lb+e2e-reached+e2e-reached-control e2e-openstack+e2e-oldest+e2e-kind+e2e-serial+e2e-plugin+e2e-reached-openstack images e2e-image+e2e-incluster+e2e-existing+e2e-dry-run+kubetest2+controls compare
+# their plugin run were beside them too). The foreign cluster's run
+# (e2e-foreign: its kind cluster, two suites and a control, about 7
+# minutes alone) starts in the background after the reached clouds' group,
+# once the AWS CCM and the node image it takes from the cache are built.
+TEST_TARGETS := vet build prebuild@ unit+jobs+e2e e2e-vsphere+e2e-aws+e2e-aws-lb+e2e-reached+e2e-reached-control e2e-foreign@ e2e-openstack+e2e-oldest+e2e-kind+e2e-serial+e2e-plugin+e2e-reached-openstack images e2e-image+e2e-incluster+e2e-existing+e2e-dry-run+kubetest2+controls wait compare
 # Each target's output also goes to $(ARTIFACTS)/make-test/<target>.log;
 # a failed target's error lines are printed again after the times, last,
 # where a CI system that keeps only the end of the output still shows why;
@@ -445,7 +488,8 @@ test:
 	logged() { run $$1 2>&1 | tee $(ARTIFACTS)/make-test/$$1.log; }; \
 	for group in $(TEST_TARGETS); do \
 		case $$group in \
-		*@) t=$${group%@}; { logged $$t | sed -u "s/^/[$$t] /"; } & bg=$$! ;; \
+		*@) t=$${group%@}; { logged $$t | sed -u "s/^/[$$t] /"; } & bgs="$$bgs $$!" ;; \
+		wait) wait $$bgs; bgs= ;; \
 		*+*) for t in $$(echo $$group | tr + ' '); do { logged $$t | sed -u "s/^/[$$t] /"; } & pids="$$pids $$!"; done; wait $$pids; pids= ;; \
 		*) logged $$group ;; \
 		esac; \

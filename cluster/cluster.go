@@ -192,6 +192,10 @@ func (c *Cluster) Manager(name string) Manager {
 	return nil
 }
 
+// KwokNodeLabel is the label kwok selects the nodes whose kubelets it
+// simulates by (the local runtime's): a node that carries it runs no pods.
+const KwokNodeLabel = "kwok.x-k8s.io/node"
+
 // Step is one timed part of a bring-up.
 type Step struct {
 	Name     string

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"time"
 
@@ -146,6 +147,11 @@ func (c *pluginCloud) Inspector() Inspector {
 		return nil
 	}
 	a := asker{c.plugin}
+	var resolver NameResolver = net.DefaultResolver
+	if r, ok := c.Cloud.(NameResolver); ok {
+		resolver = r
+	}
+	lba := lbAsker{a, resolver}
 	lb, rt, del := c.can(cloudplugin.LoadBalancers), c.can(cloudplugin.Routes), c.can(cloudplugin.DeleteRoute)
 	switch {
 	case lb && rt && del:
@@ -154,13 +160,13 @@ func (c *pluginCloud) Inspector() Inspector {
 			lbAsker
 			routeAsker
 			routeDeleter
-		}{instanceAsker{a}, lbAsker{a}, routeAsker{a}, routeDeleter{a}}
+		}{instanceAsker{a}, lba, routeAsker{a}, routeDeleter{a}}
 	case lb && rt:
 		return struct {
 			instanceAsker
 			lbAsker
 			routeAsker
-		}{instanceAsker{a}, lbAsker{a}, routeAsker{a}}
+		}{instanceAsker{a}, lba, routeAsker{a}}
 	case rt && del:
 		return struct {
 			instanceAsker
@@ -171,7 +177,7 @@ func (c *pluginCloud) Inspector() Inspector {
 		return struct {
 			instanceAsker
 			lbAsker
-		}{instanceAsker{a}, lbAsker{a}}
+		}{instanceAsker{a}, lba}
 	case rt:
 		return struct {
 			instanceAsker
@@ -225,7 +231,14 @@ func instanceOf(name string, m *cloudplugin.Machine) Instance {
 	return out
 }
 
-type lbAsker struct{ asker }
+// lbAsker asks the plugin for the load balancers. One the plugin gives a
+// DNS name and no address gets the address that name resolves to, as the
+// built-in inspectors give it and as a client finds it: through the
+// cloud's own DNS where it has one (NameResolver), else the system's.
+type lbAsker struct {
+	asker
+	resolver NameResolver
+}
 
 func (a lbAsker) LoadBalancers(ctx context.Context) ([]LoadBalancer, error) {
 	resp, err := a.ask(ctx, cloudplugin.Request{Verb: cloudplugin.LoadBalancers})
@@ -238,6 +251,13 @@ func (a lbAsker) LoadBalancers(ctx context.Context) ([]LoadBalancer, error) {
 			Backends: lb.Backends, HealthCheckNodePort: lb.HealthCheckNodePort, SourceRanges: lb.SourceRanges}
 		for _, ls := range lb.Listeners {
 			l.Listeners = append(l.Listeners, Listener{Port: ls.Port, Protocol: v1.Protocol(ls.Protocol), NodePort: ls.NodePort})
+		}
+		if l.IP == "" && l.Hostname != "" {
+			// A name not in DNS yet is no error: a real one takes a while.
+			if addrs, err := a.resolver.LookupHost(ctx, l.Hostname); err == nil && len(addrs) > 0 {
+				slices.Sort(addrs)
+				l.IP = addrs[0]
+			}
 		}
 		out = append(out, l)
 	}

@@ -27,7 +27,7 @@ r='{"apiVersion":"` + cloudplugin.APIVersion + `","kind":"Response"'
 case $req in
 *'"capabilities"'*) echo "$r,\"verbs\":[` + strings.ReplaceAll(strings.Join(quoted, ","), `"`, `\"`) + `]}" ;;
 *'"instance"'*|*'"create"'*) echo "$r,\"instance\":{\"providerID\":\"p://1\",\"zone\":\"z1\",\"running\":true,\"addresses\":[{\"type\":\"InternalIP\",\"address\":\"10.0.0.1\"}]}}" ;;
-*'"loadBalancers"'*) echo "$r,\"loadBalancers\":[{\"name\":\"lb1\",\"service\":\"ns/s\",\"hostname\":\"lb1.example\",\"listeners\":[{\"port\":80,\"protocol\":\"TCP\",\"nodePort\":30080}],\"backends\":[\"node-a\"]}]}" ;;
+*'"loadBalancers"'*) echo "$r,\"loadBalancers\":[{\"name\":\"lb1\",\"service\":\"ns/s\",\"hostname\":\"localhost\",\"listeners\":[{\"port\":80,\"protocol\":\"TCP\",\"nodePort\":30080}],\"backends\":[\"node-a\"]}]}" ;;
 *'"routes"'*) echo "$r,\"routes\":[{\"name\":\"r1\",\"destinationCIDR\":\"10.244.0.0/24\",\"targetNode\":\"node-a\"}]}" ;;
 *) echo "$r}" ;;
 esac
@@ -71,7 +71,10 @@ func TestPluginEveryVerb(t *testing.T) {
 		t.Errorf("instance: %+v %v", inst, err)
 	}
 	lbs, err := insp.(providers.LoadBalancerInspector).LoadBalancers(ctx)
-	if err != nil || len(lbs) != 1 || lbs[0].Service != "ns/s" || lbs[0].Listeners[0] != (providers.Listener{Port: 80, Protocol: "TCP", NodePort: 30080}) {
+	// A name with no address: resolved as a client would (here the
+	// system's resolver; a reached cloud's own DNS where it has one).
+	if err != nil || len(lbs) != 1 || lbs[0].Service != "ns/s" || lbs[0].Listeners[0] != (providers.Listener{Port: 80, Protocol: "TCP", NodePort: 30080}) ||
+		lbs[0].Hostname != "localhost" || lbs[0].IP != "127.0.0.1" {
 		t.Errorf("load balancers: %+v %v", lbs, err)
 	}
 	routes, err := insp.(providers.RouteInspector).Routes(ctx)

@@ -366,6 +366,14 @@ type ServiceAnnotator interface {
 	ServiceAnnotations() map[string]string
 }
 
+// NameResolver is a cloud whose load balancers' DNS names resolve through
+// a DNS of the cloud's own (a reached AWS's reach.nameserver) rather than
+// the system's: where a cloud plugin gives a load balancer a name and no
+// address, the name is resolved through it. net.Resolver is one.
+type NameResolver interface {
+	LookupHost(ctx context.Context, name string) ([]string, error)
+}
+
 // CCMEnvironment is a cloud whose CCM needs environment variables besides
 // its cloud config, such as a feature switch the config relies on.
 type CCMEnvironment interface {

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -87,6 +88,14 @@ func (r *Runtime) connect(ctx context.Context, spec cluster.Spec, attach bool) (
 		Profile:           spec.Profile,
 		Cloud:             cloud,
 	}
+	if c.DataPlane, err = dataPlane(ctx, cs); err != nil {
+		return nil, err
+	}
+	if c.DataPlane {
+		logf(spec, "  data path: the nodes run pods")
+	} else {
+		logf(spec, "  data path: none, the nodes are kwok's (%s): the data path specs skip", cluster.KwokNodeLabel)
+	}
 	if r.joinHook != "" {
 		j, err := newJoined(cs, cloud, r.joinHook)
 		if err != nil {
@@ -96,7 +105,7 @@ func (r *Runtime) connect(ctx context.Context, spec cluster.Spec, attach bool) (
 		logf(spec, "  new nodes: made by the join hook %q", r.joinHook)
 	}
 	if len(r.lifecycleNodes) > 0 {
-		l, err := newLent(ctx, cs, cloud, r.lifecycleNodes)
+		l, err := newLent(ctx, cs, cloud, r.lifecycleNodes, filepath.Join(spec.ArtifactsDir, "lent-nodes"), attach)
 		if err != nil {
 			return nil, err
 		}
@@ -113,6 +122,22 @@ func (r *Runtime) connect(ctx context.Context, spec cluster.Spec, attach bool) (
 		logf(spec, "  CCM: %s leads, in no pod of the cluster: which controllers it runs is not checked", holder)
 	}
 	return c, nil
+}
+
+// dataPlane tells whether the cluster's nodes run pods and carry traffic:
+// they do unless kwok plays their kubelets (a cluster `ccm-harness up`
+// made), which it does for every node of such a cluster.
+func dataPlane(ctx context.Context, cs kubernetes.Interface) (bool, error) {
+	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return false, fmt.Errorf("existing cluster: list its nodes: %w", err)
+	}
+	for _, n := range nodes.Items {
+		if _, kwok := n.Labels[cluster.KwokNodeLabel]; kwok {
+			return false, nil
+		}
+	}
+	return len(nodes.Items) > 0, nil
 }
 
 func logf(spec cluster.Spec, format string, args ...any) {

@@ -2,8 +2,10 @@ package existing
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -65,7 +67,7 @@ func TestLentRefuses(t *testing.T) {
 		{"an unknown node", &powered{p: &power{}}, []string{"a", "z"}, "names node z, which the cluster does not have (it has a, b, c)"},
 		{"every node", &powered{p: &power{}}, []string{"a", "b", "c"}, "lends every node of the cluster"},
 	} {
-		_, err := newLent(ctx, cs, tc.cloud, tc.lend)
+		_, err := newLent(ctx, cs, tc.cloud, tc.lend, "", false)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: expected an error saying %q, actual %v", tc.name, tc.want, err)
 		}
@@ -78,7 +80,7 @@ func TestLentRefuses(t *testing.T) {
 func TestLentPowersOnlyItsOwn(t *testing.T) {
 	ctx := context.Background()
 	p := &power{}
-	l, err := newLent(ctx, nodes("a", "b", "c"), &powered{p: p}, []string{"b", "c"})
+	l, err := newLent(ctx, nodes("a", "b", "c"), &powered{p: p}, []string{"b", "c"}, "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,5 +112,59 @@ func TestLentPowersOnlyItsOwn(t *testing.T) {
 	want := "stop b,start b,terminate c"
 	if got := strings.Join(p.calls, ","); got != want {
 		t.Errorf("expected the cloud asked %q, actual %q", want, got)
+	}
+}
+
+// TestLentAcrossProcesses: the suite's parallel processes, each with a
+// lent of its own over one folder, never hold one node at once, wait for
+// one another's, and none lends a node another terminated.
+func TestLentAcrossProcesses(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "lent-nodes")
+	cs := nodes("a", "b", "c")
+	lend := func(attach bool) *lent {
+		l, err := newLent(ctx, cs, &powered{p: &power{}}, []string{"b", "c"}, dir, attach)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	one, two := lend(false), lend(true)
+	first, err := one.Lend(ctx)
+	if err != nil || first != "b" {
+		t.Fatalf("first process: expected b lent, actual %q (%v)", first, err)
+	}
+	second, err := two.Lend(ctx)
+	if err != nil || second != "c" {
+		t.Fatalf("second process: expected c lent while the first holds b, actual %q (%v)", second, err)
+	}
+	_ = two.Terminate(ctx, "c")
+	_ = two.Return(ctx, "c")
+	// b is the first's: the second waits for it, here until its spec's
+	// context ends.
+	short, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
+	defer cancel()
+	if n, err := two.Lend(short); err == nil || !strings.Contains(err.Error(), "held by the suite's other processes") {
+		t.Errorf("second process: expected to wait for b and give up, actual %q (%v)", n, err)
+	}
+	_ = one.Return(ctx, "b")
+	if n, err := two.Lend(ctx); err != nil || n != "b" {
+		t.Errorf("second process: expected b once returned, actual %q (%v)", n, err)
+	}
+	_ = two.Return(ctx, "b")
+	// c, terminated by the second process, is lent to no process again.
+	three := lend(true)
+	if n, _ := three.Lend(ctx); n != "b" {
+		t.Errorf("a third process: expected b, actual %q", n)
+	}
+	short, cancel = context.WithTimeout(ctx, 1500*time.Millisecond)
+	defer cancel()
+	if n, err := one.Lend(short); err == nil || !strings.Contains(err.Error(), "held by the suite's other processes") {
+		t.Errorf("first process: expected to wait for b (c terminated) and give up, actual %q (%v)", n, err)
+	}
+	_ = three.Return(ctx, "b")
+	_ = three.Terminate(ctx, "b")
+	if n, err := one.Lend(ctx); err == nil || !strings.Contains(err.Error(), "in use or was terminated") {
+		t.Errorf("first process: expected no node left (both terminated), actual %q (%v)", n, err)
 	}
 }

@@ -4,11 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io/fs"
 	"maps"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -19,6 +16,7 @@ import (
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
 
 	"sigs.k8s.io/ccm-harness/cluster"
+	"sigs.k8s.io/ccm-harness/internal/nodecontainer"
 	"sigs.k8s.io/ccm-harness/internal/nodewait"
 	"sigs.k8s.io/ccm-harness/providers"
 )
@@ -185,7 +183,7 @@ func (p nodePool) PowerOff(ctx context.Context, name string) error {
 	if err := p.in.cloud.Instances().Stop(ctx, name); err != nil {
 		return err
 	}
-	return stopContainer(ctx, name)
+	return nodecontainer.Stop(ctx, name)
 }
 
 // PowerOn starts the instance and the container; systemd boots and the
@@ -194,7 +192,7 @@ func (p nodePool) PowerOn(ctx context.Context, name string) error {
 	if err := p.in.cloud.Instances().Start(ctx, name); err != nil {
 		return err
 	}
-	return docker(ctx, "start", name)
+	return nodecontainer.Start(ctx, name)
 }
 
 // Terminate destroys the instance and stops the container for good; the
@@ -203,74 +201,7 @@ func (p nodePool) Terminate(ctx context.Context, name string) error {
 	if err := p.in.cloud.Instances().Terminate(ctx, name); err != nil {
 		return err
 	}
-	return stopContainer(ctx, name)
-}
-
-// stopContainer stops a node's container at once (SIGKILL). A kill that
-// lands while the node's own runc creates a pod's container can leave that
-// container's cgroup frozen (runc freezes it to update its devices, and
-// dies with the node before thawing it): its process can then neither run
-// nor die, and Docker answers "tried to kill container, but did not
-// receive an exit event" for as long as it stays frozen, seen on a busy
-// machine in make test. Such cgroups are thawed and the stop tried once
-// more.
-func stopContainer(ctx context.Context, name string) error {
-	return withThaw(ctx, name, "stop", "--time", "0", name)
-}
-
-// withThaw runs a docker command that kills the node container name, and,
-// if it fails, again after thawing the frozen cgroups under the container.
-func withThaw(ctx context.Context, name string, args ...string) error {
-	err := docker(ctx, args...)
-	if err == nil {
-		return nil
-	}
-	thawed, terr := thaw(ctx, name)
-	if terr != nil || thawed == 0 {
-		return err
-	}
-	if err := docker(ctx, args...); err != nil {
-		return fmt.Errorf("%w (after thawing %d frozen cgroups of the container)", err, thawed)
-	}
-	return nil
-}
-
-// thaw thaws every frozen cgroup under the node container name, for
-// cgroup v1's freezer and v2 alike, with Docker's cgroupfs or systemd
-// driver, and says how many it thawed.
-func thaw(ctx context.Context, name string) (int, error) {
-	out, err := exec.CommandContext(ctx, "docker", "inspect", "--format", "{{.Id}}", name).Output()
-	if err != nil {
-		return 0, err
-	}
-	id := strings.TrimSpace(string(out))
-	thawed := 0
-	for _, root := range []string{
-		"/sys/fs/cgroup/freezer/docker/" + id, "/sys/fs/cgroup/freezer/system.slice/docker-" + id + ".scope",
-		"/sys/fs/cgroup/docker/" + id, "/sys/fs/cgroup/system.slice/docker-" + id + ".scope",
-	} {
-		_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return nil
-			}
-			frozen, thaw := "", ""
-			switch d.Name() {
-			case "freezer.state":
-				frozen, thaw = "FROZEN", "THAWED"
-			case "cgroup.freeze":
-				frozen, thaw = "1", "0"
-			default:
-				return nil
-			}
-			if b, err := os.ReadFile(path); err == nil && strings.TrimSpace(string(b)) == frozen {
-				if os.WriteFile(path, []byte(thaw), 0) == nil {
-					thawed++
-				}
-			}
-			return nil
-		})
-	}
-	return thawed, nil
+	return nodecontainer.Stop(ctx, name)
 }
 
 // Remove terminates the node, deletes its Node and its container.
@@ -282,14 +213,7 @@ func (p nodePool) Remove(ctx context.Context, name string) error {
 		return err
 	}
 	p.in.removeNode(name)
-	return withThaw(ctx, name, "rm", "--force", "--volumes", name)
-}
-
-func docker(ctx context.Context, args ...string) error {
-	if out, err := exec.CommandContext(ctx, "docker", args...).CombinedOutput(); err != nil {
-		return fmt.Errorf("docker %s: %v: %s", strings.Join(args, " "), err, bytes.TrimSpace(out))
-	}
-	return nil
+	return nodecontainer.Remove(ctx, name)
 }
 
 // kindNode is the kind node (container) called name.

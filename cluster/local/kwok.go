@@ -12,6 +12,7 @@ import (
 	nodeinit "sigs.k8s.io/kwok/kustomize/stage/node/fast"
 	nodeheartbeat "sigs.k8s.io/kwok/kustomize/stage/node/heartbeat-with-lease"
 
+	"sigs.k8s.io/ccm-harness/cluster"
 	"sigs.k8s.io/ccm-harness/internal/process"
 )
 
@@ -21,7 +22,7 @@ import (
 // reports a node that loses the label as gone and kwok releases its lease;
 // annotations it filters itself and never notices one removed.
 const (
-	kwokLabel   = "kwok.x-k8s.io/node"
+	kwokLabel   = cluster.KwokNodeLabel
 	kwokManaged = "fake"
 )
 

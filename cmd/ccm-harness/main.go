@@ -22,6 +22,7 @@ import (
 
 	"sigs.k8s.io/ccm-harness/cluster"
 	"sigs.k8s.io/ccm-harness/cluster/existing"
+	"sigs.k8s.io/ccm-harness/cluster/kind/nodeimage"
 	"sigs.k8s.io/ccm-harness/cluster/local"
 	"sigs.k8s.io/ccm-harness/internal/binaries"
 	"sigs.k8s.io/ccm-harness/internal/oci"
@@ -120,7 +121,7 @@ func newRoot() *cobra.Command {
 	var migrationOnly bool
 	bins := &cobra.Command{
 		Use:   "binaries",
-		Short: "Build the components a local cluster of the provider runs into the cache, and print their paths",
+		Short: "Build the components a cluster of the provider runs into the cache, and print their paths (with --cluster=kind, the node image's tag too)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// Nodes of an existing cluster build nothing.
@@ -151,6 +152,15 @@ func newRoot() *cobra.Command {
 			}
 			for _, c := range comps {
 				fmt.Printf("%-32s %s\n", c.Name, paths[c.Name])
+			}
+			if opts.Cluster == options.Kind && !migrationOnly {
+				// What a kind cluster made with kind's own command line
+				// runs with no registry (kind create cluster --image).
+				ref, err := nodeimage.Ensure(cmd.Context(), nodeimage.Options{Binaries: s.Binaries, Logf: logf, KubernetesVersion: s.Spec("components").KubernetesVersion})
+				if err != nil {
+					return err
+				}
+				fmt.Printf("%-32s %s\n", "kind-node-image", ref)
 			}
 			return nil
 		},

@@ -74,3 +74,39 @@ func comparePluginRun(t *testing.T, p pluginPair) {
 	}
 	t.Logf("%d specs ended alike through the example plugin (%s) and the AWS SDK inspector (%s)", compared, p.plugin, p.sdk)
 }
+
+// TestForeignPluginMatchesSDK compares the two runs of make e2e-foreign on
+// a kind cluster made with kind's command line, its AWS CCM installed from
+// its own manifests and fakecloud started on its own: through the example
+// plugin ($ARTIFACTS/foreign-plugin) and through the AWS SDK
+// ($ARTIFACTS/foreign). The SDK's run must also have run, and passed, what
+// only a real cluster and a reached cloud allow: the data path through the
+// cloud's load balancer, and the lifecycle specs on the nodes lent them.
+func TestForeignPluginMatchesSDK(t *testing.T) {
+	comparePluginRun(t, pluginPair{sdk: "foreign", plugin: "foreign-plugin", target: "make e2e-foreign", min: 10,
+		what: "the node and lifecycle specs, and skip the rest for the same reasons"})
+	sdk, _ := runPair(t, "foreign", "foreign-plugin", "make e2e-foreign")
+	for _, want := range []string{
+		"carries TCP and UDP from the ingress IP to a backend pod",
+		// The AWS CCM's classic load balancers take no UDP (a known
+		// difference of the one above): TCP through one to a pod.
+		"health-checks only nodes with endpoints",
+		"taints the NotReady node of a stopped instance as shut down",
+		"deletes the NotReady node of a terminated instance",
+		"labels the zone and region the cloud reports",
+		"sets the addresses the cloud reports",
+	} {
+		var found *reports.Case
+		for i, c := range sdk.Cases {
+			if strings.Contains(c.Name, want) {
+				found = &sdk.Cases[i]
+			}
+		}
+		switch {
+		case found == nil:
+			t.Errorf("make e2e-foreign's SDK run has no spec %q", want)
+		case found.Outcome != reports.Passed:
+			t.Errorf("%s: %s in make e2e-foreign's SDK run (%s); on a real cluster with a reached cloud it must pass", found.Name, found.Outcome, firstLine(found.Message))
+		}
+	}
+}

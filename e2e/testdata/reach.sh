@@ -17,7 +17,9 @@ cloud=$1 admin=$2 out=$3
 mkdir -p "$out"
 endpoint=$(cat "$admin/endpoint") secret=$(cat "$admin/inspector.token")
 here=$(cd "$(dirname "$0")" && pwd)
-capabilities="capabilities: [instances, zones, node-lifecycle, load-balancers, routes]"
+# What the cluster's CCM is claimed to do; $CAPABILITIES narrows it (a CCM
+# run without its route controller claims no routes).
+capabilities="capabilities: [${CAPABILITIES:-instances, zones, node-lifecycle, load-balancers, routes}]"
 header="# Written by e2e/testdata/reach.sh: the CCM of a cluster the harness did
 # not make (no ccm: it runs there already), judged against a cloud the
 # harness does not run, reached as the environment says."

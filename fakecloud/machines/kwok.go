@@ -1,7 +1,8 @@
 // Package machines gives fakecloud's instances machines that feel their
-// instance stop, start and end, as a real cloud's machines do: with a
-// cluster's nodes simulated by kwok, a stopped instance's kubelet stops
-// reporting without anyone but the cloud being told.
+// instance stop, start and end, as a real cloud's machines do: a stopped
+// instance's kubelet stops reporting without anyone but the cloud being
+// told, whether the cluster's nodes are simulated by kwok (Kwok) or are
+// containers, such as kind's (Docker).
 package machines
 
 import (

@@ -231,12 +231,23 @@ func (c *Cloud) aws() *inspect.Cloud {
 			ELBv2:       c.Endpoint() + api.AWSPath + "elbv2/",
 			Credentials: credentials.NewStaticCredentialsProvider(api.AWSInspectorAccessKeyID, c.InspectorToken(), ""),
 			ClusterID:   api.AWSClusterID,
-			Resolver: &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
-				return (&net.Dialer{}).DialContext(ctx, "udp", dns)
-			}},
+			Resolver:    resolverAt(dns),
 		})
 	}
 	return c.inspector
+}
+
+// LookupHost resolves a load balancer's DNS name through fakecloud's DNS,
+// as the inspector does.
+func (c *Cloud) LookupHost(ctx context.Context, name string) ([]string, error) {
+	return resolverAt(c.DNS()).LookupHost(ctx, name)
+}
+
+// resolverAt asks the DNS server at addr (host:port) alone.
+func resolverAt(addr string) *net.Resolver {
+	return &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, "udp", addr)
+	}}
 }
 
 // ToolEnv is the environment the AWS CLI needs to reach the cloud as the
@@ -365,5 +376,7 @@ var (
 	_ providers.ServiceAnnotator = (*Cloud)(nil)
 	_ providers.Attacher         = (*Cloud)(nil)
 	_ providers.ToolEnvironment  = (*Cloud)(nil)
+	_ providers.NameResolver     = (*Cloud)(nil)
 	_ providers.ServiceAnnotator = (*reached)(nil)
+	_ providers.NameResolver     = (*reached)(nil)
 )

@@ -34,10 +34,24 @@ type Reach struct {
 // asks the CCM for.
 type reached struct {
 	*providers.ReachedCloud
+	reach  Reach
 	lbType string
 }
 
-var _ providers.ServiceAnnotator = (*reached)(nil)
+// LookupHost resolves a load balancer's DNS name as the inspector does:
+// through reach.nameserver, else the system's DNS.
+func (r *reached) LookupHost(ctx context.Context, name string) ([]string, error) {
+	return r.reach.resolver().LookupHost(ctx, name)
+}
+
+// resolver is reach.nameserver's, else the system's.
+func (r Reach) resolver() *net.Resolver {
+	ns := r.Nameserver
+	if ns == "" {
+		return net.DefaultResolver
+	}
+	return resolverAt(ns)
+}
 
 // newReached checks reach.
 func newReached(reach Reach, lbType string) (*reached, error) {
@@ -49,7 +63,7 @@ func newReached(reach Reach, lbType string) (*reached, error) {
 			return nil, fmt.Errorf("aws provider config: reach.nameserver %q is not host:port", ns)
 		}
 	}
-	return &reached{ReachedCloud: &providers.ReachedCloud{Name: Name, Connect: reach.connect}, lbType: lbType}, nil
+	return &reached{ReachedCloud: &providers.ReachedCloud{Name: Name, Connect: reach.connect}, reach: reach, lbType: lbType}, nil
 }
 
 // connect reads the environment's configuration and asks EC2 for the
@@ -72,13 +86,7 @@ func (r Reach) connect(ctx context.Context) (providers.Inspector, string, []stri
 		// instance metadata service), not the ones a user sets.
 		return nil, "", nil, fmt.Errorf("aws: no credentials for the harness's inspector in the environment, the shared files or the instance metadata: set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (the inspector's own, not the CCM's)")
 	}
-	var resolver *net.Resolver
-	if ns := r.Nameserver; ns != "" {
-		resolver = &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			return (&net.Dialer{}).DialContext(ctx, "udp", ns)
-		}}
-	}
-	insp := inspect.FromConfig(cfg, r.ClusterID, resolver)
+	insp := inspect.FromConfig(cfg, r.ClusterID, r.resolver())
 	if err := insp.Check(ctx); err != nil {
 		return nil, "", nil, fmt.Errorf("aws: the reached cloud, as %s: %w", creds.AccessKeyID, err)
 	}

@@ -41,6 +41,7 @@ type options struct {
 	backendCIDRs                                           cidrList
 	proxyLBs                                               bool
 	kwokKubeconfig, kwokLabel                              string
+	dockerMachines                                         bool
 }
 
 // cidrList is a repeatable CIDR flag.
@@ -84,6 +85,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	fs.BoolVar(&o.noSync, "unsafe-no-fsync", false, "do not fsync the state file, and share one write among the changes of up to 100 ms: faster for a throwaway cloud, unsafe on a crash")
 	fs.StringVar(&o.kwokKubeconfig, "kwok-kubeconfig", "", "`kubeconfig` of a cluster whose nodes are this cloud's machines, simulated by kwok: an instance that stops or is terminated takes --kwok-label off the node of its name, and one that starts puts it back, as a real machine's kubelet stops and starts with it (default: instances are only data)")
 	fs.StringVar(&o.kwokLabel, "kwok-label", "kwok.x-k8s.io/node=fake", "the `key=value` label kwok manages nodes by (with --kwok-kubeconfig)")
+	fs.BoolVar(&o.dockerMachines, "docker-machines", false, "instances are the Docker containers of their names, such as a kind cluster's nodes: an instance that stops or is terminated stops its container at once, as a machine losing power, and one that starts starts it (default: instances are only data)")
 	fs.StringVar(&o.faults, "faults", "", "JSON `file` holding a list of faults to start with, replacing those in the state file")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -106,6 +108,13 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 		return 1
 	}
 	defer closeAudit()
+	if o.kwokKubeconfig != "" && o.dockerMachines {
+		logger.Print("--kwok-kubeconfig and --docker-machines both say what the machines are: give one")
+		return 1
+	}
+	if o.dockerMachines {
+		cfg.Machines = machines.Docker(logger)
+	}
 	if o.kwokKubeconfig != "" {
 		if cfg.Machines, err = machines.Kwok(o.kwokKubeconfig, o.kwokLabel, logger); err != nil {
 			logger.Printf("--kwok-label: %v", err)

@@ -79,6 +79,7 @@ func TestBadInput(t *testing.T) {
 		{"invalid fault", append(tokens, "--faults", badFault), []string{"--faults " + badFault + ": fault 2: kind \"explode\""}},
 		{"missing faults", append(tokens, "--faults", dir+"/none.json"), []string{"cannot read --faults"}},
 		{"corrupt state", append(tokens, "--state-file", corrupt), []string{"state file " + corrupt + " is corrupt", "delete it"}},
+		{"two kinds of machines", append(tokens, "--docker-machines", "--kwok-kubeconfig", dir+"/kubeconfig"), []string{"--kwok-kubeconfig and --docker-machines both say what the machines are: give one"}},
 		{"bad audit log", append(tokens, "--audit-log", dir+"/no/such/dir/audit"), []string{"cannot open --audit-log"}},
 		{"port in use", []string{"--token-file", cloud, "--admin-token-file", admin, "--listen", busy.Addr().String()},
 			[]string{"cannot listen on " + busy.Addr().String() + ": address already in use (pick a free port with --listen)"}},

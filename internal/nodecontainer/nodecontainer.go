@@ -1,0 +1,160 @@
+// Package nodecontainer powers a machine that is a Docker container, such
+// as a kind node: off at once, as a machine losing power, on again, and
+// gone. The kind runtime's node pool uses it, and so does fakecloud when
+// its instances are a cluster's node containers (--docker-machines).
+package nodecontainer
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Stop stops the container name at once (SIGKILL). A kill that lands
+// while a kind node's own runc creates a pod's container can leave that
+// container's cgroup frozen (runc freezes it to update its devices, and
+// dies with the node before thawing it): its process can then neither run
+// nor die, and Docker answers "tried to kill container, but did not
+// receive an exit event" for as long as it stays frozen, seen on a busy
+// machine in make test. Such cgroups are thawed and the stop tried once
+// more.
+//
+// The container keeps its addresses, as a stopped machine keeps its
+// private IP: Docker frees a stopped container's address, and the next
+// container to start on the network (another node started again first)
+// takes the lowest free one, so a node would come back at another's
+// address, which its instance and its Node do not say. Once stopped, the
+// container is connected again with the addresses it had, which Docker
+// then gives it when it starts.
+func Stop(ctx context.Context, name string) error {
+	nets, err := networks(ctx, name)
+	if err != nil {
+		return err
+	}
+	if err := withThaw(ctx, name, "stop", "--time", "0", name); err != nil {
+		return err
+	}
+	for net, a := range nets {
+		// Docker's default networks take no address of the user's.
+		if a.IPAddress == "" || net == "bridge" || net == "host" || net == "none" {
+			continue // stopped already, or no address to keep
+		}
+		if err := docker(ctx, "network", "disconnect", net, name); err != nil {
+			return fmt.Errorf("keeping the addresses of stopped container %s: %w", name, err)
+		}
+		args := []string{"network", "connect", "--ip", a.IPAddress}
+		if a.GlobalIPv6Address != "" {
+			args = append(args, "--ip6", a.GlobalIPv6Address)
+		}
+		if err := docker(ctx, append(args, net, name)...); err != nil {
+			// Connected again at any address rather than not at all.
+			_ = docker(ctx, "network", "connect", net, name)
+			return fmt.Errorf("keeping the addresses of stopped container %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// endpoint is a container's place on a Docker network, as docker inspect
+// shows it.
+type endpoint struct {
+	IPAddress         string
+	GlobalIPv6Address string
+}
+
+// networks are the container's networks and its addresses on them.
+func networks(ctx context.Context, name string) (map[string]endpoint, error) {
+	out, err := exec.CommandContext(ctx, "docker", "inspect", "--format", "{{json .NetworkSettings.Networks}}", name).Output()
+	if err != nil {
+		return nil, fmt.Errorf("docker inspect %s: %w", name, err)
+	}
+	var nets map[string]endpoint
+	if err := json.Unmarshal(out, &nets); err != nil {
+		return nil, fmt.Errorf("docker inspect %s: its networks: %w", name, err)
+	}
+	return nets, nil
+}
+
+// Start starts the container name; a kind node's systemd boots and its
+// kubelet reports again. Starting a running container does nothing.
+func Start(ctx context.Context, name string) error {
+	return docker(ctx, "start", name)
+}
+
+// Remove removes the container name and its volumes, running or not.
+func Remove(ctx context.Context, name string) error {
+	return withThaw(ctx, name, "rm", "--force", "--volumes", name)
+}
+
+// withThaw runs a docker command that kills the container name, and, if
+// it fails, again after thawing the frozen cgroups under the container.
+func withThaw(ctx context.Context, name string, args ...string) error {
+	err := docker(ctx, args...)
+	if err == nil {
+		return nil
+	}
+	thawed, terr := Thaw(ctx, name)
+	if terr != nil || thawed == 0 {
+		return err
+	}
+	if err := docker(ctx, args...); err != nil {
+		return fmt.Errorf("%w (after thawing %d frozen cgroups of the container)", err, thawed)
+	}
+	return nil
+}
+
+// Thaw thaws every frozen cgroup under the container name, for cgroup
+// v1's freezer and v2 alike, with Docker's cgroupfs or systemd driver,
+// and says how many it thawed.
+func Thaw(ctx context.Context, name string) (int, error) {
+	out, err := exec.CommandContext(ctx, "docker", "inspect", "--format", "{{.Id}}", name).Output()
+	if err != nil {
+		return 0, err
+	}
+	id := strings.TrimSpace(string(out))
+	thawed := 0
+	for _, root := range []string{
+		"/sys/fs/cgroup/freezer/docker/" + id, "/sys/fs/cgroup/freezer/system.slice/docker-" + id + ".scope",
+		"/sys/fs/cgroup/docker/" + id, "/sys/fs/cgroup/system.slice/docker-" + id + ".scope",
+	} {
+		_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
+			frozen, thaw := "", ""
+			switch d.Name() {
+			case "freezer.state":
+				frozen, thaw = "FROZEN", "THAWED"
+			case "cgroup.freeze":
+				frozen, thaw = "1", "0"
+			default:
+				return nil
+			}
+			if b, err := os.ReadFile(path); err == nil && strings.TrimSpace(string(b)) == frozen {
+				if os.WriteFile(path, []byte(thaw), 0) == nil {
+					thawed++
+				}
+			}
+			return nil
+		})
+	}
+	return thawed, nil
+}
+
+func docker(ctx context.Context, args ...string) error {
+	if out, err := exec.CommandContext(ctx, "docker", args...).CombinedOutput(); err != nil {
+		return fmt.Errorf("docker %s: %v: %s", strings.Join(args, " "), err, bytes.TrimSpace(out))
+	}
+	return nil
+}
+
+// Exists tells whether Docker has a container called name.
+func Exists(ctx context.Context, name string) bool {
+	return exec.CommandContext(ctx, "docker", "container", "inspect", "--format", "{{.Id}}", name).Run() == nil
+}

@@ -1,0 +1,121 @@
+package nodecontainer
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A container with a frozen cgroup under it cannot be killed until the
+// cgroup is thawed (Docker: "tried to kill container, but did not receive
+// an exit event"); Stop thaws it and stops the container. Needs
+// Docker, cgroup v1's freezer, and an image with sleep (the harness's kind
+// node image, once built): skipped without them.
+func TestStopFrozenContainer(t *testing.T) {
+	image := nodeImage(t)
+	if _, err := os.Stat("/sys/fs/cgroup/freezer"); err != nil {
+		t.Skip("no cgroup v1 freezer")
+	}
+	ctx := context.Background()
+	name := "ccm-harness-thaw-test"
+	_ = exec.Command("docker", "rm", "--force", name).Run()
+	if out, err := exec.Command("docker", "run", "-d", "--name", name, "--entrypoint", "sleep", image, "600").CombinedOutput(); err != nil {
+		t.Fatalf("docker run: %v: %s", err, out)
+	}
+	t.Cleanup(func() {
+		_, _ = Thaw(ctx, name)
+		_ = exec.Command("docker", "rm", "--force", name).Run()
+	})
+	out, err := exec.Command("docker", "inspect", "--format", "{{.Id}} {{.State.Pid}}", name).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(out))
+	child := filepath.Join("/sys/fs/cgroup/freezer/docker", f[0], "frozen")
+	if err := os.Mkdir(child, 0o755); err != nil {
+		t.Skipf("cannot make a freezer cgroup under the container: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(child, "cgroup.procs"), []byte(f[1]), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(child, "freezer.state"), []byte("FROZEN"), 0); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := Stop(ctx, name); err != nil {
+		t.Fatalf("Stop of a container with a frozen cgroup: %v", err)
+	}
+	out, _ = exec.Command("docker", "inspect", "--format", "{{.State.Running}}", name).Output()
+	if strings.TrimSpace(string(out)) != "false" {
+		t.Errorf("container still running after Stop (%s)", time.Since(start))
+	}
+	t.Logf("stopped in %s", time.Since(start).Round(time.Millisecond))
+}
+
+// Two containers stopped, then started in the other order, come back at
+// their own addresses (without Stop's reconnecting, the first started
+// takes the lowest free one: the other's). Needs Docker and an image with
+// sleep (the harness's kind node image, once built): skipped without them.
+func TestStopKeepsAddresses(t *testing.T) {
+	image := nodeImage(t)
+	ctx := context.Background()
+	net, names := "ccm-harness-addr-test", []string{"ccm-harness-addr-test-1", "ccm-harness-addr-test-2"}
+	cleanup := func() {
+		for _, n := range names {
+			_ = exec.Command("docker", "rm", "--force", n).Run()
+		}
+		_ = exec.Command("docker", "network", "rm", net).Run()
+	}
+	cleanup()
+	t.Cleanup(cleanup)
+	if out, err := exec.Command("docker", "network", "create", "--subnet", "172.31.254.0/24", net).CombinedOutput(); err != nil {
+		t.Skipf("docker network create: %v: %s", err, out)
+	}
+	addr := func(n string) string {
+		nets, err := networks(ctx, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return nets[net].IPAddress
+	}
+	want := map[string]string{}
+	for _, n := range names {
+		if out, err := exec.Command("docker", "run", "-d", "--name", n, "--network", net, "--entrypoint", "sleep", image, "600").CombinedOutput(); err != nil {
+			t.Fatalf("docker run: %v: %s", err, out)
+		}
+		want[n] = addr(n)
+	}
+	for _, n := range names {
+		if err := Stop(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, n := range []string{names[1], names[0]} {
+		if err := Start(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+		if got := addr(n); got != want[n] {
+			t.Errorf("container %s started again at %s, expected its own %s", n, got, want[n])
+		}
+	}
+}
+
+// nodeImage is an image with sleep in it, the harness's kind node image;
+// the test is skipped without Docker or before one is built (a fresh CI's
+// unit target).
+func nodeImage(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("docker"); err != nil {
+		t.Skip("no docker")
+	}
+	out, err := exec.Command("docker", "images", "--format", "{{.Repository}}:{{.Tag}}", "ccm-harness.local/kind-node").Output()
+	images := strings.Fields(string(out))
+	if err != nil || len(images) == 0 {
+		t.Skip("no kind node image built yet")
+	}
+	return images[0]
+}
