@@ -121,6 +121,14 @@ func (f *fabric) sync(ctx context.Context) error {
 			continue
 		}
 		if err := program(n, want); err != nil {
+			// Removed or powered off since the nodes were read (a spec's
+			// node going, at its end): no table to program.
+			if _, still := f.nodes()[name]; !still {
+				continue
+			}
+			if ip, _, ierr := n.IP(); ierr != nil || ip == "" {
+				continue
+			}
 			return fmt.Errorf("node %s: %w", name, err)
 		}
 		f.applied[name] = want

@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/ccm-harness/cluster"
 	"sigs.k8s.io/ccm-harness/cluster/local"
 	"sigs.k8s.io/ccm-harness/internal/binaries"
+	"sigs.k8s.io/ccm-harness/internal/nodecontainer"
 )
 
 // Runtime makes kind clusters.
@@ -152,7 +153,16 @@ func (r *Runtime) Down(ctx context.Context, name string) error {
 		st.StopRecorded()
 	}
 	if err := provider().Delete(name, filepath.Join(dir, kubeconfigFile)); err != nil {
-		return fmt.Errorf("kind delete cluster %s: %w", name, err)
+		// A node killed while its runc froze a pod's cgroup cannot be
+		// killed until it is thawed (nodecontainer.Stop): remove what
+		// is left, thawing it, and delete again.
+		left, _ := provider().ListNodes(name)
+		for _, n := range left {
+			_ = nodecontainer.Remove(ctx, n.String())
+		}
+		if err := provider().Delete(name, filepath.Join(dir, kubeconfigFile)); err != nil {
+			return fmt.Errorf("kind delete cluster %s: %w", name, err)
+		}
 	}
 	if st != nil {
 		if err := st.RedactLogs(); err != nil {

@@ -39,7 +39,8 @@ bin=${BIN:-$root/_output/bin}
 name=${FOREIGN_NAME:-ccm-harness-foreign}
 # The cluster's nodes on a Docker network of their own, not kind's shared
 # one: a machine keeps its address while stopped (as a cloud's does), which
-# a container started meanwhile on the same network would take.
+# a container started meanwhile on the same network would take. kind uses
+# it as it finds it.
 net=$name
 export KIND_EXPERIMENTAL_DOCKER_NETWORK=$net
 # What a user of the AWS CCM outside AWS writes in its cloud config: the
@@ -67,6 +68,20 @@ down() {
   if [ -x "$bin/kind" ]; then
     "$bin/kind" delete cluster --name "$name" --kubeconfig "$dir/kubeconfig" >/dev/null 2>&1 || true
   fi
+  # A node killed while its runc froze a pod's cgroup cannot be killed
+  # until that cgroup is thawed ("did not receive an exit event"), which
+  # kind delete does not do: thaw what is left and remove it.
+  for c in $(docker ps -aq --filter "label=io.x-k8s.kind.cluster=$name"); do
+    id=$(docker inspect --format '{{.Id}}' "$c")
+    for f in $(find "/sys/fs/cgroup/freezer/docker/$id" "/sys/fs/cgroup/freezer/system.slice/docker-$id.scope" \
+      -name freezer.state 2>/dev/null); do
+      if grep -q FROZEN "$f"; then echo THAWED >"$f"; fi
+    done
+    for f in $(find "/sys/fs/cgroup/docker/$id" "/sys/fs/cgroup/system.slice/docker-$id.scope" -name cgroup.freeze 2>/dev/null); do
+      if grep -q 1 "$f"; then echo 0 >"$f"; fi
+    done
+    docker rm --force --volumes "$c" >/dev/null 2>&1 || echo "foreign.sh: cannot remove node container $c" >&2
+  done
   if [ -f "$dir/fakecloud.pid" ]; then
     pid=$(cat "$dir/fakecloud.pid")
     kill "$pid" 2>/dev/null || true
@@ -111,6 +126,14 @@ path() { awk -v n="$1" '$1 == n { print $2 }' "$dir/binaries"; }
 ccm_bin=$(path aws-cloud-controller-manager) fakecloud=$(path fakecloud) node_image=$(path kind-node-image)
 ccm_version=$("$ccm_bin" --version 2>/dev/null | awk '{ print $NF }')
 ccm_version=${ccm_version:-dev}
+
+# The network first, with a subnet of its own: Docker keeps a stopped
+# container's address for it (internal/nodecontainer) only on a network made
+# with subnets of the user's, and kind lets Docker choose its IPv4 one.
+for s in 10.231 10.232 10.233 10.234 10.235; do
+  docker network create --subnet "$s.0.0/16" --gateway "$s.0.1" "$net" >/dev/null 2>"$dir/network.log" && break
+done
+docker network inspect "$net" >/dev/null 2>&1 || { echo "foreign.sh: docker network create $net failed: $(tail -1 "$dir/network.log")" >&2; exit 1; }
 
 log "kind create cluster --name $name ($workers workers, image $node_image)"
 {

@@ -26,7 +26,8 @@ import (
 // more.
 //
 // The container keeps its addresses, as a stopped machine keeps its
-// private IP: Docker frees a stopped container's address, and the next
+// private IP, on networks made with subnets of their own (elsewhere Docker
+// refuses a chosen address, and it may come back at another): Docker frees a stopped container's address, and the next
 // container to start on the network (another node started again first)
 // takes the lowest free one, so a node would come back at another's
 // address, which its instance and its Node do not say. Once stopped, the
@@ -54,7 +55,16 @@ func Stop(ctx context.Context, name string) error {
 		}
 		if err := docker(ctx, append(args, net, name)...); err != nil {
 			// Connected again at any address rather than not at all.
-			_ = docker(ctx, "network", "connect", net, name)
+			if cerr := docker(ctx, "network", "connect", net, name); cerr != nil {
+				return fmt.Errorf("stopped container %s: connecting it to network %s again: %w", name, net, cerr)
+			}
+			// Docker takes addresses of the user's only on a network
+			// made with subnets of the user's (kind's own network
+			// has none): there the container may come back elsewhere,
+			// as before; make the network with --subnet to keep them.
+			if strings.Contains(err.Error(), "user configured subnets") {
+				continue
+			}
 			return fmt.Errorf("keeping the addresses of stopped container %s: %w", name, err)
 		}
 	}

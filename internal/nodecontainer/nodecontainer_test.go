@@ -102,6 +102,25 @@ func TestStopKeepsAddresses(t *testing.T) {
 			t.Errorf("container %s started again at %s, expected its own %s", n, got, want[n])
 		}
 	}
+	// On a network whose subnet Docker chose, no address can be kept:
+	// the container still stops, and starts again on the network.
+	auto := net + "-auto"
+	t.Cleanup(func() { _ = exec.Command("docker", "network", "rm", auto).Run() })
+	if out, err := exec.Command("docker", "network", "create", auto).CombinedOutput(); err != nil {
+		t.Skipf("docker network create: %v: %s", err, out)
+	}
+	if out, err := exec.Command("docker", "network", "connect", auto, names[0]).CombinedOutput(); err != nil {
+		t.Fatalf("docker network connect: %v: %s", err, out)
+	}
+	if err := Stop(ctx, names[0]); err != nil {
+		t.Fatalf("stopping a container on a network of Docker's subnet: %v", err)
+	}
+	if err := Start(ctx, names[0]); err != nil {
+		t.Fatal(err)
+	}
+	if nets, _ := networks(ctx, names[0]); nets[auto].IPAddress == "" || nets[net].IPAddress != want[names[0]] {
+		t.Errorf("container %s started again with networks %+v, expected an address on %s and its own on %s", names[0], nets, auto, net)
+	}
 }
 
 // nodeImage is an image with sleep in it, the harness's kind node image;

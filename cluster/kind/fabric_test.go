@@ -1,0 +1,89 @@
+package kind
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/kind/pkg/cluster/nodes"
+	kindexec "sigs.k8s.io/kind/pkg/exec"
+
+	"sigs.k8s.io/ccm-harness/providers"
+)
+
+// goneNode is a node container that stopped or went while the fabric
+// programmed it: every command fails, and with stops its address is gone
+// after the first time it is read.
+type goneNode struct {
+	name  string
+	stops bool
+	reads *int
+}
+
+func (n goneNode) Command(string, ...string) kindexec.Cmd { return failingCmd{} }
+func (n goneNode) CommandContext(context.Context, string, ...string) kindexec.Cmd {
+	return failingCmd{}
+}
+func (n goneNode) String() string             { return n.name }
+func (n goneNode) Role() (string, error)      { return "worker", nil }
+func (n goneNode) SerialLogs(io.Writer) error { return nil }
+func (n goneNode) IP() (string, string, error) {
+	*n.reads++
+	if n.stops && *n.reads > 1 {
+		return "", "", errors.New("container is not running")
+	}
+	return "172.18.0.9", "", nil
+}
+
+type failingCmd struct{}
+
+func (failingCmd) Run() error                         { return errors.New("exit status 1") }
+func (c failingCmd) SetEnv(...string) kindexec.Cmd    { return c }
+func (c failingCmd) SetStdin(io.Reader) kindexec.Cmd  { return c }
+func (c failingCmd) SetStdout(io.Writer) kindexec.Cmd { return c }
+func (c failingCmd) SetStderr(io.Writer) kindexec.Cmd { return c }
+
+type routes []providers.Route
+
+func (r routes) Instance(context.Context, string) (providers.Instance, error) {
+	return providers.Instance{}, nil
+}
+func (r routes) Routes(context.Context) ([]providers.Route, error) { return r, nil }
+
+// TestFabricNodeGoing: a node removed or powered off while the fabric
+// programs it is no failure of the fabric (a spec's node going at its end
+// failed the next spec's health check in make test); a running node the
+// fabric cannot program is one.
+func TestFabricNodeGoing(t *testing.T) {
+	rt := routes{{Name: "r", DestinationCIDR: "10.244.1.0/24", TargetNode: "b"}}
+	b := goneNode{name: "b", reads: new(int)}
+	for _, tc := range []struct {
+		name    string
+		a       goneNode
+		listed  bool // still in the node list after the failure
+		wantErr string
+	}{
+		{"removed", goneNode{name: "a", reads: new(int)}, false, ""},
+		{"powered off", goneNode{name: "a", stops: true, reads: new(int)}, true, ""},
+		{"running", goneNode{name: "a", reads: new(int)}, true, "node a: ip route show"},
+	} {
+		calls := 0
+		list := func() map[string]nodes.Node {
+			calls++
+			if calls > 1 && !tc.listed {
+				return map[string]nodes.Node{"b": b}
+			}
+			return map[string]nodes.Node{"a": tc.a, "b": b}
+		}
+		f := newFabric(list, rt, t.Logf)
+		err := f.sync(context.Background())
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+			t.Errorf("%s: expected an error with %q, actual %v", tc.name, tc.wantErr, err)
+		}
+	}
+}
