@@ -64,11 +64,14 @@ func TestStopKeepsAddresses(t *testing.T) {
 	image := nodeImage(t)
 	ctx := context.Background()
 	net, names := "ccm-harness-addr-test", []string{"ccm-harness-addr-test-1", "ccm-harness-addr-test-2"}
+	auto := net + "-auto"
+	// The networks after the containers: Docker keeps a network that
+	// has any.
 	cleanup := func() {
 		for _, n := range names {
 			_ = exec.Command("docker", "rm", "--force", n).Run()
 		}
-		_ = exec.Command("docker", "network", "rm", net).Run()
+		_ = exec.Command("docker", "network", "rm", net, auto).Run()
 	}
 	cleanup()
 	t.Cleanup(cleanup)
@@ -104,8 +107,6 @@ func TestStopKeepsAddresses(t *testing.T) {
 	}
 	// On a network whose subnet Docker chose, no address can be kept:
 	// the container still stops, and starts again on the network.
-	auto := net + "-auto"
-	t.Cleanup(func() { _ = exec.Command("docker", "network", "rm", auto).Run() })
 	if out, err := exec.Command("docker", "network", "create", auto).CombinedOutput(); err != nil {
 		t.Skipf("docker network create: %v: %s", err, out)
 	}
