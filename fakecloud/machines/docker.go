@@ -9,8 +9,10 @@ import (
 	"sigs.k8s.io/ccm-harness/internal/nodecontainer"
 )
 
-// powerFor bounds one container's stop or start.
-const powerFor = time.Minute
+// powerFor bounds one container's stop or start, tries included (Docker
+// on a busy machine has taken tens of seconds to stop a kind node), and
+// retryAfter is the pause between tries. Variables for the tests.
+var powerFor, retryAfter = 3 * time.Minute, 2 * time.Second
 
 // Docker is machines that are Docker containers of their instances' names,
 // such as a kind cluster's node containers: an instance that stops or is
@@ -19,19 +21,39 @@ const powerFor = time.Minute
 // with no one but the cloud told. A terminated machine's container is
 // stopped, not removed: it is the cluster's, which its owner deletes. An
 // instance with no container of its name is only data.
+//
+// A machine must follow its instance: a container left running after its
+// instance was terminated keeps its Node Ready, and the spec that waits
+// for its deletion fails with nothing to say why. So a Docker that fails
+// or does not answer is asked again until powerFor, and each change, done
+// or not, is one line of the log.
 func Docker(logger *log.Logger) func(name string, state api.InstanceState) {
 	return func(name string, state api.InstanceState) {
+		start := time.Now()
 		ctx, cancel := context.WithTimeout(context.Background(), powerFor)
 		defer cancel()
-		if !nodecontainer.Exists(ctx, name) {
-			return
-		}
-		power := nodecontainer.Stop
+		power, did := nodecontainer.Stop, "stopped"
 		if state == api.StateRunning {
-			power = nodecontainer.Start
+			power, did = nodecontainer.Start, "started"
 		}
-		if err := power(ctx, name); err != nil {
-			logger.Printf("machine %s: its container did not follow the instance to %s: %v", name, state, err)
+		for try := 1; ; try++ {
+			exists, err := nodecontainer.Exists(ctx, name)
+			if err == nil && !exists {
+				return
+			}
+			if err == nil {
+				if err = power(ctx, name); err == nil {
+					logger.Printf("machine %s: %s its container, as its instance is %s (%s)", name, did, state, time.Since(start).Round(time.Millisecond))
+					return
+				}
+			}
+			logger.Printf("machine %s: its container did not follow the instance to %s (try %d): %v", name, state, try, err)
+			select {
+			case <-ctx.Done():
+				logger.Printf("machine %s: gave up after %s: its container is not %s though its instance is %s", name, powerFor, did, state)
+				return
+			case <-time.After(retryAfter):
+			}
 		}
 	}
 }

@@ -164,7 +164,16 @@ func docker(ctx context.Context, args ...string) error {
 	return nil
 }
 
-// Exists tells whether Docker has a container called name.
-func Exists(ctx context.Context, name string) bool {
-	return exec.CommandContext(ctx, "docker", "container", "inspect", "--format", "{{.Id}}", name).Run() == nil
+// Exists tells whether Docker has a container called name; an error is
+// Docker not answering (busy, or not running), which says neither.
+func Exists(ctx context.Context, name string) (bool, error) {
+	out, err := exec.CommandContext(ctx, "docker", "container", "inspect", "--format", "{{.Id}}", name).CombinedOutput()
+	switch {
+	case err == nil:
+		return true, nil
+	case bytes.Contains(bytes.ToLower(out), []byte("no such container")):
+		return false, nil
+	default:
+		return false, fmt.Errorf("docker container inspect %s: %v: %s", name, err, bytes.TrimSpace(out))
+	}
 }

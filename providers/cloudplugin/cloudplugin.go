@@ -21,6 +21,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -163,13 +164,24 @@ func (p *Plugin) Ask(ctx context.Context, req Request) (*Response, error) {
 	if err != nil {
 		return fail("%v", err)
 	}
+	// Each question gets a temporary folder of its own in TMPDIR, removed
+	// when it is answered: a plugin killed at its timeout cannot clean up
+	// its own temporary files, and they must not stay behind.
+	tmp, err := os.MkdirTemp("", "ccm-harness-plugin-")
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer os.RemoveAll(tmp)
 	cmd := exec.CommandContext(ctx, p.Command, p.Args...)
-	cmd.Env = append(os.Environ(), p.Env...)
+	cmd.Env = append(append(os.Environ(), p.Env...), "TMPDIR="+tmp)
 	cmd.Stdin = bytes.NewReader(in)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	// A plugin's children (the cloud's command line) must not outlive a
-	// timeout holding its pipes open.
+	// timeout: the plugin runs in a process group of its own, killed
+	// whole, and its pipes are not waited on for long.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 2 * time.Second
 	err = cmd.Run()
 	switch {

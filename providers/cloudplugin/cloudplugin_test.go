@@ -95,3 +95,36 @@ func TestRequest(t *testing.T) {
 		t.Errorf("the plugin read %q, want %q", b, want)
 	}
 }
+
+// TestKilledLeavesNothing: a plugin killed at its timeout leaves neither
+// the temporary files it made (each question has a TMPDIR of its own,
+// removed after) nor its children (its process group is killed whole).
+func TestKilledLeavesNothing(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	pids := filepath.Join(t.TempDir(), "child")
+	p := &Plugin{Command: script(t, `mktemp >/dev/null; sleep 30 & echo $! > `+pids+`; wait`), Timeout: time.Second}
+	if _, err := p.Ask(context.Background(), Request{Verb: Routes}); err == nil || !strings.Contains(err.Error(), "no answer within 1s") {
+		t.Fatalf("got %v, want the timeout", err)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("left in TMPDIR: %v", left)
+	}
+	b, err := os.ReadFile(pids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := strings.TrimSpace(string(b))
+	// A killed child stays a zombie of init's for a moment at most.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		stat, err := os.ReadFile("/proc/" + pid + "/stat")
+		if err != nil || strings.Contains(string(stat), ") Z ") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the plugin's child %s outlived it: %s", pid, stat)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
