@@ -44,7 +44,7 @@ export ARTIFACTS
 # the suite and kube-apiserver share is compiled once, not once each way.
 export GOFLAGS += -trimpath
 
-.PHONY: bench all build binaries matrix e2e-oldest prebuild e2e e2e-vsphere e2e-openstack e2e-aws e2e-aws-lb e2e-kind e2e-image e2e-plugin e2e-reached e2e-reached-openstack e2e-reached-control e2e-foreign e2e-incluster e2e-existing e2e-dry-run e2e-serial test unit vet controls compare images jobs up down clean clean-cache kubetest2
+.PHONY: bench all build binaries matrix e2e-oldest prebuild e2e e2e-vsphere e2e-openstack e2e-aws e2e-aws-lb e2e-kind e2e-image e2e-plugin e2e-reached e2e-reached-openstack e2e-reached-vsphere e2e-reached-control e2e-foreign e2e-incluster e2e-existing e2e-dry-run e2e-serial test unit vet controls compare images jobs up down clean clean-cache kubetest2
 
 all: build
 
@@ -309,6 +309,35 @@ e2e-reached-openstack: build
 		JOIN_HOOK='$(call JOIN,reached-openstack,openstack)' ARTIFACTS=$(ARTIFACTS)/reached-openstack || status=$$?; \
 	CCM_HARNESS_STATE=$(REACHED_STATE) $(BIN)/ccm-harness down --name reached-openstack; [ $$status = 0 ]
 
+# e2e-reached's vSphere: vcsim, started by make up as the vCenter of a
+# cluster with the vSphere CCM, reached as govc reaches a vCenter (GOVC_*,
+# the harness's admin user at vcsim's port of its own: not the CCM's) and
+# judged through govmomi, joining nodes through the hook. Not the
+# lifecycle specs: a VM powered off in vcsim powers off no kwok node, so
+# they would fail for the emulation, not the CCM (make e2e-vsphere runs
+# them, the harness powering both). Its control: an inspector told the
+# tag categories the wrong way round (zone for region) must fail the zone
+# spec, with the zone it reads, and the node's, named.
+e2e-reached-vsphere: build
+	CCM_HARNESS_STATE=$(REACHED_STATE) $(MAKE) up NAME=reached-vsphere PROVIDER=vsphere CCM_VERSION= CCM_IMAGE= PROVIDER_CONFIG= \
+		K8S_VERSION= NODES=3 ARTIFACTS=$(ARTIFACTS)/reached-vsphere/cluster
+	status=0; e2e/testdata/reach.sh vsphere $(REACHED_STATE)/reached-vsphere/cloud-admin $(REACHED)/vsphere && \
+	REACH='regionCategory: k8s-zone, zoneCategory: k8s-region' e2e/testdata/reach.sh vsphere $(REACHED_STATE)/reached-vsphere/cloud-admin $(REACHED)/vsphere-swapped && \
+	. $(REACHED)/vsphere/env && export KUBECONFIG=$(REACHED_STATE)/reached-vsphere/admin.kubeconfig && \
+	$(REACHED_E2E) PROVIDER_CONFIG=$(REACHED)/vsphere/vsphere-reached.yaml LABEL_FILTER='!leader-migration && !node-lifecycle' \
+		JOIN_HOOK='$(call JOIN,reached-vsphere,vsphere)' ARTIFACTS=$(ARTIFACTS)/reached-vsphere || status=$$?; \
+	if [ $$status = 0 ]; then \
+		if $(REACHED_E2E) PROVIDER_CONFIG=$(REACHED)/vsphere-swapped/vsphere-reached.yaml LABEL_FILTER=zone WAIT_SCALE=0.25 \
+			ARTIFACTS=$(ARTIFACTS)/reached-vsphere-control > $(ARTIFACTS)/reached-vsphere-control.log 2>&1; then \
+			echo "e2e-reached-vsphere: the control passed: an inspector reading the wrong tags was not caught ($(ARTIFACTS)/reached-vsphere-control.log)"; status=1; \
+		elif grep -q "$(VSPHERE_CONTROL_SHOWS)" $(ARTIFACTS)/reached-vsphere-control.log; then \
+			echo "e2e-reached-vsphere: the control failed, as it must: the zone read from the region's tag is not the node's"; \
+		else echo "e2e-reached-vsphere: the control failed, but not on the zone ($(ARTIFACTS)/reached-vsphere-control.log)"; status=1; fi; \
+	fi; \
+	CCM_HARNESS_STATE=$(REACHED_STATE) $(BIN)/ccm-harness down --name reached-vsphere; [ $$status = 0 ]
+# (dots for the quotes the recipe's shell would take)
+VSPHERE_CONTROL_SHOWS := expected label topology.kubernetes.io/zone=.region-a. (the cloud.s zone), actual .zone-a
+
 # The control of e2e-reached: an AWS that lies to the CCM alone about
 # five nodes (e2e/testdata/aws-lying.yaml), judged through the SDK, with
 # two of them lent to the lifecycle specs, must fail the zone,
@@ -475,7 +504,7 @@ prebuild: build
 # (e2e-foreign: its kind cluster, two suites and a control, about 7
 # minutes alone) starts in the background after the reached clouds' group,
 # once the AWS CCM and the node image it takes from the cache are built.
-TEST_TARGETS := vet build prebuild@ unit+jobs+e2e e2e-vsphere+e2e-aws+e2e-aws-lb+e2e-reached+e2e-reached-control e2e-foreign@ e2e-openstack+e2e-oldest+e2e-kind+e2e-serial+e2e-plugin+e2e-reached-openstack images e2e-image+e2e-incluster+e2e-existing+e2e-dry-run+kubetest2+controls wait compare
+TEST_TARGETS := vet build prebuild@ unit+jobs+e2e e2e-vsphere+e2e-aws+e2e-aws-lb+e2e-reached+e2e-reached-control e2e-foreign@ e2e-openstack+e2e-oldest+e2e-kind+e2e-serial+e2e-plugin+e2e-reached-openstack+e2e-reached-vsphere images e2e-image+e2e-incluster+e2e-existing+e2e-dry-run+kubetest2+controls wait compare
 # Each target's output also goes to $(ARTIFACTS)/make-test/<target>.log;
 # a failed target's error lines are printed again after the times, last,
 # where a CI system that keeps only the end of the output still shows why;

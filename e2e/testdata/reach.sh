@@ -1,30 +1,36 @@
 #!/usr/bin/env bash
-# Usage: reach.sh aws|openstack CLOUD_ADMIN_DIR OUT_DIR
+# Usage: reach.sh aws|openstack|vsphere CLOUD_ADMIN_DIR OUT_DIR
 #
 # Sets up what a provider's CI holds for a cluster and a cloud the harness
 # did not make (make e2e-reached): the cloud's own tools' usual
 # configuration for the harness's inspector, with credentials of its own,
 # never the CCM's (AWS: a shared config and credentials file, the
-# endpoints in AWS_ENDPOINT_URL_*; OpenStack: clouds.yaml and OS_CLOUD),
+# endpoints in AWS_ENDPOINT_URL_*; OpenStack: clouds.yaml and OS_CLOUD;
+# vSphere: govc's GOVC_* variables),
 # in OUT_DIR/env, and the profile files that reach that cloud with no ccm
 # (the cluster's runs already): OUT_DIR/<cloud>-reached.yaml, and for AWS
 # <cloud>-reached-plugin.yaml, judging through the example cloud plugin.
-# Here the cloud is fakecloud, started by `ccm-harness up`, whose
+# Here the cloud is fakecloud (vcsim for vSphere), started by `ccm-harness up`, whose
 # cloud-admin folder says where it listens and the inspector's secret;
 # against a real cloud only the endpoints and the nameserver go.
 set -euo pipefail
 cloud=$1 admin=$2 out=$3
 mkdir -p "$out"
-endpoint=$(cat "$admin/endpoint") secret=$(cat "$admin/inspector.token")
+fakecloud() { endpoint=$(cat "$admin/endpoint") secret=$(cat "$admin/inspector.token"); }
 here=$(cd "$(dirname "$0")" && pwd)
 # What the cluster's CCM is claimed to do; $CAPABILITIES narrows it (a CCM
 # run without its route controller claims no routes).
-capabilities="capabilities: [${CAPABILITIES:-instances, zones, node-lifecycle, load-balancers, routes}]"
+# vSphere's CCM has neither load balancers nor routes. $REACH, for
+# vSphere, is the reach config's fields (a control's wrong categories).
+default_capabilities="instances, zones, node-lifecycle, load-balancers, routes"
+[ "$cloud" = vsphere ] && default_capabilities="instances, zones, node-lifecycle"
+capabilities="capabilities: [${CAPABILITIES:-$default_capabilities}]"
 header="# Written by e2e/testdata/reach.sh: the CCM of a cluster the harness did
 # not make (no ccm: it runs there already), judged against a cloud the
 # harness does not run, reached as the environment says."
 case $cloud in
 aws)
+  fakecloud
   printf '[profile ccm-harness-inspector]\nregion = fake-region-1\n' >"$out/config"
   printf '[ccm-harness-inspector]\naws_access_key_id = AKIAFAKECLOUDINSPECT\naws_secret_access_key = %s\n' "$secret" >"$out/credentials"
   chmod 600 "$out/credentials"
@@ -42,6 +48,7 @@ EOF
   printf 'inspector:\n  plugin: %s\n' "$here/../../examples/cloud-plugin/aws-cli.sh" >>"$out/aws-reached-plugin.yaml"
   ;;
 openstack)
+  fakecloud
   cat >"$out/clouds.yaml" <<EOF
 clouds:
   ccm-harness-inspector:
@@ -60,8 +67,21 @@ EOF
   printf '%s\nname: openstack-reached\ncloud: openstack\ncloudConfig:\n  reach: {routerID: router-ccm-harness, subnetID: subnet-private}\n%s\n' \
     "$header" "$capabilities" >"$out/openstack-reached.yaml"
   ;;
+vsphere)
+  # vcsim's port for the harness (vcsim.json) and its user there, with
+  # the CA of its certificate, in the cluster's cloud folder.
+  port=$(sed -n 's/.*"adminPort": *\([0-9]*\).*/\1/p' "$admin/vcsim.json")
+  { read -r user; read -r password; } <"$admin/vcsim-admin-credentials"
+  (umask 077; cat >"$out/env" <<EOF
+export GOVC_URL=https://127.0.0.1:$port/sdk GOVC_USERNAME=$user GOVC_PASSWORD=$password
+export GOVC_TLS_CA_CERTS=$(dirname "$admin")/cloud/ca.crt GOVC_DATACENTER=DC0
+EOF
+  )
+  printf '%s\nname: vsphere-reached\ncloud: vsphere\ncloudConfig:\n  reach: {%s}\n%s\n' \
+    "$header" "${REACH:-}" "$capabilities" >"$out/vsphere-reached.yaml"
+  ;;
 *)
-  echo "reach.sh: unknown cloud $cloud (aws or openstack)" >&2
+  echo "reach.sh: unknown cloud $cloud (aws, openstack or vsphere)" >&2
   exit 2
   ;;
 esac

@@ -104,7 +104,7 @@ func init() { providers.Register(Profile()) }
 var classicDifferences = []providers.Difference{
 	{Spec: "serves UDP", Step: providers.StepProvision, Shows: "Protocol UDP not supported by LoadBalancer",
 		Evidence: "a classic load balancer carries TCP only, and the CCM refuses any other protocol for one " +
-			"(checkProtocol in pkg/providers/v1/aws.go of v1.36.2); UDP needs a Network Load Balancer " +
+			"(checkProtocol in pkg/providers/v1/aws.go of v1.37.1 and v1.36.2); UDP needs a Network Load Balancer " +
 			"(service.beta.kubernetes.io/aws-load-balancer-type: nlb)"},
 	mixedProtocol("serves TCP and UDP on the same port in one Service"),
 	mixedProtocol("carries TCP and UDP from the ingress IP to a backend pod"),
@@ -131,7 +131,7 @@ var nlbDifferences = []providers.Difference{
 func mixedProtocol(spec string) providers.Difference {
 	return providers.Difference{Spec: spec, Step: providers.StepProvision, Shows: "mixed protocol is not supported for LoadBalancer",
 		Evidence: "the CCM refuses a Service that mixes protocols for every kind of load balancer (checkMixedProtocol in " +
-			"pkg/providers/v1/aws.go of v1.36.2), though a network load balancer could carry both on one port (a TCP_UDP " +
+			"pkg/providers/v1/aws.go of v1.37.1 and v1.36.2), though a network load balancer could carry both on one port (a TCP_UDP " +
 			"listener); TCP and UDP through its load balancers to a pod are carried in \"health-checks only nodes with endpoints\" " +
 			"and, with network load balancers, \"serves UDP\""}
 }

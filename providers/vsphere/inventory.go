@@ -35,6 +35,10 @@ type inventory struct {
 	vim    *vim25.Client
 	tags   *tags.Manager
 	finder *find.Finder
+	// names are the datacenter and the tag categories of regions and
+	// zones: the harness's own in vcsim, a reached vCenter's as its CCM's
+	// config names them.
+	names names
 
 	dc                           *object.Datacenter
 	vmFolder                     *object.Folder
@@ -48,6 +52,8 @@ type inventory struct {
 	// host, size and address.
 	counter string
 }
+
+type names struct{ datacenter, region, zone string }
 
 type placement struct {
 	pool  *object.ResourcePool
@@ -108,9 +114,17 @@ func connect(ctx context.Context, endpoint, caFile string, user *url.Userinfo, c
 	if err != nil {
 		return nil, err
 	}
-	sc := soap.NewClient(u, false)
-	if err := sc.SetRootCAs(caFile); err != nil {
-		return nil, err
+	return dial(ctx, u, caFile, false, user, config)
+}
+
+// dial logs in to the SOAP and the tagging APIs at u, verifying the
+// server's certificate with caFile if given, or not at all if insecure.
+func dial(ctx context.Context, u *url.URL, caFile string, insecure bool, user *url.Userinfo, config Config) (*inventory, error) {
+	sc := soap.NewClient(u, insecure)
+	if caFile != "" {
+		if err := sc.SetRootCAs(caFile); err != nil {
+			return nil, err
+		}
 	}
 	vc, err := vim25.NewClient(ctx, sc)
 	if err != nil {
@@ -123,7 +137,8 @@ func connect(ctx context.Context, endpoint, caFile string, user *url.Userinfo, c
 	if err := rc.Login(ctx, user); err != nil {
 		return nil, &loginError{api: "tagging", err: err}
 	}
-	return &inventory{config: config, vim: vc, tags: tags.NewManager(rc), finder: find.NewFinder(vc)}, nil
+	return &inventory{config: config, vim: vc, tags: tags.NewManager(rc), finder: find.NewFinder(vc),
+		names: names{datacenter: datacenter, region: regionCategory, zone: zoneCategory}}, nil
 }
 
 // loginError is a server that answered, and refused the credentials.
@@ -164,11 +179,10 @@ func (i *inventory) shape(ctx context.Context) error {
 
 // load finds what the harness places VMs in and reads tags of.
 func (i *inventory) load(ctx context.Context) error {
-	dc, err := i.finder.Datacenter(ctx, datacenter)
+	dc, err := i.find(ctx)
 	if err != nil {
 		return err
 	}
-	i.finder.SetDatacenter(dc)
 	folders, err := dc.Folders(ctx)
 	if err != nil {
 		return err
@@ -179,16 +193,6 @@ func (i *inventory) load(ctx context.Context) error {
 		return err
 	}
 	i.datastore = ds.Name()
-	for _, cat := range []struct {
-		name string
-		id   *string
-	}{{regionCategory, &i.regionCategory}, {zoneCategory, &i.zoneCategory}} {
-		c, err := i.tags.GetCategory(ctx, cat.name)
-		if err != nil {
-			return fmt.Errorf("tag category %s: %w", cat.name, err)
-		}
-		*cat.id = c.ID
-	}
 	clusters, err := i.clusters(ctx, dc)
 	if err != nil {
 		return err
@@ -208,6 +212,27 @@ func (i *inventory) load(ctx context.Context) error {
 		i.zones = append(i.zones, placement{pool: pool, hosts: hosts})
 	}
 	return nil
+}
+
+// find finds the datacenter and the tag categories of regions and zones:
+// all the inspector needs.
+func (i *inventory) find(ctx context.Context) (*object.Datacenter, error) {
+	dc, err := i.finder.Datacenter(ctx, i.names.datacenter)
+	if err != nil {
+		return nil, err
+	}
+	i.finder.SetDatacenter(dc)
+	for _, cat := range []struct {
+		name string
+		id   *string
+	}{{i.names.region, &i.regionCategory}, {i.names.zone, &i.zoneCategory}} {
+		c, err := i.tags.GetCategory(ctx, cat.name)
+		if err != nil {
+			return nil, fmt.Errorf("tag category %s: %w", cat.name, err)
+		}
+		*cat.id = c.ID
+	}
+	return dc, nil
 }
 
 // clusters are the datacenter's clusters in name order, one per zone.
@@ -531,7 +556,7 @@ func (i *inventory) topology(ctx context.Context, host types.ManagedObjectRefere
 		}
 	}
 	if zone == "" || region == "" {
-		return "", "", fmt.Errorf("host %s and its ancestors lack a %s or %s tag (zone %q, region %q)", host.Value, zoneCategory, regionCategory, zone, region)
+		return "", "", fmt.Errorf("host %s and its ancestors lack a %s or %s tag (zone %q, region %q)", host.Value, i.names.zone, i.names.region, zone, region)
 	}
 	return zone, region, nil
 }

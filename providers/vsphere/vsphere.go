@@ -26,6 +26,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -72,6 +73,20 @@ func Profile() providers.Profile {
 					return nil, fmt.Errorf("vsphere provider config: %w", err)
 				}
 			}
+			if reach := c.Reach; reach != nil {
+				// What shapes vcsim or the CCM's config means nothing to
+				// a vCenter the harness does not run.
+				families := c.IPFamilies
+				c.IPFamilies, c.Reach = nil, nil
+				if !reflect.ValueOf(c).IsZero() {
+					return nil, fmt.Errorf("vsphere provider config: with reach, give only reach and ipFamilies: the rest shapes the vCenter the harness runs")
+				}
+				c.IPFamilies = families
+				if err := c.complete(); err != nil {
+					return nil, fmt.Errorf("vsphere provider config: %w", err)
+				}
+				return reached(*reach, c.IPFamilies), nil
+			}
 			if err := c.complete(); err != nil {
 				return nil, fmt.Errorf("vsphere provider config: %w", err)
 			}
@@ -99,6 +114,9 @@ type Config struct {
 	IPFamilies []string `json:"ipFamilies,omitempty"`
 	// Faults break the cloud on purpose, for the negative controls.
 	Faults Faults `json:"faults,omitempty"`
+	// Reach, when set, is a vCenter the harness does not start but
+	// reaches (a real one): give only reach and ipFamilies then.
+	Reach *Reach `json:"reach,omitempty"`
 }
 
 // Faults make vcsim misbehave.

@@ -192,6 +192,82 @@ func TestCloud(t *testing.T) {
 	if ccm.Vcenter[server]["server"] != server || ccm.Labels["zone"] != zoneCategory || ccm.Labels["region"] != regionCategory {
 		t.Errorf("cloud config %s: want vCenter %s and the zone and region categories", data, server)
 	}
+
+	reachedView(ctx, t, c)
+}
+
+// reachedView reaches c's vcsim as a vCenter the harness does not run,
+// through govc's environment, with the harness's admin user as the
+// inspector's own: it reports what the harness's view does and powers
+// VMs, and each wrong setting is one line naming the fix.
+func reachedView(ctx context.Context, t *testing.T, c *Cloud) {
+	adminPassword, _ := c.admin.Password()
+	env := map[string]string{
+		"GOVC_URL": c.url(c.adminPort), "GOVC_USERNAME": c.admin.Username(), "GOVC_PASSWORD": adminPassword,
+		"GOVC_TLS_CA_CERTS": c.caFile, "GOVC_DATACENTER": datacenter, "GOVC_INSECURE": "",
+	}
+	reach := func(change map[string]string, config string) (providers.Cloud, error) {
+		for k, v := range env {
+			t.Setenv(k, v)
+		}
+		for k, v := range change {
+			t.Setenv(k, v)
+		}
+		cloud, err := Profile().NewCloud([]byte(config))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cloud, cloud.Start(ctx, providers.CloudEnv{})
+	}
+	cloud, err := reach(nil, "reach: {}\nipFamilies: [ipv4, ipv6]")
+	if err != nil {
+		t.Fatalf("reaching vcsim as govc's environment says: %v", err)
+	}
+	if where := cloud.(providers.Reached).Where(); !strings.Contains(where, "datacenter DC0, as "+adminUser) {
+		t.Errorf("where: %q", where)
+	}
+	ours, _ := c.Inspector().Instance(ctx, "n1")
+	theirs, err := cloud.Inspector().Instance(ctx, "n1")
+	if err != nil || addressString(theirs.Addresses) != addressString(ours.Addresses) || theirs.Zone != ours.Zone ||
+		theirs.Region != ours.Region || theirs.ProviderID != ours.ProviderID || theirs.InstanceType != ours.InstanceType {
+		t.Errorf("n1 reached: %+v, %v; the harness's view: %+v", theirs, err, ours)
+	}
+	power := cloud.(providers.Powerer).Power()
+	if err := power.Stop(ctx, "n1"); err != nil {
+		t.Fatal(err)
+	}
+	if inst, err := c.Inspector().Instance(ctx, "n1"); err != nil || inst.Running {
+		t.Errorf("n1 after a reached Stop: running %t, err %v", inst.Running, err)
+	}
+	if err := power.Start(ctx, "n1"); err != nil {
+		t.Fatal(err)
+	}
+	if cloud.Instances() != nil {
+		t.Errorf("a reached vCenter makes VMs: the harness makes none where it does not own the cloud")
+	}
+	for _, bad := range []struct {
+		change map[string]string
+		config string
+		want   string
+	}{
+		{map[string]string{"GOVC_URL": ""}, "reach: {}", "vsphere: no vCenter for the harness's inspector: set GOVC_URL"},
+		{map[string]string{"GOVC_USERNAME": ""}, "reach: {}", "vsphere: no user for the harness's inspector"},
+		{map[string]string{"GOVC_PASSWORD": "wrong"}, "reach: {}", "rejects the inspector's credentials (user " + adminUser + "): log in to the vSphere API: ServerFaultCode: Login failure; fix GOVC_USERNAME and GOVC_PASSWORD"},
+		{map[string]string{"GOVC_TLS_CA_CERTS": ""}, "reach: {}", "cannot reach vCenter " + c.url(c.adminPort) + ": "},
+		{map[string]string{"GOVC_INSECURE": "maybe"}, "reach: {}", `GOVC_INSECURE "maybe" is not true or false`},
+		{map[string]string{"GOVC_DATACENTER": ""}, "reach: {}", "no datacenter for the reached vCenter: set GOVC_DATACENTER"},
+		{map[string]string{"GOVC_DATACENTER": "DC9"}, "reach: {}", "datacenter 'DC9' not found"},
+		{nil, "reach: {zoneCategory: k8s-zones}", "tag category k8s-zones:"},
+	} {
+		_, err := reach(bad.change, bad.config)
+		if err == nil || !strings.Contains(err.Error(), bad.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v %q: got %v, want one line containing %q", bad.change, bad.config, err, bad.want)
+		}
+	}
+	// With no CA and GOVC_INSECURE, vcsim's certificate is not checked.
+	if _, err := reach(map[string]string{"GOVC_TLS_CA_CERTS": "", "GOVC_INSECURE": "true"}, "reach: {}"); err != nil {
+		t.Errorf("GOVC_INSECURE=true: %v", err)
+	}
 }
 
 func TestConfig(t *testing.T) {
@@ -205,6 +281,9 @@ func TestConfig(t *testing.T) {
 		{"ipFamilies: [ipv6, ipv4]", ""},
 		{"ipFamilies: [ipv4, ipv4]", `ipFamilies: "ipv4" is not "ipv4" or "ipv6", or is named twice`},
 		{"ipFamilies: [IPv6]", `ipFamilies: "IPv6" is not`},
+		{"reach: {datacenter: DC0}\nipFamilies: [ipv6]", ""},
+		{"reach: {}\nzones: [a]", "with reach, give only reach and ipFamilies"},
+		{"reach: {}\nipFamilies: [ipv5]", `ipFamilies: "ipv5" is not`},
 	} {
 		_, err := Profile().NewCloud([]byte(tt.config))
 		switch {
