@@ -95,7 +95,7 @@ func (c *Cluster) CheckClaims(ctx context.Context, timeout time.Duration) error 
 	var want []string
 	for _, capability := range []providers.Capability{providers.Instances, providers.NodeLifecycle, providers.LoadBalancers, providers.Routes} {
 		if c.Profile.Has(capability) {
-			want = append(want, capability.Controller())
+			want = append(want, providers.ControllerOf(capability))
 		}
 	}
 	deadline := time.Now().Add(timeout)

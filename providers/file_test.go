@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/ccm-harness/providers/fake"
 	"sigs.k8s.io/ccm-harness/providers/openstack"
 	"sigs.k8s.io/ccm-harness/providers/vsphere"
+	"sigs.k8s.io/ccm-harness/specs"
 )
 
 // TestBuiltinProfilesAsFiles loads the built-in profiles written as
@@ -122,8 +123,9 @@ func TestProfileFileBadInput(t *testing.T) {
 		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: []\n", "capabilities: none claimed; claim what the CCM does"},
 		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\n", "capabilities: none claimed; claim what the CCM does"},
 		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [load-balancer-source-ip]\n", "capabilities: load-balancer-source-ip without load-balancers"},
-		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [load-balancers]\ndifferences: [{spec: serves UDP, step: provision}]\n", "differences: difference of spec \"serves UDP\": shows is empty"},
-		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [load-balancers]\ndifferences: [{spec: serves UDP, step: teleport, shows: x, evidence: y}]\n", "step \"teleport\" is none of"},
+		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [load-balancers]\ndifferences: [{spec: loadbalancer/udp, step: provision}]\n", "differences: difference of spec \"loadbalancer/udp\": shows is empty"},
+		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [load-balancers]\ndifferences: [{spec: serves UDP, step: provision, shows: x, evidence: y}]\n", "spec \"serves UDP\" is none of the suite's (node-init/taint-removed, "},
+		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [load-balancers]\ndifferences: [{spec: loadbalancer/udp, step: teleport, shows: x, evidence: y}]\n", "step \"teleport\" is none of"},
 		{"cloud: none\nccm: {image: 'docker-archive:x.tar', cloudProvider: x}\ncapabilities: [instances]\nproviderIDScheme: x\n", "instances with cloud: none"},
 		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [load-balancers]\nmanifests: bad.yaml\n", "manifests " + dir + "/bad.yaml: document 2 does not parse"},
 		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [load-balancers]\nmanifests: missing\n", "manifests " + dir + "/missing: stat"},
@@ -178,8 +180,8 @@ func TestProfileFileDifferencesAreItsOwn(t *testing.T) {
 		t.Errorf("no ccm against OpenStack (an existing cluster's, taken to be the cloud's own): differences %v, %v; want the OpenStack CCM's", theirs.DifferencesOf(nil), err)
 	}
 	stated, _, err := providers.Resolve(providers.External, []byte("cloud: openstack\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [load-balancers]\n"+
-		"differences: [{spec: serves UDP, step: provision, shows: no UDP, evidence: its cloud has none}]\n"), "/p")
-	want := []providers.Difference{{Spec: "serves UDP", Step: providers.StepProvision, Shows: "no UDP", Evidence: "its cloud has none"}}
+		"differences: [{spec: loadbalancer/udp, step: provision, shows: no UDP, evidence: its cloud has none}]\n"), "/p")
+	want := []providers.Difference{{Spec: specs.LBUDP, Step: providers.StepProvision, Shows: "no UDP", Evidence: "its cloud has none"}}
 	if err != nil || !slices.Equal(stated.DifferencesOf(nil), want) {
 		t.Errorf("stated differences: %v, %v; want %v", stated.DifferencesOf(nil), err, want)
 	}

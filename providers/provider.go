@@ -19,37 +19,29 @@ import (
 	"sigs.k8s.io/ccm-harness/internal/binaries"
 	"sigs.k8s.io/ccm-harness/internal/process"
 	"sigs.k8s.io/ccm-harness/skew"
+	"sigs.k8s.io/ccm-harness/specs"
 )
 
-// Capability is something a CCM claims to do. Scenarios that need one the
-// profile lacks are skipped with the reason, never passed.
-type Capability string
+// Capability is something a CCM claims to do: specs.Capability, where
+// each spec names the one it checks.
+type Capability = specs.Capability
 
+// The capabilities, as specs declares them.
 const (
-	// Instances: node initialization, provider IDs, addresses, instance types.
-	Instances Capability = "instances"
-	// Zones: topology zone and region labels.
-	Zones Capability = "zones"
-	// NodeLifecycle: shutdown taints and deletion of nodes whose instance is
-	// stopped or gone.
-	NodeLifecycle Capability = "node-lifecycle"
-	// LoadBalancers: Services of type LoadBalancer.
-	LoadBalancers Capability = "load-balancers"
-	// Routes: pod CIDR routes in the cloud's network.
-	Routes Capability = "routes"
-	// LoadBalancerSourceIP: load balancers that hand backends the client's
-	// own address, as pass-through network load balancers (fakecloud's own,
-	// AWS's network ones) do; a proxying one (a classic ELB, Octavia's
-	// amphorae) does not.
-	LoadBalancerSourceIP Capability = "load-balancer-source-ip"
+	Instances            = specs.Instances
+	Zones                = specs.Zones
+	NodeLifecycle        = specs.NodeLifecycle
+	LoadBalancers        = specs.LoadBalancers
+	Routes               = specs.Routes
+	LoadBalancerSourceIP = specs.LoadBalancerSourceIP
 )
 
 // Known are the capabilities a profile can claim.
-var Known = []Capability{Instances, Zones, NodeLifecycle, LoadBalancers, Routes, LoadBalancerSourceIP}
+var Known = specs.Capabilities
 
-// Controller is the CCM controller that serves c; "" where c is part of
+// ControllerOf is the CCM controller that serves c; "" where c is part of
 // another's work (zones: the cloud-node controller's).
-func (c Capability) Controller() string {
+func ControllerOf(c Capability) string {
 	return map[Capability]string{
 		Instances:     names.CloudNodeController,
 		NodeLifecycle: names.CloudNodeLifecycleController,
@@ -114,8 +106,8 @@ var Steps = []Step{StepProvision, StepJoin, StepExclude, StepLeave}
 
 // Difference is a step of a spec that a CCM fails by its own design.
 type Difference struct {
-	// Spec is the spec's text.
-	Spec string `json:"spec"`
+	// Spec is the spec's ID (specs.ID: a profile file names it so).
+	Spec specs.ID `json:"spec"`
 	// Step is the step that fails; the spec's other steps still assert.
 	Step Step `json:"step"`
 	// Shows is what the step's failure says (part of its message, or of
@@ -130,7 +122,7 @@ type Difference struct {
 // Validate says what is missing from d.
 func (d Difference) Validate() error {
 	switch {
-	case d.Spec == "":
+	case d.Spec.IsZero():
 		return fmt.Errorf("a difference names no spec")
 	case !slices.Contains(Steps, d.Step):
 		return fmt.Errorf("difference of spec %q: step %q is none of %v", d.Spec, d.Step, Steps)

@@ -13,6 +13,7 @@ import (
 
 	"sigs.k8s.io/ccm-harness/internal/nodewait"
 	"sigs.k8s.io/ccm-harness/providers"
+	"sigs.k8s.io/ccm-harness/specs"
 )
 
 const (
@@ -352,25 +353,12 @@ func TestWaitForCloudReportsLastRealMismatch(t *testing.T) {
 	}
 }
 
-func TestSpecText(t *testing.T) {
-	for leaf, want := range map[string]string{
-		"provisions without node ports when allocateLoadBalancerNodePorts=false [loadbalancer]": "provisions without node ports when allocateLoadBalancerNodePorts=false",
-		"moves them back, member by member [downgrade] [leader-migration]":                      "moves them back, member by member",
-		"labels the zone":         "labels the zone",
-		"keeps [brackets] inside": "keeps [brackets] inside",
-	} {
-		if got := SpecText(leaf); got != want {
-			t.Errorf("SpecText(%q) = %q, want %q", leaf, got, want)
-		}
-	}
-}
-
 // A known difference is a strict expected failure, not a skip: its spec
 // runs (Unmet says nothing of it), and a difference must name a spec the
 // suite has.
 func TestUnmetDifference(t *testing.T) {
 	f := Features{Provider: "p", Capabilities: providers.NewCapabilities(providers.LoadBalancers),
-		Differences: []providers.Difference{{Spec: "serves UDP", Step: providers.StepProvision, Shows: "no UDP", Evidence: "its cloud has no UDP"}}}
+		Differences: []providers.Difference{{Spec: specs.LBUDP, Step: providers.StepProvision, Shows: "no UDP", Evidence: "its cloud has no UDP"}}}
 	if got := Unmet("serves UDP", Needs(providers.LoadBalancers), f, false); got != "" {
 		t.Errorf("a difference skips its spec: %q", got)
 	}

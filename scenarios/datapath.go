@@ -21,6 +21,7 @@ import (
 	admissionapi "k8s.io/pod-security-admission/api"
 
 	"sigs.k8s.io/ccm-harness/providers"
+	"sigs.k8s.io/ccm-harness/specs"
 )
 
 // The [datapath] specs send real packets through the cloud's load balancer
@@ -31,13 +32,12 @@ var _ = framework.Describe("LoadBalancer data path", Needs(providers.LoadBalance
 	f := framework.NewDefaultFramework("datapath")
 	// The jig's backends are not written for the restricted level.
 	f.NamespacePodSecurityLevel = admissionapi.LevelBaseline
-	dp := framework.WithLabel("datapath")
 
 	ginkgo.BeforeEach(func(ctx context.Context) {
 		deferLeakCheck(f.ClientSet)
 	})
 
-	it("carries TCP and UDP from the ingress IP to a backend pod", dp, func(ctx context.Context) {
+	it(specs.DatapathTCPUDP, func(ctx context.Context) {
 		jig := e2eservice.NewTestJig(f.ClientSet, f.Namespace.Name, "datapath")
 		_, err := jig.Run(ctx, nil)
 		framework.ExpectNoError(err, "start the backend pods")
@@ -61,7 +61,7 @@ var _ = framework.Describe("LoadBalancer data path", Needs(providers.LoadBalance
 			func(ctx context.Context) error { _, err := udpHostname(ip, 80); return err }))
 	})
 
-	it("preserves the client source IP, with externalTrafficPolicy=Local", dp, Needs(providers.LoadBalancerSourceIP), func(ctx context.Context) {
+	it(specs.DatapathSourceIP, func(ctx context.Context) {
 		jig := e2eservice.NewTestJig(f.ClientSet, f.Namespace.Name, "datapath-source")
 		s, err := jig.CreateOnlyLocalLoadBalancerService(ctx, env().Timeouts.LoadBalancer, true, annotate)
 		framework.ExpectNoError(err, "create the Service and its backend")
@@ -94,7 +94,7 @@ var _ = framework.Describe("LoadBalancer data path", Needs(providers.LoadBalance
 		}))
 	})
 
-	it("health-checks only nodes with endpoints, with externalTrafficPolicy=Local", dp, func(ctx context.Context) {
+	it(specs.DatapathHealthChecks, func(ctx context.Context) {
 		jig := e2eservice.NewTestJig(f.ClientSet, f.Namespace.Name, "datapath-local")
 		s, err := jig.CreateOnlyLocalLoadBalancerService(ctx, env().Timeouts.LoadBalancer, true, annotate)
 		framework.ExpectNoError(err, "create the Service and its backend")

@@ -17,6 +17,7 @@ import (
 	"k8s.io/kubernetes/test/e2e/framework"
 
 	"sigs.k8s.io/ccm-harness/providers"
+	"sigs.k8s.io/ccm-harness/specs"
 )
 
 // KnownDifferenceEntry names the report entry of a step that failed as
@@ -25,7 +26,7 @@ import (
 const KnownDifferenceEntry = "known difference"
 
 // differenceOf is the CCM's known difference at step of spec, or nil.
-func differenceOf(spec string, step providers.Step) *providers.Difference {
+func differenceOf(spec specs.ID, step providers.Step) *providers.Difference {
 	for _, d := range Differences() {
 		if d.Spec == spec && d.Step == step {
 			return &d
@@ -36,7 +37,7 @@ func differenceOf(spec string, step providers.Step) *providers.Difference {
 
 // expectedSteps says, for a dry run, which steps of spec are expected to
 // fail as the CCM's differences say; "" for none.
-func expectedSteps(spec string) string {
+func expectedSteps(spec specs.ID) string {
 	var steps []string
 	for _, d := range Differences() {
 		if d.Spec == spec {
@@ -71,7 +72,7 @@ var reached struct {
 // failure is then the CCM's answer, not a slow CCM's.
 func step(ctx context.Context, f *framework.Framework, name providers.Step, check func(ctx context.Context) error) bool {
 	ginkgo.GinkgoHelper()
-	spec := SpecText(ginkgo.CurrentSpecReport().LeafNodeText)
+	spec := idOf(ginkgo.CurrentSpecReport().LeafNodeText)
 	reached.Lock()
 	reached.steps = append(reached.steps, name)
 	reached.Unlock()
@@ -166,7 +167,7 @@ func CheckDifferencesReached() {
 	if current == nil || r.Failed() || r.State.Is(types.SpecStateSkipped) {
 		return
 	}
-	spec := SpecText(r.LeafNodeText)
+	spec := idOf(r.LeafNodeText)
 	for _, d := range Differences() {
 		if d.Spec == spec && !slices.Contains(steps, d.Step) {
 			framework.Failf("provider %s's known difference names step %s of this spec, a step the spec does not have (it checked %v); fix the difference", env().Cluster.Profile.Name, d.Step, steps)

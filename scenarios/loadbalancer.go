@@ -18,17 +18,17 @@ import (
 
 	"sigs.k8s.io/ccm-harness/internal/nodewait"
 	"sigs.k8s.io/ccm-harness/providers"
+	"sigs.k8s.io/ccm-harness/specs"
 )
 
 var _ = framework.Describe("LoadBalancer Services", Needs(providers.LoadBalancers), func() {
 	f := framework.NewDefaultFramework("loadbalancer")
-	lb := framework.WithLabel("loadbalancer")
 
 	ginkgo.BeforeEach(func(ctx context.Context) {
 		deferLeakCheck(f.ClientSet)
 	})
 
-	it("provisions a TCP load balancer with the Service's ports, every eligible node as backend, and the cleanup finalizer", lb, Needs(LateLBInspector), func(ctx context.Context) {
+	it(specs.LBProvision, Needs(LateLBInspector), func(ctx context.Context) {
 		start := time.Now()
 		s := createService(ctx, f.ClientSet, f.Namespace.Name, tcp(80))
 		step(ctx, f, providers.StepProvision, func(ctx context.Context) error {
@@ -42,15 +42,15 @@ var _ = framework.Describe("LoadBalancer Services", Needs(providers.LoadBalancer
 		})
 	})
 
-	it("serves UDP", lb, Needs(LateLBInspector), func(ctx context.Context) {
+	it(specs.LBUDP, Needs(LateLBInspector), func(ctx context.Context) {
 		provision(ctx, f, createService(ctx, f.ClientSet, f.Namespace.Name, udp(53)))
 	})
 
-	it("serves TCP and UDP on the same port in one Service", lb, Needs(LateLBInspector), func(ctx context.Context) {
+	it(specs.LBMixedProtocol, Needs(LateLBInspector), func(ctx context.Context) {
 		provision(ctx, f, createService(ctx, f.ClientSet, f.Namespace.Name, tcp(53), udp(53)))
 	})
 
-	it("follows a changed port and node port, keeping the ingress IP", lb, Needs(LateLBInspector), func(ctx context.Context) {
+	it(specs.LBPortChange, Needs(LateLBInspector), func(ctx context.Context) {
 		s, ok := provision(ctx, f, createService(ctx, f.ClientSet, f.Namespace.Name, tcp(80)))
 		if !ok {
 			return
@@ -79,7 +79,7 @@ var _ = framework.Describe("LoadBalancer Services", Needs(providers.LoadBalancer
 	// sync anyway, and a CCM that misses this one would pass (OpenStack's
 	// known difference, a joining node left out of the pools until the
 	// next node change, was seen not to hold in parallel).
-	it("updates the backends when nodes join, leave, or are excluded", lb, framework.WithSerial(), Needs(LateLBInspector, NeedNodePool), func(ctx context.Context) {
+	it(specs.LBBackends, framework.WithSerial(), Needs(LateLBInspector, NeedNodePool), func(ctx context.Context) {
 		pool := nodePool()
 		s, ok := provision(ctx, f, createService(ctx, f.ClientSet, f.Namespace.Name, tcp(80)))
 		if !ok {
@@ -126,7 +126,7 @@ var _ = framework.Describe("LoadBalancer Services", Needs(providers.LoadBalancer
 		})
 	})
 
-	it("health-checks the healthCheckNodePort with externalTrafficPolicy=Local", lb, Needs(LateLBInspector), func(ctx context.Context) {
+	it(specs.LBHealthCheckPort, Needs(LateLBInspector), func(ctx context.Context) {
 		s := newService(f.Namespace.Name, tcp(80))
 		s.Spec.ExternalTrafficPolicy = v1.ServiceExternalTrafficPolicyLocal
 		s = create(ctx, f.ClientSet, s)
@@ -136,13 +136,13 @@ var _ = framework.Describe("LoadBalancer Services", Needs(providers.LoadBalancer
 		provision(ctx, f, s)
 	})
 
-	it("hands loadBalancerSourceRanges to the cloud", lb, Needs(LateLBInspector), func(ctx context.Context) {
+	it(specs.LBSourceRanges, Needs(LateLBInspector), func(ctx context.Context) {
 		s := newService(f.Namespace.Name, tcp(80))
 		s.Spec.LoadBalancerSourceRanges = []string{"127.0.0.1/32", "127.0.100.0/24"}
 		provision(ctx, f, create(ctx, f.ClientSet, s))
 	})
 
-	it("provisions without node ports when allocateLoadBalancerNodePorts=false", lb, Needs(LateLBInspector), func(ctx context.Context) {
+	it(specs.LBNoNodePorts, Needs(LateLBInspector), func(ctx context.Context) {
 		s := newService(f.Namespace.Name, tcp(80))
 		s.Spec.AllocateLoadBalancerNodePorts = new(false)
 		s = create(ctx, f.ClientSet, s)
@@ -152,7 +152,7 @@ var _ = framework.Describe("LoadBalancer Services", Needs(providers.LoadBalancer
 		provision(ctx, f, s)
 	})
 
-	it("ignores a Service with a loadBalancerClass", lb, Needs(LateLBInspector), func(ctx context.Context) {
+	it(specs.LBClass, Needs(LateLBInspector), func(ctx context.Context) {
 		s := newService(f.Namespace.Name, tcp(80))
 		s.Spec.LoadBalancerClass = new("example.com/not-this-ccm")
 		s = create(ctx, f.ClientSet, s)
@@ -181,7 +181,7 @@ var _ = framework.Describe("LoadBalancer Services", Needs(providers.LoadBalancer
 		}
 	})
 
-	it("removes the load balancer, ingress and finalizer when the type changes to ClusterIP", lb, Needs(LateLBInspector), func(ctx context.Context) {
+	it(specs.LBTypeChange, Needs(LateLBInspector), func(ctx context.Context) {
 		s, ok := provision(ctx, f, createService(ctx, f.ClientSet, f.Namespace.Name, tcp(80)))
 		if !ok {
 			return
@@ -198,7 +198,7 @@ var _ = framework.Describe("LoadBalancer Services", Needs(providers.LoadBalancer
 
 	// Serial: the fault fails every load balancer the cloud is asked
 	// for, other specs' too.
-	it("reports a failed creation as an event and retries until the cloud recovers", lb, framework.WithSerial(), Needs(LateLBInspector, NeedFaults), func(ctx context.Context) {
+	it(specs.LBFailedCreation, framework.WithSerial(), Needs(LateLBInspector, NeedFaults), func(ctx context.Context) {
 		fi := env().Cluster.Cloud.(providers.FaultInjector)
 		const msg = "injected by the harness: load balancer quota exceeded"
 		clear, err := fi.Fail(ctx, providers.OpEnsureLoadBalancer, msg)
@@ -215,7 +215,7 @@ var _ = framework.Describe("LoadBalancer Services", Needs(providers.LoadBalancer
 		expectCloudLoadBalancer(ctx, f.ClientSet, s)
 	})
 
-	it("removes the cloud load balancer when the Service is deleted", lb, Needs(LateLBInspector), func(ctx context.Context) {
+	it(specs.LBDeleted, Needs(LateLBInspector), func(ctx context.Context) {
 		s, ok := provision(ctx, f, createService(ctx, f.ClientSet, f.Namespace.Name, tcp(80)))
 		if !ok {
 			return

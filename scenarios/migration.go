@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/ccm-harness/migration"
 	"sigs.k8s.io/ccm-harness/providers"
 	"sigs.k8s.io/ccm-harness/scenarios/labels"
+	"sigs.k8s.io/ccm-harness/specs"
 )
 
 // The HA control plane moves its cloud controllers from kube-controller-
@@ -298,7 +299,7 @@ var _ = framework.Describe("Leader migration", framework.WithLabel(labels.Leader
 		waitOwners(ctx, rec, watched, bounds.Unowned*2, "the CCM", cluster.CloudControllerManager)
 	}
 
-	it("[upgrade] moves the cloud controllers from kube-controller-manager to the CCM, member by member", within(MigrationTimeout), startFirst, framework.WithLabel(labels.MigrationSpecs[0][0]), Needs(labels.MigrationSpecs[0][1]), func(ctx context.Context) {
+	it(specs.MigrateToCCM, within(MigrationTimeout), startFirst, Needs(labels.MigrationNeed(specs.MigrateToCCM)), func(ctx context.Context) {
 		ccmUpgraded = false
 		start(ctx, true, "upgrade")
 		upgrade(ctx)
@@ -307,7 +308,7 @@ var _ = framework.Describe("Leader migration", framework.WithLabel(labels.Leader
 		framework.ExpectNoError(c.Health(), "HA control plane")
 	})
 
-	it("[upgrade] rolls the CCMs to the next release, member by member", within(MigrationTimeout), startFirst, framework.WithLabel(labels.MigrationSpecs[1][0]), Needs(labels.MigrationSpecs[1][1]), func(ctx context.Context) {
+	it(specs.UpgradeCCM, within(MigrationTimeout), startFirst, Needs(labels.MigrationNeed(specs.UpgradeCCM)), func(ctx context.Context) {
 		ccmUpgraded = false
 		start(ctx, false, "ccm-upgrade")
 		ccmUpgraded = true
@@ -322,7 +323,7 @@ var _ = framework.Describe("Leader migration", framework.WithLabel(labels.Leader
 		framework.ExpectNoError(c.Health(), "HA control plane")
 	})
 
-	it("[downgrade] moves them back to kube-controller-manager, member by member", within(MigrationTimeout), startFirst, framework.WithLabel(labels.MigrationSpecs[2][0]), Needs(labels.MigrationSpecs[2][1]), func(ctx context.Context) {
+	it(specs.MigrateBack, within(MigrationTimeout), startFirst, Needs(labels.MigrationNeed(specs.MigrateBack)), func(ctx context.Context) {
 		// From the CCM under test, as after the whole upgrade.
 		ccmUpgraded = true
 		start(ctx, false, "downgrade")

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/ccm-harness/cluster"
 	"sigs.k8s.io/ccm-harness/providers"
 	"sigs.k8s.io/ccm-harness/scenarios/labels"
+	"sigs.k8s.io/ccm-harness/specs"
 )
 
 // A spec says what it needs of the provider and runtime as Ginkgo labels,
@@ -186,19 +187,6 @@ func lateRouteReason(provider string) string {
 	return fmt.Sprintf(LateSkip+"provider %s has no route inspector (the nodes' conditions were checked)", provider)
 }
 
-// SpecText is a spec's own text: its leaf text without the bracketed
-// tags the e2e framework appends for its labels ("... [loadbalancer]").
-func SpecText(leaf string) string {
-	for strings.HasSuffix(leaf, "]") {
-		i := strings.LastIndex(leaf, " [")
-		if i < 0 {
-			break
-		}
-		leaf = leaf[:i]
-	}
-	return leaf
-}
-
 // Differences are the known differences of the cluster's CCM, as its
 // cloud's config makes them; nil before SetEnv.
 func Differences() []providers.Difference {
@@ -208,17 +196,25 @@ func Differences() []providers.Difference {
 	return current.Features.Differences
 }
 
+// idOf is the ID of the spec whose leaf text is leaf; the zero ID for a
+// node that is not one of specs.All (a suite node).
+func idOf(leaf string) specs.ID {
+	s, _ := specs.ByText(specs.Untagged(leaf))
+	return s.ID
+}
+
 // UnknownDifferences are the specs named by differences that are none of
-// leaf texts: a misspelt one would expect nothing and say nothing.
+// leaf texts: a spec of specs.All the suite does not declare would expect
+// nothing and say nothing.
 func UnknownDifferences(differences []providers.Difference, leaves []string) []string {
 	texts := make([]string, 0, len(leaves))
 	for _, l := range leaves {
-		texts = append(texts, SpecText(l))
+		texts = append(texts, specs.Untagged(l))
 	}
 	var out []string
 	for _, d := range differences {
-		if !slices.Contains(texts, d.Spec) && !slices.Contains(out, d.Spec) {
-			out = append(out, d.Spec)
+		if !slices.Contains(texts, d.Spec.Text()) && !slices.Contains(out, d.Spec.String()) {
+			out = append(out, d.Spec.String())
 		}
 	}
 	slices.Sort(out)
@@ -237,12 +233,12 @@ func SkipUnmet() {
 		return
 	}
 	spec := ginkgo.CurrentSpecReport()
-	reason := Unmet(SpecText(spec.LeafNodeText), spec.Labels(), *current.Features, current.DryRun)
+	reason := Unmet(specs.Untagged(spec.LeafNodeText), spec.Labels(), *current.Features, current.DryRun)
 	switch {
 	case reason != "":
 		ginkgo.Skip(reason)
 	case current.DryRun:
-		ginkgo.Skip(DryRunWouldRun + expectedSteps(SpecText(spec.LeafNodeText)))
+		ginkgo.Skip(DryRunWouldRun + expectedSteps(idOf(spec.LeafNodeText)))
 	}
 }
 

@@ -16,12 +16,13 @@ import (
 	"sigs.k8s.io/ccm-harness/cluster"
 	"sigs.k8s.io/ccm-harness/internal/nodewait"
 	"sigs.k8s.io/ccm-harness/providers"
+	"sigs.k8s.io/ccm-harness/specs"
 )
 
 var _ = framework.Describe("Nodes", func() {
 	f := framework.NewDefaultFramework("nodes")
 
-	it("removes the uninitialized taint from every node", framework.WithLabel("node-init"), Needs(providers.Instances), func(ctx context.Context) {
+	it(specs.InitTaintRemoved, func(ctx context.Context) {
 		e := env()
 		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, e.Timeouts.NodeInit, "the CCM to initialize every node", initialNodes(), nodewait.Initialized))
 		if e.InitialNodesInitialized > 0 {
@@ -29,7 +30,7 @@ var _ = framework.Describe("Nodes", func() {
 		}
 	})
 
-	it("initializes a node that joins after the CCM started", framework.WithLabel("node-init"), Needs(providers.Instances, NeedNodePool), func(ctx context.Context) {
+	it(specs.InitJoiningNode, Needs(NeedNodePool), func(ctx context.Context) {
 		pool := nodePool()
 		name := "join-" + rand.String(5)
 		start := time.Now()
@@ -40,7 +41,7 @@ var _ = framework.Describe("Nodes", func() {
 		ginkgo.AddReportEntry("joining node initialized after registration", latency.Round(time.Millisecond).String())
 	})
 
-	it("sets spec.providerID with the provider's scheme, as the cloud reports it", framework.WithLabel("provider-id"), Needs(providers.Instances), func(ctx context.Context) {
+	it(specs.ProviderIDSet, func(ctx context.Context) {
 		e := env()
 		cloud := cloudInstances(ctx, f.ClientSet, false)
 		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, e.Timeouts.NodeInit, "spec.providerID on every node",
@@ -49,7 +50,7 @@ var _ = framework.Describe("Nodes", func() {
 
 	// Serial: while the CCM restarts, no other spec's node or Service
 	// would be served, and its wait would measure the restart.
-	it("keeps spec.providerID across a CCM restart", framework.WithLabel("provider-id"), framework.WithSerial(), Needs(providers.Instances, NeedRestart), func(ctx context.Context) {
+	it(specs.ProviderIDKept, framework.WithSerial(), Needs(NeedRestart), func(ctx context.Context) {
 		e := env()
 		ccm := e.Cluster.Manager(cluster.CloudControllerManager)
 		scheme := e.Cluster.Profile.ProviderIDScheme
@@ -73,12 +74,12 @@ var _ = framework.Describe("Nodes", func() {
 		}
 	})
 
-	it("sets the addresses the cloud reports, with a Hostname", framework.WithLabel("node-address"), Needs(providers.Instances, NeedInspector), func(ctx context.Context) {
+	it(specs.NodeAddresses, Needs(NeedInspector), func(ctx context.Context) {
 		cloud := cloudInstances(ctx, f.ClientSet, true)
 		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, env().Timeouts.NodeInit, "node addresses to match the cloud", initialNodes(), AddressesFromCloud(cloud)))
 	})
 
-	it("honours the alpha.kubernetes.io/provided-node-ip annotation", framework.WithLabel("node-address"), Needs(providers.Instances, NeedNodePool, NeedChosenNodeIP, NeedInspector), func(ctx context.Context) {
+	it(specs.ProvidedNodeIP, Needs(NeedNodePool, NeedChosenNodeIP, NeedInspector), func(ctx context.Context) {
 		pool := nodePool()
 		insp := inspector()
 		name := "nodeip-" + rand.String(5)
@@ -107,14 +108,14 @@ var _ = framework.Describe("Nodes", func() {
 			[]string{name}, ProvidedNodeIPHonoured(provided, inst)))
 	})
 
-	it("labels the instance type the cloud reports", framework.WithLabel("instance-type"), Needs(providers.Instances, NeedInspector), func(ctx context.Context) {
+	it(specs.InstanceTypeLabel, Needs(NeedInspector), func(ctx context.Context) {
 		cloud := cloudInstances(ctx, f.ClientSet, true)
 		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, env().Timeouts.NodeInit, "instance-type labels to match the cloud", initialNodes(),
 			LabelsFromCloud(cloud, "instance type", func(i providers.Instance) string { return i.InstanceType },
 				v1.LabelInstanceTypeStable, v1.LabelInstanceType)))
 	})
 
-	it("labels the zone and region the cloud reports", framework.WithLabel("zone"), Needs(providers.Zones, NeedInspector), func(ctx context.Context) {
+	it(specs.ZoneRegionLabels, Needs(NeedInspector), func(ctx context.Context) {
 		cloud := cloudInstances(ctx, f.ClientSet, true)
 		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, env().Timeouts.NodeInit, "zone and region labels to match the cloud", initialNodes(),
 			All(
@@ -123,7 +124,7 @@ var _ = framework.Describe("Nodes", func() {
 			)))
 	})
 
-	it("taints the NotReady node of a stopped instance as shut down, and untaints it when it runs again", framework.WithLabel("node-lifecycle"), startEarly, Needs(providers.NodeLifecycle, NeedMachines), func(ctx context.Context) {
+	it(specs.LifecycleShutdown, startEarly, Needs(NeedMachines), func(ctx context.Context) {
 		e := env()
 		name, pool := machineNode(ctx, "stop-")
 		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, e.Timeouts.NodeInit, "the CCM to initialize the node", []string{name}, nodewait.Initialized))
@@ -139,7 +140,7 @@ var _ = framework.Describe("Nodes", func() {
 			[]string{name}, All(ReadyIs(true), Tainted(ShutdownTaint, false))))
 	})
 
-	it("deletes the NotReady node of a terminated instance", framework.WithLabel("node-lifecycle"), startEarly, Needs(providers.NodeLifecycle, NeedMachines), func(ctx context.Context) {
+	it(specs.LifecycleTerminate, startEarly, Needs(NeedMachines), func(ctx context.Context) {
 		e := env()
 		name, pool := machineNode(ctx, "term-")
 		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, e.Timeouts.NodeInit, "the CCM to initialize the node", []string{name}, nodewait.Initialized))

@@ -22,22 +22,22 @@ import (
 
 	"sigs.k8s.io/ccm-harness/internal/nodewait"
 	"sigs.k8s.io/ccm-harness/providers"
+	"sigs.k8s.io/ccm-harness/specs"
 )
 
 var _ = framework.Describe("Routes", Needs(providers.Routes), func() {
 	f := framework.NewDefaultFramework("routes")
-	route := framework.WithLabel("route")
 
 	ginkgo.BeforeEach(func(ctx context.Context) {
 		deferLeakCheck(f.ClientSet)
 	})
 
-	it("creates a route to every node's pod CIDR and marks the node's network available", route, startEarly, Needs(LateRouteInspector), func(ctx context.Context) {
+	it(specs.RoutesCreated, startEarly, Needs(LateRouteInspector), func(ctx context.Context) {
 		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, env().Timeouts.LoadBalancer, "NetworkUnavailable=False (RouteCreated) on every node with a pod CIDR", initialNodes(), RouteCreated))
 		expectRoutes(ctx, f.ClientSet)
 	})
 
-	it("removes a deleted node's route and recreates one deleted behind the CCM's back", route, startEarly, Needs(NeedNodePool, LateRouteInspector), func(ctx context.Context) {
+	it(specs.RoutesReconciled, startEarly, Needs(NeedNodePool, LateRouteInspector), func(ctx context.Context) {
 		pool := nodePool()
 		name := "route-" + rand.String(5)
 		start := time.Now()
@@ -76,7 +76,7 @@ var _ = framework.Describe("Routes", Needs(providers.Routes, NeedDataPlane), fun
 	f := framework.NewDefaultFramework("route-traffic")
 	f.NamespacePodSecurityLevel = admissionapi.LevelBaseline
 
-	it("carries pod traffic between nodes over the routes of their pod CIDRs", framework.WithLabel("route"), framework.WithLabel("datapath"), func(ctx context.Context) {
+	it(specs.RoutesDatapath, framework.WithLabel(specs.TagDatapath), func(ctx context.Context) {
 		nodes, err := e2enode.GetReadySchedulableNodes(ctx, f.ClientSet)
 		framework.ExpectNoError(err)
 		if len(nodes.Items) < 2 {

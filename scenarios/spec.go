@@ -6,6 +6,8 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 	"k8s.io/kubernetes/test/e2e/framework"
+
+	"sigs.k8s.io/ccm-harness/specs"
 )
 
 // Every spec and suite node has a timeout of its own, so a wait that hangs
@@ -44,13 +46,20 @@ var (
 // within is a spec's timeout where SpecTimeout does not suit it.
 type within time.Duration
 
-// it declares a spec: framework.It with its timeout (SpecTimeout, or a
-// within among args). The body takes the spec's context, which ends at
+// it declares the spec id names: framework.It with its text, its tag and
+// its capability as specs.All has them, and its timeout (SpecTimeout, or
+// a within among args). The body takes the spec's context, which ends at
 // the timeout.
-func it(text string, args ...any) bool {
+func it(id specs.ID, args ...any) bool {
 	ginkgo.GinkgoHelper()
+	spec := specs.Get(id)
 	timeout := SpecTimeout
-	rest := make([]any, 0, len(args)+1)
+	// The tag first: the e2e framework appends "[tag]" to the text in the
+	// order of the arguments.
+	rest := []any{framework.WithLabel(spec.Tag)}
+	if spec.Capability != "" {
+		rest = append(rest, Needs(spec.Capability))
+	}
 	for _, a := range args {
 		if w, ok := a.(within); ok {
 			timeout = time.Duration(w)
@@ -59,7 +68,7 @@ func it(text string, args ...any) bool {
 		rest = append(rest, a)
 	}
 	if _, ok := rest[len(rest)-1].(func(context.Context)); !ok {
-		panic("scenarios: spec " + text + ": its body must take the spec's context, which its timeout ends")
+		panic("scenarios: spec " + spec.Text + ": its body must take the spec's context, which its timeout ends")
 	}
-	return framework.It(append([]any{text, ginkgo.SpecTimeout(timeout)}, rest...)...)
+	return framework.It(append([]any{spec.Text, ginkgo.SpecTimeout(timeout)}, rest...)...)
 }

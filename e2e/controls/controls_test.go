@@ -33,6 +33,7 @@ import (
 	"sigs.k8s.io/ccm-harness/providers/fake"
 	"sigs.k8s.io/ccm-harness/providers/openstack"
 	"sigs.k8s.io/ccm-harness/providers/vsphere"
+	"sigs.k8s.io/ccm-harness/specs"
 )
 
 type control struct {
@@ -72,10 +73,10 @@ type control struct {
 	// plugin, with profile, is a cloud plugin of this repository's that
 	// answers in place of the profile's: one that lies.
 	plugin string
-	// fail maps a spec's text to what its failure message must contain.
+	// fail maps a spec to what its failure message must contain.
 	// Every other spec run must pass: a fault that breaks unrelated specs
 	// would show a scenario failing for the wrong reason.
-	fail map[string][]string
+	fail map[specs.ID][]string
 }
 
 var controls = []control{
@@ -83,32 +84,32 @@ var controls = []control{
 		name:   "taint never removed",
 		label:  "node-init",
 		config: fake.Config{Faults: []api.Fault{{Operation: api.OpAny, Instance: "node-2", Kind: api.FaultError, Status: 500, Message: "injected: instance API down"}}},
-		fail: map[string][]string{
-			"removes the uninitialized taint from every node": {"node node-2", "expected taint node.cloudprovider.kubernetes.io/uninitialized removed", "actual: still present"},
+		fail: map[specs.ID][]string{
+			specs.InitTaintRemoved: {"node node-2", "expected taint node.cloudprovider.kubernetes.io/uninitialized removed", "actual: still present"},
 		},
 	},
 	{
 		name:   "wrong provider ID",
 		label:  "provider-id",
 		config: fake.Config{Faults: []api.Fault{{Operation: api.OpAny, Instance: "node-2", Kind: api.FaultCorrupt, Field: api.CorruptID, Value: "i-bogus"}}},
-		fail: map[string][]string{
-			"sets spec.providerID with the provider's scheme": {"node node-2", "expected spec.providerID \"fakecloud://i-", `actual "fakecloud://i-bogus"`},
+		fail: map[specs.ID][]string{
+			specs.ProviderIDSet: {"node node-2", "expected spec.providerID \"fakecloud://i-", `actual "fakecloud://i-bogus"`},
 		},
 	},
 	{
 		name:   "wrong address",
 		label:  "node-address",
 		config: fake.Config{Faults: []api.Fault{{Operation: api.OpAny, Instance: "node-3", Kind: api.FaultCorrupt, Field: api.CorruptAddresses, Value: "InternalIP=127.9.9.9,Hostname=node-3"}}},
-		fail: map[string][]string{
-			"sets the addresses the cloud reports": {"node node-3", "expected addresses [", "actual [Hostname=node-3 InternalIP=127.9.9.9]"},
+		fail: map[specs.ID][]string{
+			specs.NodeAddresses: {"node node-3", "expected addresses [", "actual [Hostname=node-3 InternalIP=127.9.9.9]"},
 		},
 	},
 	{
 		name:   "wrong instance type",
 		label:  "instance-type",
 		config: fake.Config{Faults: []api.Fault{{Operation: api.OpAny, Instance: "node-1", Kind: api.FaultCorrupt, Field: api.CorruptInstanceType, Value: "fake.wrong"}}},
-		fail: map[string][]string{
-			"labels the instance type the cloud reports": {"node node-1", `="fake.medium" (the cloud's instance type)`, `actual "fake.wrong"`},
+		fail: map[specs.ID][]string{
+			specs.InstanceTypeLabel: {"node node-1", `="fake.medium" (the cloud's instance type)`, `actual "fake.wrong"`},
 		},
 	},
 	{
@@ -121,9 +122,9 @@ var controls = []control{
 			{Operation: api.OpAny, Instance: "node-1", Kind: api.FaultCorrupt, Field: api.CorruptZone, Value: "fake-region-9z"},
 			{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreBackends, After: 1},
 		}},
-		fail: map[string][]string{
-			"labels the zone and region the cloud reports": {"node node-1", "expected label topology.kubernetes.io/zone=\"fake-region-1", `actual "fake-region-9z"`},
-			"updates the backends when nodes join":         {"step join: ", "Service loadbalancer-", "(every eligible node), actual [node-1 node-2 node-3]"},
+		fail: map[specs.ID][]string{
+			specs.ZoneRegionLabels: {"node node-1", "expected label topology.kubernetes.io/zone=\"fake-region-1", `actual "fake-region-9z"`},
+			specs.LBBackends:       {"step join: ", "Service loadbalancer-", "(every eligible node), actual [node-1 node-2 node-3]"},
 		},
 	},
 	{
@@ -138,10 +139,10 @@ var controls = []control{
 			{Operation: api.OpAny, Instance: "restart-*", Kind: api.FaultCorrupt, Field: api.CorruptID, Value: "i-bogus"},
 			{Operation: api.OpAny, Instance: "node-2", Kind: api.FaultCorrupt, Field: api.CorruptRegion, Value: "fake-region-9"},
 		}},
-		fail: map[string][]string{
-			"initializes a node that joins after the CCM started": {"node join-", "expected taint node.cloudprovider.kubernetes.io/uninitialized removed by the CCM, actual: still present"},
-			"keeps spec.providerID across a CCM restart":          {"node restart-", "expected spec.providerID \"fakecloud://i-", `actual "fakecloud://i-bogus"`},
-			"labels the zone and region the cloud reports":        {"node node-2", "expected label topology.kubernetes.io/region=", `actual "fake-region-9"`},
+		fail: map[specs.ID][]string{
+			specs.InitJoiningNode:  {"node join-", "expected taint node.cloudprovider.kubernetes.io/uninitialized removed by the CCM, actual: still present"},
+			specs.ProviderIDKept:   {"node restart-", "expected spec.providerID \"fakecloud://i-", `actual "fakecloud://i-bogus"`},
+			specs.ZoneRegionLabels: {"node node-2", "expected label topology.kubernetes.io/region=", `actual "fake-region-9"`},
 		},
 	},
 	{
@@ -149,12 +150,12 @@ var controls = []control{
 		label:  "loadbalancer",
 		focus:  "provisions a TCP load balancer|serves UDP|serves TCP and UDP|provisions without node ports|follows a changed port",
 		config: fake.Config{Faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreListeners}}},
-		fail: map[string][]string{
-			"provisions a TCP load balancer":       {"Service loadbalancer-", "expected cloud load balancer", "listeners [TCP:80->", "actual []"},
-			"serves UDP":                           {"expected cloud load balancer", "listeners [UDP:53->", "actual []"},
-			"serves TCP and UDP on the same port":  {"expected cloud load balancer", "listeners [TCP:53->", "UDP:53->", "actual []"},
-			"provisions without node ports":        {"expected cloud load balancer", "listeners [TCP:80->0]", "actual []"},
-			"follows a changed port and node port": {"expected cloud load balancer", "listeners [TCP:80->", "actual []"},
+		fail: map[specs.ID][]string{
+			specs.LBProvision:     {"Service loadbalancer-", "expected cloud load balancer", "listeners [TCP:80->", "actual []"},
+			specs.LBUDP:           {"expected cloud load balancer", "listeners [UDP:53->", "actual []"},
+			specs.LBMixedProtocol: {"expected cloud load balancer", "listeners [TCP:53->", "UDP:53->", "actual []"},
+			specs.LBNoNodePorts:   {"expected cloud load balancer", "listeners [TCP:80->0]", "actual []"},
+			specs.LBPortChange:    {"expected cloud load balancer", "listeners [TCP:80->", "actual []"},
 		},
 	},
 	{
@@ -164,8 +165,8 @@ var controls = []control{
 		label:  "loadbalancer",
 		focus:  "reports a failed creation",
 		config: fake.Config{Faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultError, Status: 500, Message: "injected by the harness: load balancer quota exceeded, for good"}}},
-		fail: map[string][]string{
-			"reports a failed creation as an event and retries": {"waiting for an ingress IP after the cloud recovered", "expected status.loadBalancer.ingress, actual: none"},
+		fail: map[specs.ID][]string{
+			specs.LBFailedCreation: {"waiting for an ingress IP after the cloud recovered", "expected status.loadBalancer.ingress, actual: none"},
 		},
 	},
 	{
@@ -173,8 +174,8 @@ var controls = []control{
 		label:  "loadbalancer",
 		focus:  "updates the backends when nodes join",
 		config: fake.Config{Faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreBackends}}},
-		fail: map[string][]string{
-			"updates the backends when nodes join": {"Service loadbalancer-", "backends [node-1 node-2 node-3] (every eligible node), actual []"},
+		fail: map[specs.ID][]string{
+			specs.LBBackends: {"Service loadbalancer-", "backends [node-1 node-2 node-3] (every eligible node), actual []"},
 		},
 	},
 	{
@@ -182,8 +183,8 @@ var controls = []control{
 		label:  "loadbalancer",
 		focus:  "hands loadBalancerSourceRanges to the cloud",
 		config: fake.Config{Faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreSourceRanges}}},
-		fail: map[string][]string{
-			"hands loadBalancerSourceRanges to the cloud": {"expected cloud load balancer", "source ranges [127.0.0.1/32 127.0.100.0/24], actual []"},
+		fail: map[specs.ID][]string{
+			specs.LBSourceRanges: {"expected cloud load balancer", "source ranges [127.0.0.1/32 127.0.100.0/24], actual []"},
 		},
 	},
 	{
@@ -191,8 +192,8 @@ var controls = []control{
 		label:  "loadbalancer",
 		focus:  "health-checks the healthCheckNodePort",
 		config: fake.Config{Faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreHealthCheck}}},
-		fail: map[string][]string{
-			"health-checks the healthCheckNodePort": {"expected cloud load balancer", "health check on node port 3", "actual 0"},
+		fail: map[specs.ID][]string{
+			specs.LBHealthCheckPort: {"expected cloud load balancer", "health check on node port 3", "actual 0"},
 		},
 	},
 	{
@@ -200,8 +201,8 @@ var controls = []control{
 		label:  "loadbalancer",
 		focus:  "provisions a TCP load balancer",
 		config: fake.Config{Faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultCorrupt, Field: api.CorruptIP, Value: "127.19.9.9"}}},
-		fail: map[string][]string{
-			"provisions a TCP load balancer": {"expected status ingress IP to be the cloud load balancer's 127.20.", "actual 127.19.9.9"},
+		fail: map[specs.ID][]string{
+			specs.LBProvision: {"expected status ingress IP to be the cloud load balancer's 127.20.", "actual 127.19.9.9"},
 		},
 	},
 	{
@@ -209,9 +210,9 @@ var controls = []control{
 		label:  "loadbalancer",
 		focus:  "when the Service is deleted|when the type changes to ClusterIP",
 		config: fake.Config{Faults: []api.Fault{{Operation: api.OpDeleteLoadBalancer, Kind: api.FaultError, Status: 500, Message: "injected: delete failed"}}},
-		fail: map[string][]string{
-			"removes the cloud load balancer when the Service is deleted": {"expected deleted, actual: still present with finalizers [service.kubernetes.io/load-balancer-cleanup]"},
-			"when the type changes to ClusterIP":                          {"expected finalizer service.kubernetes.io/load-balancer-cleanup absent"},
+		fail: map[specs.ID][]string{
+			specs.LBDeleted:    {"expected deleted, actual: still present with finalizers [service.kubernetes.io/load-balancer-cleanup]"},
+			specs.LBTypeChange: {"expected finalizer service.kubernetes.io/load-balancer-cleanup absent"},
 		},
 	},
 	{
@@ -219,8 +220,8 @@ var controls = []control{
 		label:  "route",
 		focus:  "creates a route to every node's pod CIDR",
 		config: fake.Config{Faults: []api.Fault{{Operation: api.OpCreateRoute, Kind: api.FaultError, Status: 500, Message: "injected: route table full"}}},
-		fail: map[string][]string{
-			"creates a route to every node's pod CIDR": {"node node-", "expected condition NetworkUnavailable=False reason RouteCreated, actual True"},
+		fail: map[specs.ID][]string{
+			specs.RoutesCreated: {"node node-", "expected condition NetworkUnavailable=False reason RouteCreated, actual True"},
 		},
 	},
 	{
@@ -233,9 +234,9 @@ var controls = []control{
 			{Operation: api.OpDeleteRoute, Kind: api.FaultError, Status: 500, Message: "injected: route table locked"},
 			{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultError, Status: 503, Message: "injected: load balancer API unavailable"},
 		}},
-		fail: map[string][]string{
-			"removes a deleted node's route":                    {"to node route-", "expected none (no node has that pod CIDR), actual: present"},
-			"reports a failed creation as an event and retries": {`expected event SyncLoadBalancerFailed mentioning "injected by the harness: load balancer quota exceeded"`, "injected: load balancer API unavailable"},
+		fail: map[specs.ID][]string{
+			specs.RoutesReconciled: {"to node route-", "expected none (no node has that pod CIDR), actual: present"},
+			specs.LBFailedCreation: {`expected event SyncLoadBalancerFailed mentioning "injected by the harness: load balancer quota exceeded"`, "injected: load balancer API unavailable"},
 		},
 	},
 	{
@@ -250,10 +251,10 @@ var controls = []control{
 			{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreBackends},
 			{Operation: api.OpCreateRoute, Kind: api.FaultIgnore, Field: api.IgnoreRoute},
 		}},
-		fail: map[string][]string{
-			"carries TCP and UDP from the ingress IP to a backend pod":             {"Could not reach HTTP service through 127.20."},
-			"health-checks only nodes with endpoints":                              {"Could not reach HTTP service through 127.20."},
-			"carries pod traffic between nodes over the routes of their pod CIDRs": {"expected a TCP connection from pod client to 10.244.", "actual:"},
+		fail: map[specs.ID][]string{
+			specs.DatapathTCPUDP:       {"Could not reach HTTP service through 127.20."},
+			specs.DatapathHealthChecks: {"Could not reach HTTP service through 127.20."},
+			specs.RoutesDatapath:       {"expected a TCP connection from pod client to 10.244.", "actual:"},
 		},
 	},
 	{
@@ -267,9 +268,9 @@ var controls = []control{
 		config: fake.Config{ProxyLoadBalancers: true, Faults: []api.Fault{
 			{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreHealthCheck},
 		}},
-		fail: map[string][]string{
-			"health-checks only nodes with endpoints": {"expected the load balancer to send all", "requests to nodes with an endpoint", "failed, as at a node without one"},
-			"preserves the client source IP":          {"expected the backend to see client address ", ", actual "},
+		fail: map[specs.ID][]string{
+			specs.DatapathHealthChecks: {"expected the load balancer to send all", "requests to nodes with an endpoint", "failed, as at a node without one"},
+			specs.DatapathSourceIP:     {"expected the backend to see client address ", ", actual "},
 		},
 	},
 	{
@@ -283,9 +284,9 @@ var controls = []control{
 			{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreListeners, After: 1},
 			{Operation: api.OpCreateRoute, Instance: "route-*", Kind: api.FaultError, Status: 500, Message: "injected: route table full for recreated routes", After: 1},
 		}},
-		fail: map[string][]string{
-			"follows a changed port and node port": {"expected cloud load balancer", "listeners [TCP:8080->", "actual [TCP:80->"},
-			"removes a deleted node's route":       {"node route-", "expected a route for its pod CIDR", "actual: none"},
+		fail: map[specs.ID][]string{
+			specs.LBPortChange:     {"expected cloud load balancer", "listeners [TCP:8080->", "actual [TCP:80->"},
+			specs.RoutesReconciled: {"node route-", "expected a route for its pod CIDR", "actual: none"},
 		},
 	},
 	{
@@ -299,10 +300,10 @@ var controls = []control{
 		focus:   "updates the backends when nodes join",
 		profile: "e2e/testdata/fakecloud-ccm-image.yaml",
 		config:  fake.Config{Faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreBackendRemovals}}},
-		differences: []providers.Difference{{Spec: "updates the backends when nodes join, leave, or are excluded", Step: providers.StepExclude,
+		differences: []providers.Difference{{Spec: specs.LBBackends, Step: providers.StepExclude,
 			Shows: "(every eligible node), actual [lb-", Evidence: "stated for the control: the cloud keeps every backend"}},
-		fail: map[string][]string{
-			"updates the backends when nodes join": {"step leave: ", "backends [node-1 node-2 node-3] (every eligible node), actual [lb-"},
+		fail: map[specs.ID][]string{
+			specs.LBBackends: {"step leave: ", "backends [node-1 node-2 node-3] (every eligible node), actual [lb-"},
 		},
 	},
 	{
@@ -314,9 +315,9 @@ var controls = []control{
 		name:   "node never deleted nor tainted",
 		label:  "node-lifecycle",
 		config: fake.Config{Faults: []api.Fault{{Operation: api.OpAny, Kind: api.FaultCorrupt, Field: api.CorruptState, Value: string(api.StateRunning)}}},
-		fail: map[string][]string{
-			"taints the NotReady node of a stopped instance":     {"node stop-", "expected taint node.cloudprovider.kubernetes.io/shutdown present", "actual taints:"},
-			"deletes the NotReady node of a terminated instance": {"node term-", "expected the Node deleted, actual: still present"},
+		fail: map[specs.ID][]string{
+			specs.LifecycleShutdown:  {"node stop-", "expected taint node.cloudprovider.kubernetes.io/shutdown present", "actual taints:"},
+			specs.LifecycleTerminate: {"node term-", "expected the Node deleted, actual: still present"},
 		},
 	},
 	// vSphere: the real vSphere CCM against a vcsim made to lie or to hold
@@ -330,8 +331,8 @@ var controls = []control{
 		provider: vsphere.Name,
 		label:    "zone",
 		config:   vsphere.Config{Credentials: "inline", Faults: vsphere.Faults{RenameTags: map[string]string{"zone-a1": "zone-a9"}}},
-		fail: map[string][]string{
-			"labels the zone and region the cloud reports": {"node node-", `expected label topology.kubernetes.io/zone="zone-a1" (the cloud's zone), actual "zone-a9"`},
+		fail: map[specs.ID][]string{
+			specs.ZoneRegionLabels: {"node node-", `expected label topology.kubernetes.io/zone="zone-a1" (the cloud's zone), actual "zone-a9"`},
 		},
 	},
 	{
@@ -342,8 +343,8 @@ var controls = []control{
 		profile: "e2e/testdata/aws-plugin.yaml",
 		plugin:  "e2e/testdata/lying-zone-plugin.sh",
 		label:   "zone",
-		fail: map[string][]string{
-			"labels the zone and region the cloud reports": {"node node-", `expected label topology.kubernetes.io/zone="lie-zone-1x" (the cloud's zone), actual "fake-region-1`},
+		fail: map[specs.ID][]string{
+			specs.ZoneRegionLabels: {"node node-", `expected label topology.kubernetes.io/zone="lie-zone-1x" (the cloud's zone), actual "fake-region-1`},
 		},
 	},
 	{
@@ -353,8 +354,8 @@ var controls = []control{
 		provider: vsphere.Name,
 		label:    "node-init",
 		config:   vsphere.Config{Credentials: "inline", Faults: vsphere.Faults{NoGuestHostname: []string{"node-2"}}},
-		fail: map[string][]string{
-			"removes the uninitialized taint from every node": {"node node-2", "expected taint node.cloudprovider.kubernetes.io/uninitialized removed", "actual: still present"},
+		fail: map[specs.ID][]string{
+			specs.InitTaintRemoved: {"node node-2", "expected taint node.cloudprovider.kubernetes.io/uninitialized removed", "actual: still present"},
 		},
 	},
 	// OpenStack: the real OpenStack CCM against fakecloud's OpenStack API
@@ -370,9 +371,9 @@ var controls = []control{
 			{Operation: api.OpAny, Instance: "node-1", Kind: api.FaultCorrupt, Field: api.CorruptZone, Value: "fake-region-9z"},
 			{Operation: api.OpAny, Instance: "node-3", Kind: api.FaultCorrupt, Field: api.CorruptAddresses, Value: "InternalIP=127.9.9.9,Hostname=node-3"},
 		}}},
-		fail: map[string][]string{
-			"labels the zone and region the cloud reports": {"node node-1", "expected label topology.kubernetes.io/zone=\"fake-region-1", `actual "fake-region-9z"`},
-			"sets the addresses the cloud reports":         {"node node-3", "expected addresses [", "actual [Hostname=node-3 InternalIP=127.9.9.9]"},
+		fail: map[specs.ID][]string{
+			specs.ZoneRegionLabels: {"node node-1", "expected label topology.kubernetes.io/zone=\"fake-region-1", `actual "fake-region-9z"`},
+			specs.NodeAddresses:    {"node node-3", "expected addresses [", "actual [Hostname=node-3 InternalIP=127.9.9.9]"},
 		},
 	},
 	{
@@ -388,9 +389,9 @@ var controls = []control{
 			{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreListeners},
 			{Operation: api.OpCreateRoute, Kind: api.FaultError, Status: 500, Message: "injected: route table full"},
 		}}},
-		fail: map[string][]string{
-			"provisions a TCP load balancer":           {"Service loadbalancer-", "expected cloud load balancer", "listeners [TCP:80->", "actual []"},
-			"creates a route to every node's pod CIDR": {"node node-", "expected condition NetworkUnavailable=False reason RouteCreated, actual True"},
+		fail: map[specs.ID][]string{
+			specs.LBProvision:   {"Service loadbalancer-", "expected cloud load balancer", "listeners [TCP:80->", "actual []"},
+			specs.RoutesCreated: {"node node-", "expected condition NetworkUnavailable=False reason RouteCreated, actual True"},
 		},
 	},
 	// AWS: the real AWS CCM against fakecloud's EC2 made to lie, with the
@@ -413,12 +414,12 @@ var controls = []control{
 				// keeps none.
 				{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreListeners},
 			}}},
-		fail: map[string][]string{
-			"provisions a TCP load balancer":               {"Service loadbalancer-", "expected cloud load balancer", "listeners [TCP:80->", "actual []"},
-			"labels the zone and region the cloud reports": {"node node-1", "expected label topology.kubernetes.io/zone=\"fake-region-1", `actual "fake-region-1d"`},
-			"labels the instance type the cloud reports":   {"node node-2", `actual "m5.large"`},
-			"sets the addresses the cloud reports":         {"node node-3", "expected addresses [", "actual [Hostname=node-3 InternalDNS=node-3 InternalIP=127.9.9.9]"},
-			"creates a route to every node's pod CIDR":     {"node node-", "expected condition NetworkUnavailable=False reason RouteCreated, actual True"},
+		fail: map[specs.ID][]string{
+			specs.LBProvision:       {"Service loadbalancer-", "expected cloud load balancer", "listeners [TCP:80->", "actual []"},
+			specs.ZoneRegionLabels:  {"node node-1", "expected label topology.kubernetes.io/zone=\"fake-region-1", `actual "fake-region-1d"`},
+			specs.InstanceTypeLabel: {"node node-2", `actual "m5.large"`},
+			specs.NodeAddresses:     {"node node-3", "expected addresses [", "actual [Hostname=node-3 InternalDNS=node-3 InternalIP=127.9.9.9]"},
+			specs.RoutesCreated:     {"node node-", "expected condition NetworkUnavailable=False reason RouteCreated, actual True"},
 		},
 	},
 	{
@@ -431,8 +432,8 @@ var controls = []control{
 		config: aws.Config{LoadBalancerType: aws.NLB, Config: fake.Config{Faults: []api.Fault{
 			{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreBackends},
 		}}},
-		fail: map[string][]string{
-			"provisions a TCP load balancer": {"Service loadbalancer-", "expected cloud load balancer", "backends [", "(every eligible node), actual []"},
+		fail: map[specs.ID][]string{
+			specs.LBProvision: {"Service loadbalancer-", "expected cloud load balancer", "backends [", "(every eligible node), actual []"},
 		},
 	},
 	{
@@ -442,8 +443,8 @@ var controls = []control{
 		name:         "CCM leader migration config without service-lb-controller",
 		label:        "leader-migration && upgrade",
 		ccmMigration: migration.NewConfig(migration.CloudControllers...).Without(names.ServiceLBController).YAML(),
-		fail: map[string][]string{
-			"[upgrade] moves the cloud controllers from kube-controller-manager to the CCM": {
+		fail: map[specs.ID][]string{
+			specs.MigrateToCCM: {
 				"the timeline breaks leader migration's invariants", "conflict from ",
 				"service-lb-controller ran in m", "(" + olderCCM(fake.Name).String() + ")", "(kube-controller-manager-fakecloud v1.30.14)", " at once, from ",
 			},
@@ -457,8 +458,8 @@ var controls = []control{
 		provider:     aws.Name,
 		label:        "leader-migration && upgrade",
 		ccmMigration: migration.NewConfig(migration.CloudControllers...).LeftTo("kube-controller-manager", names.ServiceLBController).YAML(),
-		fail: map[string][]string{
-			"[upgrade] rolls the CCMs to the next release": {
+		fail: map[specs.ID][]string{
+			specs.UpgradeCCM: {
 				"expected service-lb-controller run by the first members' cloud-controller-manager, actual: not",
 			},
 		},
@@ -489,8 +490,8 @@ var migrationControls = []control{
 		name:              "rollback leader migration config handing service-lb-controller to the CCM",
 		label:             "leader-migration",
 		rollbackMigration: rollbackToCCM(names.ServiceLBController),
-		fail: map[string][]string{
-			"[downgrade] moves them back to kube-controller-manager": {
+		fail: map[specs.ID][]string{
+			specs.MigrateBack: {
 				// Which wait says so depends on the member that held
 				// the migration lease last: any manager's, mid-way, or
 				// release N's, at the end.
@@ -506,8 +507,8 @@ var migrationControls = []control{
 		label:     "leader-migration && upgrade",
 		focus:     "moves the cloud controllers from kube-controller-manager",
 		migration: migration.ManagersDefault().YAML(),
-		fail: map[string][]string{
-			"[upgrade] moves the cloud controllers from kube-controller-manager to the CCM": {
+		fail: map[specs.ID][]string{
+			specs.MigrateToCCM: {
 				"the leader migration config names route-controller, service-controller, which no manager registers (",
 				"kube-controller-manager-fakecloud v1.30.14", "the cloud controllers they register are service-lb-controller, node-route-controller, cloud-node-lifecycle-controller",
 			},
@@ -523,8 +524,8 @@ var migrationControls = []control{
 		label:            "leader-migration && upgrade",
 		focus:            "moves the cloud controllers from kube-controller-manager",
 		migrationDefault: true,
-		fail: map[string][]string{
-			"[upgrade] moves the cloud controllers from kube-controller-manager to the CCM": {
+		fail: map[specs.ID][]string{
+			specs.MigrateToCCM: {
 				"the timeline breaks leader migration's invariants", "conflict from ",
 				"service-lb-controller ran in m", "(kube-controller-manager-fakecloud v1.30.14)", " at once, from ",
 			},
@@ -541,8 +542,8 @@ var migrationControls = []control{
 		manifests: func(m []byte) []byte {
 			return bytes.Replace(m, []byte("  pool: 198.51.100.0/28\n"), []byte("  pool: 198.51.100.0/28\n  status: annotate\n"), 1)
 		},
-		fail: map[string][]string{
-			"provisions a TCP load balancer": {
+		fail: map[specs.ID][]string{
+			specs.LBProvision: {
 				"expected status.loadBalancer.ingress, actual: none (the Service shows spec.loadBalancerIP=198.51.100.1; annotation incluster-ccm.ccm-harness.sigs.k8s.io/address=198.51.100.1",
 				"left status.loadBalancer",
 			},
@@ -558,8 +559,8 @@ var migrationControls = []control{
 		manifests: func(m []byte) []byte {
 			return bytes.Replace(m, []byte("  pool: 198.51.100.0/28\n"), []byte("  pool: 198.51.100.0/28\n  classes: any\n"), 1)
 		},
-		fail: map[string][]string{
-			"ignores a Service with a loadBalancerClass": {"expected no status.loadBalancer.ingress, actual [{198.51.100."},
+		fail: map[specs.ID][]string{
+			specs.LBClass: {"expected no status.loadBalancer.ingress, actual [{198.51.100."},
 		},
 	},
 	{
@@ -572,14 +573,14 @@ var migrationControls = []control{
 		focus:   "serves UDP|serves TCP and UDP|hands loadBalancerSourceRanges",
 		profile: "e2e/testdata/fakecloud-ccm-image.yaml",
 		differences: []providers.Difference{
-			{Spec: "serves UDP", Step: providers.StepProvision, Shows: "Protocol UDP not supported", Evidence: "stated for the control"},
-			{Spec: "serves TCP and UDP on the same port in one Service", Step: providers.StepProvision, Shows: "mixed protocol is not supported", Evidence: "stated for the control"},
-			{Spec: "hands loadBalancerSourceRanges to the cloud", Step: providers.StepJoin, Shows: "anything", Evidence: "stated for the control"},
+			{Spec: specs.LBUDP, Step: providers.StepProvision, Shows: "Protocol UDP not supported", Evidence: "stated for the control"},
+			{Spec: specs.LBMixedProtocol, Step: providers.StepProvision, Shows: "mixed protocol is not supported", Evidence: "stated for the control"},
+			{Spec: specs.LBSourceRanges, Step: providers.StepJoin, Shows: "anything", Evidence: "stated for the control"},
 		},
-		fail: map[string][]string{
-			"serves UDP":                          {"difference no longer holds: step provision of this spec passed, which provider fakecloud-image's CCM is known to fail"},
-			"serves TCP and UDP on the same port": {"difference no longer holds"},
-			"hands loadBalancerSourceRanges":      {"provider fakecloud-image's known difference names step join of this spec, a step the spec does not have (it checked [provision])"},
+		fail: map[specs.ID][]string{
+			specs.LBUDP:           {"difference no longer holds: step provision of this spec passed, which provider fakecloud-image's CCM is known to fail"},
+			specs.LBMixedProtocol: {"difference no longer holds"},
+			specs.LBSourceRanges:  {"provider fakecloud-image's known difference names step join of this spec, a step the spec does not have (it checked [provision])"},
 		},
 	},
 	{
@@ -593,13 +594,13 @@ var migrationControls = []control{
 		manifests: func(m []byte) []byte {
 			return bytes.Replace(m, []byte("resources: [nodes/status]\n  verbs: [patch, update]"), []byte("resources: [nodes/status]\n  verbs: [update]"), 1)
 		},
-		fail: map[string][]string{
-			"sets the addresses the cloud reports, with a Hostname": {
+		fail: map[specs.ID][]string{
+			specs.NodeAddresses: {
 				"expected addresses [", "(the cloud's), actual [Hostname=node-1]",
 				"RBAC: the API server refused the CCM's ServiceAccount (system:serviceaccount:kube-system:cloud-controller-manager)",
 				`patch nodes/status refused `, `(rule that allows it: {apiGroups: [""], resources: ["nodes/status"], verbs: ["patch"]})`,
 			},
-			"honours the alpha.kubernetes.io/provided-node-ip annotation": {
+			specs.ProvidedNodeIP: {
 				`(rule that allows it: {apiGroups: [""], resources: ["nodes/status"], verbs: ["patch"]})`,
 			},
 		},
@@ -779,21 +780,16 @@ func run(t *testing.T, suite string, c control) {
 	}
 
 	cases := readJUnit(t, filepath.Join(artifacts, "junit_"+provider+"-"+clusterKind+"_01.xml"))
-	seen := map[string]bool{}
+	seen := map[specs.ID]bool{}
 	ran := 0
 	for _, tc := range cases {
 		if !strings.HasPrefix(tc.Name, "[It]") || tc.Skipped != nil {
 			continue
 		}
 		ran++
-		var want []string
-		expected := false
-		for spec, subs := range c.fail {
-			if strings.Contains(tc.Name, spec) {
-				want, expected = subs, true
-				seen[spec] = true
-			}
-		}
+		spec, _ := specs.Of(tc.Name)
+		want, expected := c.fail[spec.ID]
+		seen[spec.ID] = true
 		switch {
 		case expected && tc.Failure == nil:
 			t.Errorf("%s: passed, but it must fail against a cloud with %s", tc.Name, c.name)
@@ -815,7 +811,7 @@ func run(t *testing.T, suite string, c control) {
 	}
 	for spec := range c.fail {
 		if !seen[spec] {
-			t.Errorf("spec %q did not run (label filter %q)", spec, c.label)
+			t.Errorf("spec %s (%q) did not run (label filter %q)", spec, spec.Text(), c.label)
 		}
 	}
 	if ran == 0 {

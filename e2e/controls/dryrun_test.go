@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/ccm-harness/reports"
 	"sigs.k8s.io/ccm-harness/scenarios"
 	"sigs.k8s.io/ccm-harness/scenarios/labels"
+	"sigs.k8s.io/ccm-harness/specs"
 )
 
 // TestDryRunMatchesRealRun compares each dry run (make e2e-dry-run, and the
@@ -143,40 +144,46 @@ func TestMigrationSelected(t *testing.T) {
 // uncontrolled are the specs no negative control fails yet, each with
 // why: every other spec of the suite must be failed by a control of this
 // package (a spec no control fails may pass against a broken CCM).
-var uncontrolled = map[string]string{}
+var uncontrolled = map[specs.ID]string{}
 
 // TestEverySpecHasAControl lists the suite's specs (Ginkgo's dry run)
 // and fails for each that no control fails and uncontrolled does not
 // explain, and for each entry of uncontrolled that a control now covers.
+// The suite declares every spec of specs.All, and nothing else.
 func TestEverySpecHasAControl(t *testing.T) {
 	suite := e2eBinary(t)
-	controlled := func(spec string) bool {
-		for _, c := range append(controls, migrationControls...) {
-			for prefix := range c.fail {
-				if strings.Contains(spec, prefix) {
-					return true
-				}
-			}
+	controlled := map[specs.ID]bool{}
+	for _, c := range append(controls, migrationControls...) {
+		for id := range c.fail {
+			controlled[id] = true
 		}
-		return false
 	}
-	n := 0
+	declared := map[specs.ID]bool{}
 	for _, s := range dryRunSpecs(t, suite, "") {
 		if s.LeafNodeType != "It" {
 			continue
 		}
-		n++
-		spec := scenarios.SpecText(s.LeafNodeText)
-		_, explained := uncontrolled[spec]
+		spec, ok := specs.ByText(specs.Untagged(s.LeafNodeText))
+		if !ok {
+			t.Errorf("%q: the suite declares a spec specs.All does not have", s.LeafNodeText)
+			continue
+		}
+		declared[spec.ID] = true
+		_, explained := uncontrolled[spec.ID]
 		switch {
-		case controlled(spec) && explained:
-			t.Errorf("%s: a control fails it now; remove it from uncontrolled", spec)
-		case !controlled(spec) && !explained:
-			t.Errorf("%s: no negative control fails it; add one (a fault of the cloud, a broken CCM option) to controls", spec)
+		case controlled[spec.ID] && explained:
+			t.Errorf("%s (%s): a control fails it now; remove it from uncontrolled", spec.Text, spec.ID)
+		case !controlled[spec.ID] && !explained:
+			t.Errorf("%s (%s): no negative control fails it; add one (a fault of the cloud, a broken CCM option) to controls", spec.Text, spec.ID)
 		}
 	}
-	if n == 0 {
+	if len(declared) == 0 {
 		t.Fatal("the dry run listed no spec")
+	}
+	for _, s := range specs.All {
+		if !declared[s.ID] {
+			t.Errorf("%s (%q): in specs.All, but the suite does not declare it", s.ID, s.Text)
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"sigs.k8s.io/ccm-harness/reports"
+	"sigs.k8s.io/ccm-harness/specs"
 )
 
 // TestReachedControl reads the control run of make e2e-reached
@@ -29,26 +30,21 @@ func TestReachedControl(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fail := map[string][]string{
-		"labels the zone and region the cloud reports": {"node node-1", "expected label topology.kubernetes.io/zone=\"fake-region-1", `actual "fake-region-1d"`},
-		"labels the instance type the cloud reports":   {"node node-2", `actual "m5.large"`},
-		"sets the addresses the cloud reports":         {"node node-3", "expected addresses [", "InternalIP=127.9.9.9]"},
+	fail := map[specs.ID][]string{
+		specs.ZoneRegionLabels:  {"node node-1", "expected label topology.kubernetes.io/zone=\"fake-region-1", `actual "fake-region-1d"`},
+		specs.InstanceTypeLabel: {"node node-2", `actual "m5.large"`},
+		specs.NodeAddresses:     {"node node-3", "expected addresses [", "InternalIP=127.9.9.9]"},
 		// The lent nodes' instances stop and end for real (EC2 says so to
 		// the suite, fakecloud silences their kubelets), but the CCM hears
 		// they run: it neither taints the stopped node nor deletes the
 		// terminated one.
-		"taints the NotReady node of a stopped instance as shut down": {"node node-4: expected taint node.cloudprovider.kubernetes.io/shutdown present"},
-		"deletes the NotReady node of a terminated instance":          {"node node-4 to be deleted (its instance was terminated)", "actual: still present"},
+		specs.LifecycleShutdown:  {"node node-4: expected taint node.cloudprovider.kubernetes.io/shutdown present"},
+		specs.LifecycleTerminate: {"node node-4 to be deleted (its instance was terminated)", "actual: still present"},
 	}
-	seen := map[string]bool{}
+	seen := map[specs.ID]bool{}
 	for _, c := range run.Cases {
-		var want []string
-		var key string
-		for k, w := range fail {
-			if strings.Contains(c.Name, k) {
-				key, want = k, w
-			}
-		}
+		spec, _ := specs.Of(c.Name)
+		key, want := spec.ID, fail[spec.ID]
 		switch {
 		case want == nil && c.Outcome == reports.Failed:
 			t.Errorf("%s failed, which no lie of the control is about: %s", c.Name, firstLine(c.Message))
@@ -66,7 +62,7 @@ func TestReachedControl(t *testing.T) {
 	}
 	for k := range fail {
 		if !seen[k] {
-			t.Errorf("spec %q did not fail in %s", k, dir)
+			t.Errorf("spec %s (%q) did not fail in %s", k, k.Text(), dir)
 		}
 	}
 }

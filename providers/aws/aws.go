@@ -40,6 +40,7 @@ import (
 	"sigs.k8s.io/ccm-harness/providers"
 	"sigs.k8s.io/ccm-harness/providers/aws/inspect"
 	"sigs.k8s.io/ccm-harness/providers/fake"
+	"sigs.k8s.io/ccm-harness/specs"
 )
 
 // Name selects this profile.
@@ -102,13 +103,13 @@ func init() { providers.Register(Profile()) }
 // fails by its own design with classic load balancers, each seen failing
 // against fakecloud's Elastic Load Balancing (README, "AWS").
 var classicDifferences = []providers.Difference{
-	{Spec: "serves UDP", Step: providers.StepProvision, Shows: "Protocol UDP not supported by LoadBalancer",
+	{Spec: specs.LBUDP, Step: providers.StepProvision, Shows: "Protocol UDP not supported by LoadBalancer",
 		Evidence: "a classic load balancer carries TCP only, and the CCM refuses any other protocol for one " +
 			"(checkProtocol in pkg/providers/v1/aws.go of v1.37.1 and v1.36.2); UDP needs a Network Load Balancer " +
 			"(service.beta.kubernetes.io/aws-load-balancer-type: nlb)"},
-	mixedProtocol("serves TCP and UDP on the same port in one Service"),
-	mixedProtocol("carries TCP and UDP from the ingress IP to a backend pod"),
-	{Spec: "provisions without node ports when allocateLoadBalancerNodePorts=false", Step: providers.StepProvision,
+	mixedProtocol(specs.LBMixedProtocol),
+	mixedProtocol(specs.DatapathTCPUDP),
+	{Spec: specs.LBNoNodePorts, Step: providers.StepProvision,
 		Shows: "Member must not be null",
 		Evidence: "the CCM skips every port without a node port (\"Ignoring port without NodePort defined\") and asks Elastic " +
 			"Load Balancing for a load balancer with no listeners (Listeners= empty), which AWS refuses with a ValidationError; " +
@@ -118,9 +119,9 @@ var classicDifferences = []providers.Difference{
 // nlbDifferences are those with Network Load Balancers, each seen failing
 // against fakecloud's Elastic Load Balancing v2.
 var nlbDifferences = []providers.Difference{
-	mixedProtocol("serves TCP and UDP on the same port in one Service"),
-	mixedProtocol("carries TCP and UDP from the ingress IP to a backend pod"),
-	{Spec: "provisions without node ports when allocateLoadBalancerNodePorts=false", Step: providers.StepProvision,
+	mixedProtocol(specs.LBMixedProtocol),
+	mixedProtocol(specs.DatapathTCPUDP),
+	{Spec: specs.LBNoNodePorts, Step: providers.StepProvision,
 		Shows: "listeners [TCP:80->0], actual []",
 		Evidence: "the CCM skips every port without a node port (\"Ignoring port without NodePort defined\") and makes a " +
 			"network load balancer with no listeners; its ingress hostname then serves nothing"},
@@ -128,7 +129,7 @@ var nlbDifferences = []providers.Difference{
 
 // mixedProtocol is the CCM's refusal of a Service with TCP and UDP, for
 // every kind of load balancer.
-func mixedProtocol(spec string) providers.Difference {
+func mixedProtocol(spec specs.ID) providers.Difference {
 	return providers.Difference{Spec: spec, Step: providers.StepProvision, Shows: "mixed protocol is not supported for LoadBalancer",
 		Evidence: "the CCM refuses a Service that mixes protocols for every kind of load balancer (checkMixedProtocol in " +
 			"pkg/providers/v1/aws.go of v1.37.1 and v1.36.2), though a network load balancer could carry both on one port (a TCP_UDP " +

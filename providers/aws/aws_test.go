@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/ccm-harness/fakecloud/server"
 	"sigs.k8s.io/ccm-harness/internal/process"
 	"sigs.k8s.io/ccm-harness/providers"
+	"sigs.k8s.io/ccm-harness/specs"
 )
 
 func newCloud(t *testing.T, config string) *Cloud {
@@ -88,7 +89,7 @@ func TestLoadBalancerType(t *testing.T) {
 		t.Errorf("nlb: annotations %v, want the load balancer type nlb", a)
 	}
 	udp := func(ds []providers.Difference) bool {
-		return slices.ContainsFunc(ds, func(d providers.Difference) bool { return d.Spec == "serves UDP" })
+		return slices.ContainsFunc(ds, func(d providers.Difference) bool { return d.Spec == specs.LBUDP })
 	}
 	p := Profile()
 	if !udp(p.DifferencesOf(classic)) {

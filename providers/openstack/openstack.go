@@ -38,6 +38,7 @@ import (
 	"sigs.k8s.io/ccm-harness/providers"
 	"sigs.k8s.io/ccm-harness/providers/fake"
 	"sigs.k8s.io/ccm-harness/providers/openstack/inspect"
+	"sigs.k8s.io/ccm-harness/specs"
 )
 
 // Name selects this profile.
@@ -114,7 +115,7 @@ func init() { providers.Register(Profile()) }
 // fails by its own design, each seen failing against fakecloud's Octavia
 // (README, "What the OpenStack CCM does differently").
 var differences = []providers.Difference{
-	{Spec: "updates the backends when nodes join, leave, or are excluded", Step: providers.StepJoin,
+	{Spec: specs.LBBackends, Step: providers.StepJoin,
 		Shows: "(every eligible node), actual [",
 		Evidence: "it makes a node a pool member by the node's InternalIP (nodeAddressForLB) and skips a node with none " +
 			"(\"Failed to get the address of node ... for creating member: no address found for host\", " +
@@ -122,7 +123,7 @@ var differences = []providers.Difference{
 			"its providerID is set (shouldSyncUpdatedNode in k8s.io/cloud-provider controllers/service), both before the cloud " +
 			"node controller writes its addresses, so a node that registers without addresses, as a kubelet with " +
 			"--cloud-provider=external and no --node-ip does, stays out of the pools until the next node change"},
-	{Spec: "provisions without node ports when allocateLoadBalancerNodePorts=false", Step: providers.StepProvision,
+	{Spec: specs.LBNoNodePorts, Step: providers.StepProvision,
 		Shows: "(every eligible node), actual []",
 		Evidence: "it adds a pool member only for a node port (buildBatchUpdateMemberOpts: \"It's 0 when " +
 			"AllocateLoadBalancerNodePorts=False\"), so without node ports every pool is empty and the load balancer serves nothing"},

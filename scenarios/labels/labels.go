@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	ginkgotypes "github.com/onsi/ginkgo/v2/types"
+
+	"sigs.k8s.io/ccm-harness/specs"
 )
 
 const (
@@ -24,9 +26,19 @@ const (
 	NeedOlderCCM  = "needs-older-ccm"
 )
 
-// MigrationSpecs are each leader-migration spec's own labels, beside the
-// container's (LeaderMigration, NeedHA); the specs are declared with them.
-var MigrationSpecs = [][]string{{"upgrade", NeedInTreeKCM}, {"upgrade", NeedOlderCCM}, {"downgrade", NeedInTreeKCM}}
+// migrationNeeds are each leader-migration spec's own need, beside the
+// container's (LeaderMigration, NeedHA) and its tag (specs.All's).
+var migrationNeeds = map[specs.ID]string{specs.MigrateToCCM: NeedInTreeKCM, specs.UpgradeCCM: NeedOlderCCM, specs.MigrateBack: NeedInTreeKCM}
+
+// MigrationNeed is the need of the leader-migration spec id; the spec is
+// declared with it.
+func MigrationNeed(id specs.ID) string {
+	need, ok := migrationNeeds[id]
+	if !ok {
+		panic(fmt.Sprintf("labels: %s is no leader-migration spec", id))
+	}
+	return need
+}
 
 // markup is Ginkgo's formatter's colour markup, {{red}} and the like.
 var markup = regexp.MustCompile(`\{\{[a-z/-]*\}\}`)
@@ -44,8 +56,8 @@ func MigrationSelected(filter string) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("label filter %q: %w", filter, err)
 	}
-	for _, own := range MigrationSpecs {
-		if match(append([]string{LeaderMigration, NeedHA}, own...)) {
+	for id, need := range migrationNeeds {
+		if match([]string{LeaderMigration, NeedHA, specs.Get(id).Tag, need}) {
 			return true, nil
 		}
 	}
