@@ -35,7 +35,10 @@ NAME         ?= ccm-harness
 GO           ?= go
 
 BIN          := $(CURDIR)/_output/bin
-GO_SOURCES   := $(shell find . -name '*.go' -not -path './_*') go.mod go.sum
+GO_SOURCES   := $(shell find . -name '*.go' -not -path './_*') conformance/schema.json go.mod go.sum
+# The harness's version, for the conformance report (the commit the suite
+# was built from; -dirty with changes not committed).
+HARNESS_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 UNIT_PKGS     = $(shell $(GO) list ./... | grep -v -e '/e2e$$' -e '/e2e/controls$$')
 
 export ARTIFACTS
@@ -65,8 +68,9 @@ $(BIN)/ccm-harness: $(GO_SOURCES)
 $(BIN)/ginkgo: go.mod go.sum
 	@mkdir -p $(BIN); $(GO) build -ldflags='-s -w' -o $@ github.com/onsi/ginkgo/v2/ginkgo
 
+E2E_LDFLAGS := -s -w -X sigs.k8s.io/ccm-harness/conformance.HarnessVersion=$(HARNESS_VERSION)
 $(BIN)/e2e.test: $(GO_SOURCES)
-	@mkdir -p $(BIN); echo "$(GO) test -c -ldflags='-s -w' -o $@ ./e2e"; $(call quiet-go,$(GO) test -c -ldflags='-s -w' -o $@ ./e2e)
+	@mkdir -p $(BIN); echo "$(GO) test -c -ldflags='$(E2E_LDFLAGS)' -o $@ ./e2e"; $(call quiet-go,$(GO) test -c -ldflags='$(E2E_LDFLAGS)' -o $@ ./e2e)
 
 # Upstream components go to the cache (built once per version), the
 # harness's own binaries to _output/bin: what a cluster of PROVIDER runs,
@@ -466,7 +470,7 @@ images: $(IMAGE) $(INCLUSTER_IMAGE)
 # serial run with the parallel one, each dry run with its real run, the
 # image's run with the binary's, the plugins' with the AWS SDK's. They read $(ARTIFACTS) and run no suite,
 # so make test runs them last, once every run they compare has ended.
-COMPARE_TESTS := ^(TestSerialMatchesParallel|TestDryRunMatchesRealRun|TestImageRunMatchesBinaryRun|TestPluginMatchesBuiltinInspector|TestReachedPluginMatchesSDK|TestForeignPluginMatchesSDK|TestReachedControl)$$
+COMPARE_TESTS := ^(TestConformanceReports|TestSerialMatchesParallel|TestDryRunMatchesRealRun|TestImageRunMatchesBinaryRun|TestPluginMatchesBuiltinInspector|TestReachedPluginMatchesSDK|TestForeignPluginMatchesSDK|TestReachedControl)$$
 compare:
 	$(GO) test -count=1 -v -run '$(COMPARE_TESTS)' ./e2e/controls
 

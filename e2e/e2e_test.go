@@ -29,6 +29,7 @@ import (
 
 	"sigs.k8s.io/ccm-harness/cluster"
 	"sigs.k8s.io/ccm-harness/cluster/audit"
+	"sigs.k8s.io/ccm-harness/conformance"
 	"sigs.k8s.io/ccm-harness/options"
 	"sigs.k8s.io/ccm-harness/reports"
 	"sigs.k8s.io/ccm-harness/scenarios"
@@ -173,6 +174,15 @@ func finishRun(t *testing.T, passed bool) {
 		return
 	}
 	reports.WriteSummary(console, r, page)
+	if !*dryRun {
+		// After the summary's own lines: the verdict per capability.
+		cr, err := conformance.Write(run.dir)
+		if err != nil {
+			t.Errorf("write the conformance report: %v", err)
+		} else {
+			fmt.Fprintln(console, conformance.Line(cr, filepath.Join(run.dir, conformance.File)))
+		}
+	}
 	if run.refusals != "" {
 		fmt.Fprint(console, reports.RedactText(run.refusals, run.secrets()))
 	}

@@ -469,6 +469,8 @@ func (s *Setup) Metadata() map[string]string {
 		reports.KeyCCM:        s.Profile.CCM.Name,
 		reports.KeyCCMVersion: s.Profile.CCM.Release(),
 		reports.KeySkew:       s.Skew.String(),
+		// The claims, for the conformance report.
+		reports.KeyCapabilities: s.Profile.Capabilities.String(),
 	}
 }
 

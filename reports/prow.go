@@ -34,6 +34,9 @@ const (
 	// KeyParallel is how many processes ran the specs, where more than
 	// one did.
 	KeyParallel = "parallel-processes"
+	// KeyCapabilities are the capabilities the profile claims, comma-
+	// separated.
+	KeyCapabilities = "capabilities"
 )
 
 // Result is finished.json's result.

@@ -28,6 +28,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 
+	"sigs.k8s.io/ccm-harness/conformance"
 	"sigs.k8s.io/ccm-harness/internal/oci"
 )
 
@@ -1129,5 +1130,35 @@ func TestBinariesLeaderMigrationOnly(t *testing.T) {
 	out, err = exec.Command(cli, "binaries", "--provider=fake", "--ccm-version=", "--leader-migration-only", "--label-filter=!leader-migration").Output()
 	if err != nil || len(bytes.TrimSpace(out)) != 0 {
 		t.Errorf("with no migration spec selected: %q, %v; expected nothing built", out, err)
+	}
+}
+
+// TestReport: ccm-harness report checks a run's conformance report against
+// the run's JUnit and prints it; one edited by hand, or none, is one line
+// naming the cause.
+func TestReport(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	dir := gridRun(t, "fake", 1790000600, "failed")
+	writeFile(t, dir, "metadata.json", `{"provider": "fake", "ccm": "fakecloud-ccm", "ccm-version": "v1.37.2", "job-version": "fakecloud-ccm@v1.37.2",
+		"kubernetes-version": "v1.37.2", "cluster": "local", "capabilities": "instances,zones"}`)
+	if _, err := conformance.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	r := e.run(t, "report", dir)
+	if r.code != 0 || r.stderr != "" ||
+		!strings.Contains(r.stdout, "fakecloud-ccm v1.37.2 (provider fake) on Kubernetes v1.37.2, local cluster: failure") ||
+		!regexp.MustCompile(`zones +true +failure +0 +1 +0 +0 +0`).MatchString(r.stdout) ||
+		!strings.Contains(r.stdout, `FAILED zone/labels: node node-1: expected zone "a", actual "b"`) {
+		t.Fatalf("report of a run that failed the zone spec:\n%s", r)
+	}
+	path := filepath.Join(dir, conformance.File)
+	data, _ := os.ReadFile(path)
+	writeFile(t, dir, conformance.File, strings.Replace(string(data), "result: failure", "result: success", 1))
+	if r := e.run(t, "report", dir); r.code == 0 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "is not the report of the run's JUnit and metadata") {
+		t.Errorf("a report edited by hand:\n%s", r)
+	}
+	if r := e.run(t, "report", t.TempDir()); r.code == 0 || !strings.Contains(r.stderr, "no conformance-report.yaml in ") {
+		t.Errorf("no report:\n%s", r)
 	}
 }

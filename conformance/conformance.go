@@ -1,0 +1,443 @@
+// Package conformance writes the report a provider can publish: which CCM,
+// at which version, on which Kubernetes and which kind of cluster, claimed
+// which capabilities, and, for each, every spec's result with its failure
+// or skip reason and its known differences (conformance-report.yaml, beside
+// the JUnit). It reads a run's artifacts (reports.Run) and names specs by
+// their IDs (package specs); its types are versioned, and schema.json in
+// this folder is their JSON schema.
+package conformance
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	yaml3 "go.yaml.in/yaml/v3"
+	"sigs.k8s.io/yaml"
+
+	"sigs.k8s.io/ccm-harness/reports"
+	"sigs.k8s.io/ccm-harness/specs"
+)
+
+// File is the report's name in a run's artifacts folder.
+const File = "conformance-report.yaml"
+
+// APIVersion and Kind identify the report's schema.
+const (
+	APIVersion = "ccm-harness.sigs.k8s.io/v1alpha1"
+	Kind       = "ConformanceReport"
+)
+
+// HarnessVersion is the harness's own version, set at build time (the
+// Makefile's -X); empty in a build without it.
+var HarnessVersion string
+
+// Report is a run's conformance report.
+type Report struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	// Date is when the run started (RFC 3339).
+	Date           string         `json:"date"`
+	Implementation Implementation `json:"implementation"`
+	// KubernetesVersion is the cluster's kube-apiserver's.
+	KubernetesVersion string `json:"kubernetesVersion"`
+	// Cluster is how the cluster was made: local, kind, or existing (one
+	// the harness did not make).
+	Cluster        string `json:"cluster"`
+	HarnessVersion string `json:"harnessVersion,omitempty"`
+	// Result is the run's: failure if a claimed capability failed,
+	// success if every claimed one succeeded, partial otherwise.
+	Result     Result     `json:"result"`
+	Statistics Statistics `json:"statistics"`
+	// Capabilities are every capability of the suite, claimed or not, and
+	// the leader-migration specs as one more.
+	Capabilities []Capability `json:"capabilities"`
+}
+
+// Implementation is the CCM under test.
+type Implementation struct {
+	// Provider is the harness's provider profile.
+	Provider string `json:"provider"`
+	// CCM is the CCM's name, Version its release where the harness knows
+	// it, and Source where it came from (a module at its version, an
+	// image, a cluster's own).
+	CCM     string `json:"ccm,omitempty"`
+	Version string `json:"version,omitempty"`
+	Source  string `json:"source,omitempty"`
+	// Skew is where the CCM stands against the kube-apiserver under the
+	// version skew policy.
+	Skew string `json:"skew,omitempty"`
+}
+
+// Result is a capability's or a run's verdict.
+type Result string
+
+const (
+	// Success: every spec ran and passed (known differences, each with
+	// its evidence, allowed).
+	Success Result = "success"
+	// Partial: none failed, but some did not run (skipped, with the
+	// reason, or not selected).
+	Partial Result = "partial"
+	// Failure: a spec failed.
+	Failure Result = "failure"
+	// NotRun: claimed, but no spec of it ran: no verdict.
+	NotRun Result = "not-run"
+	// NotClaimed: the profile does not claim it; its specs skipped.
+	NotClaimed Result = "not-claimed"
+)
+
+// Statistics count specs by how they ended.
+type Statistics struct {
+	Passed  int `json:"passed"`
+	Failed  int `json:"failed"`
+	Skipped int `json:"skipped"`
+	// NotSelected are the specs the label filter left out.
+	NotSelected int `json:"notSelected"`
+	// KnownDifferences are the passed specs' steps that failed as the
+	// CCM's known differences say.
+	KnownDifferences int `json:"knownDifferences"`
+}
+
+// Capability is one capability's results.
+type Capability struct {
+	// Name is the capability (specs.Capability), or leader-migration.
+	Name       string     `json:"name"`
+	Claimed    bool       `json:"claimed"`
+	Result     Result     `json:"result"`
+	Statistics Statistics `json:"statistics"`
+	Specs      []Spec     `json:"specs"`
+}
+
+// Spec is one spec's result.
+type Spec struct {
+	ID   specs.ID `json:"id"`
+	Text string   `json:"text"`
+	// Result is passed, failed, skipped or not-selected.
+	Result string `json:"result"`
+	// Message is the failure's first line, or why it skipped.
+	Message string `json:"message,omitempty"`
+	// KnownDifferences are its steps that failed as the CCM's known
+	// differences say, each with its evidence and what it showed.
+	KnownDifferences []string `json:"knownDifferences,omitempty"`
+}
+
+// The results of a spec.
+const (
+	SpecPassed      = "passed"
+	SpecFailed      = "failed"
+	SpecSkipped     = "skipped"
+	SpecNotSelected = "not-selected"
+)
+
+// leaderMigration groups the leader-migration specs, which no capability
+// claims: they need a release to migrate from.
+const leaderMigration = "leader-migration"
+
+// Of builds the report of a run read back from its artifacts, whose
+// metadata say what ran (reports.Setup's keys) and whose JUnit names each
+// spec. A test case of no spec of the suite (a suite node that failed)
+// counts against no capability; the run's own verdict says it.
+func Of(run *reports.Run) (*Report, error) {
+	md := run.Metadata
+	if md[reports.KeyProvider] == "" {
+		return nil, fmt.Errorf("%s: metadata.json names no provider: not a run of this suite", run.Dir)
+	}
+	claimed := strings.Split(md[reports.KeyCapabilities], ",")
+	r := &Report{
+		APIVersion: APIVersion, Kind: Kind,
+		Implementation: Implementation{
+			Provider: md[reports.KeyProvider], CCM: md[reports.KeyCCM], Version: md[reports.KeyCCMVersion],
+			Source: md[reports.KeyJobVersion], Skew: md[reports.KeySkew],
+		},
+		KubernetesVersion: md[reports.KeyKubernetesVersion],
+		Cluster:           md[reports.KeyCluster],
+		HarnessVersion:    HarnessVersion,
+	}
+	if !run.Started.IsZero() {
+		r.Date = run.Started.UTC().Format(time.RFC3339)
+	}
+	byName := map[string]*Capability{}
+	for _, c := range append(specs.Capabilities, "") {
+		name := string(c)
+		if c == "" {
+			name = leaderMigration
+		}
+		r.Capabilities = append(r.Capabilities, Capability{Name: name, Claimed: c == "" || slices.Contains(claimed, name)})
+	}
+	for i := range r.Capabilities {
+		byName[r.Capabilities[i].Name] = &r.Capabilities[i]
+	}
+	for _, c := range run.Cases {
+		s, ok := specs.Of(c.Name)
+		if !ok {
+			continue
+		}
+		name := string(s.Capability)
+		if s.Capability == "" {
+			name = leaderMigration
+		}
+		group := byName[name]
+		sr := Spec{ID: s.ID, Text: s.Text, Message: firstLine(c.Message), KnownDifferences: c.KnownDifferences}
+		switch {
+		case c.Outcome == reports.Passed:
+			sr.Result = SpecPassed
+			group.Statistics.Passed++
+			group.Statistics.KnownDifferences += len(c.KnownDifferences)
+		case c.Outcome == reports.Failed:
+			sr.Result = SpecFailed
+			group.Statistics.Failed++
+		case c.NotSelected():
+			sr.Result = SpecNotSelected
+			group.Statistics.NotSelected++
+		default:
+			sr.Result = SpecSkipped
+			group.Statistics.Skipped++
+		}
+		group.Specs = append(group.Specs, sr)
+	}
+	anyFailed, allSucceeded := false, true
+	for i := range r.Capabilities {
+		c := &r.Capabilities[i]
+		slices.SortFunc(c.Specs, func(a, b Spec) int { return strings.Compare(a.ID.String(), b.ID.String()) })
+		st := c.Statistics
+		switch {
+		case !c.Claimed:
+			c.Result = NotClaimed
+		case st.Failed > 0:
+			c.Result = Failure
+		case st.Passed == 0:
+			c.Result = NotRun
+		case st.Skipped > 0 || st.NotSelected > 0:
+			c.Result = Partial
+		default:
+			c.Result = Success
+		}
+		r.Statistics.Passed += st.Passed
+		r.Statistics.Failed += st.Failed
+		r.Statistics.Skipped += st.Skipped
+		r.Statistics.NotSelected += st.NotSelected
+		r.Statistics.KnownDifferences += st.KnownDifferences
+		// The leader-migration specs need releases a CCM may not have:
+		// they count against the run only when they ran.
+		if c.Name == leaderMigration && c.Result == NotRun {
+			continue
+		}
+		anyFailed = anyFailed || c.Result == Failure
+		allSucceeded = allSucceeded && (c.Result == Success || c.Result == NotClaimed)
+	}
+	switch {
+	case anyFailed:
+		r.Result = Failure
+	case r.Statistics.Passed == 0:
+		r.Result = NotRun
+	case allSucceeded:
+		r.Result = Success
+	default:
+		r.Result = Partial
+	}
+	return r, nil
+}
+
+// Write writes the report of the run in dir to dir/File.
+func Write(dir string) (*Report, error) {
+	run, err := reports.ReadRun(dir)
+	if err != nil {
+		return nil, err
+	}
+	r, err := Of(run)
+	if err != nil {
+		return nil, err
+	}
+	data, err := marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	header := "# The conformance report of a run of the CCM harness (ccm-harness.sigs.k8s.io/v1alpha1,\n# schema: conformance/schema.json), written from the run's JUnit and metadata.\n"
+	return r, os.WriteFile(filepath.Join(dir, File), append([]byte(header), data...), 0o644)
+}
+
+// Line is the report in one line for the console: the run's result and
+// each claimed capability's, and where the report is.
+func Line(r *Report, path string) string {
+	var parts []string
+	for _, c := range r.Capabilities {
+		if c.Claimed && !(c.Name == leaderMigration && c.Result == NotRun) {
+			parts = append(parts, c.Name+" "+string(c.Result))
+		}
+	}
+	return fmt.Sprintf("conformance: %s (%s): %s", r.Result, strings.Join(parts, ", "), path)
+}
+
+// marshal writes r as YAML in its fields' order (sigs.k8s.io/yaml sorts
+// keys, which puts kind after capabilities): the JSON encoding's order,
+// block style.
+func marshal(r *Report) ([]byte, error) {
+	j, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	var n yaml3.Node
+	if err := yaml3.Unmarshal(j, &n); err != nil {
+		return nil, err
+	}
+	var plain func(*yaml3.Node)
+	plain = func(n *yaml3.Node) {
+		n.Style = 0
+		for _, c := range n.Content {
+			plain(c)
+		}
+	}
+	plain(&n)
+	var b bytes.Buffer
+	enc := yaml3.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(&n); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), enc.Close()
+}
+
+// WriteTable prints the report for a person: what was judged, a row per
+// capability, then each failure and known difference by spec ID.
+func (r *Report) WriteTable(w io.Writer) {
+	impl := r.Implementation
+	what := impl.CCM
+	if impl.Version != "" {
+		what += " " + impl.Version
+	}
+	if what == "" {
+		what = "the cluster's CCM"
+	}
+	fmt.Fprintf(w, "%s (provider %s) on Kubernetes %s, %s cluster: %s\n", what, impl.Provider, r.KubernetesVersion, r.Cluster, r.Result)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  CAPABILITY\tCLAIMED\tRESULT\tPASSED\tFAILED\tSKIPPED\tNOT SELECTED\tKNOWN DIFFERENCES")
+	for _, c := range r.Capabilities {
+		st := c.Statistics
+		fmt.Fprintf(tw, "  %s\t%t\t%s\t%d\t%d\t%d\t%d\t%d\n", c.Name, c.Claimed, c.Result, st.Passed, st.Failed, st.Skipped, st.NotSelected, st.KnownDifferences)
+	}
+	_ = tw.Flush()
+	for _, c := range r.Capabilities {
+		for _, s := range c.Specs {
+			switch {
+			case s.Result == SpecFailed:
+				fmt.Fprintf(w, "FAILED %s: %s\n", s.ID, s.Message)
+			case len(s.KnownDifferences) > 0:
+				for _, d := range s.KnownDifferences {
+					fmt.Fprintf(w, "KNOWN DIFFERENCE %s: %s\n", s.ID, firstLine(d))
+				}
+			}
+		}
+	}
+}
+
+// Read reads a report a run wrote.
+func Read(path string) (*Report, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Report
+	if err := yaml.UnmarshalStrict(data, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if r.APIVersion != APIVersion || r.Kind != Kind {
+		return nil, fmt.Errorf("%s: apiVersion %q kind %q, want %q %q", path, r.APIVersion, r.Kind, APIVersion, Kind)
+	}
+	return &r, nil
+}
+
+func firstLine(s string) string {
+	first, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return first
+}
+
+//go:embed schema.json
+var schemaJSON []byte
+
+// Validate checks the report at path against schema.json.
+func Validate(path string) error {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemaJSON))
+	if err != nil {
+		return fmt.Errorf("conformance/schema.json: %w", err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("schema.json", doc); err != nil {
+		return err
+	}
+	sch, err := c.Compile("schema.json")
+	if err != nil {
+		return fmt.Errorf("conformance/schema.json: %w", err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	j, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(j))
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := sch.Validate(inst); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// Check checks the report in a run's folder against the run's JUnit and
+// metadata: it must be the report they make, so that one edited by hand
+// is caught.
+func Check(dir string) error {
+	path := filepath.Join(dir, File)
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("no %s in %s: give the artifacts folder of a run of the suite (its --artifacts or $ARTIFACTS), which writes one beside its JUnit", File, dir)
+	}
+	if err := Validate(path); err != nil {
+		return err
+	}
+	written, err := Read(path)
+	if err != nil {
+		return err
+	}
+	run, err := reports.ReadRun(dir)
+	if err != nil {
+		return err
+	}
+	made, err := Of(run)
+	if err != nil {
+		return err
+	}
+	// Built by another binary, perhaps: the harness's version is not the
+	// run's to say.
+	made.HarnessVersion = written.HarnessVersion
+	a, _ := yaml.Marshal(written)
+	b, _ := yaml.Marshal(made)
+	if !bytes.Equal(a, b) {
+		return fmt.Errorf("%s is not the report of the run's JUnit and metadata (%s): edited, or written by another run", path, firstDiff(string(a), string(b)))
+	}
+	return nil
+}
+
+// firstDiff is the first line where the written report and the made one
+// differ.
+func firstDiff(written, made string) string {
+	w, m := strings.Split(written, "\n"), strings.Split(made, "\n")
+	for i := range min(len(w), len(m)) {
+		if w[i] != m[i] {
+			return fmt.Sprintf("line %d says %q, the run %q", i+1, strings.TrimSpace(w[i]), strings.TrimSpace(m[i]))
+		}
+	}
+	return fmt.Sprintf("%d lines against the run's %d", len(w), len(m))
+}

@@ -1,0 +1,169 @@
+package conformance
+
+import (
+	"bytes"
+	"encoding/json"
+	"html"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/ccm-harness/reports"
+	"sigs.k8s.io/ccm-harness/specs"
+)
+
+// runDir writes a run's artifacts: metadata claiming capabilities and a
+// JUnit file of the given test cases.
+func runDir(t *testing.T, capabilities string, cases ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	md := map[string]string{
+		reports.KeyProvider: "aws", reports.KeyCCM: "aws-cloud-controller-manager", reports.KeyCCMVersion: "v1.37.1",
+		reports.KeyJobVersion: "aws-cloud-controller-manager@v1.37.1", reports.KeyKubernetesVersion: "v1.37.2",
+		reports.KeyCluster: "local", reports.KeySkew: "same minor", reports.KeyCapabilities: capabilities,
+	}
+	if err := reports.WriteMetadata(dir, md); err != nil {
+		t.Fatal(err)
+	}
+	junit := `<?xml version="1.0"?><testsuites><testsuite name="ccm">` + strings.Join(cases, "") + `</testsuite></testsuites>`
+	if err := os.WriteFile(filepath.Join(dir, "junit_aws-local_01.xml"), []byte(junit), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func passed(id specs.ID) string {
+	return `<testcase name="[It] C ` + id.Text() + ` [` + specs.Get(id).Tag + `]" time="1"></testcase>`
+}
+
+func failed(id specs.ID, msg string) string {
+	return `<testcase name="[It] C ` + id.Text() + `" time="1"><failure message="` + msg + `" type="failed">[FAILED] ` + msg + "\nIn [It] at: x.go:1</failure></testcase>"
+}
+
+func skipped(id specs.ID, why string) string {
+	return `<testcase name="[It] C ` + id.Text() + `" time="0"><skipped message="skipped - ` + html.EscapeString(why) + `"></skipped></testcase>`
+}
+
+func withDifference(id specs.ID, d string) string {
+	v, _ := json.Marshal(d)
+	return `<testcase name="[It] C ` + id.Text() + `" time="1"><properties><property name="known difference" value="` +
+		html.EscapeString(string(v)) + `"></property></properties></testcase>`
+}
+
+// TestOf: each capability's verdict follows from its specs, against what
+// the profile claims, and the run's from the claimed capabilities'.
+func TestOf(t *testing.T) {
+	dir := runDir(t, "instances,load-balancers,routes,zones",
+		passed(specs.InitTaintRemoved), failed(specs.InstanceTypeLabel, "node node-1: expected m5.large, actual m5.xlarge"),
+		passed(specs.ZoneRegionLabels),
+		passed(specs.LBProvision), withDifference(specs.LBUDP, "step provision: Protocol UDP not supported (evidence: classic)"),
+		skipped(specs.LBFailedCreation, "provider aws cannot inject cloud faults"),
+		skipped(specs.RoutesCreated, ""),
+		skipped(specs.LifecycleShutdown, `provider aws does not claim "node-lifecycle"`),
+		`<testcase name="[SynchronizedBeforeSuite]" time="1"><failure message="bring-up" type="failed">x</failure></testcase>`,
+	)
+	if _, err := Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Read(filepath.Join(dir, File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Result{}
+	for _, c := range r.Capabilities {
+		got[c.Name] = c.Result
+	}
+	want := map[string]Result{
+		"instances": Failure, "zones": Success, "load-balancers": Partial, "routes": NotRun,
+		"node-lifecycle": NotClaimed, "load-balancer-source-ip": NotClaimed, "leader-migration": NotRun,
+	}
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("%s: %s, want %s", name, got[name], w)
+		}
+	}
+	if r.Result != Failure || r.Statistics != (Statistics{Passed: 4, Failed: 1, Skipped: 2, NotSelected: 1, KnownDifferences: 1}) {
+		t.Errorf("run: %s %+v", r.Result, r.Statistics)
+	}
+	lb := r.Capabilities[slices.IndexFunc(r.Capabilities, func(c Capability) bool { return c.Name == "load-balancers" })]
+	udp := lb.Specs[slices.IndexFunc(lb.Specs, func(s Spec) bool { return s.ID == specs.LBUDP })]
+	if udp.Result != SpecPassed || len(udp.KnownDifferences) != 1 || !strings.Contains(udp.KnownDifferences[0], "evidence: classic") {
+		t.Errorf("a spec passed with a known difference: %+v", udp)
+	}
+	if r.Implementation.Version != "v1.37.1" || r.KubernetesVersion != "v1.37.2" || r.Cluster != "local" {
+		t.Errorf("implementation and cluster: %+v %s %s", r.Implementation, r.KubernetesVersion, r.Cluster)
+	}
+	if line := Line(r, "x.yaml"); line != "conformance: failure (instances failure, zones success, load-balancers partial, routes not-run): x.yaml" {
+		t.Errorf("line: %s", line)
+	}
+	path := filepath.Join(dir, File)
+	if err := validate(t, path); err != nil {
+		t.Errorf("%s does not validate against schema.json: %v", path, err)
+	}
+	if err := Check(dir); err != nil {
+		t.Errorf("the report as written: %v", err)
+	}
+	// The schema can fail: a verdict it does not know.
+	data, _ := os.ReadFile(path)
+	if err := os.WriteFile(path, bytes.Replace(data, []byte("result: failure"), []byte("result: great"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := validate(t, path); err == nil || !strings.Contains(err.Error(), "/result': value must be one of") {
+		t.Errorf("a report with result: great validated (%v)", err)
+	}
+	// A report edited by hand is caught against its run's JUnit.
+	if err := os.WriteFile(path, bytes.Replace(data, []byte("failed: 1"), []byte("failed: 0"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Check(dir); err == nil || !strings.Contains(err.Error(), `says "failed: 0", the run "failed: 1"`) {
+		t.Errorf("a report edited by hand: %v", err)
+	}
+
+	// Every claimed capability's specs ran and passed.
+	dir = runDir(t, "zones", passed(specs.ZoneRegionLabels), skipped(specs.LBUDP, `provider p does not claim "load-balancers"`))
+	if r, err := Write(dir); err != nil || r.Result != Success {
+		t.Errorf("a run of every spec of its one claim: %v %v", r.Result, err)
+	}
+	// Nothing passed: no verdict, whatever failed not.
+	dir = runDir(t, "zones", skipped(specs.ZoneRegionLabels, "no inspector"))
+	if r, err := Write(dir); err != nil || r.Result != NotRun {
+		t.Errorf("a run where nothing passed: %v %v", r.Result, err)
+	}
+}
+
+// validate checks a written report against schema.json.
+func validate(t *testing.T, path string) error {
+	t.Helper()
+	return Validate(path)
+}
+
+// TestSchemaNames: the schema's capability names are the suite's, so
+// that it cannot drift from specs.
+func TestSchemaNames(t *testing.T) {
+	data, err := os.ReadFile("schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Defs struct {
+			Capability struct {
+				Properties struct {
+					Name struct{ Enum []string }
+				}
+			}
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, c := range specs.Capabilities {
+		want = append(want, string(c))
+	}
+	want = append(want, leaderMigration)
+	if got := s.Defs.Capability.Properties.Name.Enum; !slices.Equal(got, want) {
+		t.Errorf("schema.json's capability names %v, want %v", got, want)
+	}
+}
