@@ -48,7 +48,8 @@ type Report struct {
 	// Date is when the run started (RFC 3339).
 	Date           string         `json:"date"`
 	Implementation Implementation `json:"implementation"`
-	// KubernetesVersion is the cluster's kube-apiserver's.
+	// KubernetesVersion is the cluster's kube-apiserver's; empty when the
+	// bring-up failed before it was known.
 	KubernetesVersion string `json:"kubernetesVersion"`
 	// Cluster is how the cluster was made: local, kind, or existing (one
 	// the harness did not make).
@@ -318,7 +319,11 @@ func (r *Report) WriteTable(w io.Writer) {
 	if what == "" {
 		what = "the cluster's CCM"
 	}
-	fmt.Fprintf(w, "%s (provider %s) on Kubernetes %s, %s cluster: %s\n", what, impl.Provider, r.KubernetesVersion, r.Cluster, r.Result)
+	k8s := "Kubernetes " + r.KubernetesVersion
+	if r.KubernetesVersion == "" {
+		k8s = "a Kubernetes never reached (the bring-up failed)"
+	}
+	fmt.Fprintf(w, "%s (provider %s) on %s, %s cluster: %s\n", what, impl.Provider, k8s, r.Cluster, r.Result)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  CAPABILITY\tCLAIMED\tRESULT\tPASSED\tFAILED\tSKIPPED\tNOT SELECTED\tKNOWN DIFFERENCES")
 	for _, c := range r.Capabilities {
