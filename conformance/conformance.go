@@ -158,7 +158,7 @@ func Of(run *reports.Run) (*Report, error) {
 		APIVersion: APIVersion, Kind: Kind,
 		Implementation: Implementation{
 			Provider: md[reports.KeyProvider], CCM: md[reports.KeyCCM], Version: md[reports.KeyCCMVersion],
-			Source: md[reports.KeyJobVersion], Skew: md[reports.KeySkew],
+			Source: md[reports.KeyCCMSource], Skew: md[reports.KeySkew],
 		},
 		KubernetesVersion: md[reports.KeyKubernetesVersion],
 		Cluster:           md[reports.KeyCluster],

@@ -22,6 +22,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/mod/semver"
+
 	"sigs.k8s.io/ccm-harness/cluster"
 	"sigs.k8s.io/ccm-harness/cluster/existing"
 	"sigs.k8s.io/ccm-harness/cluster/kind"
@@ -153,7 +155,7 @@ func (o *Options) Bind(fs FlagSet, except ...string) {
 	}
 	str(&o.Provider, FlagProvider, "provider profile ("+strings.Join(ProviderNames(), ", ")+"; external takes a profile file as --provider-config) ($PROVIDER)")
 	str(&o.ProviderConfig, FlagProviderConfig, "provider config file (fake: region, zones, faults; vsphere: region, zones, credentials, ipFamilies, faults); for --provider=external, the profile file ($PROVIDER_CONFIG)")
-	str(&o.CCMVersion, FlagCCMVersion, "CCM version, one of those pinned for the provider (default: the first pinned) ($CCM_VERSION)")
+	str(&o.CCMVersion, FlagCCMVersion, "CCM version, one of those pinned for the provider (default: the first pinned); beside --ccm-image, the image's release (vMAJOR.MINOR.PATCH), for the report, testgrid's column and the skew verdict ($CCM_VERSION)")
 	str(&o.CCMImage, FlagCCMImage, "run the CCM from this container image instead (docker-archive:PATH, oci:DIR, or a registry reference) ($CCM_IMAGE)")
 	str(&o.Cluster, FlagCluster, "cluster runtime: local (simulated nodes, no Docker), kind (real nodes in Docker), or existing (the cluster of --kubeconfig, which is neither made nor removed) ($CLUSTER)")
 	str(&o.Kubeconfig, FlagKubeconfig, "the existing cluster's kubeconfig, for --cluster=existing ($KUBECONFIG)")
@@ -273,8 +275,10 @@ func (o Options) Resolve(logf func(format string, args ...any)) (*Setup, error) 
 	if err != nil {
 		return nil, err
 	}
-	if o.CCMImage != "" && o.CCMVersion != "" {
-		return nil, fmt.Errorf("--%s and --%s both given: an image is its own version, give one", FlagCCMImage, FlagCCMVersion)
+	// Beside an image, --ccm-version is the image's release, not one to
+	// build.
+	if o.CCMImage != "" && o.CCMVersion != "" && !semver.IsValid(o.CCMVersion) {
+		return nil, fmt.Errorf("--%s %q beside --%s names the image's release: give it as vMAJOR.MINOR.PATCH", FlagCCMVersion, o.CCMVersion, FlagCCMImage)
 	}
 	if s.Release, err = o.KubernetesRelease(); err != nil {
 		return nil, err
@@ -288,18 +292,26 @@ func (o Options) Resolve(logf func(format string, args ...any)) (*Setup, error) 
 			return nil, fmt.Errorf("--%s and --%s choose the CCM the harness runs; with a profile file that names none, leave them unset", FlagCCMImage, FlagCCMVersion)
 		}
 	} else {
-		ccmVersion := o.CCMVersion
-		if ccmVersion == "" && o.CCMImage == "" && o.KubernetesVersion != "" {
-			ccmVersion = ccmFor(p.CCM, s.Release)
+		if o.CCMImage != "" {
+			p = p.WithCCMImage(o.CCMImage, o.CCMVersion)
+		} else {
+			ccmVersion := o.CCMVersion
+			if ccmVersion == "" && o.KubernetesVersion != "" {
+				ccmVersion = ccmFor(p.CCM, s.Release)
+			}
+			if p, err = p.WithCCMVersion(ccmVersion); err != nil {
+				return nil, err
+			}
 		}
-		if p, err = p.WithCCMVersion(ccmVersion); err != nil {
-			return nil, err
-		}
-		p = p.WithCCMImage(o.CCMImage)
 	}
 	s.Profile, s.CloudConfig = p, cfg
 	if s.Skew, err = skew.Of(s.Release, s.Profile.CCM.Release()); err != nil {
-		return nil, err
+		// An image's or binary's release as its maker names it may
+		// follow no Kubernetes minor (v2.3.0): no verdict.
+		if s.Profile.CCM.Image == "" && s.Profile.CCM.Path == "" {
+			return nil, err
+		}
+		s.Skew = skew.Unknown
 	}
 	if s.Skew == skew.Newer && !o.AllowNewerCCM {
 		return nil, fmt.Errorf("%s is newer than the cluster's kube-apiserver %s, and %s; choose --%s %s or older, or --%s to run it anyway (outside the policy)",
@@ -434,6 +446,10 @@ func (s *Setup) JobVersion() string {
 	switch {
 	case ccm.Name == "":
 		return ClusterCCM
+	case (ccm.Image != "" || ccm.Path != "") && ccm.Version != "":
+		// Its release, as its maker names it: runs of one release,
+		// wherever its image lies, are one column.
+		return ccm.Name + "@" + ccm.Version
 	case ccm.Image != "":
 		return ccm.Name + "@" + ccm.Image
 	case ccm.Path != "":
@@ -444,6 +460,27 @@ func (s *Setup) JobVersion() string {
 		v += "@" + binaries.ModuleVersion("k8s.io/kubernetes")
 	}
 	return v
+}
+
+// CCMSource is where the CCM under test comes from: its image, its
+// binary, or the module it is built from at its version.
+func (s *Setup) CCMSource() string {
+	ccm := s.Profile.CCM
+	switch {
+	case ccm.Name == "":
+		return "the cluster's own"
+	case ccm.Image != "":
+		return ccm.Image
+	case ccm.Path != "":
+		return ccm.Path
+	case ccm.Module == "":
+		return ""
+	case ccm.Module == binaries.ModulePath:
+		// This repository's own CCM, on the Kubernetes libraries of its
+		// release.
+		return ccm.Package + " (this harness's, on Kubernetes " + ccm.Release() + ")"
+	}
+	return ccm.Module + "@" + ccm.Release()
 }
 
 // ClusterCCM stands for the CCM under test where a profile names none: the
@@ -468,7 +505,9 @@ func (s *Setup) Metadata() map[string]string {
 		reports.KeyCluster:    s.Cluster,
 		reports.KeyCCM:        s.Profile.CCM.Name,
 		reports.KeyCCMVersion: s.Profile.CCM.Release(),
-		reports.KeySkew:       s.Skew.String(),
+		// Where the CCM came from: its image or binary, or its module.
+		reports.KeyCCMSource: s.CCMSource(),
+		reports.KeySkew:      s.Skew.String(),
 		// The claims, for the conformance report.
 		reports.KeyCapabilities: s.Profile.Capabilities.String(),
 	}

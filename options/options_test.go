@@ -65,7 +65,7 @@ func TestResolveBadInput(t *testing.T) {
 	}{
 		{"unknown provider", Options{Provider: "nosuch", Cluster: Local}, `--provider "nosuch" is not a provider (known: aws, fake, openstack, vsphere, external; external takes a profile file as --provider-config)`},
 		{"unknown runtime", Options{Provider: fake.Name, Cluster: "cloud"}, `--cluster "cloud" is not a runtime (known: local, kind, existing)`},
-		{"image and version", Options{Provider: vsphere.Name, Cluster: Local, CCMVersion: "v1.30.1", CCMImage: "oci:/x"}, "--ccm-image and --ccm-version both given"},
+		{"image and a version that is no release", Options{Provider: vsphere.Name, Cluster: Local, CCMVersion: "1.30", CCMImage: "oci:/x"}, `--ccm-version "1.30" beside --ccm-image names the image's release: give it as vMAJOR.MINOR.PATCH`},
 		{"unpinned version", Options{Provider: vsphere.Name, Cluster: Local, CCMVersion: "v0.0.1"}, "pin another in providers/vsphere/"},
 		{"negative nodes", Options{Provider: fake.Name, Cluster: Local, Nodes: -1}, "--nodes -1: the node specs need nodes to check (give 1 or more)"},
 		{"no nodes", Options{Provider: fake.Name, Cluster: Local, Nodes: -0}, "--nodes 0: the node specs need nodes to check (give 1 or more)"},
@@ -113,6 +113,39 @@ func TestResolveProfileFile(t *testing.T) {
 	}
 	if !filepath.IsAbs(s.ArtifactsDir) || s.LogDir("c1") != filepath.Join(s.ArtifactsDir, "logs", "c1") {
 		t.Errorf("artifacts %s, logs %s", s.ArtifactsDir, s.LogDir("c1"))
+	}
+	if md["ccm-version"] != "" || md["ccm-source"] != image || md["skew"] != "unknown" {
+		t.Errorf("an image of no stated release: metadata %v", md)
+	}
+}
+
+// An image's release, as its maker names it (a profile's ccm.version, or
+// --ccm-version beside --ccm-image), is testgrid's column, the report's
+// version and the skew verdict's; one that follows no Kubernetes minor
+// has no verdict.
+func TestImageVersion(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "my-ccm.yaml")
+	if err := os.WriteFile(file, []byte("name: mine\ncloud: fake\nccm: {image: 'docker-archive:ccm.tar', version: v1.36.4}\ncapabilities: [instances]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		o                  Options
+		job, version, skew string
+	}{
+		{Options{Provider: "external", ProviderConfig: file}, "cloud-controller-manager@v1.36.4", "v1.36.4", "CCM one minor older"},
+		{Options{Provider: "fake", CCMImage: "docker-archive:/x.tar", CCMVersion: "v1.37.0"}, "fakecloud-ccm@v1.37.0", "v1.37.0", "same minor"},
+		{Options{Provider: "fake", CCMImage: "docker-archive:/x.tar", CCMVersion: "v2.3.0"}, "fakecloud-ccm@v2.3.0", "v2.3.0", "unknown"},
+	} {
+		tt.o.Cluster, tt.o.Artifacts, tt.o.Nodes = Local, "_artifacts", 3
+		s, err := tt.o.Resolve(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		md := s.Metadata()
+		if md["job-version"] != tt.job || md["ccm-version"] != tt.version || md["skew"] != tt.skew || !strings.HasPrefix(md["ccm-source"], "docker-archive:") {
+			t.Errorf("%+v: metadata %v; want job-version %s, ccm-version %s, skew %q", tt.o, md, tt.job, tt.version, tt.skew)
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/mod/semver"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
@@ -71,7 +72,9 @@ type FileCCM struct {
 	// Binary is a ready-made executable.
 	Binary string `json:"binary,omitempty"`
 	// Builtin is the cloud's own CCM, as the harness builds it, at
-	// Version (default: the first pinned).
+	// Version (default: the first pinned). With Image or Binary, Version is
+	// their release (vMAJOR.MINOR.PATCH), for the report, testgrid's
+	// column and the skew verdict; unknown without it.
 	Builtin bool   `json:"builtin,omitempty"`
 	Version string `json:"version,omitempty"`
 	// CloudProvider is its --cloud-provider; default the cloud's.
@@ -166,8 +169,13 @@ func (f File) Profile(dir string) (Profile, []byte, error) {
 			return fail("ccm: %v", err)
 		}
 	}
-	if f.CCM.Version != "" && !f.CCM.Builtin {
-		return fail("ccm: version is for builtin; an image or binary is its own version")
+	if v := f.CCM.Version; v != "" && !f.CCM.Builtin {
+		// An image's or a binary's release, as its maker names it: for
+		// the report, testgrid's column and the skew verdict.
+		if !semver.IsValid(v) {
+			return fail("ccm: version %q is not a release (give the image's or binary's as vMAJOR.MINOR.PATCH)", v)
+		}
+		p.CCM.Version = v
 	}
 	if f.CCM.CloudProvider != "" {
 		p.CloudProvider = f.CCM.CloudProvider

@@ -116,7 +116,7 @@ func TestProfileFileBadInput(t *testing.T) {
 		{"cloud: fake\nccm: {builtin: true, image: x}\n", "ccm: give exactly one of image, binary and builtin"},
 		{"cloud: fake\nccm: {args: [--v=2]}\ncapabilities: [instances]\n", "ccm: give one of image, binary and builtin with the rest, or no ccm at all"},
 		{"cloud: fake\nccm: {binary: /nonexistent}\n", "ccm: binary /nonexistent is not an executable file"},
-		{"cloud: fake\nccm: {image: 'docker-archive:x.tar', version: v1}\n", "ccm: version is for builtin"},
+		{"cloud: fake\nccm: {image: 'docker-archive:x.tar', version: latest}\ncapabilities: [zones]\n", `ccm: version "latest" is not a release (give the image's or binary's as vMAJOR.MINOR.PATCH)`},
 		{"cloud: none\nccm: {image: 'docker-archive:x.tar'}\n", "ccm: cloudProvider: not set"},
 		{"cloud: fake\nccm: {builtin: true}\ncapabilities: [teleport]\n", `capabilities: "teleport" is none of`},
 		{"cloud: none\nccm: {image: 'docker-archive:x.tar', cloudProvider: x}\ncapabilities: [instances]\n", "providerIDScheme: not set"},

@@ -208,11 +208,13 @@ type Profile struct {
 func (p Profile) Has(c Capability) bool { return p.Capabilities[c] }
 
 // WithCCMImage is the profile with its CCM run from a container image
-// (docker-archive:PATH, oci:DIR, or a registry reference); "" keeps the
+// (docker-archive:PATH, oci:DIR, or a registry reference), version being
+// the image's release as its user names it ("" for unknown); "" keeps the
 // built one.
-func (p Profile) WithCCMImage(ref string) Profile {
+func (p Profile) WithCCMImage(ref, version string) Profile {
 	if ref != "" {
 		p.CCM = p.CCM.WithImage(ref)
+		p.CCM.Version = version
 		// An image's release is its own, unknown here, and so is the CCM
 		// a user upgrades to it from.
 		p.OlderCCM = binaries.Component{}

@@ -25,6 +25,9 @@ const (
 	// KeyCCMVersion is the release the CCM is built from, "" where the
 	// harness cannot know it (an image).
 	KeyCCMVersion = "ccm-version"
+	// KeyCCMSource is where the CCM came from: its image or binary, or
+	// the module it is built from at its version.
+	KeyCCMSource = "ccm-source"
 	// KeySkew is where the CCM stands against the kube-apiserver under
 	// the version skew policy (package skew).
 	KeySkew = "skew"

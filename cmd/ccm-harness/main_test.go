@@ -411,10 +411,10 @@ func TestUpBadInput(t *testing.T) {
 			},
 		},
 		{
-			name: "CCM image and version",
+			name: "CCM image and a version that is no release",
 			setup: func(t *testing.T, e env, name string) ([]string, []string, []string) {
-				return []string{"--ccm-image", "docker-archive:/x.tar", "--ccm-version", "v1.0.0"},
-					[]string{"--ccm-image and --ccm-version both given: an image is its own version, give one"}, nil
+				return []string{"--ccm-image", "docker-archive:/x.tar", "--ccm-version", "latest"},
+					[]string{`--ccm-version "latest" beside --ccm-image names the image's release: give it as vMAJOR.MINOR.PATCH`}, nil
 			},
 		},
 		{

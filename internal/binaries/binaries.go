@@ -227,7 +227,9 @@ func (c Component) Choices() []string {
 func (c Component) Release() string {
 	switch {
 	case c.Image != "" || c.Path != "":
-		return ""
+		// The release its user says it is (a profile's ccm.version,
+		// --ccm-version beside --ccm-image), or unknown.
+		return c.Version
 	case c.Module == ModulePath:
 		return Versions[kubernetesModule]
 	}
@@ -1074,8 +1076,12 @@ func describe(comps []Component) string {
 	var n []string
 	for _, c := range comps {
 		switch {
+		case c.Image != "" && c.Version != "":
+			n = append(n, c.Name+" "+c.Version+" from image "+c.Image)
 		case c.Image != "":
 			n = append(n, c.Name+" from image "+c.Image)
+		case c.Path != "" && c.Version != "":
+			n = append(n, c.Name+" "+c.Version+" at "+c.Path)
 		case c.Path != "":
 			n = append(n, c.Name+" at "+c.Path)
 		case c.Module == ModulePath && len(c.Releases) > 0:
