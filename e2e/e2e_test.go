@@ -163,6 +163,16 @@ func finishRun(t *testing.T, passed bool) {
 	if err := reports.WriteFinished(run.dir, time.Now(), result, run.metadata); err != nil {
 		t.Errorf("write finished.json: %v", err)
 	}
+	// Before the HTML report, which shows it per capability.
+	var verdict string
+	if !*dryRun {
+		cr, err := conformance.Write(run.dir)
+		if err != nil {
+			t.Errorf("write the conformance report: %v", err)
+		} else {
+			verdict = conformance.Line(cr, filepath.Join(run.dir, conformance.File))
+		}
+	}
 	page, err := reports.WriteRunReport(run.dir)
 	if err != nil {
 		t.Errorf("write the HTML report: %v", err)
@@ -174,14 +184,9 @@ func finishRun(t *testing.T, passed bool) {
 		return
 	}
 	reports.WriteSummary(console, r, page)
-	if !*dryRun {
-		// After the summary's own lines: the verdict per capability.
-		cr, err := conformance.Write(run.dir)
-		if err != nil {
-			t.Errorf("write the conformance report: %v", err)
-		} else {
-			fmt.Fprintln(console, conformance.Line(cr, filepath.Join(run.dir, conformance.File)))
-		}
+	// After the summary's own lines: the verdict per capability.
+	if verdict != "" {
+		fmt.Fprintln(console, verdict)
 	}
 	if run.refusals != "" {
 		fmt.Fprint(console, reports.RedactText(run.refusals, run.secrets()))

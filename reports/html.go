@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"sigs.k8s.io/yaml"
+
 	"sigs.k8s.io/ccm-harness/skew"
 )
 
@@ -29,6 +31,7 @@ table{border-collapse:collapse;margin:1em 0}
 td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
 .passed{background:#c8e6c9}.failed{background:#e53935;color:#fff}.skipped{background:#eee;color:#555}
 .missing{background:#fff}.outside{background:#fff3cd;color:#555}
+.success{background:#c8e6c9}.failure{background:#e53935;color:#fff}.partial{background:#fff3cd}.not-run,.not-claimed{background:#eee;color:#555}
 pre{white-space:pre-wrap;font-size:12px;background:#f7f7f7;padding:6px;max-height:20em;overflow:auto}
 .summary span{display:inline-block;margin-right:1.5em;font-weight:bold}
 .fig{font-size:12px;color:#333;white-space:nowrap}
@@ -44,6 +47,11 @@ pre{white-space:pre-wrap;font-size:12px;background:#f7f7f7;padding:6px;max-heigh
 {{if or .BringUpText .Run.BringUp}}<h2>Bring-up</h2>
 {{if .Run.BringUp}}<table id="bringup">{{range .Run.BringUp}}<tr><th>{{.Name}}</th><td>{{.Duration}}</td></tr>{{end}}</table>{{end}}
 {{if .BringUpText}}<pre id="bringup-steps">{{.BringUpText}}</pre>{{end}}{{end}}
+{{with .Conformance}}<h2>Conformance</h2>
+<p>Result: <span class="{{.Result}}">{{.Result}}</span> (<a href="conformance-report.yaml">conformance-report.yaml</a>)</p>
+<table id="conformance"><tr><th>capability</th><th>claimed</th><th>result</th><th>passed</th><th>failed</th><th>skipped</th><th>not selected</th><th>known differences</th></tr>
+{{range .Capabilities}}<tr><td>{{.Name}}</td><td>{{.Claimed}}</td><td class="{{.Result}}">{{.Result}}</td><td>{{.Statistics.Passed}}</td><td>{{.Statistics.Failed}}</td><td>{{.Statistics.Skipped}}</td><td>{{.Statistics.NotSelected}}</td><td>{{.Statistics.KnownDifferences}}</td></tr>
+{{end}}</table>{{end}}
 <h2>Scenarios</h2>
 <table id="matrix"><tr><th>tag</th><th>spec</th><th>{{index .Run.Metadata "provider"}}</th><th>time</th><th>measured</th><th>why</th></tr>
 {{range .Run.Cases}}{{if not .NotSelected}}<tr><td>{{range .Tags}}[{{.}}] {{end}}</td><td>{{.Name}}</td><td class="{{.Outcome}}">{{.Outcome}}</td><td>{{dur .Duration}}</td><td>{{range .Measured}}<div class="fig">{{.Name}}: {{.Duration}}</div>{{end}}</td><td>{{if ne .Outcome "passed"}}{{.Message}}{{end}}{{range .KnownDifferences}}<div class="known">known difference: {{.}}</div>{{end}}</td></tr>
@@ -111,7 +119,34 @@ func WriteRunReport(dir string) (string, error) {
 	return out, writePage(out, "run", map[string]any{
 		"Run": r, "Failures": failures, "Links": links, "Timelines": timelines, "BringUpText": string(bringUp),
 		"Passed": passed, "Failed": failed, "Skipped": skipped - notSelected, "NotSelected": notSelected,
+		"Conformance": readVerdicts(dir),
 	})
+}
+
+// verdicts are what the page shows of the run's conformance report
+// (package conformance writes it, from this package's Run: it is read here
+// as a published file, as JUnit is, not through that package).
+type verdicts struct {
+	Result       string
+	Capabilities []struct {
+		Name       string
+		Claimed    bool
+		Result     string
+		Statistics struct{ Passed, Failed, Skipped, NotSelected, KnownDifferences int }
+	}
+}
+
+// readVerdicts reads dir's conformance report, nil without one.
+func readVerdicts(dir string) *verdicts {
+	data, err := os.ReadFile(filepath.Join(dir, "conformance-report.yaml"))
+	if err != nil {
+		return nil
+	}
+	var v verdicts
+	if yaml.Unmarshal(data, &v) != nil || v.Result == "" {
+		return nil
+	}
+	return &v
 }
 
 // timeline is a leader-migration timeline the run left: the picture, and

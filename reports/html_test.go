@@ -78,6 +78,30 @@ func TestRunReportAndGrid(t *testing.T) {
 	if strings.Contains(string(html), "http://") || strings.Contains(string(html), "https://") {
 		t.Error("the report must fetch nothing")
 	}
+	if strings.Contains(string(html), `id="conformance"`) {
+		t.Error("a conformance section without a conformance report")
+	}
+	// With the run's conformance report (package conformance writes it),
+	// a row per capability.
+	report := "apiVersion: ccm-harness.sigs.k8s.io/v1alpha1\nkind: ConformanceReport\nresult: failure\ncapabilities:\n" +
+		"- name: zones\n  claimed: true\n  result: failure\n  statistics: {passed: 0, failed: 1, skipped: 0, notSelected: 0, knownDifferences: 0}\n" +
+		"- name: routes\n  claimed: false\n  result: not-claimed\n  statistics: {passed: 0, failed: 0, skipped: 3, notSelected: 0, knownDifferences: 0}\n"
+	if err := os.WriteFile(filepath.Join(a, "conformance-report.yaml"), []byte(report), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := WriteRunReport(a); err != nil {
+		t.Fatal(err)
+	}
+	html, _ = os.ReadFile(page)
+	for _, want := range []string{
+		`Result: <span class="failure">failure</span>`,
+		`<tr><td>zones</td><td>true</td><td class="failure">failure</td><td>0</td><td>1</td><td>0</td><td>0</td><td>0</td></tr>`,
+		`<tr><td>routes</td><td>false</td><td class="not-claimed">not-claimed</td><td>0</td><td>0</td><td>3</td><td>0</td><td>0</td></tr>`,
+	} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
 	// Each run's latency in its cell, so a regression shows along the row.
 	for dir, secs := range map[string]float64{a: 0.128, b: 2.5} {
 		if err := WriteMeasurements(dir, []Measurement{{Spec: "Nodes removes the uninitialized taint from every node [node-init]", Name: "initial nodes initialized after registration", Seconds: secs}}); err != nil {
