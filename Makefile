@@ -470,7 +470,7 @@ images: $(IMAGE) $(INCLUSTER_IMAGE)
 # serial run with the parallel one, each dry run with its real run, the
 # image's run with the binary's, the plugins' with the AWS SDK's. They read $(ARTIFACTS) and run no suite,
 # so make test runs them last, once every run they compare has ended.
-COMPARE_TESTS := ^(TestConformanceReports|TestSerialMatchesParallel|TestDryRunMatchesRealRun|TestImageRunMatchesBinaryRun|TestPluginMatchesBuiltinInspector|TestReachedPluginMatchesSDK|TestForeignPluginMatchesSDK|TestReachedControl)$$
+COMPARE_TESTS := ^(TestConformanceReports|TestPublishedReports|TestSerialMatchesParallel|TestDryRunMatchesRealRun|TestImageRunMatchesBinaryRun|TestPluginMatchesBuiltinInspector|TestReachedPluginMatchesSDK|TestForeignPluginMatchesSDK|TestReachedControl)$$
 compare:
 	$(GO) test -count=1 -v -run '$(COMPARE_TESTS)' ./e2e/controls
 

@@ -183,11 +183,7 @@ func Of(run *reports.Run) (*Report, error) {
 		if !ok {
 			continue
 		}
-		name := string(s.Capability)
-		if s.Capability == "" {
-			name = leaderMigration
-		}
-		group := byName[name]
+		group := byName[groupOf(s)]
 		sr := Spec{ID: s.ID, Text: s.Text, Message: firstLine(c.Message), KnownDifferences: c.KnownDifferences}
 		switch {
 		case c.Outcome == reports.Passed:
@@ -205,6 +201,15 @@ func Of(run *reports.Run) (*Report, error) {
 			group.Statistics.Skipped++
 		}
 		group.Specs = append(group.Specs, sr)
+	}
+	// A spec of the suite the run's JUnit does not name (a run of another
+	// build of the suite) did not run here.
+	for _, s := range specs.All {
+		group := byName[groupOf(s)]
+		if !slices.ContainsFunc(group.Specs, func(sr Spec) bool { return sr.ID == s.ID }) {
+			group.Specs = append(group.Specs, Spec{ID: s.ID, Text: s.Text, Result: SpecNotSelected, Message: "not in the run's JUnit"})
+			group.Statistics.NotSelected++
+		}
 	}
 	anyFailed, allSucceeded := false, true
 	for i := range r.Capabilities {
@@ -247,6 +252,14 @@ func Of(run *reports.Run) (*Report, error) {
 		r.Result = Partial
 	}
 	return r, nil
+}
+
+// groupOf is the capability a spec's result counts for.
+func groupOf(s specs.Spec) string {
+	if s.Capability == "" {
+		return leaderMigration
+	}
+	return string(s.Capability)
 }
 
 // Write writes the report of the run in dir to dir/File.
@@ -445,4 +458,47 @@ func firstDiff(written, made string) string {
 		}
 	}
 	return fmt.Sprintf("%d lines against the run's %d", len(w), len(m))
+}
+
+// SameResults says how b's results differ from a's, or nil: the CCM, the
+// Kubernetes minor's release and the cluster, the verdicts, the statistics
+// and each spec's result. Dates, the harness's version, where the CCM came
+// from and the messages (which name a run's random namespaces) may differ.
+func SameResults(a, b *Report) error {
+	ai, bi := a.Implementation, b.Implementation
+	switch {
+	case ai.Provider != bi.Provider || ai.CCM != bi.CCM || ai.Version != bi.Version:
+		return fmt.Errorf("implementation %s %s %s, against %s %s %s", ai.Provider, ai.CCM, ai.Version, bi.Provider, bi.CCM, bi.Version)
+	case a.KubernetesVersion != b.KubernetesVersion || a.Cluster != b.Cluster:
+		return fmt.Errorf("Kubernetes %s on a %s cluster, against %s on a %s cluster", a.KubernetesVersion, a.Cluster, b.KubernetesVersion, b.Cluster)
+	case a.Result != b.Result:
+		return fmt.Errorf("result %s, against %s", a.Result, b.Result)
+	}
+	results := func(r *Report) map[string]string {
+		m := map[string]string{}
+		for _, c := range r.Capabilities {
+			m[c.Name] = fmt.Sprintf("claimed %t, %s, %+v", c.Claimed, c.Result, c.Statistics)
+			for _, s := range c.Specs {
+				m[s.ID.String()] = fmt.Sprintf("%s, %d known differences", s.Result, len(s.KnownDifferences))
+			}
+		}
+		return m
+	}
+	am, bm := results(a), results(b)
+	keys := make([]string, 0, len(am)+len(bm))
+	for k := range am {
+		keys = append(keys, k)
+	}
+	for k := range bm {
+		if _, ok := am[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if am[k] != bm[k] {
+			return fmt.Errorf("%s: %q, against %q", k, am[k], bm[k])
+		}
+	}
+	return nil
 }

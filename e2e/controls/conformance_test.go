@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"sigs.k8s.io/ccm-harness/conformance"
@@ -35,4 +36,49 @@ func TestConformanceReports(t *testing.T) {
 		t.Errorf("%d conformance reports under %s; make test's runs write more than 20", n, root)
 	}
 	t.Logf("%d conformance reports checked under %s", n, root)
+}
+
+// TestPublishedReports checks the reports published for the providers
+// here (conformance/reports/<Kubernetes minor>/<provider>/) against those
+// make test's runs of the same providers wrote: the same verdicts and the
+// same result for each spec, so that what is published is what a run of
+// this commit shows.
+func TestPublishedReports(t *testing.T) {
+	root := os.Getenv("ARTIFACTS")
+	if root == "" {
+		t.Skip("no $ARTIFACTS: make test sets it, and its runs write the reports")
+	}
+	published, _ := filepath.Glob(filepath.Join(sourceRoot(t), "conformance", "reports", "*", "*", conformance.File))
+	if len(published) < 4 {
+		t.Fatalf("%d published reports; want fake's, vsphere's, openstack's and aws's", len(published))
+	}
+	for _, path := range published {
+		provider := filepath.Base(filepath.Dir(path))
+		minor := filepath.Base(filepath.Dir(filepath.Dir(path)))
+		// The runs of each provider's default CCM on the default release:
+		// make e2e's in $ARTIFACTS, the others' in a folder of their name.
+		dir := filepath.Join(root, provider)
+		if provider == "fake" {
+			dir = root
+		}
+		run, err := conformance.Read(filepath.Join(dir, conformance.File))
+		if err != nil {
+			if os.Getenv("CI") != "" {
+				t.Errorf("%s: no run to check it against: %v", path, err)
+			}
+			continue
+		}
+		want, err := conformance.Read(path)
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		if !strings.HasPrefix(run.KubernetesVersion, minor+".") {
+			t.Errorf("%s is published under %s, but the run of %s was on Kubernetes %s", path, minor, dir, run.KubernetesVersion)
+		}
+		if err := conformance.SameResults(want, run); err != nil {
+			t.Errorf("%s is not what make test's run of %s shows: %v; if the change is meant, publish the run's: cp %s %s",
+				path, provider, err, filepath.Join(dir, conformance.File), path)
+		}
+	}
 }
