@@ -51,6 +51,8 @@ func internalIP(t *testing.T, inst api.Instance) netip.Addr {
 // freePort returns a port free for TCP and UDP on every one of ips.
 func freePort(t *testing.T, ips ...netip.Addr) uint16 {
 	t.Helper()
+	handedOut.Lock()
+	defer handedOut.Unlock()
 	for range 100 {
 		l, err := net.Listen("tcp", netip.AddrPortFrom(ips[0], 0).String())
 		if err != nil {
@@ -58,13 +60,23 @@ func freePort(t *testing.T, ips ...netip.Addr) uint16 {
 		}
 		port := uint16(l.Addr().(*net.TCPAddr).Port)
 		l.Close()
-		if portFree(ips, port) {
+		// A port handed out but not bound yet is free to the kernel, which
+		// gave one twice in a row (a health check port equal to the
+		// listener's, seen in CI): never the same one twice.
+		if !handedOut.ports[port] && portFree(ips, port) {
+			handedOut.ports[port] = true
 			return port
 		}
 	}
 	t.Fatalf("no port free on all of %v", ips)
 	return 0
 }
+
+// handedOut are the ports freePort gave in this test binary.
+var handedOut = struct {
+	sync.Mutex
+	ports map[uint16]bool
+}{ports: map[uint16]bool{}}
 
 func portFree(ips []netip.Addr, port uint16) bool {
 	var closers []io.Closer
