@@ -8,6 +8,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -395,6 +396,11 @@ var _ = ginkgo.SynchronizedBeforeSuite(func(ctx context.Context) []byte {
 	setup := resolve()
 	run.dir = setup.ArtifactsDir
 	framework.ExpectNoError(reports.RemovePreviousJUnit(run.dir))
+	// Nor a previous run's conformance report, which a dry run would not
+	// replace: it would be checked against this run's JUnit.
+	if err := os.Remove(filepath.Join(run.dir, conformance.File)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		framework.Failf("remove the previous run's %s: %v (remove it, or give the run a folder of its own)", conformance.File, err)
+	}
 	framework.ExpectNoError(reports.WriteStarted(run.dir, time.Now()))
 	run.metadata = setup.Metadata()
 	if *dryRun {
