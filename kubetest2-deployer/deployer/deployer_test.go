@@ -85,7 +85,7 @@ func TestInitRefusesBadInput(t *testing.T) {
 		{"negative nodes", []string{"--nodes=-1"}, []string{"--nodes -1: the node specs need nodes to check (give 1 or more)"}},
 		{"no nodes", []string{"--nodes=0"}, []string{"--nodes 0: the node specs need nodes to check (give 1 or more)"}},
 		{"profile file missing", []string{"--provider=external"}, []string{"provider external: no profile file given"}},
-		{"image and version", []string{"--ccm-image=docker-archive:/x.tar", "--provider=vsphere", "--ccm-version=v1.30.1"}, []string{"--ccm-image and --ccm-version both given"}},
+		{"image and a version that is no release", []string{"--ccm-image=docker-archive:/x.tar", "--provider=vsphere", "--ccm-version=latest"}, []string{`--ccm-version "latest" beside --ccm-image names the image's release: give it as vMAJOR.MINOR.PATCH`}},
 		{"bad name", []string{"--cluster-name=a_b"}, []string{`--cluster-name: cluster name "a_b" is not valid`}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
