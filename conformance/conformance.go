@@ -168,11 +168,8 @@ func Of(run *reports.Run) (*Report, error) {
 		r.Date = run.Started.UTC().Format(time.RFC3339)
 	}
 	byName := map[string]*Capability{}
-	for _, c := range append(specs.Capabilities, "") {
-		name := string(c)
-		if c == "" {
-			name = leaderMigration
-		}
+	for _, c := range slices.Concat(specs.Capabilities, []specs.Capability{""}) {
+		name := groupName(c)
 		r.Capabilities = append(r.Capabilities, Capability{Name: name, Claimed: c == "" || slices.Contains(claimed, name)})
 	}
 	for i := range r.Capabilities {
@@ -255,11 +252,15 @@ func Of(run *reports.Run) (*Report, error) {
 }
 
 // groupOf is the capability a spec's result counts for.
-func groupOf(s specs.Spec) string {
-	if s.Capability == "" {
+func groupOf(s specs.Spec) string { return groupName(s.Capability) }
+
+// groupName is a capability's name in the report: leader-migration for
+// the specs of none.
+func groupName(c specs.Capability) string {
+	if c == "" {
 		return leaderMigration
 	}
-	return string(s.Capability)
+	return string(c)
 }
 
 // Write writes the report of the run in dir to dir/File.
