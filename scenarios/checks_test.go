@@ -353,6 +353,25 @@ func TestWaitForCloudReportsLastRealMismatch(t *testing.T) {
 	}
 }
 
+// A last poll cut short by its own bound (a slow cloud plugin) must not
+// hide what the polls before it said.
+func TestWaitForCloudKeepsComplaintOfCutPoll(t *testing.T) {
+	defer func(d time.Duration) { cloudPollTimeout = d }(cloudPollTimeout)
+	cloudPollTimeout = 300 * time.Millisecond
+	calls := 0
+	err := WaitForCloud(context.Background(), time.Second, "a thing", func(ctx context.Context) error {
+		calls++
+		if calls == 1 {
+			return fmt.Errorf("leaked: load balancer a1")
+		}
+		<-ctx.Done()
+		return fmt.Errorf("list the cloud's routes: %w", ctx.Err())
+	})
+	if err == nil || !strings.Contains(err.Error(), "waiting for a thing: leaked: load balancer a1 (the last poll, cut short at 300ms: list the cloud's routes: context deadline exceeded)") {
+		t.Fatalf("err = %v after %d calls, want the whole poll's complaint first", err, calls)
+	}
+}
+
 // A known difference is a strict expected failure, not a skip: its spec
 // runs (Unmet says nothing of it), and a difference must name a spec the
 // suite has.

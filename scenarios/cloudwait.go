@@ -19,16 +19,23 @@ import (
 // busy with it), until check passes; on timeout it returns check's last
 // complaint. Each
 // poll gets its own bounded context rather than the wait's deadline, so the
-// last complaint is about the cloud, not about a poll cut short.
+// last complaint is about the cloud, not about a poll cut short; when the
+// last poll was cut short by its own bound, the complaint of the last one
+// that ran whole comes with it.
+// cloudPollTimeout bounds one poll of WaitForCloud: a cloud plugin
+// answering for load balancers runs four command lines of a second's CPU
+// each, and a loaded 2-core CI machine has taken over 10 s for them.
+var cloudPollTimeout = 30 * time.Second
+
 func WaitForCloud(ctx context.Context, timeout time.Duration, what string, check func(context.Context) error) error {
-	const pollTimeout = 10 * time.Second
 	start := time.Now()
 	deadline := start.Add(timeout)
 	var last error
 	for {
-		pctx, cancel := context.WithTimeout(ctx, pollTimeout)
+		pctx, cancel := context.WithTimeout(ctx, cloudPollTimeout)
 		polled := time.Now()
 		err := check(pctx)
+		cutShort := pctx.Err() != nil && ctx.Err() == nil
 		cancel()
 		interval := max(500*time.Millisecond, time.Since(polled))
 		switch {
@@ -43,9 +50,14 @@ func WaitForCloud(ctx context.Context, timeout time.Duration, what string, check
 			}
 			return fmt.Errorf("stopped after %s waiting for %s (%v): %w", time.Since(start).Round(time.Millisecond), what, context.Cause(ctx), last)
 		case time.Now().After(deadline):
+			if cutShort && last != nil {
+				return fmt.Errorf("timed out after %s waiting for %s: %w (the last poll, cut short at %s: %v)", timeout, what, last, cloudPollTimeout, err)
+			}
 			return fmt.Errorf("timed out after %s waiting for %s: %w", timeout, what, err)
 		}
-		last = err
+		if !cutShort || last == nil {
+			last = err
+		}
 		select {
 		case <-ctx.Done():
 		case <-time.After(interval):
