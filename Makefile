@@ -143,6 +143,7 @@ MATRIX_CCMS     ?=
 MATRIX_OUTSIDE  ?=
 matrix: build
 	cd $(CURDIR) && $(BIN)/ccm-harness matrix --suite=$(BIN)/e2e.test --provider=$(PROVIDER) --provider-config='$(PROVIDER_CONFIG)' \
+		--ccm-image='$(CCM_IMAGE)' --ccm-version='$(CCM_VERSION)' \
 		--cluster=$(CLUSTER) --nodes=$(NODES) --label-filter='$(LABEL_FILTER)' --artifacts=$(ARTIFACTS)/matrix \
 		--kubernetes-versions='$(MATRIX_CLUSTERS)' --ccm-versions='$(MATRIX_CCMS)' $(if $(filter true,$(MATRIX_OUTSIDE)),--outside-policy)
 
@@ -243,8 +244,14 @@ e2e-incluster: $(INCLUSTER_IMAGE)
 	$(MAKE) e2e PROVIDER=external PROVIDER_CONFIG=$(CURDIR)/e2e/incluster-ccm/profile.yaml CCM_VERSION= CCM_IMAGE= \
 		LABEL_FILTER='!leader-migration' ARTIFACTS=$(ARTIFACTS)/incluster
 
+# fakecloud's CCM from its image, named by a profile file, through the
+# matrix's door: the image at its release (the Kubernetes libraries it is
+# built on) is one CCM version, run on the releases of its own minor (one
+# cell, $(ARTIFACTS)/image/matrix/k8s-<release>_ccm-<release>).
+FAKECLOUD_CCM_RELEASE := $(shell awk '$$1 == "k8s.io/kubernetes" {print $$2}' go.mod)
 e2e-image: $(IMAGE)
-	$(MAKE) e2e PROVIDER=external PROVIDER_CONFIG=$(CURDIR)/e2e/testdata/fakecloud-ccm-image.yaml CCM_VERSION= CCM_IMAGE= \
+	$(MAKE) matrix PROVIDER=external PROVIDER_CONFIG=$(CURDIR)/e2e/testdata/fakecloud-ccm-image.yaml \
+		CCM_IMAGE=docker-archive:$(IMAGE) CCM_VERSION=$(FAKECLOUD_CCM_RELEASE) MATRIX_CLUSTERS=$(FAKECLOUD_CCM_RELEASE) MATRIX_CCMS= \
 		LABEL_FILTER='!leader-migration' ARTIFACTS=$(ARTIFACTS)/image
 
 # The suite against a cluster it did not make (CLUSTER=existing): a local

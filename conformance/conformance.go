@@ -93,7 +93,7 @@ const (
 	Failure Result = "failure"
 	// NotRun: claimed, but no spec of it ran: no verdict.
 	NotRun Result = "not-run"
-	// NotClaimed: the profile does not claim it; its specs skipped.
+	// NotClaimed: the profile does not claim it; its specs did not run.
 	NotClaimed Result = "not-claimed"
 )
 
@@ -104,6 +104,9 @@ type Statistics struct {
 	Skipped int `json:"skipped"`
 	// NotSelected are the specs the label filter left out.
 	NotSelected int `json:"notSelected"`
+	// NotClaimed are the specs of a capability or an extended feature the
+	// profile does not claim.
+	NotClaimed int `json:"notClaimed"`
 	// KnownDifferences are the passed specs' steps that failed as the
 	// CCM's known differences say.
 	KnownDifferences int `json:"knownDifferences"`
@@ -112,18 +115,27 @@ type Statistics struct {
 // Capability is one capability's results.
 type Capability struct {
 	// Name is the capability (specs.Capability), or leader-migration.
-	Name       string     `json:"name"`
-	Claimed    bool       `json:"claimed"`
-	Result     Result     `json:"result"`
-	Statistics Statistics `json:"statistics"`
-	Specs      []Spec     `json:"specs"`
+	Name    string `json:"name"`
+	Claimed bool   `json:"claimed"`
+	// Result is success when every core spec and every spec of a claimed
+	// extended feature passed; specs of unclaimed features do not count.
+	Result Result `json:"result"`
+	// ClaimedFeatures and UnclaimedFeatures are its extended features
+	// (specs.Features) the profile claims, and those it does not.
+	ClaimedFeatures   []specs.Feature `json:"claimedFeatures,omitempty"`
+	UnclaimedFeatures []specs.Feature `json:"unclaimedFeatures,omitempty"`
+	Statistics        Statistics      `json:"statistics"`
+	Specs             []Spec          `json:"specs"`
 }
 
 // Spec is one spec's result.
 type Spec struct {
 	ID   specs.ID `json:"id"`
 	Text string   `json:"text"`
-	// Result is passed, failed, skipped or not-selected.
+	// Level is core or extended; Feature the extended one's feature.
+	Level   specs.Level   `json:"level"`
+	Feature specs.Feature `json:"feature,omitempty"`
+	// Result is passed, failed, skipped, not-selected or not-claimed.
 	Result string `json:"result"`
 	// Message is the failure's first line, or why it skipped.
 	Message string `json:"message,omitempty"`
@@ -138,6 +150,7 @@ const (
 	SpecFailed      = "failed"
 	SpecSkipped     = "skipped"
 	SpecNotSelected = "not-selected"
+	SpecNotClaimed  = "not-claimed"
 )
 
 // leaderMigration groups the leader-migration specs, which no capability
@@ -154,6 +167,7 @@ func Of(run *reports.Run) (*Report, error) {
 		return nil, fmt.Errorf("%s: metadata.json names no provider: not a run of this suite", run.Dir)
 	}
 	claimed := strings.Split(md[reports.KeyCapabilities], ",")
+	claimedFeatures := strings.Split(md[reports.KeyFeatures], ",")
 	r := &Report{
 		APIVersion: APIVersion, Kind: Kind,
 		Implementation: Implementation{
@@ -170,7 +184,17 @@ func Of(run *reports.Run) (*Report, error) {
 	byName := map[string]*Capability{}
 	for _, c := range slices.Concat(specs.Capabilities, []specs.Capability{""}) {
 		name := groupName(c)
-		r.Capabilities = append(r.Capabilities, Capability{Name: name, Claimed: c == "" || slices.Contains(claimed, name)})
+		cr := Capability{Name: name, Claimed: c == "" || slices.Contains(claimed, name)}
+		for _, f := range specs.FeatureList() {
+			switch {
+			case specs.Features[f] != c:
+			case cr.Claimed && slices.Contains(claimedFeatures, string(f)):
+				cr.ClaimedFeatures = append(cr.ClaimedFeatures, f)
+			default:
+				cr.UnclaimedFeatures = append(cr.UnclaimedFeatures, f)
+			}
+		}
+		r.Capabilities = append(r.Capabilities, cr)
 	}
 	for i := range r.Capabilities {
 		byName[r.Capabilities[i].Name] = &r.Capabilities[i]
@@ -181,7 +205,7 @@ func Of(run *reports.Run) (*Report, error) {
 			continue
 		}
 		group := byName[groupOf(s)]
-		sr := Spec{ID: s.ID, Text: s.Text, Message: firstLine(c.Message), KnownDifferences: c.KnownDifferences}
+		sr := Spec{ID: s.ID, Text: s.Text, Level: s.Level(), Feature: s.Feature, Message: firstLine(c.Message), KnownDifferences: c.KnownDifferences}
 		switch {
 		case c.Outcome == reports.Passed:
 			sr.Result = SpecPassed
@@ -193,6 +217,11 @@ func Of(run *reports.Run) (*Report, error) {
 		case c.NotSelected():
 			sr.Result = SpecNotSelected
 			group.Statistics.NotSelected++
+		case !group.Claimed || (s.Feature != "" && !slices.Contains(group.ClaimedFeatures, s.Feature)):
+			// Skipped as the profile claims neither its capability nor
+			// its feature: not a gap in what was claimed.
+			sr.Result = SpecNotClaimed
+			group.Statistics.NotClaimed++
 		default:
 			sr.Result = SpecSkipped
 			group.Statistics.Skipped++
@@ -204,7 +233,7 @@ func Of(run *reports.Run) (*Report, error) {
 	for _, s := range specs.All {
 		group := byName[groupOf(s)]
 		if !slices.ContainsFunc(group.Specs, func(sr Spec) bool { return sr.ID == s.ID }) {
-			group.Specs = append(group.Specs, Spec{ID: s.ID, Text: s.Text, Result: SpecNotSelected, Message: "not in the run's JUnit"})
+			group.Specs = append(group.Specs, Spec{ID: s.ID, Text: s.Text, Level: s.Level(), Feature: s.Feature, Result: SpecNotSelected, Message: "not in the run's JUnit"})
 			group.Statistics.NotSelected++
 		}
 	}
@@ -229,6 +258,7 @@ func Of(run *reports.Run) (*Report, error) {
 		r.Statistics.Failed += st.Failed
 		r.Statistics.Skipped += st.Skipped
 		r.Statistics.NotSelected += st.NotSelected
+		r.Statistics.NotClaimed += st.NotClaimed
 		r.Statistics.KnownDifferences += st.KnownDifferences
 		// The leader-migration specs need releases a CCM may not have:
 		// they count against the run only when they ran.
@@ -339,12 +369,17 @@ func (r *Report) WriteTable(w io.Writer) {
 	}
 	fmt.Fprintf(w, "%s (provider %s) on %s, %s cluster: %s\n", what, impl.Provider, k8s, r.Cluster, r.Result)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  CAPABILITY\tCLAIMED\tRESULT\tPASSED\tFAILED\tSKIPPED\tNOT SELECTED\tKNOWN DIFFERENCES")
+	fmt.Fprintln(tw, "  CAPABILITY\tCLAIMED\tRESULT\tPASSED\tFAILED\tSKIPPED\tNOT SELECTED\tNOT CLAIMED\tKNOWN DIFFERENCES")
 	for _, c := range r.Capabilities {
 		st := c.Statistics
-		fmt.Fprintf(tw, "  %s\t%t\t%s\t%d\t%d\t%d\t%d\t%d\n", c.Name, c.Claimed, c.Result, st.Passed, st.Failed, st.Skipped, st.NotSelected, st.KnownDifferences)
+		fmt.Fprintf(tw, "  %s\t%t\t%s\t%d\t%d\t%d\t%d\t%d\t%d\n", c.Name, c.Claimed, c.Result, st.Passed, st.Failed, st.Skipped, st.NotSelected, st.NotClaimed, st.KnownDifferences)
 	}
 	_ = tw.Flush()
+	for _, c := range r.Capabilities {
+		if c.Claimed && len(c.ClaimedFeatures)+len(c.UnclaimedFeatures) > 0 {
+			fmt.Fprintf(w, "%s: extended features claimed: %s; not claimed: %s\n", c.Name, featureList(c.ClaimedFeatures), featureList(c.UnclaimedFeatures))
+		}
+	}
 	for _, c := range r.Capabilities {
 		for _, s := range c.Specs {
 			switch {
@@ -357,6 +392,17 @@ func (r *Report) WriteTable(w io.Writer) {
 			}
 		}
 	}
+}
+
+func featureList(fs []specs.Feature) string {
+	if len(fs) == 0 {
+		return "none"
+	}
+	s := make([]string, len(fs))
+	for i, f := range fs {
+		s[i] = string(f)
+	}
+	return strings.Join(s, ", ")
 }
 
 // Read reads a report a run wrote.
@@ -478,7 +524,7 @@ func SameResults(a, b *Report) error {
 	results := func(r *Report) map[string]string {
 		m := map[string]string{}
 		for _, c := range r.Capabilities {
-			m[c.Name] = fmt.Sprintf("claimed %t, %s, %+v", c.Claimed, c.Result, c.Statistics)
+			m[c.Name] = fmt.Sprintf("claimed %t, %s, %+v, features %v, not %v", c.Claimed, c.Result, c.Statistics, c.ClaimedFeatures, c.UnclaimedFeatures)
 			for _, s := range c.Specs {
 				m[s.ID.String()] = fmt.Sprintf("%s, %d known differences", s.Result, len(s.KnownDifferences))
 			}

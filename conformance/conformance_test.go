@@ -14,16 +14,17 @@ import (
 	"sigs.k8s.io/ccm-harness/specs"
 )
 
-// runDir writes a run's artifacts: metadata claiming capabilities and a
-// JUnit file of the given test cases.
-func runDir(t *testing.T, capabilities string, cases ...string) string {
+// runDir writes a run's artifacts: metadata claiming capabilities, and
+// after a "|" extended features, and a JUnit file of the given test cases.
+func runDir(t *testing.T, claims string, cases ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	md := map[string]string{
 		reports.KeyProvider: "aws", reports.KeyCCM: "aws-cloud-controller-manager", reports.KeyCCMVersion: "v1.37.1",
 		reports.KeyJobVersion: "aws-cloud-controller-manager@v1.37.1", reports.KeyKubernetesVersion: "v1.37.2",
-		reports.KeyCluster: "local", reports.KeySkew: "same minor", reports.KeyCapabilities: capabilities,
+		reports.KeyCluster: "local", reports.KeySkew: "same minor",
 	}
+	md[reports.KeyCapabilities], md[reports.KeyFeatures], _ = strings.Cut(claims, "|")
 	if err := reports.WriteMetadata(dir, md); err != nil {
 		t.Fatal(err)
 	}
@@ -55,10 +56,11 @@ func withDifference(id specs.ID, d string) string {
 // TestOf: each capability's verdict follows from its specs, against what
 // the profile claims, and the run's from the claimed capabilities'.
 func TestOf(t *testing.T) {
-	dir := runDir(t, "instances,load-balancers,routes,zones",
+	dir := runDir(t, "instances,load-balancers,routes,zones|load-balancer-source-ranges",
 		passed(specs.InitTaintRemoved), failed(specs.InstanceTypeLabel, "node node-1: expected m5.large, actual m5.xlarge"),
 		passed(specs.ZoneRegionLabels),
-		passed(specs.LBProvision), withDifference(specs.LBUDP, "step provision: Protocol UDP not supported (evidence: classic)"),
+		passed(specs.LBProvision), withDifference(specs.LBSourceRanges, "step provision: no ranges (evidence: classic)"),
+		skipped(specs.LBUDP, `not claimed: provider aws does not claim the extended feature "load-balancer-udp" of load-balancers`),
 		skipped(specs.LBFailedCreation, "provider aws cannot inject cloud faults"),
 		skipped(specs.RoutesCreated, ""),
 		skipped(specs.LifecycleShutdown, `provider aws does not claim "node-lifecycle"`),
@@ -77,20 +79,33 @@ func TestOf(t *testing.T) {
 	}
 	want := map[string]Result{
 		"instances": Failure, "zones": Success, "load-balancers": Partial, "routes": NotRun,
-		"node-lifecycle": NotClaimed, "load-balancer-source-ip": NotClaimed, "leader-migration": NotRun,
+		"node-lifecycle": NotClaimed, "leader-migration": NotRun,
 	}
 	for name, w := range want {
 		if got[name] != w {
 			t.Errorf("%s: %s, want %s", name, got[name], w)
 		}
 	}
-	if r.Result != Failure || r.Statistics != (Statistics{Passed: 4, Failed: 1, Skipped: 2, NotSelected: 24, KnownDifferences: 1}) {
+	if r.Result != Failure || r.Statistics != (Statistics{Passed: 4, Failed: 1, Skipped: 1, NotSelected: 23, NotClaimed: 2, KnownDifferences: 1}) {
 		t.Errorf("run: %s %+v", r.Result, r.Statistics)
 	}
 	lb := r.Capabilities[slices.IndexFunc(r.Capabilities, func(c Capability) bool { return c.Name == "load-balancers" })]
-	udp := lb.Specs[slices.IndexFunc(lb.Specs, func(s Spec) bool { return s.ID == specs.LBUDP })]
-	if udp.Result != SpecPassed || len(udp.KnownDifferences) != 1 || !strings.Contains(udp.KnownDifferences[0], "evidence: classic") {
-		t.Errorf("a spec passed with a known difference: %+v", udp)
+	spec := func(id specs.ID) Spec {
+		return lb.Specs[slices.IndexFunc(lb.Specs, func(s Spec) bool { return s.ID == id })]
+	}
+	if sr := spec(specs.LBSourceRanges); sr.Result != SpecPassed || len(sr.KnownDifferences) != 1 || !strings.Contains(sr.KnownDifferences[0], "evidence: classic") {
+		t.Errorf("a spec passed with a known difference: %+v", sr)
+	}
+	// An extended feature the profile does not claim: not claimed, not
+	// a skip, and no gap in the load balancers' result.
+	if udp := spec(specs.LBUDP); udp.Result != SpecNotClaimed || udp.Level != specs.Extended || udp.Feature != specs.LoadBalancerUDP {
+		t.Errorf("a spec of an unclaimed feature: %+v", udp)
+	}
+	if p := spec(specs.LBProvision); p.Level != specs.Core || p.Feature != "" {
+		t.Errorf("a core spec: %+v", p)
+	}
+	if !slices.Equal(lb.ClaimedFeatures, []specs.Feature{specs.LoadBalancerSourceRanges}) || len(lb.UnclaimedFeatures) != len(specs.Features)-1 {
+		t.Errorf("load balancers' features: claimed %v, not %v", lb.ClaimedFeatures, lb.UnclaimedFeatures)
 	}
 	if r.Implementation.Version != "v1.37.1" || r.KubernetesVersion != "v1.37.2" || r.Cluster != "local" {
 		t.Errorf("implementation and cluster: %+v %s %s", r.Implementation, r.KubernetesVersion, r.Cluster)
@@ -126,6 +141,18 @@ func TestOf(t *testing.T) {
 	if r, err := Write(dir); err != nil || r.Result != Success {
 		t.Errorf("a run of every spec of its one claim: %v %v", r.Result, err)
 	}
+	// A claimed feature's spec that skipped is a gap; one of an
+	// unclaimed feature is not.
+	dir = runDir(t, "load-balancers|load-balancer-udp", passed(specs.LBProvision),
+		skipped(specs.LBUDP, "no inspector"), skipped(specs.LBMixedProtocol, "not claimed"))
+	if r, err := Write(dir); err != nil || r.Capabilities[slices.IndexFunc(r.Capabilities, func(c Capability) bool { return c.Name == "load-balancers" })].Result != Partial {
+		t.Errorf("a claimed feature's spec skipped: %v %v", r.Capabilities, err)
+	}
+	dir = runDir(t, "load-balancers|load-balancer-udp", passed(specs.LBProvision), passed(specs.LBUDP),
+		skipped(specs.LBMixedProtocol, "not claimed"))
+	if r, err := Write(dir); err != nil || r.Result != Partial || r.Capabilities[slices.IndexFunc(r.Capabilities, func(c Capability) bool { return c.Name == "load-balancers" })].Statistics.NotClaimed != 1 {
+		t.Errorf("an unclaimed feature's spec: %s %+v %v", r.Result, r.Statistics, err)
+	}
 	// Nothing passed: no verdict, whatever failed not.
 	dir = runDir(t, "zones", skipped(specs.ZoneRegionLabels, "no inspector"))
 	if r, err := Write(dir); err != nil || r.Result != NotRun {
@@ -153,6 +180,7 @@ func TestSchemaNames(t *testing.T) {
 					Name struct{ Enum []string }
 				}
 			}
+			Feature struct{ Enum []string }
 		} `json:"$defs"`
 	}
 	if err := json.Unmarshal(data, &s); err != nil {
@@ -165,6 +193,13 @@ func TestSchemaNames(t *testing.T) {
 	want = append(want, leaderMigration)
 	if got := s.Defs.Capability.Properties.Name.Enum; !slices.Equal(got, want) {
 		t.Errorf("schema.json's capability names %v, want %v", got, want)
+	}
+	var features []string
+	for _, f := range specs.FeatureList() {
+		features = append(features, string(f))
+	}
+	if got := s.Defs.Feature.Enum; !slices.Equal(got, features) {
+		t.Errorf("schema.json's features %v, want %v", got, features)
 	}
 }
 

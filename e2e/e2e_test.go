@@ -456,6 +456,7 @@ var _ = ginkgo.SynchronizedBeforeSuite(func(ctx context.Context) []byte {
 		}
 	})
 	run.metadata[reports.KeyKubernetesVersion] = c.KubernetesVersion
+	run.metadata[reports.KeyFeatures] = c.Profile.FeaturesOf(c.Cloud).String()
 	framework.ExpectNoError(reports.WriteMetadata(run.dir, run.metadata))
 	cs := clientFor(c.Kubeconfig)
 	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})

@@ -14,6 +14,7 @@ import (
 
 	"sigs.k8s.io/ccm-harness/cluster/manifests"
 	"sigs.k8s.io/ccm-harness/internal/binaries"
+	"sigs.k8s.io/ccm-harness/specs"
 )
 
 // External selects a profile described by a file: PROVIDER=external with
@@ -39,9 +40,12 @@ type File struct {
 	// whose CCM runs already (--cluster=existing).
 	CCM FileCCM `json:"ccm"`
 	// Capabilities are what the CCM claims, at least one: instances,
-	// zones, node-lifecycle, load-balancers, routes,
-	// load-balancer-source-ip (with load-balancers).
+	// zones, node-lifecycle, load-balancers, routes.
 	Capabilities []Capability `json:"capabilities"`
+	// Features are the extended features of those capabilities it claims
+	// too (load-balancer-udp, load-balancer-source-ip, ...: specs.Features);
+	// the specs of the others are reported as not claimed, not run.
+	Features []Feature `json:"features,omitempty"`
 	// Differences are the steps of specs the CCM fails by its own
 	// design, each with what its failure shows and the evidence. The
 	// spec still runs: the step must fail so, and the rest of the spec
@@ -192,6 +196,9 @@ func (f File) Profile(dir string) (Profile, []byte, error) {
 	}
 	p.Capabilities = Capabilities{}
 	for _, c := range f.Capabilities {
+		if _, ok := specs.Features[Feature(c)]; ok {
+			return fail("capabilities: %s is an extended feature of %s: claim it under features", c, specs.Features[Feature(c)])
+		}
 		if !slices.Contains(Known, c) {
 			return fail("capabilities: %q is none of %v", c, Known)
 		}
@@ -202,8 +209,17 @@ func (f File) Profile(dir string) (Profile, []byte, error) {
 	if len(p.Capabilities) == 0 {
 		return fail("capabilities: none claimed; claim what the CCM does, at least one of %v", Known)
 	}
-	if p.Has(LoadBalancerSourceIP) && !p.Has(LoadBalancers) {
-		return fail("capabilities: %s without %s: only a load balancer can keep the client's address", LoadBalancerSourceIP, LoadBalancers)
+	// The file's claims are its own, as its capabilities are.
+	p.Features, p.CloudFeatures = Features{}, nil
+	for _, ft := range f.Features {
+		c, ok := specs.Features[ft]
+		switch {
+		case !ok:
+			return fail("features: %q is none of %v", ft, specs.FeatureList())
+		case !p.Has(c):
+			return fail("features: %s without %s, the capability it extends", ft, c)
+		}
+		p.Features[ft] = true
 	}
 	// Only a CCM that claims instances sets spec.providerID.
 	if p.ProviderIDScheme == "" && p.Has(Instances) {
@@ -242,7 +258,7 @@ func (f File) Profile(dir string) (Profile, []byte, error) {
 	// cluster's is taken to be the cloud's own, differences and all
 	// (differences: below replaces them).
 	if f.CCM.Image != "" || f.CCM.Binary != "" {
-		p.Differences, p.CloudDifferences = nil, nil
+		p.Differences = nil
 	}
 	if len(f.Differences) > 0 {
 		for _, d := range f.Differences {
@@ -250,7 +266,7 @@ func (f File) Profile(dir string) (Profile, []byte, error) {
 				return fail("differences: %v", err)
 			}
 		}
-		p.Differences, p.CloudDifferences = f.Differences, nil
+		p.Differences = f.Differences
 	}
 	if f.Manifests != "" {
 		data, err := manifests.Read(pathIn(dir, f.Manifests))

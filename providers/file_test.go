@@ -34,7 +34,7 @@ func TestBuiltinProfilesAsFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got.Name != want.Name || got.CloudProvider != want.CloudProvider || got.ProviderIDScheme != want.ProviderIDScheme ||
-			got.Capabilities.String() != want.Capabilities.String() || got.CCM.String() != want.CCM.String() ||
+			got.Capabilities.String() != want.Capabilities.String() || got.Features.String() != want.Features.String() || got.CCM.String() != want.CCM.String() ||
 			got.InTreeKCM.String() != want.InTreeKCM.String() || strings.Join(got.CCMArgs, " ") != strings.Join(want.CCMArgs, " ") {
 			t.Errorf("%s as a file: %+v\nbuilt in: %+v", name, got, want)
 		}
@@ -122,7 +122,9 @@ func TestProfileFileBadInput(t *testing.T) {
 		{"cloud: none\nccm: {image: 'docker-archive:x.tar', cloudProvider: x}\ncapabilities: [instances]\n", "providerIDScheme: not set"},
 		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: []\n", "capabilities: none claimed; claim what the CCM does"},
 		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\n", "capabilities: none claimed; claim what the CCM does"},
-		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [load-balancer-source-ip]\n", "capabilities: load-balancer-source-ip without load-balancers"},
+		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [load-balancer-source-ip]\n", "capabilities: load-balancer-source-ip is an extended feature of load-balancers: claim it under features"},
+		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [instances]\nproviderIDScheme: x\nfeatures: [load-balancer-udp]\n", "features: load-balancer-udp without load-balancers, the capability it extends"},
+		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [load-balancers]\nfeatures: [udp]\n", `features: "udp" is none of [load-balancer-health-checks load-balancer-mixed-protocol`},
 		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [load-balancers]\ndifferences: [{spec: loadbalancer/udp, step: provision}]\n", "differences: difference of spec \"loadbalancer/udp\": shows is empty"},
 		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [load-balancers]\ndifferences: [{spec: serves UDP, step: provision, shows: x, evidence: y}]\n", "spec \"serves UDP\" is none of the suite's (node-init/taint-removed, "},
 		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [load-balancers]\ndifferences: [{spec: loadbalancer/udp, step: teleport, shows: x, evidence: y}]\n", "step \"teleport\" is none of"},
@@ -168,21 +170,21 @@ func TestProfileFileRelativePaths(t *testing.T) {
 // expected failures for a CCM that never showed them), and states its own.
 func TestProfileFileDifferencesAreItsOwn(t *testing.T) {
 	builtin, _, err := providers.Resolve(providers.External, []byte("cloud: openstack\nccm: {builtin: true}\ncapabilities: [load-balancers]\n"), "/p")
-	if err != nil || len(builtin.DifferencesOf(nil)) == 0 {
-		t.Fatalf("builtin OpenStack CCM: differences %v, %v; want the OpenStack CCM's", builtin.DifferencesOf(nil), err)
+	if err != nil || len(builtin.Differences) == 0 {
+		t.Fatalf("builtin OpenStack CCM: differences %v, %v; want the OpenStack CCM's", builtin.Differences, err)
 	}
 	own, _, err := providers.Resolve(providers.External, []byte("cloud: openstack\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [load-balancers]\n"), "/p")
-	if err != nil || len(own.DifferencesOf(nil)) != 0 {
-		t.Errorf("an image against OpenStack: differences %v, %v; want none", own.DifferencesOf(nil), err)
+	if err != nil || len(own.Differences) != 0 {
+		t.Errorf("an image against OpenStack: differences %v, %v; want none", own.Differences, err)
 	}
 	theirs, _, err := providers.Resolve(providers.External, []byte("cloud: openstack\ncapabilities: [load-balancers]\n"), "/p")
-	if err != nil || len(theirs.DifferencesOf(nil)) != len(builtin.DifferencesOf(nil)) {
-		t.Errorf("no ccm against OpenStack (an existing cluster's, taken to be the cloud's own): differences %v, %v; want the OpenStack CCM's", theirs.DifferencesOf(nil), err)
+	if err != nil || len(theirs.Differences) != len(builtin.Differences) {
+		t.Errorf("no ccm against OpenStack (an existing cluster's, taken to be the cloud's own): differences %v, %v; want the OpenStack CCM's", theirs.Differences, err)
 	}
 	stated, _, err := providers.Resolve(providers.External, []byte("cloud: openstack\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [load-balancers]\n"+
 		"differences: [{spec: loadbalancer/udp, step: provision, shows: no UDP, evidence: its cloud has none}]\n"), "/p")
 	want := []providers.Difference{{Spec: specs.LBUDP, Step: providers.StepProvision, Shows: "no UDP", Evidence: "its cloud has none"}}
-	if err != nil || !slices.Equal(stated.DifferencesOf(nil), want) {
-		t.Errorf("stated differences: %v, %v; want %v", stated.DifferencesOf(nil), err, want)
+	if err != nil || !slices.Equal(stated.Differences, want) {
+		t.Errorf("stated differences: %v, %v; want %v", stated.Differences, err, want)
 	}
 }

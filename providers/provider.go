@@ -28,12 +28,11 @@ type Capability = specs.Capability
 
 // The capabilities, as specs declares them.
 const (
-	Instances            = specs.Instances
-	Zones                = specs.Zones
-	NodeLifecycle        = specs.NodeLifecycle
-	LoadBalancers        = specs.LoadBalancers
-	Routes               = specs.Routes
-	LoadBalancerSourceIP = specs.LoadBalancerSourceIP
+	Instances     = specs.Instances
+	Zones         = specs.Zones
+	NodeLifecycle = specs.NodeLifecycle
+	LoadBalancers = specs.LoadBalancers
+	Routes        = specs.Routes
 )
 
 // Known are the capabilities a profile can claim.
@@ -50,37 +49,42 @@ func ControllerOf(c Capability) string {
 	}[c]
 }
 
+// Set is a set of claims: capabilities or extended features.
+type Set[T ~string] map[T]bool
+
 // Capabilities is a set of Capability.
-type Capabilities map[Capability]bool
+type Capabilities = Set[Capability]
 
 // NewCapabilities builds a set.
-func NewCapabilities(cs ...Capability) Capabilities {
-	out := Capabilities{}
-	for _, c := range cs {
-		out[c] = true
+func NewCapabilities(cs ...Capability) Capabilities { return newSet(cs) }
+
+func newSet[T ~string](xs []T) Set[T] {
+	out := Set[T]{}
+	for _, x := range xs {
+		out[x] = true
 	}
 	return out
 }
 
 // List is the set in a stable order.
-func (c Capabilities) List() []Capability {
-	var out []Capability
-	for k, ok := range c {
+func (s Set[T]) List() []T {
+	var out []T
+	for k, ok := range s {
 		if ok {
 			out = append(out, k)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	slices.Sort(out)
 	return out
 }
 
 // String lists the set in a stable order.
-func (c Capabilities) String() string {
-	var s []string
-	for _, k := range c.List() {
-		s = append(s, string(k))
+func (s Set[T]) String() string {
+	var out []string
+	for _, k := range s.List() {
+		out = append(out, string(k))
 	}
-	return strings.Join(s, ",")
+	return strings.Join(out, ",")
 }
 
 // Step is a part of a spec that a known difference can name: the spec
@@ -100,6 +104,27 @@ const (
 	// backends again, and no more.
 	StepLeave Step = "leave"
 )
+
+// Feature is an extended feature a profile claims beside the capability
+// it extends: specs.Feature.
+type Feature = specs.Feature
+
+// Features is a set of Feature.
+type Features = Set[Feature]
+
+// NewFeatures builds a set.
+func NewFeatures(fs ...Feature) Features { return newSet(fs) }
+
+// AllFeatures is every extended feature of the capabilities claimed.
+func AllFeatures(claimed Capabilities) Features {
+	out := Features{}
+	for f, c := range specs.Features {
+		if claimed[c] {
+			out[f] = true
+		}
+	}
+	return out
+}
 
 // Steps are every step a difference can name.
 var Steps = []Step{StepProvision, StepJoin, StepExclude, StepLeave}
@@ -134,17 +159,16 @@ func (d Difference) Validate() error {
 	return nil
 }
 
-// DifferencesOf are the profile's differences for a cluster with cloud.
-func (p Profile) DifferencesOf(cloud Cloud) []Difference {
-	// A plugin answers for the cloud; the CCM's differences are its
-	// cloud's config's.
+// FeaturesOf are the extended features the profile claims for a cluster
+// with cloud.
+func (p Profile) FeaturesOf(cloud Cloud) Features {
 	if w, ok := cloud.(interface{ Base() Cloud }); ok {
 		cloud = w.Base()
 	}
-	if p.CloudDifferences != nil && cloud != nil {
-		return p.CloudDifferences(cloud)
+	if p.CloudFeatures != nil && cloud != nil {
+		return p.CloudFeatures(cloud)
 	}
-	return p.Differences
+	return p.Features
 }
 
 // Profile is one provider the harness can run.
@@ -176,6 +200,14 @@ type Profile struct {
 	Manifests []byte
 	// Capabilities are what the CCM claims to do.
 	Capabilities Capabilities
+	// Features are the extended features of those capabilities it claims
+	// too (specs.Features); the specs of the others are reported as not
+	// claimed.
+	Features Features
+	// CloudFeatures, where set, are the features as the cloud's config
+	// makes them (AWS: classic or network load balancers), in place of
+	// Features.
+	CloudFeatures func(Cloud) Features
 	// Differences are the steps of specs of a claimed capability that
 	// this CCM fails by its own design: strict expected failures, for
 	// this CCM only, so no spec is loosened for everyone. The spec runs;
@@ -183,10 +215,6 @@ type Profile struct {
 	// spec still asserts. A difference belongs to the CCM: a profile file
 	// with a CCM of its own inherits none of its cloud's.
 	Differences []Difference
-	// CloudDifferences, where set, are the CCM's differences as its
-	// cloud's config makes them (AWS: classic or network load balancers),
-	// in place of Differences.
-	CloudDifferences func(Cloud) []Difference
 	// InTreeKCM is kube-controller-manager of a release that runs the
 	// cloud controllers with this provider compiled in, the starting point
 	// of the leader-migration specs; zero if there is none.

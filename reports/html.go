@@ -17,7 +17,8 @@ import (
 // The pages are single static files: styles inline, links relative to the
 // artifacts folder, nothing fetched.
 var pages = template.Must(template.New("").Funcs(template.FuncMap{
-	"dur": func(d time.Duration) string { return d.Round(10 * time.Millisecond).String() },
+	"dur":  func(d time.Duration) string { return d.Round(10 * time.Millisecond).String() },
+	"join": func(s []string) string { return strings.Join(s, ", ") },
 	"rel": func(base, target string) string {
 		if r, err := filepath.Rel(base, target); err == nil {
 			return r
@@ -49,8 +50,8 @@ pre{white-space:pre-wrap;font-size:12px;background:#f7f7f7;padding:6px;max-heigh
 {{if .BringUpText}}<pre id="bringup-steps">{{.BringUpText}}</pre>{{end}}{{end}}
 {{with .Conformance}}<h2>Conformance</h2>
 <p>Result: <span class="{{.Result}}">{{.Result}}</span> (<a href="conformance-report.yaml">conformance-report.yaml</a>)</p>
-<table id="conformance"><tr><th>capability</th><th>claimed</th><th>result</th><th>passed</th><th>failed</th><th>skipped</th><th>not selected</th><th>known differences</th></tr>
-{{range .Capabilities}}<tr><td>{{.Name}}</td><td>{{.Claimed}}</td><td class="{{.Result}}">{{.Result}}</td><td>{{.Statistics.Passed}}</td><td>{{.Statistics.Failed}}</td><td>{{.Statistics.Skipped}}</td><td>{{.Statistics.NotSelected}}</td><td>{{.Statistics.KnownDifferences}}</td></tr>
+<table id="conformance"><tr><th>capability</th><th>claimed</th><th>result</th><th>passed</th><th>failed</th><th>skipped</th><th>not selected</th><th>not claimed</th><th>known differences</th><th>extended features claimed</th><th>not claimed</th></tr>
+{{range .Capabilities}}<tr><td>{{.Name}}</td><td>{{.Claimed}}</td><td class="{{.Result}}">{{.Result}}</td><td>{{.Statistics.Passed}}</td><td>{{.Statistics.Failed}}</td><td>{{.Statistics.Skipped}}</td><td>{{.Statistics.NotSelected}}</td><td>{{.Statistics.NotClaimed}}</td><td>{{.Statistics.KnownDifferences}}</td><td>{{join .ClaimedFeatures}}</td><td>{{join .UnclaimedFeatures}}</td></tr>
 {{end}}</table>{{end}}
 <h2>Scenarios</h2>
 <table id="matrix"><tr><th>tag</th><th>spec</th><th>{{index .Run.Metadata "provider"}}</th><th>time</th><th>measured</th><th>why</th></tr>
@@ -67,6 +68,9 @@ pre{white-space:pre-wrap;font-size:12px;background:#f7f7f7;padding:6px;max-heigh
 {{define "grid"}}<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>ccm-harness grid</title>{{template "style"}}</head><body>
 <h1>ccm-harness: {{len .Runs}} runs</h1>
+{{if .Capabilities}}<table id="capabilities"><tr><th>capability</th>{{range .Runs}}<th>{{index .Metadata "provider"}}<br>{{index .Metadata "job-version"}}</th>{{end}}</tr>
+{{range .Capabilities}}<tr><td>{{.Name}}</td>{{range .Cells}}<td class="{{.}}">{{.}}</td>{{end}}</tr>
+{{end}}</table>{{end}}
 <table id="grid"><tr><th>spec</th>{{range .Runs}}<th>{{index .Metadata "provider"}}<br>{{index .Metadata "job-version"}}{{with index .Metadata "kubernetes-version"}}<br>Kubernetes {{.}}{{end}}{{with index .Metadata "skew"}}<br><span class="skew">{{.}}</span>{{end}}<br>{{.Dir}}</th>{{end}}</tr>
 {{range $row := .Rows}}<tr><td>{{$row.Name}}</td>{{range $row.Cells}}{{if .Outside}}<td class="outside">outside the skew policy: {{.Outcome}}{{else}}<td class="{{.Outcome}}">{{.Outcome}}{{end}}{{range .Measured}}<div class="fig">{{.Name}}: {{.Duration}}</div>{{end}}</td>{{end}}</tr>
 {{end}}</table></body></html>{{end}}
@@ -132,7 +136,9 @@ type verdicts struct {
 		Name       string
 		Claimed    bool
 		Result     string
-		Statistics struct{ Passed, Failed, Skipped, NotSelected, KnownDifferences int }
+		Statistics struct{ Passed, Failed, Skipped, NotSelected, NotClaimed, KnownDifferences int }
+		// ClaimedFeatures and UnclaimedFeatures are its extended ones.
+		ClaimedFeatures, UnclaimedFeatures []string
 	}
 }
 
@@ -204,7 +210,37 @@ func WriteGrid(out string, dirs []string) error {
 		rows = append(rows, row)
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].Name < rows[j].Name })
-	return writePage(out, "grid", map[string]any{"Runs": runs, "Rows": rows})
+	return writePage(out, "grid", map[string]any{"Runs": runs, "Rows": rows, "Capabilities": capabilityRows(runs)})
+}
+
+// capabilityRow is a capability's result in each run, from the runs'
+// conformance reports: "" where a run has none.
+type capabilityRow struct {
+	Name  string
+	Cells []string
+}
+
+// capabilityRows are the grid's rows per capability, in the reports'
+// order; none when no run has a report.
+func capabilityRows(runs []*Run) []capabilityRow {
+	var rows []capabilityRow
+	index := map[string]int{}
+	for i, r := range runs {
+		v := readVerdicts(r.Dir)
+		if v == nil {
+			continue
+		}
+		for _, c := range v.Capabilities {
+			j, ok := index[c.Name]
+			if !ok {
+				j = len(rows)
+				index[c.Name] = j
+				rows = append(rows, capabilityRow{Name: c.Name, Cells: make([]string, len(runs))})
+			}
+			rows[j].Cells[i] = c.Result
+		}
+	}
+	return rows
 }
 
 func writePage(path, name string, data any) error {

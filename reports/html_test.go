@@ -84,8 +84,10 @@ func TestRunReportAndGrid(t *testing.T) {
 	// With the run's conformance report (package conformance writes it),
 	// a row per capability.
 	report := "apiVersion: ccm-harness.sigs.k8s.io/v1alpha1\nkind: ConformanceReport\nresult: failure\ncapabilities:\n" +
-		"- name: zones\n  claimed: true\n  result: failure\n  statistics: {passed: 0, failed: 1, skipped: 0, notSelected: 0, knownDifferences: 0}\n" +
-		"- name: routes\n  claimed: false\n  result: not-claimed\n  statistics: {passed: 0, failed: 0, skipped: 3, notSelected: 0, knownDifferences: 0}\n"
+		"- name: zones\n  claimed: true\n  result: failure\n  statistics: {passed: 0, failed: 1, skipped: 0, notSelected: 0, notClaimed: 0, knownDifferences: 0}\n" +
+		"- name: load-balancers\n  claimed: true\n  result: success\n  claimedFeatures: [load-balancer-udp, load-balancer-source-ranges]\n  unclaimedFeatures: [load-balancer-source-ip]\n" +
+		"  statistics: {passed: 9, failed: 0, skipped: 0, notSelected: 0, notClaimed: 1, knownDifferences: 0}\n" +
+		"- name: routes\n  claimed: false\n  result: not-claimed\n  statistics: {passed: 0, failed: 0, skipped: 0, notSelected: 0, notClaimed: 3, knownDifferences: 0}\n"
 	if err := os.WriteFile(filepath.Join(a, "conformance-report.yaml"), []byte(report), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -95,8 +97,9 @@ func TestRunReportAndGrid(t *testing.T) {
 	html, _ = os.ReadFile(page)
 	for _, want := range []string{
 		`Result: <span class="failure">failure</span>`,
-		`<tr><td>zones</td><td>true</td><td class="failure">failure</td><td>0</td><td>1</td><td>0</td><td>0</td><td>0</td></tr>`,
-		`<tr><td>routes</td><td>false</td><td class="not-claimed">not-claimed</td><td>0</td><td>0</td><td>3</td><td>0</td><td>0</td></tr>`,
+		`<tr><td>zones</td><td>true</td><td class="failure">failure</td><td>0</td><td>1</td><td>0</td><td>0</td><td>0</td><td>0</td><td></td><td></td></tr>`,
+		`<tr><td>load-balancers</td><td>true</td><td class="success">success</td><td>9</td><td>0</td><td>0</td><td>0</td><td>1</td><td>0</td><td>load-balancer-udp, load-balancer-source-ranges</td><td>load-balancer-source-ip</td></tr>`,
+		`<tr><td>routes</td><td>false</td><td class="not-claimed">not-claimed</td><td>0</td><td>0</td><td>0</td><td>0</td><td>3</td><td>0</td><td></td><td></td></tr>`,
 	} {
 		if !strings.Contains(string(html), want) {
 			t.Errorf("report lacks %q", want)
@@ -115,6 +118,10 @@ func TestRunReportAndGrid(t *testing.T) {
 	g, _ := os.ReadFile(grid)
 	if n := strings.Count(string(g), `<td class="failed">failed</td>`); n != 2 {
 		t.Errorf("grid has %d failed cells, want one per run", n)
+	}
+	// A row per capability, from the runs' reports: a's has one, b none.
+	if !strings.Contains(string(g), `<tr><td>load-balancers</td><td class="success">success</td><td class=""></td></tr>`) {
+		t.Errorf("grid lacks the capabilities' row of the run with a report")
 	}
 	if !strings.Contains(string(g), "vsphere") {
 		t.Error("grid lacks the second run's column")

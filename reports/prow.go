@@ -40,6 +40,9 @@ const (
 	// KeyCapabilities are the capabilities the profile claims, comma-
 	// separated.
 	KeyCapabilities = "capabilities"
+	// KeyFeatures are the extended features it claims, comma-separated,
+	// as its cloud's config makes them: known once the cluster is up.
+	KeyFeatures = "features"
 )
 
 // Result is finished.json's result.

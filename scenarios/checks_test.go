@@ -13,6 +13,7 @@ import (
 
 	"sigs.k8s.io/ccm-harness/internal/nodewait"
 	"sigs.k8s.io/ccm-harness/providers"
+	"sigs.k8s.io/ccm-harness/scenarios/labels"
 	"sigs.k8s.io/ccm-harness/specs"
 )
 
@@ -378,10 +379,10 @@ func TestWaitForCloudKeepsComplaintOfCutPoll(t *testing.T) {
 func TestUnmetDifference(t *testing.T) {
 	f := Features{Provider: "p", Capabilities: providers.NewCapabilities(providers.LoadBalancers),
 		Differences: []providers.Difference{{Spec: specs.LBUDP, Step: providers.StepProvision, Shows: "no UDP", Evidence: "its cloud has no UDP"}}}
-	if got := Unmet("serves UDP", Needs(providers.LoadBalancers), f, false); got != "" {
+	if got := Unmet("serves UDP", Needs(Claims(providers.LoadBalancers)), f, false); got != "" {
 		t.Errorf("a difference skips its spec: %q", got)
 	}
-	if got := Unmet("serves UDP", Needs(providers.Routes), f, false); !strings.Contains(got, `does not claim "routes"`) {
+	if got := Unmet("serves UDP", Needs(Claims(providers.Routes)), f, false); !strings.Contains(got, `does not claim "routes"`) {
 		t.Errorf("an unclaimed capability: %q", got)
 	}
 	if bad := UnknownDifferences(f.Differences, []string{"serves UDP [loadbalancer]"}); len(bad) != 0 {
@@ -389,6 +390,33 @@ func TestUnmetDifference(t *testing.T) {
 	}
 	if bad := UnknownDifferences(f.Differences, []string{"serves TCP [loadbalancer]"}); len(bad) != 1 {
 		t.Errorf("an unknown spec: %v", bad)
+	}
+}
+
+// An extended feature the profile does not claim: its spec does not run,
+// and says it is not claimed (the report counts it so, not as a skip).
+func TestUnmetFeature(t *testing.T) {
+	f := Features{Provider: "aws", Capabilities: providers.NewCapabilities(providers.LoadBalancers),
+		Extended: providers.NewFeatures(specs.LoadBalancerSourceRanges)}
+	labels := append(Needs(Claims(providers.LoadBalancers)), Needs(Claims(specs.LoadBalancerUDP))...)
+	want := `not claimed: provider aws does not claim the extended feature "load-balancer-udp" of load-balancers (it claims load-balancer-source-ranges)`
+	if got := Unmet("serves UDP", labels, f, false); got != want {
+		t.Errorf("an unclaimed feature: %q, want %q", got, want)
+	}
+	f.Extended[specs.LoadBalancerUDP] = true
+	if got := Unmet("serves UDP", labels, f, false); got != "" {
+		t.Errorf("a claimed feature: %q", got)
+	}
+	// What is not claimed says first, before what the runtime lacks.
+	onKwok := append(Needs(NeedDataPlane), Needs(Claims(specs.LoadBalancerSourceIP))...)
+	if got := Unmet("preserves the client source IP", onKwok, f, false); !strings.HasPrefix(got, NotClaimed) {
+		t.Errorf("an unclaimed feature on simulated nodes: %q", got)
+	}
+	// The capability first: a profile that claims no load balancers is
+	// told so, not about a feature of them.
+	f.Capabilities = providers.NewCapabilities(providers.Routes)
+	if got := Unmet("serves UDP", labels, f, false); !strings.Contains(got, `does not claim "load-balancers"`) {
+		t.Errorf("an unclaimed capability: %q", got)
 	}
 }
 
@@ -416,5 +444,33 @@ func TestLoadBalancerIngress(t *testing.T) {
 		if got, want := ingressOf(s), tc.ingress.IP+tc.ingress.Hostname; got != want {
 			t.Errorf("ingressOf: %s, want %s", got, want)
 		}
+	}
+}
+
+// TestEveryNeedDecides: each need's function says nothing of features that
+// offer everything, and says why of features that offer nothing (but the
+// chosen node IP, a need of the node pool's nodes only); the labels the
+// doors read name needs that exist.
+func TestEveryNeedDecides(t *testing.T) {
+	all := Features{Provider: "p", Capabilities: providers.NewCapabilities(specs.Capabilities...),
+		Extended: providers.AllFeatures(providers.NewCapabilities(specs.Capabilities...)),
+		NodePool: true, ChosenNodeIP: true, Machines: true, Inspector: true, LBInspector: true, RouteInspect: true,
+		DataPlane: true, Restart: true, Faults: true, InTreeKCM: true, HA: true, OlderCCM: true}
+	none := Features{Provider: "p"}
+	for label, n := range needs {
+		if got := n.unmet(all); got != "" {
+			t.Errorf("%s: unmet with everything offered: %q", label, got)
+		}
+		if got := n.unmet(none); got == "" && n.label != NeedChosenNodeIP.label {
+			t.Errorf("%s: met with nothing offered", label)
+		}
+	}
+	for _, id := range []specs.ID{specs.MigrateToCCM, specs.UpgradeCCM, specs.MigrateBack} {
+		if n := needOf(labels.MigrationNeed(id)); n.unmet == nil {
+			t.Errorf("%s: its need decides nothing", id)
+		}
+	}
+	if got := len(needs); got != 12+len(specs.Capabilities)+len(specs.Features) {
+		t.Errorf("%d needs declared", got)
 	}
 }

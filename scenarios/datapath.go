@@ -28,7 +28,7 @@ import (
 // to pods, so they need nodes that run pods: they skip on runtimes whose
 // nodes are simulated. Backends are the e2e framework's agnhost netexec
 // pods (HTTP and UDP on port 80), made by its service test jig.
-var _ = framework.Describe("LoadBalancer data path", Needs(providers.LoadBalancers, NeedDataPlane), func() {
+var _ = framework.Describe("LoadBalancer data path", Needs(Claims(providers.LoadBalancers), NeedDataPlane), func() {
 	f := framework.NewDefaultFramework("datapath")
 	// The jig's backends are not written for the restricted level.
 	f.NamespacePodSecurityLevel = admissionapi.LevelBaseline

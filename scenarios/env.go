@@ -102,7 +102,7 @@ func env() *Env {
 func nodePool() cluster.NodePool {
 	e := env()
 	if e.Cluster.Nodes == nil {
-		ginkgo.Skip(unmet(NeedNodePool, *e.Features, false))
+		ginkgo.Skip(NeedNodePool.unmet(*e.Features))
 	}
 	return e.Cluster.Nodes
 }
@@ -116,7 +116,7 @@ func inspector() providers.Inspector {
 		insp = e.Cluster.Cloud.Inspector()
 	}
 	if insp == nil {
-		ginkgo.Skip(unmet(NeedInspector, *e.Features, false))
+		ginkgo.Skip(NeedInspector.unmet(*e.Features))
 	}
 	return insp
 }

@@ -21,7 +21,7 @@ import (
 	"sigs.k8s.io/ccm-harness/specs"
 )
 
-var _ = framework.Describe("LoadBalancer Services", Needs(providers.LoadBalancers), func() {
+var _ = framework.Describe("LoadBalancer Services", Needs(Claims(providers.LoadBalancers)), func() {
 	f := framework.NewDefaultFramework("loadbalancer")
 
 	ginkgo.BeforeEach(func(ctx context.Context) {

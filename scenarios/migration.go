@@ -299,7 +299,7 @@ var _ = framework.Describe("Leader migration", framework.WithLabel(labels.Leader
 		waitOwners(ctx, rec, watched, bounds.Unowned*2, "the CCM", cluster.CloudControllerManager)
 	}
 
-	it(specs.MigrateToCCM, within(MigrationTimeout), startFirst, Needs(labels.MigrationNeed(specs.MigrateToCCM)), func(ctx context.Context) {
+	it(specs.MigrateToCCM, within(MigrationTimeout), startFirst, Needs(needOf(labels.MigrationNeed(specs.MigrateToCCM))), func(ctx context.Context) {
 		ccmUpgraded = false
 		start(ctx, true, "upgrade")
 		upgrade(ctx)
@@ -308,7 +308,7 @@ var _ = framework.Describe("Leader migration", framework.WithLabel(labels.Leader
 		framework.ExpectNoError(c.Health(), "HA control plane")
 	})
 
-	it(specs.UpgradeCCM, within(MigrationTimeout), startFirst, Needs(labels.MigrationNeed(specs.UpgradeCCM)), func(ctx context.Context) {
+	it(specs.UpgradeCCM, within(MigrationTimeout), startFirst, Needs(needOf(labels.MigrationNeed(specs.UpgradeCCM))), func(ctx context.Context) {
 		ccmUpgraded = false
 		start(ctx, false, "ccm-upgrade")
 		ccmUpgraded = true
@@ -323,7 +323,7 @@ var _ = framework.Describe("Leader migration", framework.WithLabel(labels.Leader
 		framework.ExpectNoError(c.Health(), "HA control plane")
 	})
 
-	it(specs.MigrateBack, within(MigrationTimeout), startFirst, Needs(labels.MigrationNeed(specs.MigrateBack)), func(ctx context.Context) {
+	it(specs.MigrateBack, within(MigrationTimeout), startFirst, Needs(needOf(labels.MigrationNeed(specs.MigrateBack))), func(ctx context.Context) {
 		// From the CCM under test, as after the whole upgrade.
 		ccmUpgraded = true
 		start(ctx, false, "downgrade")

@@ -13,60 +13,150 @@ import (
 	"sigs.k8s.io/ccm-harness/specs"
 )
 
-// A spec says what it needs of the provider and runtime as Ginkgo labels,
-// so that one function, Unmet, decides whether it runs: before its first
-// step in a real run (SkipUnmet), and without running it in a dry run.
+// Need is something a spec needs of the provider and runtime. A spec
+// carries its needs as Ginkgo labels, so that a label filter and a dry
+// run see them, and one function, Unmet, decides whether it runs: before
+// its first step in a real run (SkipUnmet), and without running it in a
+// dry run. Each need is declared below with the function that decides it.
+type Need struct {
+	label string
+	// late: checked at the spec's cloud-side part, after what
+	// Kubernetes shows, where the spec ends skipped.
+	late bool
+	// claim: a capability or feature the profile must claim.
+	claim bool
+	// unmet says why f does not meet the need, or "".
+	unmet func(f Features) string
+}
+
+// Label is the need's Ginkgo label.
+func (n Need) Label() string { return n.label }
+
 const (
 	needPrefix = "needs-"
-	// NeedNodePool: the runtime adds nodes and powers their instances.
-	NeedNodePool = needPrefix + "node-pool"
-	// NeedChosenNodeIP: the runtime registers a node with a kubelet
-	// --node-ip the spec chooses from its instance's addresses (a join
-	// hook takes labels only).
-	NeedChosenNodeIP = needPrefix + "chosen-node-ip"
-	// NeedMachines: the spec may stop, start and terminate a node's
-	// machine: one the runtime adds, or one the user lent.
-	NeedMachines = needPrefix + "machines"
-	// NeedInspector: the cloud can be asked what is true.
-	NeedInspector = needPrefix + "inspector"
-	// NeedDataPlane: nodes run pods and carry traffic.
-	NeedDataPlane = needPrefix + "data-plane"
-	// NeedRestart: the runtime can restart the CCM.
-	NeedRestart = needPrefix + "ccm-restart"
-	// NeedFaults: the cloud can be made to fail on purpose.
-	NeedFaults = needPrefix + "fault-injection"
-	// NeedHA: the runtime can run an HA control plane of the spec's own,
-	// and the provider has a release to start it from: a kube-controller-
-	// manager with it in-tree, or an older CCM.
-	NeedHA = labels.NeedHA
-	// NeedInTreeKCM: the provider has a kube-controller-manager release
-	// with it in-tree to migrate from.
-	NeedInTreeKCM = labels.NeedInTreeKCM
-	// NeedOlderCCM: the provider has an older CCM release to upgrade from.
-	NeedOlderCCM = labels.NeedOlderCCM
-
 	// Checked late: the spec checks what Kubernetes shows first, and is
 	// skipped at its cloud-side part.
 	lateNeedPrefix = "cloud-checks-"
-	// LateLBInspector: the cloud's load balancers can be listed.
-	LateLBInspector = lateNeedPrefix + "load-balancers"
-	// LateRouteInspector: the cloud's routes can be listed.
-	LateRouteInspector = lateNeedPrefix + "routes"
 )
 
-// Needs labels a spec with what it needs: Needs* constants and provider
-// capabilities.
-func Needs(needs ...any) ginkgo.Labels {
-	var l ginkgo.Labels
-	for _, n := range needs {
-		switch n := n.(type) {
-		case providers.Capability:
-			l = append(l, needPrefix+"capability-"+string(n))
-		case string:
-			l = append(l, n)
-		default:
-			panic(fmt.Sprintf("Needs: %T is neither a capability nor a need", n))
+// needs are every Need by its label, for Unmet to read a spec's labels.
+var needs = map[string]Need{}
+
+func newNeed(label string, late bool, unmet func(Features) string) Need {
+	n := Need{label: label, late: late, unmet: unmet}
+	needs[label] = n
+	return n
+}
+
+// unless is "" when ok, else why.
+func unless(ok bool, why string) string {
+	if ok {
+		return ""
+	}
+	return why
+}
+
+var (
+	// NeedNodePool: the runtime adds nodes and powers their instances.
+	NeedNodePool = newNeed(needPrefix+"node-pool", false, func(f Features) string {
+		return unless(f.NodePool, fmt.Sprintf("the harness cannot add nodes to this cluster (provider %s has no instance control here, and no --join-hook was given)", f.Provider))
+	})
+	// NeedChosenNodeIP: the runtime registers a node with a kubelet
+	// --node-ip the spec chooses from its instance's addresses (a join
+	// hook takes labels only).
+	NeedChosenNodeIP = newNeed(needPrefix+"chosen-node-ip", false, func(f Features) string {
+		return unless(!f.NodePool || f.ChosenNodeIP, "needs a node registered with a kubelet --node-ip of the spec's choosing: the join hook is given labels only")
+	})
+	// NeedMachines: the spec may stop, start and terminate a node's
+	// machine: one the runtime adds, or one the user lent.
+	NeedMachines = newNeed(needPrefix+"machines", false, func(f Features) string {
+		return unless(f.Machines, fmt.Sprintf("would stop, start and terminate a machine: the harness cannot add nodes here (provider %s has no instance control here), and none was lent to it (--lifecycle-nodes, on a cluster it did not make, with a profile that reaches the cloud)", f.Provider))
+	})
+	// NeedInspector: the cloud can be asked what is true.
+	NeedInspector = newNeed(needPrefix+"inspector", false, func(f Features) string {
+		return unless(f.Inspector, fmt.Sprintf("provider %s has no cloud inspector here, so what the CCM set cannot be compared with the cloud", f.Provider))
+	})
+	// NeedDataPlane: nodes run pods and carry traffic.
+	NeedDataPlane = newNeed(needPrefix+"data-plane", false, func(f Features) string {
+		return unless(f.DataPlane, "needs real nodes: this runtime's nodes are simulated and run no pods")
+	})
+	// NeedRestart: the runtime can restart the CCM.
+	NeedRestart = newNeed(needPrefix+"ccm-restart", false, func(f Features) string {
+		return unless(f.Restart, "the runtime cannot restart the CCM")
+	})
+	// NeedFaults: the cloud can be made to fail on purpose.
+	NeedFaults = newNeed(needPrefix+"fault-injection", false, func(f Features) string {
+		return unless(f.Faults, fmt.Sprintf("provider %s cannot inject cloud faults", f.Provider))
+	})
+	// NeedHA: the runtime can run an HA control plane of the spec's own,
+	// and the provider has a release to start it from: a kube-controller-
+	// manager with it in-tree, or an older CCM.
+	NeedHA = newNeed(labels.NeedHA, false, func(f Features) string {
+		if !f.InTreeKCM && !f.OlderCCM {
+			return fmt.Sprintf("provider %s has no kube-controller-manager release with it in-tree to migrate from, nor an older CCM to upgrade from", f.Provider)
 		}
+		return unless(f.HA, "the runtime cannot run an HA control plane of its own")
+	})
+	// NeedInTreeKCM: the provider has a kube-controller-manager release
+	// with it in-tree to migrate from.
+	NeedInTreeKCM = newNeed(labels.NeedInTreeKCM, false, func(f Features) string {
+		return unless(f.InTreeKCM, fmt.Sprintf("provider %s has no kube-controller-manager release with it in-tree to migrate from", f.Provider))
+	})
+	// NeedOlderCCM: the provider has an older CCM release to upgrade from.
+	NeedOlderCCM = newNeed(labels.NeedOlderCCM, false, func(f Features) string {
+		return unless(f.OlderCCM, fmt.Sprintf("provider %s has no older CCM release to upgrade from", f.Provider))
+	})
+	// LateLBInspector: the cloud's load balancers can be listed.
+	LateLBInspector = newNeed(lateNeedPrefix+"load-balancers", true, func(f Features) string {
+		return unless(f.LBInspector, lateLBReason(f.Provider))
+	})
+	// LateRouteInspector: the cloud's routes can be listed.
+	LateRouteInspector = newNeed(lateNeedPrefix+"routes", true, func(f Features) string {
+		return unless(f.RouteInspect, lateRouteReason(f.Provider))
+	})
+)
+
+// claims are the needs of each capability and extended feature a
+// profile may claim.
+var claims = func() map[string]Need {
+	out := map[string]Need{}
+	for _, c := range specs.Capabilities {
+		out[string(c)] = newNeed(needPrefix+"capability-"+string(c), false, func(f Features) string {
+			return unless(f.Capabilities[c], fmt.Sprintf("provider %s does not claim %q (it claims %s)", f.Provider, c, f.Capabilities))
+		})
+	}
+	for _, ft := range specs.FeatureList() {
+		out[string(ft)] = newNeed(needPrefix+"feature-"+string(ft), false, func(f Features) string {
+			return unless(f.Extended[ft], NotClaimedReason(f.Provider, ft, f.Extended))
+		})
+	}
+	for label, n := range out {
+		n.claim = true
+		out[label], needs[n.label] = n, n
+	}
+	return out
+}()
+
+// Claims is the need of a capability or extended feature the profile
+// must claim.
+func Claims[T providers.Capability | providers.Feature](claim T) Need { return claims[string(claim)] }
+
+// needOf is the need a label names; the labels package names the
+// leader-migration specs' needs, so that a door reads them without the
+// e2e framework.
+func needOf(label string) Need {
+	n, ok := needs[label]
+	if !ok {
+		panic("scenarios: no need labelled " + label)
+	}
+	return n
+}
+
+// Needs labels a spec with what it needs.
+func Needs(ns ...Need) ginkgo.Labels {
+	l := make(ginkgo.Labels, 0, len(ns))
+	for _, n := range ns {
+		l = append(l, n.label)
 	}
 	return l
 }
@@ -75,6 +165,8 @@ func Needs(needs ...any) ginkgo.Labels {
 type Features struct {
 	Provider     string
 	Capabilities providers.Capabilities
+	// Extended are the extended features the profile claims.
+	Extended     providers.Features
 	NodePool     bool
 	ChosenNodeIP bool
 	Machines     bool
@@ -96,7 +188,7 @@ func FeaturesOf(e *Env) Features {
 	c := e.Cluster
 	p := c.Profile
 	f := Features{
-		Provider: p.Name, Capabilities: p.Capabilities, Differences: p.DifferencesOf(c.Cloud),
+		Provider: p.Name, Capabilities: p.Capabilities, Extended: p.FeaturesOf(c.Cloud), Differences: p.Differences,
 		NodePool: c.Nodes != nil, DataPlane: c.DataPlane,
 		Machines:     c.Nodes != nil || (c.LentNodes != nil && len(c.LentNodes.Names()) > 0),
 		ChosenNodeIP: c.Nodes != nil && !c.NodesByHook,
@@ -122,14 +214,25 @@ func FeaturesOf(e *Env) Features {
 // A known difference is not among the reasons: its spec runs, and the
 // step it names must fail as it says.
 func Unmet(text string, labels []string, f Features, late bool) string {
-	// Needs checked up front win over those checked at the cloud-side
-	// part.
-	for _, pass := range []bool{false, true} {
+	// What the profile does not claim says first (the report counts it
+	// as not claimed), then the needs checked up front, then those
+	// checked at the cloud-side part.
+	rank := func(n Need) int {
+		switch {
+		case n.claim:
+			return 0
+		case !n.late:
+			return 1
+		}
+		return 2
+	}
+	for pass := range 3 {
 		for _, l := range labels {
-			if strings.HasPrefix(l, lateNeedPrefix) != pass {
+			n, ok := needs[l]
+			if !ok || rank(n) != pass || (n.late && !late) {
 				continue
 			}
-			if reason := unmet(l, f, late); reason != "" {
+			if reason := n.unmet(f); reason != "" {
 				return reason
 			}
 		}
@@ -137,42 +240,17 @@ func Unmet(text string, labels []string, f Features, late bool) string {
 	return ""
 }
 
-func unmet(label string, f Features, late bool) string {
-	if c, ok := strings.CutPrefix(label, needPrefix+"capability-"); ok {
-		if !f.Capabilities[providers.Capability(c)] {
-			return fmt.Sprintf("provider %s does not claim %q (it claims %s)", f.Provider, c, f.Capabilities)
-		}
-		return ""
+// NotClaimed begins the reason of a spec of an extended feature the
+// profile does not claim: reported as not claimed, not as a skip.
+const NotClaimed = "not claimed: "
+
+// NotClaimedReason is why a spec of feature ft does not run.
+func NotClaimedReason(provider string, ft providers.Feature, claimed providers.Features) string {
+	list := claimed.String()
+	if list == "" {
+		list = "none"
 	}
-	switch {
-	case label == NeedNodePool && !f.NodePool:
-		return fmt.Sprintf("the harness cannot add nodes to this cluster (provider %s has no instance control here, and no --join-hook was given)", f.Provider)
-	case label == NeedChosenNodeIP && f.NodePool && !f.ChosenNodeIP:
-		return "needs a node registered with a kubelet --node-ip of the spec's choosing: the join hook is given labels only"
-	case label == NeedMachines && !f.Machines:
-		return fmt.Sprintf("would stop, start and terminate a machine: the harness cannot add nodes here (provider %s has no instance control here), and none was lent to it (--lifecycle-nodes, on a cluster it did not make, with a profile that reaches the cloud)", f.Provider)
-	case label == NeedInspector && !f.Inspector:
-		return fmt.Sprintf("provider %s has no cloud inspector here, so what the CCM set cannot be compared with the cloud", f.Provider)
-	case label == NeedDataPlane && !f.DataPlane:
-		return "needs real nodes: this runtime's nodes are simulated and run no pods"
-	case label == NeedRestart && !f.Restart:
-		return "the runtime cannot restart the CCM"
-	case label == NeedFaults && !f.Faults:
-		return fmt.Sprintf("provider %s cannot inject cloud faults", f.Provider)
-	case label == NeedHA && !f.InTreeKCM && !f.OlderCCM:
-		return fmt.Sprintf("provider %s has no kube-controller-manager release with it in-tree to migrate from, nor an older CCM to upgrade from", f.Provider)
-	case label == NeedInTreeKCM && !f.InTreeKCM:
-		return fmt.Sprintf("provider %s has no kube-controller-manager release with it in-tree to migrate from", f.Provider)
-	case label == NeedHA && !f.HA:
-		return "the runtime cannot run an HA control plane of its own"
-	case label == NeedOlderCCM && !f.OlderCCM:
-		return fmt.Sprintf("provider %s has no older CCM release to upgrade from", f.Provider)
-	case late && label == LateLBInspector && !f.LBInspector:
-		return lateLBReason(f.Provider)
-	case late && label == LateRouteInspector && !f.RouteInspect:
-		return lateRouteReason(f.Provider)
-	}
-	return ""
+	return fmt.Sprintf(NotClaimed+"provider %s does not claim the extended feature %q of %s (it claims %s)", provider, ft, specs.Features[ft], list)
 }
 
 // LateSkip begins the reason of a spec skipped at its cloud-side part:

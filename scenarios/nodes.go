@@ -179,7 +179,7 @@ func machineNode(ctx context.Context, prefix string) (string, cluster.Powered) {
 		return name, e.Cluster.Nodes
 	}
 	if lender == nil {
-		ginkgo.Skip(unmet(NeedMachines, *e.Features, false))
+		ginkgo.Skip(NeedMachines.unmet(*e.Features))
 	}
 	name, err := lender.Lend(ctx)
 	framework.ExpectNoError(err, "borrow a node")

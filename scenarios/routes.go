@@ -25,7 +25,7 @@ import (
 	"sigs.k8s.io/ccm-harness/specs"
 )
 
-var _ = framework.Describe("Routes", Needs(providers.Routes), func() {
+var _ = framework.Describe("Routes", Needs(Claims(providers.Routes)), func() {
 	f := framework.NewDefaultFramework("routes")
 
 	ginkgo.BeforeEach(func(ctx context.Context) {
@@ -72,7 +72,7 @@ var _ = framework.Describe("Routes", Needs(providers.Routes), func() {
 // with no route for a node's pod CIDR, nothing reaches its pods from
 // another node, so the spec fails when the route controller did not do
 // its job, whatever the cloud's route table claims.
-var _ = framework.Describe("Routes", Needs(providers.Routes, NeedDataPlane), func() {
+var _ = framework.Describe("Routes", Needs(Claims(providers.Routes), NeedDataPlane), func() {
 	f := framework.NewDefaultFramework("route-traffic")
 	f.NamespacePodSecurityLevel = admissionapi.LevelBaseline
 

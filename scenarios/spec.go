@@ -58,7 +58,10 @@ func it(id specs.ID, args ...any) bool {
 	// order of the arguments.
 	rest := []any{framework.WithLabel(spec.Tag)}
 	if spec.Capability != "" {
-		rest = append(rest, Needs(spec.Capability))
+		rest = append(rest, Needs(Claims(spec.Capability)))
+	}
+	if spec.Feature != "" {
+		rest = append(rest, Needs(Claims(spec.Feature)))
 	}
 	for _, a := range args {
 		if w, ok := a.(within); ok {

@@ -55,15 +55,68 @@ const (
 	LoadBalancers Capability = "load-balancers"
 	// Routes: pod CIDR routes in the cloud's network.
 	Routes Capability = "routes"
-	// LoadBalancerSourceIP: load balancers that hand backends the client's
-	// own address, as pass-through network load balancers (fakecloud's own,
-	// AWS's network ones) do; a proxying one (a classic ELB, Octavia's
-	// amphorae) does not.
-	LoadBalancerSourceIP Capability = "load-balancer-source-ip"
 )
 
 // Capabilities are those a profile can claim.
-var Capabilities = []Capability{Instances, Zones, NodeLifecycle, LoadBalancers, Routes, LoadBalancerSourceIP}
+var Capabilities = []Capability{Instances, Zones, NodeLifecycle, LoadBalancers, Routes}
+
+// Level says whether every CCM that claims a spec's capability must pass
+// it (core), or only one that also claims the spec's feature (extended).
+type Level string
+
+const (
+	Core     Level = "core"
+	Extended Level = "extended"
+)
+
+// Feature is optional behaviour of a capability, which a profile claims
+// beside the capability: the specs of an extended feature the profile
+// does not claim are reported as not claimed, not run.
+type Feature string
+
+const (
+	// LoadBalancerUDP: load balancers carry UDP.
+	LoadBalancerUDP Feature = "load-balancer-udp"
+	// LoadBalancerMixedProtocol: one Service with TCP and UDP on the same
+	// port (MixedProtocolLBService, GA in v1.26).
+	LoadBalancerMixedProtocol Feature = "load-balancer-mixed-protocol"
+	// LoadBalancerNoNodePorts: load balancers of Services that allocate
+	// no node ports (allocateLoadBalancerNodePorts: false) reach the pods
+	// another way.
+	LoadBalancerNoNodePorts Feature = "load-balancer-no-node-ports"
+	// LoadBalancerSourceRanges: loadBalancerSourceRanges reach the cloud.
+	LoadBalancerSourceRanges Feature = "load-balancer-source-ranges"
+	// LoadBalancerHealthChecks: with externalTrafficPolicy: Local the
+	// load balancer health-checks healthCheckNodePort and sends only to
+	// nodes with endpoints.
+	LoadBalancerHealthChecks Feature = "load-balancer-health-checks"
+	// LoadBalancerSourceIP: load balancers hand backends the client's own
+	// address, as pass-through network load balancers (fakecloud's own,
+	// AWS's network ones) do; a proxying one (a classic ELB, Octavia's
+	// amphorae) does not.
+	LoadBalancerSourceIP Feature = "load-balancer-source-ip"
+)
+
+// Features are the extended features a profile can claim, each of the
+// capability it extends.
+var Features = map[Feature]Capability{
+	LoadBalancerUDP:           LoadBalancers,
+	LoadBalancerMixedProtocol: LoadBalancers,
+	LoadBalancerNoNodePorts:   LoadBalancers,
+	LoadBalancerSourceRanges:  LoadBalancers,
+	LoadBalancerHealthChecks:  LoadBalancers,
+	LoadBalancerSourceIP:      LoadBalancers,
+}
+
+// FeatureList is Features' keys in a stable order.
+func FeatureList() []Feature {
+	out := make([]Feature, 0, len(Features))
+	for f := range Features {
+		out = append(out, f)
+	}
+	slices.Sort(out)
+	return out
+}
 
 // Tags are the bracketed labels of the specs' texts ("[zone]"), by which a
 // label filter selects them.
@@ -131,45 +184,56 @@ type Spec struct {
 	// Capability is what a profile must claim for it to run; "" for the
 	// leader-migration specs, which need a release to migrate from.
 	Capability Capability
+	// Feature is the extended feature a profile must claim too; "" for a
+	// core spec.
+	Feature Feature
+}
+
+// Level is the spec's: extended when it checks a feature.
+func (s Spec) Level() Level {
+	if s.Feature != "" {
+		return Extended
+	}
+	return Core
 }
 
 // All are the suite's specs, in the order of their files.
 var All = []Spec{
-	{InitTaintRemoved, "removes the uninitialized taint from every node", TagNodeInit, Instances},
-	{InitJoiningNode, "initializes a node that joins after the CCM started", TagNodeInit, Instances},
-	{ProviderIDSet, "sets spec.providerID with the provider's scheme, as the cloud reports it", TagProviderID, Instances},
-	{ProviderIDKept, "keeps spec.providerID across a CCM restart", TagProviderID, Instances},
-	{NodeAddresses, "sets the addresses the cloud reports, with a Hostname", TagNodeAddress, Instances},
-	{ProvidedNodeIP, "honours the alpha.kubernetes.io/provided-node-ip annotation", TagNodeAddress, Instances},
-	{InstanceTypeLabel, "labels the instance type the cloud reports", TagInstanceType, Instances},
-	{ZoneRegionLabels, "labels the zone and region the cloud reports", TagZone, Zones},
-	{LifecycleShutdown, "taints the NotReady node of a stopped instance as shut down, and untaints it when it runs again", TagNodeLifecycle, NodeLifecycle},
-	{LifecycleTerminate, "deletes the NotReady node of a terminated instance", TagNodeLifecycle, NodeLifecycle},
+	{InitTaintRemoved, "removes the uninitialized taint from every node", TagNodeInit, Instances, ""},
+	{InitJoiningNode, "initializes a node that joins after the CCM started", TagNodeInit, Instances, ""},
+	{ProviderIDSet, "sets spec.providerID with the provider's scheme, as the cloud reports it", TagProviderID, Instances, ""},
+	{ProviderIDKept, "keeps spec.providerID across a CCM restart", TagProviderID, Instances, ""},
+	{NodeAddresses, "sets the addresses the cloud reports, with a Hostname", TagNodeAddress, Instances, ""},
+	{ProvidedNodeIP, "honours the alpha.kubernetes.io/provided-node-ip annotation", TagNodeAddress, Instances, ""},
+	{InstanceTypeLabel, "labels the instance type the cloud reports", TagInstanceType, Instances, ""},
+	{ZoneRegionLabels, "labels the zone and region the cloud reports", TagZone, Zones, ""},
+	{LifecycleShutdown, "taints the NotReady node of a stopped instance as shut down, and untaints it when it runs again", TagNodeLifecycle, NodeLifecycle, ""},
+	{LifecycleTerminate, "deletes the NotReady node of a terminated instance", TagNodeLifecycle, NodeLifecycle, ""},
 
-	{LBProvision, "provisions a TCP load balancer with the Service's ports, every eligible node as backend, and the cleanup finalizer", TagLoadBalancer, LoadBalancers},
-	{LBUDP, "serves UDP", TagLoadBalancer, LoadBalancers},
-	{LBMixedProtocol, "serves TCP and UDP on the same port in one Service", TagLoadBalancer, LoadBalancers},
-	{LBPortChange, "follows a changed port and node port, keeping the ingress IP", TagLoadBalancer, LoadBalancers},
-	{LBBackends, "updates the backends when nodes join, leave, or are excluded", TagLoadBalancer, LoadBalancers},
-	{LBHealthCheckPort, "health-checks the healthCheckNodePort with externalTrafficPolicy=Local", TagLoadBalancer, LoadBalancers},
-	{LBSourceRanges, "hands loadBalancerSourceRanges to the cloud", TagLoadBalancer, LoadBalancers},
-	{LBNoNodePorts, "provisions without node ports when allocateLoadBalancerNodePorts=false", TagLoadBalancer, LoadBalancers},
-	{LBClass, "ignores a Service with a loadBalancerClass", TagLoadBalancer, LoadBalancers},
-	{LBTypeChange, "removes the load balancer, ingress and finalizer when the type changes to ClusterIP", TagLoadBalancer, LoadBalancers},
-	{LBFailedCreation, "reports a failed creation as an event and retries until the cloud recovers", TagLoadBalancer, LoadBalancers},
-	{LBDeleted, "removes the cloud load balancer when the Service is deleted", TagLoadBalancer, LoadBalancers},
+	{LBProvision, "provisions a TCP load balancer with the Service's ports, every eligible node as backend, and the cleanup finalizer", TagLoadBalancer, LoadBalancers, ""},
+	{LBUDP, "serves UDP", TagLoadBalancer, LoadBalancers, LoadBalancerUDP},
+	{LBMixedProtocol, "serves TCP and UDP on the same port in one Service", TagLoadBalancer, LoadBalancers, LoadBalancerMixedProtocol},
+	{LBPortChange, "follows a changed port and node port, keeping the ingress IP", TagLoadBalancer, LoadBalancers, ""},
+	{LBBackends, "updates the backends when nodes join, leave, or are excluded", TagLoadBalancer, LoadBalancers, ""},
+	{LBHealthCheckPort, "health-checks the healthCheckNodePort with externalTrafficPolicy=Local", TagLoadBalancer, LoadBalancers, LoadBalancerHealthChecks},
+	{LBSourceRanges, "hands loadBalancerSourceRanges to the cloud", TagLoadBalancer, LoadBalancers, LoadBalancerSourceRanges},
+	{LBNoNodePorts, "provisions without node ports when allocateLoadBalancerNodePorts=false", TagLoadBalancer, LoadBalancers, LoadBalancerNoNodePorts},
+	{LBClass, "ignores a Service with a loadBalancerClass", TagLoadBalancer, LoadBalancers, ""},
+	{LBTypeChange, "removes the load balancer, ingress and finalizer when the type changes to ClusterIP", TagLoadBalancer, LoadBalancers, ""},
+	{LBFailedCreation, "reports a failed creation as an event and retries until the cloud recovers", TagLoadBalancer, LoadBalancers, ""},
+	{LBDeleted, "removes the cloud load balancer when the Service is deleted", TagLoadBalancer, LoadBalancers, ""},
 
-	{DatapathTCPUDP, "carries TCP and UDP from the ingress IP to a backend pod", TagDatapath, LoadBalancers},
-	{DatapathSourceIP, "preserves the client source IP, with externalTrafficPolicy=Local", TagDatapath, LoadBalancerSourceIP},
-	{DatapathHealthChecks, "health-checks only nodes with endpoints, with externalTrafficPolicy=Local", TagDatapath, LoadBalancers},
+	{DatapathTCPUDP, "carries TCP and UDP from the ingress IP to a backend pod", TagDatapath, LoadBalancers, LoadBalancerMixedProtocol},
+	{DatapathSourceIP, "preserves the client source IP, with externalTrafficPolicy=Local", TagDatapath, LoadBalancers, LoadBalancerSourceIP},
+	{DatapathHealthChecks, "health-checks only nodes with endpoints, with externalTrafficPolicy=Local", TagDatapath, LoadBalancers, LoadBalancerHealthChecks},
 
-	{RoutesCreated, "creates a route to every node's pod CIDR and marks the node's network available", TagRoute, Routes},
-	{RoutesReconciled, "removes a deleted node's route and recreates one deleted behind the CCM's back", TagRoute, Routes},
-	{RoutesDatapath, "carries pod traffic between nodes over the routes of their pod CIDRs", TagRoute, Routes},
+	{RoutesCreated, "creates a route to every node's pod CIDR and marks the node's network available", TagRoute, Routes, ""},
+	{RoutesReconciled, "removes a deleted node's route and recreates one deleted behind the CCM's back", TagRoute, Routes, ""},
+	{RoutesDatapath, "carries pod traffic between nodes over the routes of their pod CIDRs", TagRoute, Routes, ""},
 
-	{MigrateToCCM, "[upgrade] moves the cloud controllers from kube-controller-manager to the CCM, member by member", TagUpgrade, ""},
-	{UpgradeCCM, "[upgrade] rolls the CCMs to the next release, member by member", TagUpgrade, ""},
-	{MigrateBack, "[downgrade] moves them back to kube-controller-manager, member by member", TagDowngrade, ""},
+	{MigrateToCCM, "[upgrade] moves the cloud controllers from kube-controller-manager to the CCM, member by member", TagUpgrade, "", ""},
+	{UpgradeCCM, "[upgrade] rolls the CCMs to the next release, member by member", TagUpgrade, "", ""},
+	{MigrateBack, "[downgrade] moves them back to kube-controller-manager, member by member", TagDowngrade, "", ""},
 }
 
 // Get is the spec id names; it panics on the zero ID, the only one not in

@@ -1090,6 +1090,12 @@ func TestMatrixBadInput(t *testing.T) {
 			[]string{"ccm-harness: matrix: the suite /nonexistent/e2e.test is missing (run make build, or name it with --suite)"}},
 		{"an existing cluster", []string{"matrix", "--cluster=existing", "--suite", suite},
 			[]string{"ccm-harness: matrix: --cluster=existing runs the cluster's own release"}},
+		{"an image of no release", []string{"matrix", "--ccm-image=docker-archive:/x.tar", "--suite", suite},
+			[]string{"ccm-harness: matrix: the image docker-archive:/x.tar names no release", "give its release with --ccm-version vMAJOR.MINOR.PATCH"}},
+		{"an image and versions", []string{"matrix", "--ccm-image=docker-archive:/x.tar", "--ccm-version=v1.36.0", "--ccm-versions=v1.36.0,v1.35.0", "--suite", suite},
+			[]string{"ccm-harness: matrix: a CCM image is one version, its own; drop --ccm-versions"}},
+		{"a version without an image", []string{"matrix", "--ccm-version=v1.36.0", "--suite", suite},
+			[]string{"ccm-harness: matrix: --ccm-version names an image's release, beside --ccm-image", "choose the matrix's CCM versions with --ccm-versions"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := e.run(t, append(tc.args, "--artifacts", artifacts)...)
@@ -1108,6 +1114,21 @@ func TestMatrixBadInput(t *testing.T) {
 	want := "v1.36.3 v1.37.1 outside the skew policy: CCM newer than the kube-apiserver\nv1.36.3 v1.36.2 same minor\nv1.36.3 v1.35.3 CCM one minor older\n"
 	if r.code != 0 || r.stdout != want {
 		t.Errorf("matrix --list:\n%s\nwant stdout:\n%s", r, want)
+	}
+	// An image at its release: the clusters the policy allows beside it,
+	// given as flags or in a profile file.
+	r = e.run(t, "matrix", "--list", "--ccm-image=docker-archive:/x.tar", "--ccm-version=v1.36.0")
+	want = "v1.36.3 v1.36.0 same minor\nv1.37.2 v1.36.0 CCM one minor older\n"
+	if r.code != 0 || r.stdout != want {
+		t.Errorf("matrix --list of an image:\n%s\nwant stdout:\n%s", r, want)
+	}
+	profile := filepath.Join(t.TempDir(), "my-ccm.yaml")
+	if err := os.WriteFile(profile, []byte("cloud: fake\nccm: {image: 'docker-archive:x.tar', version: v1.36.0}\ncapabilities: [zones]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = e.run(t, "matrix", "--list", "--provider=external", "--provider-config="+profile)
+	if r.code != 0 || r.stdout != want {
+		t.Errorf("matrix --list of a profile file's image:\n%s\nwant stdout:\n%s", r, want)
 	}
 }
 

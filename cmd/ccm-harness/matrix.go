@@ -39,7 +39,8 @@ func newMatrix(o *options.Options) *cobra.Command {
 		Use:   "matrix",
 		Short: "Run the suite for every (Kubernetes release, CCM version) the version skew policy allows, and grid the runs",
 		Long: "Run the e2e suite once per cell: a cluster of each Kubernetes release the harness builds, with each pinned\n" +
-			"version of the provider's CCM of the same minor or one older (the version skew policy); with --outside-policy\n" +
+			"version of the provider's CCM of the same minor or one older (the version skew policy), or with --ccm-image the\n" +
+			"image at its release (--ccm-version); with --outside-policy\n" +
 			"also the CCM one minor newer, marked outside the policy rather than passed or failed. Each cell is an ordinary\n" +
 			"run folder under --artifacts; the matrix ends with the builds' times, a line per cell, the specs that pass in\n" +
 			"one cell and fail in another, and grid.html (a row per spec, a column per cell).",
@@ -48,8 +49,8 @@ func newMatrix(o *options.Options) *cobra.Command {
 			return runMatrix(cmd.Context(), *o, f, cmd.OutOrStdout())
 		},
 	}
-	o.Bind(cmd.Flags(), options.FlagKubeconfig, options.FlagWait, options.FlagAPIServerPort, options.FlagKubernetes, options.FlagCCMVersion,
-		options.FlagAllowNewerCCM, options.FlagCCMImage, options.FlagLifecycleNodes, options.FlagJoinHook)
+	o.Bind(cmd.Flags(), options.FlagKubeconfig, options.FlagWait, options.FlagAPIServerPort, options.FlagKubernetes,
+		options.FlagAllowNewerCCM, options.FlagLifecycleNodes, options.FlagJoinHook)
 	cmd.Flags().StringSliceVar(&f.clusters, "kubernetes-versions", nil, "the clusters' releases, or their minors (default: every release the harness builds, "+strings.Join(binaries.KubernetesReleases, ", ")+")")
 	cmd.Flags().StringSliceVar(&f.ccms, "ccm-versions", nil, "the CCM versions (default: every version pinned for the provider)")
 	cmd.Flags().BoolVar(&f.outside, "outside-policy", false, "also run each CCM one minor newer than the cluster, outside the version skew policy; such a cell's failures are no finding")
@@ -92,7 +93,7 @@ func runMatrix(ctx context.Context, o options.Options, f matrixFlags, out io.Wri
 	built := map[string]bool{}
 	var builds []string
 	for _, c := range cells {
-		s, err := cellOptions(o, c).Resolve(logf)
+		s, err := cellOptions(o, base, c).Resolve(logf)
 		if err != nil {
 			return fmt.Errorf("matrix: %s: %w", c, err)
 		}
@@ -119,7 +120,7 @@ func runMatrix(ctx context.Context, o options.Options, f matrixFlags, out io.Wri
 		fmt.Fprintf(out, "[%d/%d] %s\n", i+1, len(cells), c)
 		start := time.Now()
 		w := &prefixWriter{w: out, prefix: "  " + c.Name() + " | "}
-		runErr := runCell(ctx, suite, cellOptions(o, c), f.labelFilter, dir, w)
+		runErr := runCell(ctx, suite, cellOptions(o, base, c), f.labelFilter, dir, w)
 		w.Flush()
 		if ctx.Err() != nil {
 			return fmt.Errorf("matrix: interrupted in %s", c)
@@ -173,18 +174,29 @@ func runMatrix(ctx context.Context, o options.Options, f matrixFlags, out io.Wri
 
 // resolveCells resolves the options and the matrix's cells.
 func resolveCells(o options.Options, f matrixFlags) (*options.Setup, []matrix.Cell, error) {
+	if o.CCMImage == "" && o.CCMVersion != "" {
+		return nil, nil, fmt.Errorf("matrix: --%s names an image's release, beside --%s (a profile file's image names its own); choose the matrix's CCM versions with --ccm-versions", options.FlagCCMVersion, options.FlagCCMImage)
+	}
 	base, err := o.Resolve(nil)
 	if err != nil {
 		return nil, nil, err
-	}
-	if base.Profile.CCM.Image != "" {
-		return nil, nil, fmt.Errorf("matrix: a CCM image has one version, its own; the matrix builds the provider's pinned versions (for an image, run make e2e CCM_IMAGE=... K8S_VERSION=...)")
 	}
 	clusters, err := releases(o, f.clusters)
 	if err != nil {
 		return nil, nil, err
 	}
 	ccms := f.ccms
+	// An image is one version, its own release: its cells are the
+	// clusters the skew policy allows it beside.
+	if img := base.Profile.CCM; img.Image != "" {
+		switch {
+		case len(ccms) > 0:
+			return nil, nil, fmt.Errorf("matrix: a CCM image is one version, its own; drop --ccm-versions (the image's release is --%s)", options.FlagCCMVersion)
+		case img.Version == "":
+			return nil, nil, fmt.Errorf("matrix: the image %s names no release, so no cluster is known to be within the skew policy of it; give its release with --%s vMAJOR.MINOR.PATCH (or a profile file's ccm.version)", img.Image, options.FlagCCMVersion)
+		}
+		ccms = []string{img.Version}
+	}
 	if len(ccms) == 0 {
 		if ccms = base.Profile.CCM.Choices(); len(ccms) == 0 {
 			return nil, nil, fmt.Errorf("matrix: provider %s's CCM (%s) has no versions to choose from; a matrix needs the CCM's pinned versions (give --ccm-versions)", base.Profile.Name, base.Profile.CCM)
@@ -226,9 +238,14 @@ func releases(o options.Options, chosen []string) ([]string, error) {
 	return out, nil
 }
 
-// cellOptions are the options of one cell's run.
-func cellOptions(o options.Options, c matrix.Cell) options.Options {
-	o.KubernetesVersion, o.CCMVersion, o.AllowNewerCCM = c.Cluster, c.CCM, !c.Skew.Within()
+// cellOptions are the options of one cell's run: the cell's cluster, and
+// its CCM's version, but for an image a profile file names, which carries
+// its release in the file.
+func cellOptions(o options.Options, base *options.Setup, c matrix.Cell) options.Options {
+	o.KubernetesVersion, o.AllowNewerCCM = c.Cluster, !c.Skew.Within()
+	if base.Profile.CCM.Image == "" || o.CCMImage != "" {
+		o.CCMVersion = c.CCM
+	}
 	return o
 }
 

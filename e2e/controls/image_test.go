@@ -10,14 +10,26 @@ import (
 )
 
 // TestImageRunMatchesBinaryRun compares the suite run from the fakecloud
-// CCM's image, named by a profile file (make e2e-image, into
-// $ARTIFACTS/image), with the run from its binary (make e2e, into
+// CCM's image, named by a profile file, at its release, through the
+// matrix's door (make e2e-image, into the one cell of
+// $ARTIFACTS/image/matrix), with the run from its binary (make e2e, into
 // $ARTIFACTS): every spec the image run ran must have ended as it did from
 // the binary. make test runs both first.
 func TestImageRunMatchesBinaryRun(t *testing.T) {
-	fromBinary, fromImage := runAndSibling(t, "image", "make e2e-image")
-	if got := fromImage.Metadata[reports.KeyJobVersion]; got == fromBinary.Metadata[reports.KeyJobVersion] || !strings.Contains(got, "@docker-archive:") {
-		t.Errorf("the image run reports job-version %q (the binary run %q): it did not run the image", got, fromBinary.Metadata[reports.KeyJobVersion])
+	cells, _ := filepath.Glob(filepath.Join(os.Getenv("ARTIFACTS"), "image", "matrix", "k8s-*"))
+	sub := filepath.Join("image", "matrix", "k8s-<release>_ccm-<release>")
+	if len(cells) == 1 {
+		sub, _ = filepath.Rel(os.Getenv("ARTIFACTS"), cells[0])
+	} else if len(cells) > 1 {
+		t.Fatalf("make e2e-image ran %d matrix cells (%v); the image at its release has one", len(cells), cells)
+	}
+	fromBinary, fromImage := runAndSibling(t, sub, "make e2e-image")
+	if got := fromImage.Metadata[reports.KeyCCMSource]; !strings.HasPrefix(got, "docker-archive:") {
+		t.Errorf("the image run reports ccm-source %q: it did not run the image", got)
+	}
+	// The image's release, as the matrix gave it, is the binary's.
+	if got, want := fromImage.Metadata[reports.KeyCCMVersion], fromBinary.Metadata[reports.KeyCCMVersion]; got != want || got == "" {
+		t.Errorf("the image run reports ccm-version %q, the binary run %q", got, want)
 	}
 	if got := fromImage.Metadata[reports.KeyProvider]; got != "fakecloud-image" {
 		t.Errorf("the image run reports provider %q, not the profile file's name fakecloud-image", got)

@@ -24,7 +24,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 # vSphere, is the reach config's fields (a control's wrong categories).
 default_capabilities="instances, zones, node-lifecycle, load-balancers, routes"
 [ "$cloud" = vsphere ] && default_capabilities="instances, zones, node-lifecycle"
-capabilities="capabilities: [${CAPABILITIES:-$default_capabilities}]"
+# The extended features: those of the cloud's built-in profile (AWS's
+# classic load balancers, OpenStack's Octavia); $FEATURES replaces them.
+default_features=""
+[ "$cloud" = aws ] && default_features="load-balancer-source-ranges, load-balancer-health-checks"
+[ "$cloud" = openstack ] && default_features="load-balancer-udp, load-balancer-mixed-protocol, load-balancer-source-ranges, load-balancer-health-checks"
+capabilities="capabilities: [${CAPABILITIES:-$default_capabilities}]
+features: [${FEATURES-$default_features}]"
 header="# Written by e2e/testdata/reach.sh: the CCM of a cluster the harness did
 # not make (no ccm: it runs there already), judged against a cloud the
 # harness does not run, reached as the environment says."

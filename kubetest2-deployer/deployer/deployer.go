@@ -218,7 +218,8 @@ func (d *Deployer) Up() error {
 	if sk, ok := c.Cloud.(providers.SecretKeeper); ok {
 		d.secrets = sk.Secrets()
 	}
-	if err := d.addMetadata(map[string]string{reports.KeyKubernetesVersion: c.KubernetesVersion}); err != nil {
+	if err := d.addMetadata(map[string]string{reports.KeyKubernetesVersion: c.KubernetesVersion,
+		reports.KeyFeatures: c.Profile.FeaturesOf(c.Cloud).String()}); err != nil {
 		klog.Warningf("cluster %s: metadata: %v", c.Name, err)
 	}
 	klog.Infof("cluster %s is up in %.1fs: Kubernetes %s, provider %s (%s), %d nodes initialized; kubeconfig %s",

@@ -13,7 +13,8 @@
 // is named as its instance's private DNS name, by which the CCM looks it
 // up. Load balancers are classic Elastic Load Balancing ones, whose DNS
 // name is the Service's ingress hostname and stands for fakecloud's real
-// listeners. The profile claims every capability.
+// listeners. The profile claims every capability, and the extended
+// features its load balancers have (classicFeatures, nlbFeatures).
 package aws
 
 import (
@@ -64,8 +65,8 @@ func Profile() providers.Profile {
 		CloudBinaries:    []binaries.Component{fake.FakeCloud},
 		Manifests:        Manifests,
 		Capabilities:     providers.NewCapabilities(providers.Instances, providers.Zones, providers.NodeLifecycle, providers.LoadBalancers, providers.Routes),
-		Differences:      classicDifferences,
-		CloudDifferences: differencesOf,
+		Features:         classicFeatures,
+		CloudFeatures:    featuresOf,
 		NewCloud: func(config []byte) (providers.Cloud, error) {
 			var c Config
 			if len(config) > 0 {
@@ -99,51 +100,39 @@ func Profile() providers.Profile {
 
 func init() { providers.Register(Profile()) }
 
-// classicDifferences are the steps of load-balancer specs the AWS CCM
-// fails by its own design with classic load balancers, each seen failing
-// against fakecloud's Elastic Load Balancing (README, "AWS").
-var classicDifferences = []providers.Difference{
-	{Spec: specs.LBUDP, Step: providers.StepProvision, Shows: "Protocol UDP not supported by LoadBalancer",
-		Evidence: "a classic load balancer carries TCP only, and the CCM refuses any other protocol for one " +
-			"(checkProtocol in pkg/providers/v1/aws.go of v1.37.1 and v1.36.2); UDP needs a Network Load Balancer " +
-			"(service.beta.kubernetes.io/aws-load-balancer-type: nlb)"},
-	mixedProtocol(specs.LBMixedProtocol),
-	mixedProtocol(specs.DatapathTCPUDP),
-	{Spec: specs.LBNoNodePorts, Step: providers.StepProvision,
-		Shows: "Member must not be null",
-		Evidence: "the CCM skips every port without a node port (\"Ignoring port without NodePort defined\") and asks Elastic " +
-			"Load Balancing for a load balancer with no listeners (Listeners= empty), which AWS refuses with a ValidationError; " +
-			"the Service never gets an ingress"},
-}
+// classicFeatures are the extended load-balancer features the AWS CCM
+// claims with classic load balancers. It does not claim, each seen failing
+// against fakecloud's Elastic Load Balancing:
+//   - load-balancer-udp: a classic load balancer carries TCP only, and the
+//     CCM refuses any other protocol for one ("Protocol UDP not supported
+//     by LoadBalancer": checkProtocol in pkg/providers/v1/aws.go of v1.37.1
+//     and v1.36.2); UDP needs a Network Load Balancer;
+//   - load-balancer-mixed-protocol: the CCM refuses a Service that mixes
+//     protocols for every kind of load balancer ("mixed protocol is not
+//     supported for LoadBalancer": checkMixedProtocol, same file), though a
+//     network load balancer could carry both on one port (TCP_UDP);
+//   - load-balancer-no-node-ports: the CCM skips every port without a node
+//     port ("Ignoring port without NodePort defined") and asks for a load
+//     balancer with no listeners, which AWS refuses ("Member must not be
+//     null"); the Service never gets an ingress;
+//   - load-balancer-source-ip: a classic load balancer proxies.
+var classicFeatures = providers.NewFeatures(specs.LoadBalancerSourceRanges, specs.LoadBalancerHealthChecks)
 
-// nlbDifferences are those with Network Load Balancers, each seen failing
-// against fakecloud's Elastic Load Balancing v2.
-var nlbDifferences = []providers.Difference{
-	mixedProtocol(specs.LBMixedProtocol),
-	mixedProtocol(specs.DatapathTCPUDP),
-	{Spec: specs.LBNoNodePorts, Step: providers.StepProvision,
-		Shows: "listeners [TCP:80->0], actual []",
-		Evidence: "the CCM skips every port without a node port (\"Ignoring port without NodePort defined\") and makes a " +
-			"network load balancer with no listeners; its ingress hostname then serves nothing"},
-}
+// nlbFeatures are those with Network Load Balancers: UDP too. Not
+// mixed-protocol (above), nor no-node-ports: the CCM makes a network load
+// balancer with no listeners, whose hostname then serves nothing; nor
+// load-balancer-source-ip: the harness's runs with network load balancers
+// are on simulated nodes, with no data path, so the claim was never seen
+// to hold.
+var nlbFeatures = providers.NewFeatures(specs.LoadBalancerUDP, specs.LoadBalancerSourceRanges, specs.LoadBalancerHealthChecks)
 
-// mixedProtocol is the CCM's refusal of a Service with TCP and UDP, for
-// every kind of load balancer.
-func mixedProtocol(spec specs.ID) providers.Difference {
-	return providers.Difference{Spec: spec, Step: providers.StepProvision, Shows: "mixed protocol is not supported for LoadBalancer",
-		Evidence: "the CCM refuses a Service that mixes protocols for every kind of load balancer (checkMixedProtocol in " +
-			"pkg/providers/v1/aws.go of v1.37.1 and v1.36.2), though a network load balancer could carry both on one port (a TCP_UDP " +
-			"listener); TCP and UDP through its load balancers to a pod are carried in \"health-checks only nodes with endpoints\" " +
-			"and, with network load balancers, \"serves UDP\""}
-}
-
-// differencesOf are the CCM's differences with the load balancers its
-// cloud's config asks for.
-func differencesOf(cloud providers.Cloud) []providers.Difference {
+// featuresOf are the CCM's features with the load balancers its cloud's
+// config asks for.
+func featuresOf(cloud providers.Cloud) providers.Features {
 	if c, ok := cloud.(interface{ loadBalancerType() string }); ok && c.loadBalancerType() == NLB {
-		return nlbDifferences
+		return nlbFeatures
 	}
-	return classicDifferences
+	return classicFeatures
 }
 
 func (c *Cloud) loadBalancerType() string   { return c.config.LoadBalancerType }

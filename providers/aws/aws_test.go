@@ -11,7 +11,6 @@ import (
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
 	"sigs.k8s.io/ccm-harness/fakecloud/server"
 	"sigs.k8s.io/ccm-harness/internal/process"
-	"sigs.k8s.io/ccm-harness/providers"
 	"sigs.k8s.io/ccm-harness/specs"
 )
 
@@ -79,7 +78,7 @@ func TestDiagnose(t *testing.T) {
 }
 
 // TestLoadBalancerType checks what the config's load balancer type asks of
-// the specs' Services, and the differences that come with it.
+// the specs' Services, and the extended features that come with it.
 func TestLoadBalancerType(t *testing.T) {
 	classic, nlb := newCloud(t, ""), newCloud(t, "loadBalancerType: nlb")
 	if a := classic.ServiceAnnotations(); len(a) != 0 {
@@ -88,20 +87,12 @@ func TestLoadBalancerType(t *testing.T) {
 	if a := nlb.ServiceAnnotations(); a[AnnotationLoadBalancerType] != "nlb" {
 		t.Errorf("nlb: annotations %v, want the load balancer type nlb", a)
 	}
-	udp := func(ds []providers.Difference) bool {
-		return slices.ContainsFunc(ds, func(d providers.Difference) bool { return d.Spec == specs.LBUDP })
-	}
 	p := Profile()
-	if !udp(p.DifferencesOf(classic)) {
-		t.Error("classic: serves UDP is not a difference; a classic load balancer carries TCP only")
+	if p.FeaturesOf(classic)[specs.LoadBalancerUDP] {
+		t.Error("classic: claims load-balancer-udp; a classic load balancer carries TCP only")
 	}
-	if udp(p.DifferencesOf(nlb)) {
-		t.Error("nlb: serves UDP is a difference; a network load balancer carries UDP")
-	}
-	for _, d := range append(p.DifferencesOf(classic), p.DifferencesOf(nlb)...) {
-		if err := d.Validate(); err != nil {
-			t.Error(err)
-		}
+	if !p.FeaturesOf(nlb)[specs.LoadBalancerUDP] {
+		t.Error("nlb: does not claim load-balancer-udp; a network load balancer carries UDP")
 	}
 	if _, err := Profile().NewCloud([]byte("loadBalancerType: alb")); err == nil || !strings.Contains(err.Error(), `loadBalancerType "alb" is neither "classic" nor "nlb"`) {
 		t.Errorf("loadBalancerType: alb: %v", err)

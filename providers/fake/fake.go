@@ -51,10 +51,13 @@ func Profile() providers.Profile {
 		CCM:              CCM,
 		CloudBinaries:    []binaries.Component{FakeCloud},
 		Manifests:        Manifests,
-		// fakecloud's load balancers hand backends the client's address,
-		// as a pass-through network load balancer does.
 		Capabilities: providers.NewCapabilities(providers.Instances, providers.Zones, providers.NodeLifecycle,
-			providers.LoadBalancers, providers.Routes, providers.LoadBalancerSourceIP),
+			providers.LoadBalancers, providers.Routes),
+		// Every extended feature: fakecloud's load balancers carry UDP
+		// and TCP on one port, reach pods without node ports, and hand
+		// backends the client's address, as a pass-through network load
+		// balancer does.
+		Features:  providers.AllFeatures(providers.NewCapabilities(providers.LoadBalancers)),
 		InTreeKCM: InTreeKCM,
 		OlderCCM:  OlderCCM,
 		NewCloud: func(config []byte) (providers.Cloud, error) {

@@ -82,6 +82,7 @@ func Profile() providers.Profile {
 		Manifests:        Manifests,
 		Differences:      differences,
 		Capabilities:     providers.NewCapabilities(providers.Instances, providers.Zones, providers.NodeLifecycle, providers.LoadBalancers, providers.Routes),
+		Features:         features,
 		NewCloud: func(config []byte) (providers.Cloud, error) {
 			var c Config
 			if len(config) > 0 {
@@ -123,11 +124,18 @@ var differences = []providers.Difference{
 			"its providerID is set (shouldSyncUpdatedNode in k8s.io/cloud-provider controllers/service), both before the cloud " +
 			"node controller writes its addresses, so a node that registers without addresses, as a kubelet with " +
 			"--cloud-provider=external and no --node-ip does, stays out of the pools until the next node change"},
-	{Spec: specs.LBNoNodePorts, Step: providers.StepProvision,
-		Shows: "(every eligible node), actual []",
-		Evidence: "it adds a pool member only for a node port (buildBatchUpdateMemberOpts: \"It's 0 when " +
-			"AllocateLoadBalancerNodePorts=False\"), so without node ports every pool is empty and the load balancer serves nothing"},
 }
+
+// features are the extended load-balancer features the OpenStack CCM
+// claims. Not load-balancer-no-node-ports: it adds a pool member only for
+// a node port (buildBatchUpdateMemberOpts: "It's 0 when
+// AllocateLoadBalancerNodePorts=False", pkg/openstack/loadbalancer.go of
+// v1.36.0), so without node ports every pool is empty and the load
+// balancer serves nothing (seen against fakecloud's Octavia: "(every
+// eligible node), actual []"). Not load-balancer-source-ip: Octavia's
+// amphorae proxy.
+var features = providers.NewFeatures(specs.LoadBalancerUDP, specs.LoadBalancerMixedProtocol,
+	specs.LoadBalancerSourceRanges, specs.LoadBalancerHealthChecks)
 
 // Config is the OpenStack provider's --provider-config file: fakecloud's
 // own settings, and how the CCM logs in.
