@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -100,6 +101,22 @@ func (s Spec) Validate() error {
 		seen[m.Name] = true
 	}
 	return nil
+}
+
+// StateDir is where the runtimes keep their clusters' state, each in a
+// folder of its own: $CCM_HARNESS_STATE, else $XDG_STATE_HOME/ccm-harness,
+// else ~/.local/state/ccm-harness.
+func StateDir() string {
+	if d := os.Getenv("CCM_HARNESS_STATE"); d != "" {
+		return d
+	}
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "ccm-harness")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "state", "ccm-harness")
+	}
+	return filepath.Join(os.TempDir(), "ccm-harness-state")
 }
 
 // LogDir is where a cluster's components log: logs/<cluster> under the

@@ -9,18 +9,23 @@ import (
 	"strings"
 	"testing"
 
-	"sigs.k8s.io/ccm-harness/cluster/manifests"
+	"sigs.k8s.io/ccm-harness/manifests"
 	"sigs.k8s.io/ccm-harness/providers"
-	"sigs.k8s.io/ccm-harness/providers/fake"
+	_ "sigs.k8s.io/ccm-harness/providers/aws"
+	_ "sigs.k8s.io/ccm-harness/providers/fake"
 	"sigs.k8s.io/ccm-harness/providers/openstack"
 	"sigs.k8s.io/ccm-harness/providers/vsphere"
 	"sigs.k8s.io/ccm-harness/specs"
 )
 
 // TestBuiltinProfilesAsFiles loads the built-in profiles written as
-// profile files: they must describe the same provider.
+// profile files (each provider's folder has one): they must describe the
+// same provider.
 func TestBuiltinProfilesAsFiles(t *testing.T) {
-	for _, name := range []string{fake.Name, vsphere.Name, openstack.Name} {
+	if len(providers.Names()) < 4 {
+		t.Fatalf("providers registered: %v", providers.Names())
+	}
+	for _, name := range providers.Names() {
 		data, err := os.ReadFile(name + "/profile.yaml")
 		if err != nil {
 			t.Fatal(err)

@@ -193,7 +193,7 @@ type Profile struct {
 	// one the cloud writes.
 	CCMConfigFile string
 	// Manifests are the Kubernetes objects the provider ships with its
-	// CCM (cluster/manifests): its ServiceAccount, RBAC, ConfigMaps and
+	// CCM (manifests): its ServiceAccount, RBAC, ConfigMaps and
 	// Secrets, as one YAML stream, applied before a CCM from an image
 	// starts under that ServiceAccount. Nil applies upstream's
 	// recommended RBAC instead.

@@ -20,11 +20,11 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"sigs.k8s.io/ccm-harness/cluster/manifests"
 	"sigs.k8s.io/ccm-harness/cluster/serviceaccount"
 	"sigs.k8s.io/ccm-harness/internal/container"
 	"sigs.k8s.io/ccm-harness/internal/oci"
 	"sigs.k8s.io/ccm-harness/internal/process"
+	"sigs.k8s.io/ccm-harness/manifests"
 )
 
 // Spec is one manager to run from its image.
@@ -74,7 +74,7 @@ func (m *Manager) Stop() {
 	}
 }
 
-// ApplyManifests applies a provider's manifests (cluster/manifests), or
+// ApplyManifests applies a provider's manifests (manifests), or
 // upstream's recommended RBAC when it ships none, all but the CCM's
 // workload, and returns that workload: the provider's, or the harness's
 // default under the one ServiceAccount the manifests define.

@@ -26,7 +26,6 @@ import (
 	kindcluster "sigs.k8s.io/kind/pkg/cluster"
 
 	"sigs.k8s.io/ccm-harness/cluster"
-	"sigs.k8s.io/ccm-harness/cluster/local"
 	"sigs.k8s.io/ccm-harness/internal/binaries"
 	"sigs.k8s.io/ccm-harness/internal/nodecontainer"
 )
@@ -67,7 +66,7 @@ func WithNodeImage(ref string) Option { return func(r *Runtime) { r.nodeImage = 
 
 // New returns a kind runtime.
 func New(opts ...Option) *Runtime {
-	r := &Runtime{stateRoot: filepath.Join(local.DefaultStateDir(), "kind"), running: map[string]*instance{}}
+	r := &Runtime{stateRoot: filepath.Join(cluster.StateDir(), "kind"), running: map[string]*instance{}}
 	for _, o := range opts {
 		o(r)
 	}

@@ -29,9 +29,9 @@ import (
 	"sigs.k8s.io/ccm-harness/cluster"
 	"sigs.k8s.io/ccm-harness/cluster/audit"
 	"sigs.k8s.io/ccm-harness/cluster/incluster"
-	"sigs.k8s.io/ccm-harness/cluster/manifests"
 	"sigs.k8s.io/ccm-harness/internal/oci"
 	"sigs.k8s.io/ccm-harness/internal/process"
+	"sigs.k8s.io/ccm-harness/manifests"
 )
 
 // The CCM's pod: its workload's one pod on the control-plane node,

@@ -52,7 +52,7 @@ func components(spec cluster.Spec) []binaries.Component {
 type Option func(*Runtime)
 
 // WithStateDir keeps cluster state (certificates, kubeconfigs, etcd data)
-// under dir/<name> instead of DefaultStateDir().
+// under dir/<name> instead of cluster.StateDir().
 func WithStateDir(dir string) Option { return func(r *Runtime) { r.stateRoot = dir } }
 
 // WithAPIServerPort serves the API on a fixed port instead of a free one.
@@ -92,26 +92,11 @@ var upstreamLeaderElection = cluster.LeaderElection{Lease: 15 * time.Second, Ren
 
 // New returns a local runtime.
 func New(opts ...Option) *Runtime {
-	r := &Runtime{stateRoot: DefaultStateDir(), timing: DefaultTiming, running: map[string]*instance{}}
+	r := &Runtime{stateRoot: cluster.StateDir(), timing: DefaultTiming, running: map[string]*instance{}}
 	for _, o := range opts {
 		o(r)
 	}
 	return r
-}
-
-// DefaultStateDir is $CCM_HARNESS_STATE, else $XDG_STATE_HOME/ccm-harness,
-// else ~/.local/state/ccm-harness.
-func DefaultStateDir() string {
-	if d := os.Getenv("CCM_HARNESS_STATE"); d != "" {
-		return d
-	}
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "ccm-harness")
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(home, ".local", "state", "ccm-harness")
-	}
-	return filepath.Join(os.TempDir(), "ccm-harness-state")
 }
 
 // Up starts a cluster; see cluster.Runtime.

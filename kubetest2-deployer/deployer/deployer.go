@@ -28,7 +28,6 @@ import (
 	"sigs.k8s.io/kubetest2/pkg/types"
 
 	"sigs.k8s.io/ccm-harness/cluster"
-	"sigs.k8s.io/ccm-harness/cluster/local"
 	"sigs.k8s.io/ccm-harness/options"
 	"sigs.k8s.io/ccm-harness/providers"
 	"sigs.k8s.io/ccm-harness/reports"
@@ -274,7 +273,7 @@ func (d *Deployer) Down() error {
 
 // stateDir is the cluster's state folder, which the local runtime keeps
 // between kubetest2's invocations.
-func (d *Deployer) stateDir() string { return filepath.Join(local.DefaultStateDir(), d.name()) }
+func (d *Deployer) stateDir() string { return filepath.Join(cluster.StateDir(), d.name()) }
 
 // IsUp reports whether the cluster's API answers.
 func (d *Deployer) IsUp() (bool, error) {

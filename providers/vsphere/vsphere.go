@@ -38,10 +38,10 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
-	"sigs.k8s.io/ccm-harness/cluster/manifests"
 	"sigs.k8s.io/ccm-harness/internal/binaries"
 	"sigs.k8s.io/ccm-harness/internal/pki"
 	"sigs.k8s.io/ccm-harness/internal/process"
+	"sigs.k8s.io/ccm-harness/manifests"
 	"sigs.k8s.io/ccm-harness/providers"
 )
 

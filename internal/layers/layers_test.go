@@ -1,0 +1,97 @@
+// Package layers holds the test of the direction between the harness's
+// layers: the specs and the clouds' descriptions below, the runtimes that
+// make clusters of them above, the scenarios above those, the doors on top.
+// An import that points up is a cycle in the making, and a provider that
+// imports a runtime is no longer "one folder".
+package layers
+
+import (
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+const module = "sigs.k8s.io/ccm-harness/"
+
+// below are, for each layer (a package or a folder of them, by path
+// inside the module), the layers it must not import. A layer's path
+// covers the packages under it.
+var below = []struct {
+	layer  string
+	not    []string
+	reason string
+}{
+	{"specs", []string{""}, "a leaf: the CLI and the providers read it without anything else of the harness"},
+	{"manifests", []string{"cluster", "providers", "scenarios", "options"}, "the providers' manifests, read by providers and runtimes alike"},
+	{"internal", []string{"cluster", "providers", "scenarios", "options", "e2e", "cmd"}, "machinery under every layer"},
+	{"fakecloud", []string{"cluster", "providers", "scenarios", "options", "e2e", "cmd"}, "the simulator serves any caller"},
+	{"providers", []string{"cluster", "scenarios", "options", "e2e", "cmd"}, "providers describe clouds and CCMs; runtimes import them, never the reverse"},
+	{"cluster", []string{"scenarios", "options", "e2e", "cmd"}, "the runtimes make clusters; the scenarios and doors use them"},
+	{"cluster/local", []string{"cluster/kind", "cluster/existing"}, "runtimes share through package cluster, not through each other"},
+	{"cluster/kind", []string{"cluster/local", "cluster/existing"}, "runtimes share through package cluster, not through each other"},
+	{"cluster/existing", []string{"cluster/local", "cluster/kind"}, "runtimes share through package cluster, not through each other"},
+	{"scenarios", []string{"options", "e2e", "cmd"}, "the specs run on any door"},
+	{"options", []string{"scenarios", "e2e", "cmd"}, "the one path every door takes"},
+}
+
+// under reports whether pkg (a path inside the module) is layer or a
+// package under it; "" is every package of the module.
+func under(pkg, layer string) bool {
+	return layer == "" || pkg == layer || strings.HasPrefix(pkg, layer+"/")
+}
+
+// TestLayers walks every package's imports (go list) and fails on each
+// that points up, naming it and why the layers go one way.
+func TestLayers(t *testing.T) {
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(file), "..", "..")
+	cmd := exec.Command("go", "list", "-json=ImportPath,Imports", "./...")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	n := 0
+	for dec.More() {
+		var p struct {
+			ImportPath string
+			Imports    []string
+		}
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		pkg := strings.TrimPrefix(p.ImportPath, module)
+		for _, imp := range p.Imports {
+			dep, ok := strings.CutPrefix(imp, module)
+			if !ok {
+				continue
+			}
+			for _, rule := range below {
+				if !under(pkg, rule.layer) {
+					continue
+				}
+				for _, not := range rule.not {
+					// A layer's own packages may import each other.
+					if under(dep, not) && !under(dep, rule.layer) {
+						t.Errorf("%s imports %s: %s must not import %s (%s)", pkg, dep, rule.layer, orModule(not), rule.reason)
+					}
+				}
+			}
+		}
+	}
+	if n < 40 {
+		t.Errorf("go list gave %d packages; the module has more", n)
+	}
+}
+
+func orModule(layer string) string {
+	if layer == "" {
+		return "any package of the harness"
+	}
+	return layer
+}
