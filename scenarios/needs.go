@@ -20,17 +20,23 @@ import (
 // dry run. Each need is declared below with the function that decides it.
 type Need struct {
 	label string
-	// late: checked at the spec's cloud-side part, after what
-	// Kubernetes shows, where the spec ends skipped.
-	late bool
-	// claim: a capability or feature the profile must claim.
-	claim bool
+	when  stage
 	// unmet says why f does not meet the need, or "".
 	unmet func(f Features) string
 }
 
-// Label is the need's Ginkgo label.
-func (n Need) Label() string { return n.label }
+// stage is when a need is decided, in this order: what the profile does
+// not claim says first (the report counts it as not claimed), then what
+// the runtime lacks, then, at the spec's cloud-side part, after what
+// Kubernetes shows, what the cloud cannot be asked (the spec ends skipped
+// there).
+type stage int
+
+const (
+	claimed stage = iota
+	upFront
+	late
+)
 
 const (
 	needPrefix = "needs-"
@@ -42,8 +48,8 @@ const (
 // needs are every Need by its label, for Unmet to read a spec's labels.
 var needs = map[string]Need{}
 
-func newNeed(label string, late bool, unmet func(Features) string) Need {
-	n := Need{label: label, late: late, unmet: unmet}
+func newNeed(label string, when stage, unmet func(Features) string) Need {
+	n := Need{label: label, when: when, unmet: unmet}
 	needs[label] = n
 	return n
 }
@@ -58,40 +64,40 @@ func unless(ok bool, why string) string {
 
 var (
 	// NeedNodePool: the runtime adds nodes and powers their instances.
-	NeedNodePool = newNeed(needPrefix+"node-pool", false, func(f Features) string {
+	NeedNodePool = newNeed(needPrefix+"node-pool", upFront, func(f Features) string {
 		return unless(f.NodePool, fmt.Sprintf("the harness cannot add nodes to this cluster (provider %s has no instance control here, and no --join-hook was given)", f.Provider))
 	})
 	// NeedChosenNodeIP: the runtime registers a node with a kubelet
 	// --node-ip the spec chooses from its instance's addresses (a join
 	// hook takes labels only).
-	NeedChosenNodeIP = newNeed(needPrefix+"chosen-node-ip", false, func(f Features) string {
+	NeedChosenNodeIP = newNeed(needPrefix+"chosen-node-ip", upFront, func(f Features) string {
 		return unless(!f.NodePool || f.ChosenNodeIP, "needs a node registered with a kubelet --node-ip of the spec's choosing: the join hook is given labels only")
 	})
 	// NeedMachines: the spec may stop, start and terminate a node's
 	// machine: one the runtime adds, or one the user lent.
-	NeedMachines = newNeed(needPrefix+"machines", false, func(f Features) string {
+	NeedMachines = newNeed(needPrefix+"machines", upFront, func(f Features) string {
 		return unless(f.Machines, fmt.Sprintf("would stop, start and terminate a machine: the harness cannot add nodes here (provider %s has no instance control here), and none was lent to it (--lifecycle-nodes, on a cluster it did not make, with a profile that reaches the cloud)", f.Provider))
 	})
 	// NeedInspector: the cloud can be asked what is true.
-	NeedInspector = newNeed(needPrefix+"inspector", false, func(f Features) string {
+	NeedInspector = newNeed(needPrefix+"inspector", upFront, func(f Features) string {
 		return unless(f.Inspector, fmt.Sprintf("provider %s has no cloud inspector here, so what the CCM set cannot be compared with the cloud", f.Provider))
 	})
 	// NeedDataPlane: nodes run pods and carry traffic.
-	NeedDataPlane = newNeed(needPrefix+"data-plane", false, func(f Features) string {
+	NeedDataPlane = newNeed(needPrefix+"data-plane", upFront, func(f Features) string {
 		return unless(f.DataPlane, "needs real nodes: this runtime's nodes are simulated and run no pods")
 	})
 	// NeedRestart: the runtime can restart the CCM.
-	NeedRestart = newNeed(needPrefix+"ccm-restart", false, func(f Features) string {
+	NeedRestart = newNeed(needPrefix+"ccm-restart", upFront, func(f Features) string {
 		return unless(f.Restart, "the runtime cannot restart the CCM")
 	})
 	// NeedFaults: the cloud can be made to fail on purpose.
-	NeedFaults = newNeed(needPrefix+"fault-injection", false, func(f Features) string {
+	NeedFaults = newNeed(needPrefix+"fault-injection", upFront, func(f Features) string {
 		return unless(f.Faults, fmt.Sprintf("provider %s cannot inject cloud faults", f.Provider))
 	})
 	// NeedHA: the runtime can run an HA control plane of the spec's own,
 	// and the provider has a release to start it from: a kube-controller-
 	// manager with it in-tree, or an older CCM.
-	NeedHA = newNeed(labels.NeedHA, false, func(f Features) string {
+	NeedHA = newNeed(labels.NeedHA, upFront, func(f Features) string {
 		if !f.InTreeKCM && !f.OlderCCM {
 			return fmt.Sprintf("provider %s has no kube-controller-manager release with it in-tree to migrate from, nor an older CCM to upgrade from", f.Provider)
 		}
@@ -99,19 +105,19 @@ var (
 	})
 	// NeedInTreeKCM: the provider has a kube-controller-manager release
 	// with it in-tree to migrate from.
-	NeedInTreeKCM = newNeed(labels.NeedInTreeKCM, false, func(f Features) string {
+	NeedInTreeKCM = newNeed(labels.NeedInTreeKCM, upFront, func(f Features) string {
 		return unless(f.InTreeKCM, fmt.Sprintf("provider %s has no kube-controller-manager release with it in-tree to migrate from", f.Provider))
 	})
 	// NeedOlderCCM: the provider has an older CCM release to upgrade from.
-	NeedOlderCCM = newNeed(labels.NeedOlderCCM, false, func(f Features) string {
+	NeedOlderCCM = newNeed(labels.NeedOlderCCM, upFront, func(f Features) string {
 		return unless(f.OlderCCM, fmt.Sprintf("provider %s has no older CCM release to upgrade from", f.Provider))
 	})
 	// LateLBInspector: the cloud's load balancers can be listed.
-	LateLBInspector = newNeed(lateNeedPrefix+"load-balancers", true, func(f Features) string {
+	LateLBInspector = newNeed(lateNeedPrefix+"load-balancers", late, func(f Features) string {
 		return unless(f.LBInspector, lateLBReason(f.Provider))
 	})
 	// LateRouteInspector: the cloud's routes can be listed.
-	LateRouteInspector = newNeed(lateNeedPrefix+"routes", true, func(f Features) string {
+	LateRouteInspector = newNeed(lateNeedPrefix+"routes", late, func(f Features) string {
 		return unless(f.RouteInspect, lateRouteReason(f.Provider))
 	})
 )
@@ -121,18 +127,14 @@ var (
 var claims = func() map[string]Need {
 	out := map[string]Need{}
 	for _, c := range specs.Capabilities {
-		out[string(c)] = newNeed(needPrefix+"capability-"+string(c), false, func(f Features) string {
+		out[string(c)] = newNeed(needPrefix+"capability-"+string(c), claimed, func(f Features) string {
 			return unless(f.Capabilities[c], fmt.Sprintf("provider %s does not claim %q (it claims %s)", f.Provider, c, f.Capabilities))
 		})
 	}
 	for _, ft := range specs.FeatureList() {
-		out[string(ft)] = newNeed(needPrefix+"feature-"+string(ft), false, func(f Features) string {
+		out[string(ft)] = newNeed(needPrefix+"feature-"+string(ft), claimed, func(f Features) string {
 			return unless(f.Extended[ft], NotClaimedReason(f.Provider, ft, f.Extended))
 		})
-	}
-	for label, n := range out {
-		n.claim = true
-		out[label], needs[n.label] = n, n
 	}
 	return out
 }()
@@ -208,28 +210,16 @@ func FeaturesOf(e *Env) Features {
 }
 
 // Unmet is why the spec text, with these labels, cannot run on f, or "".
-// With late, needs checked at the cloud-side part count too: the spec
-// would end skipped there.
+// With checkLate, needs checked at the cloud-side part count too: the
+// spec would end skipped there. Needs are decided stage by stage.
 //
 // A known difference is not among the reasons: its spec runs, and the
 // step it names must fail as it says.
-func Unmet(text string, labels []string, f Features, late bool) string {
-	// What the profile does not claim says first (the report counts it
-	// as not claimed), then the needs checked up front, then those
-	// checked at the cloud-side part.
-	rank := func(n Need) int {
-		switch {
-		case n.claim:
-			return 0
-		case !n.late:
-			return 1
-		}
-		return 2
-	}
-	for pass := range 3 {
+func Unmet(text string, labels []string, f Features, checkLate bool) string {
+	for when := range late + 1 {
 		for _, l := range labels {
 			n, ok := needs[l]
-			if !ok || rank(n) != pass || (n.late && !late) {
+			if !ok || n.when != when || (when == late && !checkLate) {
 				continue
 			}
 			if reason := n.unmet(f); reason != "" {
