@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/ccm-harness/internal/nodewait"
 	"sigs.k8s.io/ccm-harness/providers"
 	"sigs.k8s.io/ccm-harness/providers/aws"
+	"sigs.k8s.io/ccm-harness/providers/emulated"
 	"sigs.k8s.io/ccm-harness/providers/fake"
 	"sigs.k8s.io/ccm-harness/providers/openstack"
 	"sigs.k8s.io/ccm-harness/reports"
@@ -48,7 +49,7 @@ var bringUps = map[string]time.Duration{}
 func BenchmarkBringUp(b *testing.B) {
 	ctx := context.Background()
 	src := &binaries.Source{Logf: b.Logf}
-	bins, err := src.Paths(ctx, binaries.Etcd, binaries.KubeAPIServer, binaries.KubeControllerManager, binaries.Kwok, binaries.Kwokctl, fake.FakeCloud, fake.CCM)
+	bins, err := src.Paths(ctx, binaries.Etcd, binaries.KubeAPIServer, binaries.KubeControllerManager, binaries.Kwok, binaries.Kwokctl, emulated.FakeCloud, fake.CCM)
 	if err != nil {
 		b.Fatal(err)
 	}

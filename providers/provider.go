@@ -142,6 +142,12 @@ type Difference struct {
 	// Evidence is what the CCM does instead, and where that is seen: its
 	// source, its log, its cloud's answer.
 	Evidence string `json:"evidence"`
+	// Race, when set, says the failure depends on a race the CCM loses
+	// most of the time but not always, and what it races: a run in which
+	// the step passes is the CCM winning it, reported as the difference
+	// not showing, not as a failure. A step that fails must still show
+	// Shows. Without it, a step that passes fails the spec.
+	Race string `json:"race,omitempty"`
 }
 
 // Validate says what is missing from d.

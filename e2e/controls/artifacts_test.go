@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
-	"sigs.k8s.io/ccm-harness/providers/fake"
+	"sigs.k8s.io/ccm-harness/providers/emulated"
 	"sigs.k8s.io/ccm-harness/reports"
 )
 
@@ -39,7 +39,7 @@ func TestRunArtifacts(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cfg, err := json.Marshal(fake.Config{Faults: []api.Fault{{
+	cfg, err := json.Marshal(emulated.Config{Faults: []api.Fault{{
 		Operation: api.OpAny, Instance: "node-2", Kind: api.FaultError, Status: 401,
 		Message: "injected: credentials rejected, token=" + secret,
 	}}})

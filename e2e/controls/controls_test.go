@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/ccm-harness/migration"
 	"sigs.k8s.io/ccm-harness/providers"
 	"sigs.k8s.io/ccm-harness/providers/aws"
+	"sigs.k8s.io/ccm-harness/providers/emulated"
 	"sigs.k8s.io/ccm-harness/providers/fake"
 	"sigs.k8s.io/ccm-harness/providers/openstack"
 	"sigs.k8s.io/ccm-harness/providers/vsphere"
@@ -83,7 +84,7 @@ var controls = []control{
 	{
 		name:   "taint never removed",
 		label:  "node-init",
-		config: fake.Config{Faults: []api.Fault{{Operation: api.OpAny, Instance: "node-2", Kind: api.FaultError, Status: 500, Message: "injected: instance API down"}}},
+		config: emulated.Config{Faults: []api.Fault{{Operation: api.OpAny, Instance: "node-2", Kind: api.FaultError, Status: 500, Message: "injected: instance API down"}}},
 		fail: map[specs.ID][]string{
 			specs.InitTaintRemoved: {"node node-2", "expected taint node.cloudprovider.kubernetes.io/uninitialized removed", "actual: still present"},
 		},
@@ -91,7 +92,7 @@ var controls = []control{
 	{
 		name:   "wrong provider ID",
 		label:  "provider-id",
-		config: fake.Config{Faults: []api.Fault{{Operation: api.OpAny, Instance: "node-2", Kind: api.FaultCorrupt, Field: api.CorruptID, Value: "i-bogus"}}},
+		config: emulated.Config{Faults: []api.Fault{{Operation: api.OpAny, Instance: "node-2", Kind: api.FaultCorrupt, Field: api.CorruptID, Value: "i-bogus"}}},
 		fail: map[specs.ID][]string{
 			specs.ProviderIDSet: {"node node-2", "expected spec.providerID \"fakecloud://i-", `actual "fakecloud://i-bogus"`},
 		},
@@ -99,7 +100,7 @@ var controls = []control{
 	{
 		name:   "wrong address",
 		label:  "node-address",
-		config: fake.Config{Faults: []api.Fault{{Operation: api.OpAny, Instance: "node-3", Kind: api.FaultCorrupt, Field: api.CorruptAddresses, Value: "InternalIP=127.9.9.9,Hostname=node-3"}}},
+		config: emulated.Config{Faults: []api.Fault{{Operation: api.OpAny, Instance: "node-3", Kind: api.FaultCorrupt, Field: api.CorruptAddresses, Value: "InternalIP=127.9.9.9,Hostname=node-3"}}},
 		fail: map[specs.ID][]string{
 			specs.NodeAddresses: {"node node-3", "expected addresses [", "actual [Hostname=node-3 InternalIP=127.9.9.9]"},
 		},
@@ -107,7 +108,7 @@ var controls = []control{
 	{
 		name:   "wrong instance type",
 		label:  "instance-type",
-		config: fake.Config{Faults: []api.Fault{{Operation: api.OpAny, Instance: "node-1", Kind: api.FaultCorrupt, Field: api.CorruptInstanceType, Value: "fake.wrong"}}},
+		config: emulated.Config{Faults: []api.Fault{{Operation: api.OpAny, Instance: "node-1", Kind: api.FaultCorrupt, Field: api.CorruptInstanceType, Value: "fake.wrong"}}},
 		fail: map[specs.ID][]string{
 			specs.InstanceTypeLabel: {"node node-1", `="fake.medium" (the cloud's instance type)`, `actual "fake.wrong"`},
 		},
@@ -118,7 +119,7 @@ var controls = []control{
 		name:  "wrong zone, load balancer backends frozen after creation",
 		label: "zone || loadbalancer",
 		focus: "labels the zone and region|updates the backends when nodes join",
-		config: fake.Config{Faults: []api.Fault{
+		config: emulated.Config{Faults: []api.Fault{
 			{Operation: api.OpAny, Instance: "node-1", Kind: api.FaultCorrupt, Field: api.CorruptZone, Value: "fake-region-9z"},
 			{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreBackends, After: 1},
 		}},
@@ -134,7 +135,7 @@ var controls = []control{
 		// and the region of node-2 is the cloud's lie alone.
 		name:  "joining node never initialized, restarted CCM's node given a wrong ID, region wrong",
 		label: "node-init || provider-id || zone",
-		config: fake.Config{Faults: []api.Fault{
+		config: emulated.Config{Faults: []api.Fault{
 			{Operation: api.OpAny, Instance: "join-*", Kind: api.FaultError, Status: 500, Message: "injected: instance API down for joining nodes"},
 			{Operation: api.OpAny, Instance: "restart-*", Kind: api.FaultCorrupt, Field: api.CorruptID, Value: "i-bogus"},
 			{Operation: api.OpAny, Instance: "node-2", Kind: api.FaultCorrupt, Field: api.CorruptRegion, Value: "fake-region-9"},
@@ -149,7 +150,7 @@ var controls = []control{
 		name:   "load balancer ports dropped",
 		label:  "loadbalancer",
 		focus:  "provisions a TCP load balancer|serves UDP|serves TCP and UDP|provisions without node ports|follows a changed port",
-		config: fake.Config{Faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreListeners}}},
+		config: emulated.Config{Faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreListeners}}},
 		fail: map[specs.ID][]string{
 			specs.LBProvision:     {"Service loadbalancer-", "expected cloud load balancer", "listeners [TCP:80->", "actual []"},
 			specs.LBUDP:           {"expected cloud load balancer", "listeners [UDP:53->", "actual []"},
@@ -164,7 +165,7 @@ var controls = []control{
 		name:   "load balancer creation failing for good",
 		label:  "loadbalancer",
 		focus:  "reports a failed creation",
-		config: fake.Config{Faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultError, Status: 500, Message: "injected by the harness: load balancer quota exceeded, for good"}}},
+		config: emulated.Config{Faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultError, Status: 500, Message: "injected by the harness: load balancer quota exceeded, for good"}}},
 		fail: map[specs.ID][]string{
 			specs.LBFailedCreation: {"waiting for an ingress IP after the cloud recovered", "expected status.loadBalancer.ingress, actual: none"},
 		},
@@ -173,7 +174,7 @@ var controls = []control{
 		name:   "load balancer backend missing",
 		label:  "loadbalancer",
 		focus:  "updates the backends when nodes join",
-		config: fake.Config{Faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreBackends}}},
+		config: emulated.Config{Faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreBackends}}},
 		fail: map[specs.ID][]string{
 			specs.LBBackends: {"Service loadbalancer-", "backends [node-1 node-2 node-3] (every eligible node), actual []"},
 		},
@@ -182,7 +183,7 @@ var controls = []control{
 		name:   "load balancer source ranges dropped",
 		label:  "loadbalancer",
 		focus:  "hands loadBalancerSourceRanges to the cloud",
-		config: fake.Config{Faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreSourceRanges}}},
+		config: emulated.Config{Faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreSourceRanges}}},
 		fail: map[specs.ID][]string{
 			specs.LBSourceRanges: {"expected cloud load balancer", "source ranges [127.0.0.1/32 127.0.100.0/24], actual []"},
 		},
@@ -191,7 +192,7 @@ var controls = []control{
 		name:   "load balancer health check dropped",
 		label:  "loadbalancer",
 		focus:  "health-checks the healthCheckNodePort",
-		config: fake.Config{Faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreHealthCheck}}},
+		config: emulated.Config{Faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreHealthCheck}}},
 		fail: map[specs.ID][]string{
 			specs.LBHealthCheckPort: {"expected cloud load balancer", "health check on node port 3", "actual 0"},
 		},
@@ -200,7 +201,7 @@ var controls = []control{
 		name:   "wrong ingress IP",
 		label:  "loadbalancer",
 		focus:  "provisions a TCP load balancer",
-		config: fake.Config{Faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultCorrupt, Field: api.CorruptIP, Value: "127.19.9.9"}}},
+		config: emulated.Config{Faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultCorrupt, Field: api.CorruptIP, Value: "127.19.9.9"}}},
 		fail: map[specs.ID][]string{
 			specs.LBProvision: {"expected status ingress IP to be the cloud load balancer's 127.20.", "actual 127.19.9.9"},
 		},
@@ -209,7 +210,7 @@ var controls = []control{
 		name:   "load balancer leaked, finalizer never removed",
 		label:  "loadbalancer",
 		focus:  "when the Service is deleted|when the type changes to ClusterIP",
-		config: fake.Config{Faults: []api.Fault{{Operation: api.OpDeleteLoadBalancer, Kind: api.FaultError, Status: 500, Message: "injected: delete failed"}}},
+		config: emulated.Config{Faults: []api.Fault{{Operation: api.OpDeleteLoadBalancer, Kind: api.FaultError, Status: 500, Message: "injected: delete failed"}}},
 		fail: map[specs.ID][]string{
 			specs.LBDeleted:    {"expected deleted, actual: still present with finalizers [service.kubernetes.io/load-balancer-cleanup]"},
 			specs.LBTypeChange: {"expected finalizer service.kubernetes.io/load-balancer-cleanup absent"},
@@ -219,7 +220,7 @@ var controls = []control{
 		name:   "route never created",
 		label:  "route",
 		focus:  "creates a route to every node's pod CIDR",
-		config: fake.Config{Faults: []api.Fault{{Operation: api.OpCreateRoute, Kind: api.FaultError, Status: 500, Message: "injected: route table full"}}},
+		config: emulated.Config{Faults: []api.Fault{{Operation: api.OpCreateRoute, Kind: api.FaultError, Status: 500, Message: "injected: route table full"}}},
 		fail: map[specs.ID][]string{
 			specs.RoutesCreated: {"node node-", "expected condition NetworkUnavailable=False reason RouteCreated, actual True"},
 		},
@@ -230,7 +231,7 @@ var controls = []control{
 		name:  "route never deleted, load balancer creation failing with another error",
 		label: "route || loadbalancer",
 		focus: "removes a deleted node's route|reports a failed creation",
-		config: fake.Config{Faults: []api.Fault{
+		config: emulated.Config{Faults: []api.Fault{
 			{Operation: api.OpDeleteRoute, Kind: api.FaultError, Status: 500, Message: "injected: route table locked"},
 			{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultError, Status: 503, Message: "injected: load balancer API unavailable"},
 		}},
@@ -247,7 +248,7 @@ var controls = []control{
 		cluster: "kind",
 		label:   "datapath",
 		focus:   "carries TCP and UDP|health-checks only nodes with endpoints|carries pod traffic",
-		config: fake.Config{Faults: []api.Fault{
+		config: emulated.Config{Faults: []api.Fault{
 			{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreBackends},
 			{Operation: api.OpCreateRoute, Kind: api.FaultIgnore, Field: api.IgnoreRoute},
 		}},
@@ -265,7 +266,7 @@ var controls = []control{
 		cluster: "kind",
 		label:   "datapath",
 		focus:   "health-checks only nodes with endpoints|preserves the client source IP",
-		config: fake.Config{ProxyLoadBalancers: true, Faults: []api.Fault{
+		config: emulated.Config{ProxyLoadBalancers: true, Faults: []api.Fault{
 			{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreHealthCheck},
 		}},
 		fail: map[specs.ID][]string{
@@ -280,7 +281,7 @@ var controls = []control{
 		name:  "load balancer port change ignored, route never recreated",
 		label: "loadbalancer || route",
 		focus: "follows a changed port|removes a deleted node's route",
-		config: fake.Config{Faults: []api.Fault{
+		config: emulated.Config{Faults: []api.Fault{
 			{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreListeners, After: 1},
 			{Operation: api.OpCreateRoute, Instance: "route-*", Kind: api.FaultError, Status: 500, Message: "injected: route table full for recreated routes", After: 1},
 		}},
@@ -299,7 +300,7 @@ var controls = []control{
 		label:   "loadbalancer",
 		focus:   "updates the backends when nodes join",
 		profile: "e2e/testdata/fakecloud-ccm-image.yaml",
-		config:  fake.Config{Faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreBackendRemovals}}},
+		config:  emulated.Config{Faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreBackendRemovals}}},
 		differences: []providers.Difference{{Spec: specs.LBBackends, Step: providers.StepExclude,
 			Shows: "(every eligible node), actual [lb-", Evidence: "stated for the control: the cloud keeps every backend"}},
 		fail: map[specs.ID][]string{
@@ -314,7 +315,7 @@ var controls = []control{
 		// control needs a CCM built to leave it, which is not written.
 		name:   "node never deleted nor tainted",
 		label:  "node-lifecycle",
-		config: fake.Config{Faults: []api.Fault{{Operation: api.OpAny, Kind: api.FaultCorrupt, Field: api.CorruptState, Value: string(api.StateRunning)}}},
+		config: emulated.Config{Faults: []api.Fault{{Operation: api.OpAny, Kind: api.FaultCorrupt, Field: api.CorruptState, Value: string(api.StateRunning)}}},
 		fail: map[specs.ID][]string{
 			specs.LifecycleShutdown:  {"node stop-", "expected taint node.cloudprovider.kubernetes.io/shutdown present", "actual taints:"},
 			specs.LifecycleTerminate: {"node term-", "expected the Node deleted, actual: still present"},
@@ -367,7 +368,7 @@ var controls = []control{
 		provider: openstack.Name,
 		label:    "zone || node-address",
 		focus:    "labels the zone and region|sets the addresses the cloud reports",
-		config: openstack.Config{Config: fake.Config{Faults: []api.Fault{
+		config: openstack.Config{Config: emulated.Config{Faults: []api.Fault{
 			{Operation: api.OpAny, Instance: "node-1", Kind: api.FaultCorrupt, Field: api.CorruptZone, Value: "fake-region-9z"},
 			{Operation: api.OpAny, Instance: "node-3", Kind: api.FaultCorrupt, Field: api.CorruptAddresses, Value: "InternalIP=127.9.9.9,Hostname=node-3"},
 		}}},
@@ -385,7 +386,7 @@ var controls = []control{
 		provider: openstack.Name,
 		label:    "loadbalancer || route",
 		focus:    "provisions a TCP load balancer|creates a route to every node's pod CIDR",
-		config: openstack.Config{Config: fake.Config{Faults: []api.Fault{
+		config: openstack.Config{Config: emulated.Config{Faults: []api.Fault{
 			{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreListeners},
 			{Operation: api.OpCreateRoute, Kind: api.FaultError, Status: 500, Message: "injected: route table full"},
 		}}},
@@ -403,7 +404,7 @@ var controls = []control{
 		provider: aws.Name,
 		label:    "zone || node-address || instance-type || route || loadbalancer",
 		focus:    "labels the zone and region|sets the addresses the cloud reports|labels the instance type|creates a route to every node's pod CIDR|provisions a TCP load balancer",
-		config: aws.Config{Config: fake.Config{
+		config: aws.Config{Config: emulated.Config{
 			Zones: []string{"fake-region-1a", "fake-region-1b", "fake-region-1c", "fake-region-1d"},
 			Faults: []api.Fault{
 				{Operation: api.OpAny, Instance: "node-1", Kind: api.FaultCorrupt, Field: api.CorruptZone, Value: "fake-region-1d"},
@@ -429,7 +430,7 @@ var controls = []control{
 		provider: aws.Name,
 		label:    "loadbalancer",
 		focus:    "provisions a TCP load balancer",
-		config: aws.Config{LoadBalancerType: aws.NLB, Config: fake.Config{Faults: []api.Fault{
+		config: aws.Config{LoadBalancerType: aws.NLB, Config: emulated.Config{Faults: []api.Fault{
 			{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreBackends},
 		}}},
 		fail: map[specs.ID][]string{

@@ -33,7 +33,8 @@ const (
 	PathLoadBalancers = "/v1/loadbalancers"
 	// PathLoadBalancer: /v1/loadbalancers/{name}. GET returns one
 	// (GetLoadBalancer). PUT with a LoadBalancerSpec creates it (201) or
-	// updates it in place (200) (EnsureLoadBalancer). DELETE removes it (204;
+	// updates it in place (200) (EnsureLoadBalancer); with If-Match: * it
+	// only updates (412, code NotFound, when there is none). DELETE removes it (204;
 	// 404 when there is none, which a caller may take as done)
 	// (DeleteLoadBalancer).
 	PathLoadBalancer = "/v1/loadbalancers/"

@@ -35,10 +35,11 @@ func (e *APIError) Error() string {
 	return fmt.Sprintf("fakecloud: %s %s: %d %s: %s", e.Method, e.Path, e.Status, e.Code, e.Message)
 }
 
-// IsNotFound reports whether err is the API saying the thing does not exist.
+// IsNotFound reports whether err is the API saying the thing does not exist:
+// a 404, or a conditional change's 412 whose code says why.
 func IsNotFound(err error) bool {
 	var e *APIError
-	return errors.As(err, &e) && e.Status == http.StatusNotFound
+	return errors.As(err, &e) && (e.Status == http.StatusNotFound || e.Code == api.CodeNotFound)
 }
 
 // IsConflict reports whether err is the API refusing a change that clashes
@@ -72,6 +73,11 @@ func newDoer(endpoint, token string) doer {
 // do sends in (if not nil) as JSON and decodes the answer into out (if not
 // nil). Any non-2xx answer is an *APIError.
 func (d doer) do(ctx context.Context, method, path string, query url.Values, in, out any) error {
+	return d.doWith(ctx, method, path, query, nil, in, out)
+}
+
+// doWith is do with extra request headers.
+func (d doer) doWith(ctx context.Context, method, path string, query url.Values, header http.Header, in, out any) error {
 	var body io.Reader
 	if in != nil {
 		b, err := json.Marshal(in)
@@ -87,6 +93,9 @@ func (d doer) do(ctx context.Context, method, path string, query url.Values, in,
 	req, err := http.NewRequestWithContext(ctx, method, u, body)
 	if err != nil {
 		return fmt.Errorf("fakecloud: %s %s: %w", method, path, err)
+	}
+	for k, v := range header {
+		req.Header[k] = v
 	}
 	if in != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -195,6 +204,18 @@ func (c *Cloud) GetLoadBalancer(ctx context.Context, name string) (*api.LoadBala
 func (c *Cloud) EnsureLoadBalancer(ctx context.Context, name string, spec api.LoadBalancerSpec) (*api.LoadBalancer, error) {
 	var out api.LoadBalancer
 	if err := c.d.do(ctx, http.MethodPut, api.PathLoadBalancer+url.PathEscape(name), nil, spec, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// UpdateLoadBalancer replaces the spec of the load balancer named name
+// only if it exists (HTTP's If-Match: *): in one step, so that an update
+// racing the load balancer's deletion cannot bring it back. IsNotFound
+// tells when there is none.
+func (c *Cloud) UpdateLoadBalancer(ctx context.Context, name string, spec api.LoadBalancerSpec) (*api.LoadBalancer, error) {
+	var out api.LoadBalancer
+	if err := c.d.doWith(ctx, http.MethodPut, api.PathLoadBalancer+url.PathEscape(name), nil, http.Header{"If-Match": {"*"}}, spec, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

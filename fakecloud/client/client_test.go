@@ -205,8 +205,14 @@ func TestLoadBalancers(t *testing.T) {
 	if err != nil || created.Name != "lb 1" || created.ID == "" || created.IP == "" || created.Tags["service"] != "default/web" {
 		t.Fatalf("EnsureLoadBalancer = %+v, %v", created, err)
 	}
+	if _, err := cloud.UpdateLoadBalancer(ctx, "lb 2", spec); !IsNotFound(err) {
+		t.Errorf("UpdateLoadBalancer of none: %v, want NotFound", err)
+	}
+	if _, err := cloud.GetLoadBalancer(ctx, "lb 2"); !IsNotFound(err) {
+		t.Errorf("UpdateLoadBalancer of none made one: %v", err)
+	}
 	spec.Backends = nil
-	updated, err := cloud.EnsureLoadBalancer(ctx, "lb 1", spec)
+	updated, err := cloud.UpdateLoadBalancer(ctx, "lb 1", spec)
 	if err != nil || updated.ID != created.ID || updated.IP != created.IP || len(updated.Backends) != 0 {
 		t.Fatalf("update = %+v, %v; want same ID and IP, no backends", updated, err)
 	}

@@ -63,21 +63,20 @@ func (c *Cloud) EnsureLoadBalancer(ctx context.Context, clusterName string, serv
 // UpdateLoadBalancer points the Service's load balancer at nodes. The spec
 // is rebuilt from the Service rather than patched from what the cloud
 // answers, so that a cloud lying in its answers cannot get its lie written
-// back. It never creates: a node update racing with the Service's deletion
-// must not bring back a load balancer that was just deleted.
+// back. It never creates: the service controller syncs nodes beside, not
+// in turn with, a Service's deletion, so an update that looked first and
+// wrote after could bring back a load balancer deleted in between (a leak
+// no Service owns). The cloud's conditional replace does both in one step.
 func (c *Cloud) UpdateLoadBalancer(ctx context.Context, clusterName string, service *v1.Service, nodes []*v1.Node) error {
 	name := c.GetLoadBalancerName(ctx, clusterName, service)
-	if _, err := c.api.GetLoadBalancer(ctx, name); err != nil {
-		if client.IsNotFound(err) {
-			return lbError(name, service, fmt.Errorf("it does not exist, so there are no backends to update (EnsureLoadBalancer creates it)"))
-		}
-		return lbError(name, service, err)
-	}
 	spec, err := lbSpec(clusterName, service, nodes)
 	if err != nil {
 		return lbError(name, service, err)
 	}
-	if _, err := c.api.EnsureLoadBalancer(ctx, name, spec); err != nil {
+	if _, err := c.api.UpdateLoadBalancer(ctx, name, spec); err != nil {
+		if client.IsNotFound(err) {
+			return lbError(name, service, fmt.Errorf("it does not exist, so there are no backends to update (EnsureLoadBalancer creates it)"))
+		}
 		return lbError(name, service, err)
 	}
 	return nil

@@ -355,6 +355,13 @@ func (s *Server) ensureLoadBalancer(w http.ResponseWriter, r *http.Request, c *c
 		}
 	}
 	existing := s.lbByNameLocked(name)
+	if existing == nil && r.Header.Get("If-Match") == "*" {
+		// The caller replaces only one that exists: an update of the
+		// backends racing the load balancer's deletion must not bring it
+		// back. RFC 9110 answers 412; NotFound is what it means here.
+		writeError(w, http.StatusPreconditionFailed, api.CodeNotFound, fmt.Sprintf("load balancer %q not found (If-Match: * replaces only one that exists)", name))
+		return
+	}
 	if existing != nil && (existing.Octavia != nil || existing.ELB != nil || existing.NLB != nil) {
 		// Its spec is derived from its Octavia or ELB objects, which a
 		// native change would leave saying something else.

@@ -80,11 +80,34 @@ func TestLayers(t *testing.T) {
 					}
 				}
 			}
+			if a, b := providerOf(pkg), providerOf(dep); a != "" && b != "" && a != b {
+				t.Errorf("%s imports %s: provider %s is built on provider %s; a provider is one folder, and what two share lives in providers or %s", pkg, dep, a, b, shared[0])
+			}
 		}
 	}
 	if n < 40 {
 		t.Errorf("go list gave %d packages; the module has more", n)
 	}
+}
+
+// shared are the folders under providers that are no provider's: what
+// providers are built on.
+var shared = []string{"providers/emulated"}
+
+// providerOf is the provider whose folder holds pkg (a path inside the
+// module), or "".
+func providerOf(pkg string) string {
+	rest, ok := strings.CutPrefix(pkg, "providers/")
+	if !ok {
+		return ""
+	}
+	name, _, _ := strings.Cut(rest, "/")
+	for _, s := range shared {
+		if under(pkg, s) {
+			return ""
+		}
+	}
+	return name
 }
 
 func orModule(layer string) string {

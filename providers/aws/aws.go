@@ -40,7 +40,7 @@ import (
 	"sigs.k8s.io/ccm-harness/manifests"
 	"sigs.k8s.io/ccm-harness/providers"
 	"sigs.k8s.io/ccm-harness/providers/aws/inspect"
-	"sigs.k8s.io/ccm-harness/providers/fake"
+	"sigs.k8s.io/ccm-harness/providers/emulated"
 	"sigs.k8s.io/ccm-harness/specs"
 )
 
@@ -62,7 +62,7 @@ func Profile() providers.Profile {
 		CloudProvider:    "aws",
 		ProviderIDScheme: "aws",
 		CCM:              CCM,
-		CloudBinaries:    []binaries.Component{fake.FakeCloud},
+		CloudBinaries:    []binaries.Component{emulated.FakeCloud},
 		Manifests:        Manifests,
 		Capabilities:     providers.NewCapabilities(providers.Instances, providers.Zones, providers.NodeLifecycle, providers.LoadBalancers, providers.Routes),
 		Features:         classicFeatures,
@@ -93,7 +93,7 @@ func Profile() providers.Profile {
 				}
 				return r, nil
 			}
-			return &Cloud{Cloud: fake.NewCloud(c.Config, fake.Dialect{}), config: c}, nil
+			return &Cloud{Cloud: emulated.NewCloud(c.Config, emulated.Dialect{}), config: c}, nil
 		},
 	}
 }
@@ -157,7 +157,7 @@ func annotationsFor(lbType string) map[string]string {
 // Config is the AWS provider's --provider-config file: fakecloud's own
 // settings, and what the CCM is told, for a user's mistakes to be tried.
 type Config struct {
-	fake.Config
+	emulated.Config
 	// WrongSecretKey gives the CCM a secret access key EC2 refuses.
 	WrongSecretKey bool `json:"wrongSecretKey,omitempty"`
 	// EndpointURL replaces fakecloud's EC2 URL in the CCM's
@@ -194,7 +194,7 @@ const AnnotationLoadBalancerType = "service.beta.kubernetes.io/aws-load-balancer
 // fakecloud's admin API only where AWS has no call to (a machine that
 // appears, with the node's name).
 type Cloud struct {
-	*fake.Cloud
+	*emulated.Cloud
 	config Config
 
 	mu        sync.Mutex

@@ -2,12 +2,10 @@ package fake
 
 import "sigs.k8s.io/ccm-harness/internal/binaries"
 
-// The fake provider's components: fakecloud and its CCM from this
+// The fake provider's components: fakecloud's CCM from this
 // repository, and, for the leader-migration specs, the managers of an
 // older release built with the fakecloud sources copied in.
 var (
-	// FakeCloud is the cloud simulator.
-	FakeCloud = binaries.Component{Name: "fakecloud", Module: binaries.ModulePath, Package: binaries.ModulePath + "/fakecloud/cmd/fakecloud"}
 	// CCM is fakecloud's cloud-controller-manager, built on
 	// k8s.io/cloud-provider of go.mod's release; it reports that release
 	// rather than "v0.0.0-master". For a cluster of another release

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"sigs.k8s.io/ccm-harness/internal/binaries"
+	"sigs.k8s.io/ccm-harness/providers/emulated"
 )
 
 // The leader-migration specs' CCM roll starts from the CCM of the minor
@@ -39,7 +40,7 @@ func TestCCMNamedWithItsRelease(t *testing.T) {
 	if got, want := CCM.String(), "fakecloud-ccm "+def; got != want {
 		t.Errorf("expected the CCM built from this checkout named %q, actual %q", want, got)
 	}
-	if got := FakeCloud.String(); got != "fakecloud" {
+	if got := emulated.FakeCloud.String(); got != "fakecloud" {
 		t.Errorf("expected fakecloud named without a release, actual %q", got)
 	}
 }

@@ -297,7 +297,7 @@ func internalIP(inst *api.Instance) string {
 // CCM does (one fully populated in one call, one object by object) and
 // extra routes, breaks the CCM's view with faults, and compares the
 // inspector's answer with fakecloud's truth, named as the fake provider's
-// inspector names it (providers/fake/network.go).
+// inspector names it (providers/emulated/network.go).
 func TestLoadBalancersAndRoutes(t *testing.T) {
 	c := newCloud(t)
 	ctx := context.Background()
