@@ -520,7 +520,8 @@ TEST_TARGETS := vet build prebuild@ unit+jobs+e2e e2e-vsphere+e2e-aws+e2e-aws-lb
 # a failed target's error lines are printed again after the times, last,
 # where a CI system that keeps only the end of the output still shows why;
 # with them the lines an error quotes from a command (kind's kubeadm),
-# which are indented under "its last output lines:".
+# which are indented under "its last output lines:", and the message
+# indented under each FAILED spec of the summary, whatever its words.
 test:
 	@mkdir -p $(ARTIFACTS)/make-test; times=$(ARTIFACTS)/test-times.txt; : > $$times; \
 	run() { start=$$(date +%s); status=0; $(MAKE) --no-print-directory $$1 || status=$$?; \
@@ -539,7 +540,7 @@ test:
 	echo; echo "make test: each target's time ($$times)"; cat $$times; \
 	for t in $$(awk '/FAILED/ {print $$1}' $$times); do \
 		echo; echo "$$t FAILED; its error lines (all of its output: $(ARTIFACTS)/make-test/$$t.log):"; \
-		awk '/its last output lines:/ { print; quoted = 1; next } quoted && /^[[:space:]]/ { print; next } { quoted = 0 } \
+		awk '/its last output lines:|^FAILED / { print; quoted = 1; next } quoted && /^[[:space:]]/ { print; next } { quoted = 0 } \
 			/FAIL|[Ee]rror|failed|refused|timed out|cannot|panic|\*\*\*/ && !/^ok / { print }' \
 			$(ARTIFACTS)/make-test/$$t.log | tail -24 | cut -c1-400; \
 	done; \

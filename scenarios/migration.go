@@ -50,291 +50,324 @@ const soak = 3 * time.Second
 // starts from, so that the three run side by side in a parallel run:
 // [upgrade] from release N, the CCM upgrade from release N+1 with the
 // older CCM, and [downgrade] from release N+1 with the CCM under test.
+// Each has its own haPlane: nothing is shared between them.
 var _ = framework.Describe("Leader migration", framework.WithLabel(labels.LeaderMigration), Needs(NeedHA), func() {
-	const members = 3
-	var (
-		c                        *cluster.Cluster
-		cs                       kubernetes.Interface
-		rec                      *migration.Recorder
-		bounds                   migration.Bounds
-		cfg, ccmCfg, rollbackCfg migration.Config
-		profile                  providers.Profile
-		// watched are the controllers the specs wait for a manager to run:
-		// the cloud controllers, and whatever else the config migrates.
-		watched     []string
-		running     = map[int][]cluster.Manager{}
-		generation  int
-		ccmUpgraded bool
-		// inTree: the provider has a release with it in-tree.
-		inTree bool
-		// timeline is the spec's folder of the recorder's timeline, under
-		// the artifacts' leader-migration/.
-		timeline string
-	)
-	name := func(member int, role string) string { return fmt.Sprintf("m%d-%s-%d", member, role, generation) }
-	// migrate sets a manager's leader migration: cfg's file, or, in the
-	// no-config mode, none and the manager's own default.
-	migrate := func(spec cluster.ManagerSpec, cfg migration.Config) cluster.ManagerSpec {
-		if env().LeaderMigrationDefault {
-			spec.LeaderMigrationDefault = true
-		} else {
-			spec.LeaderMigration = cfg.YAML()
-		}
-		return spec
-	}
-	releaseNWith := func(c *migration.Config) func(member int) []cluster.ManagerSpec {
-		return func(member int) []cluster.ManagerSpec {
-			return []cluster.ManagerSpec{migrate(cluster.ManagerSpec{Name: name(member, "kcm-intree"), Kind: cluster.KubeControllerManager, Binary: profile.InTreeKCM,
-				CloudProvider: profile.CloudProvider}, *c)}
-		}
-	}
-	releaseN := releaseNWith(&cfg)
-	// rollbackN is release N as the downgrade brings it back.
-	rollbackN := releaseNWith(&rollbackCfg)
-	// ccm is the member's CCM: the older release until the CCMs are
-	// upgraded, where the profile has one.
-	ccm := func(member int) cluster.ManagerSpec {
-		spec := migrate(cluster.ManagerSpec{Name: name(member, "ccm"), Kind: cluster.CloudControllerManager}, ccmCfg)
-		if !ccmUpgraded {
-			spec.Binary = profile.OlderCCM
-		}
-		return spec
-	}
-	releaseN1 := func(member int) []cluster.ManagerSpec {
-		return []cluster.ManagerSpec{{Name: name(member, "kcm"), Kind: cluster.KubeControllerManager}, ccm(member)}
-	}
-
-	// start is a spec's first step: the configs, then an HA control plane
-	// of members in release N (fromN) or N+1 (with the older CCM unless
-	// ccmUpgraded), where every migrating controller runs, with a recorder
-	// watching its managers.
-	start := func(ctx context.Context, fromN bool, folder string) {
-		e := env()
-		generation, running, timeline = 0, map[int][]cluster.Manager{}, folder
-		profile = e.Cluster.Profile
-		var err error
-		inTree = profile.InTreeKCM.Name != ""
-		cfg = migration.NewConfig(cloudControllers(profile)...)
-		switch {
-		case e.LeaderMigrationDefault:
-			cfg = migration.ManagersDefault()
-		case e.LeaderMigration != "":
-			cfg, err = migration.ReadConfig(e.LeaderMigration)
-			framework.ExpectNoError(err)
-		}
-		ccmCfg, rollbackCfg = cfg, cfg
-		if e.CCMLeaderMigration != "" && !e.LeaderMigrationDefault {
-			ccmCfg, err = migration.ReadConfig(e.CCMLeaderMigration)
-			framework.ExpectNoError(err, "the CCMs' leader migration config")
-		}
-		if e.RollbackLeaderMigration != "" && !e.LeaderMigrationDefault {
-			rollbackCfg, err = migration.ReadConfig(e.RollbackLeaderMigration)
-			framework.ExpectNoError(err, "the rollback's leader migration config")
-		}
-		// Names no manager registers would leave their controllers
-		// migrated by nobody; said before any manager starts. The no-config
-		// mode tests what the managers' own defaults do, names and all.
-		watched = cloudControllers(profile)
-		if !e.LeaderMigrationDefault && e.Controllers != nil {
-			registered := map[string][]string{}
-			specs := []cluster.ManagerSpec{releaseN1(1)[0], ccm(1), {Name: "ccm", Kind: cluster.CloudControllerManager}}
-			if inTree {
-				specs = append(specs, releaseN(1)[0])
-			}
-			for _, spec := range specs {
-				ctrls, err := e.Controllers(ctx, spec)
-				framework.ExpectNoError(err, "the controllers the managers register")
-				label := spec.Binary.String()
-				switch {
-				case spec.Binary.Name != "":
-				case spec.Kind == cluster.KubeControllerManager:
-					// The control plane's release, as the runtime runs it.
-					label = binaries.KubeControllerManager.String()
-					if kcm, err := binaries.KubeControllerManager.At(e.Cluster.KubernetesVersion); err == nil {
-						label = kcm.String()
-					}
-				default:
-					label = profile.CCM.String()
-				}
-				registered[label] = ctrls
-			}
-			framework.ExpectNoError(cfg.CheckNames("the leader migration config", registered))
-			framework.ExpectNoError(ccmCfg.CheckNames("the CCMs' leader migration config", registered))
-			framework.ExpectNoError(rollbackCfg.CheckNames("the rollback's leader migration config", registered))
-			watched = union(watched, cfg.Controllers(), ccmCfg.Controllers(), rollbackCfg.Controllers())
-		}
-
-		// From release N+1, the cloud controllers are in CCMs already.
-		first, startKind, from := releaseN1, cluster.CloudControllerManager, fmt.Sprintf("a kube-controller-manager and the older CCM (%s)", profile.OlderCCM)
-		if ccmUpgraded {
-			from = fmt.Sprintf("a kube-controller-manager and the CCM (%s)", profile.CCM)
-		}
-		if fromN {
-			first, startKind, from = releaseN, cluster.KubeControllerManager, fmt.Sprintf("a kube-controller-manager with %s in-tree (%s)", profile.CloudProvider, profile.InTreeKCM)
-		}
-		var specs []cluster.ManagerSpec
-		for i := 1; i <= members; i++ {
-			specs = append(specs, first(i)...)
-		}
-		ginkgo.By(fmt.Sprintf("bringing up an HA control plane of %d members, each %s", members, from))
-		var down func(context.Context) error
-		c, down, err = e.NewCluster(ctx, specs)
-		if down != nil {
-			ginkgo.DeferCleanup(down, ginkgo.NodeTimeout(TeardownTimeout))
-		}
-		framework.ExpectNoError(err, "bring up the HA control plane")
-		cs = clientOf(c.Kubeconfig)
-		le := c.LeaderElection
-		// Startup: a kube-controller-manager that just took the leases
-		// starts some forty controllers before the migrated ones show, up
-		// to ten seconds on a loaded 2-core machine.
-		bounds = migration.BoundsFor(le.Lease, le.Retry, 10*time.Second)
-		framework.Logf("leader election: lease %s, renew %s, retry %s; a controller may be unowned for %s", le.Lease, le.Renew, le.Retry, bounds.Unowned)
-
-		rec = migration.NewRecorder(cs, 500*time.Millisecond, cfg.LeaderName, migratedOf(cfg, watched))
-		// The managers come in the order of specs: each member's in turn.
-		// (Counting one per member left a member's second manager, its
-		// CCM, to another member, and two CCMs never replaced.)
-		perMember := len(specs) / members
-		for i, m := range c.Managers {
-			member := i/perMember + 1
-			running[member] = append(running[member], m)
-			rec.Watch(m)
-		}
-		// The recorder outlives the spec's context.
-		rec.Start(context.Background())
-		ginkgo.DeferCleanup(func() {
-			tl := rec.Stop()
-			dir := filepath.Join(e.ArtifactsDir, "leader-migration", timeline)
-			framework.ExpectNoError(tl.Write(dir, bounds), "write the leader-migration timeline")
-			framework.Logf("leader-migration timeline: %s", filepath.Join(dir, "timeline.svg"))
-		})
-
-		var opts []cluster.NodeOption
-		if fromN {
-			ginkgo.By("registering nodes as kubelets with the provider in-tree do")
-			opts = append(opts, cluster.WithInTreeCloud())
-		}
-		for i := 1; i <= 2; i++ {
-			_, err := c.Nodes.Add(ctx, fmt.Sprintf("lm-node-%d", i), opts...)
-			framework.ExpectNoError(err)
-		}
-		waitOwners(ctx, rec, watched, bounds.Unowned*2, "the first members' "+startKind, startKind)
-	}
-
-	// replace stops a member's managers and starts its next release's, then
-	// waits until every migrating controller runs somewhere again.
-	replace := func(ctx context.Context, member int, next func(int) []cluster.ManagerSpec) {
-		generation++
-		specs := next(member)
-		kinds := map[string]bool{}
-		for _, spec := range specs {
-			kinds[spec.Kind] = true
-		}
-		// A member going back to release N loses its CCM too.
-		if !kinds[cluster.CloudControllerManager] && specs[0].InTree() {
-			kinds[cluster.CloudControllerManager] = true
-		}
-		var kept []cluster.Manager
-		for _, m := range running[member] {
-			if !kinds[m.Spec().Kind] {
-				kept = append(kept, m)
-				continue
-			}
-			ginkgo.By(fmt.Sprintf("member %d: stopping %s", member, m.Name()))
-			rec.Mark("member %d: stop %s", member, m.Name())
-			framework.ExpectNoError(m.Stop(ctx))
-			rec.Forget(m.Name())
-		}
-		running[member] = kept
-		for _, spec := range specs {
-			m, err := c.ControlPlane.Start(ctx, spec)
-			framework.ExpectNoError(err, "member %d: start %s", member, spec.Name)
-			rec.Watch(m)
-			rec.Mark("member %d: %s started (%s)", member, m.Name(), m.Spec().Binary)
-			running[member] = append(running[member], m)
-		}
-		waitOwners(ctx, rec, watched, bounds.Unowned*2, "any manager", "")
-		// Each mixed-release state lasts a while, as between real member
-		// replacements, so the recorder sees it many times over.
-		time.Sleep(soak)
-	}
-
-	// order puts the member whose manager runs the migrated controllers
-	// last, as an operator replaces standbys first: the controllers then
-	// move once, and the members in between run both releases side by
-	// side, where a conflict would show.
-	order := func() []int {
-		var out []int
-		leader := 0
-		for i := 1; i <= members; i++ {
-			for _, m := range running[i] {
-				if slices.Contains(rec.Owners(watched[0]), m.Name()) {
-					leader = i
-				}
-			}
-			if leader != i {
-				out = append(out, i)
-			}
-		}
-		if leader != 0 {
-			out = append(out, leader)
-		}
-		return out
-	}
-
-	// roll replaces every member with next, the one running the migrated
-	// controllers last, and checks they are served half-way through.
-	roll := func(ctx context.Context, next func(int) []cluster.ManagerSpec, midway string) {
-		for k, i := range order() {
-			replace(ctx, i, next)
-			if k == 1 {
-				expectServed(ctx, c, cs, rec, midway, false)
-			}
-		}
-	}
-
-	upgrade := func(ctx context.Context) {
-		roll(ctx, releaseN1, "mid-upgrade")
-		waitOwners(ctx, rec, watched, bounds.Unowned*2, "the CCM", cluster.CloudControllerManager)
-	}
-
 	it(specs.MigrateToCCM, within(MigrationTimeout), startFirst, Needs(needOf(labels.MigrationNeed(specs.MigrateToCCM))), func(ctx context.Context) {
-		ccmUpgraded = false
-		start(ctx, true, "upgrade")
-		upgrade(ctx)
-		expectServed(ctx, c, cs, rec, "after the upgrade", false)
-		expectNoViolations(rec, bounds, timeline)
-		framework.ExpectNoError(c.Health(), "HA control plane")
+		p := startHA(ctx, true, false, "upgrade")
+		p.roll(ctx, p.releaseN1, "mid-upgrade")
+		p.waitOwners(ctx, "the CCM", cluster.CloudControllerManager)
+		p.finish(ctx, "after the upgrade", false)
 	})
 
 	it(specs.UpgradeCCM, within(MigrationTimeout), startFirst, Needs(needOf(labels.MigrationNeed(specs.UpgradeCCM))), func(ctx context.Context) {
-		ccmUpgraded = false
-		start(ctx, false, "ccm-upgrade")
-		ccmUpgraded = true
+		p := startHA(ctx, false, false, "ccm-upgrade")
+		p.ccmUpgraded = true
 		// The older CCM is the provider's of the minor before the one
 		// under test where it pins one (providers.Profile.WithCCMVersion).
-		ginkgo.By(fmt.Sprintf("rolling the CCMs from %s to %s", profile.OlderCCM, profile.CCM))
-		ginkgo.AddReportEntry("CCM upgrade", fmt.Sprintf("%s to %s", profile.OlderCCM, profile.CCM))
-		roll(ctx, func(member int) []cluster.ManagerSpec { return []cluster.ManagerSpec{ccm(member)} }, "mid-way through the CCM upgrade")
-		waitOwners(ctx, rec, watched, bounds.Unowned*2, "the CCM", cluster.CloudControllerManager)
-		expectServed(ctx, c, cs, rec, "after the CCM upgrade", false)
-		expectNoViolations(rec, bounds, timeline)
-		framework.ExpectNoError(c.Health(), "HA control plane")
+		ginkgo.By(fmt.Sprintf("rolling the CCMs from %s to %s", p.profile.OlderCCM, p.profile.CCM))
+		ginkgo.AddReportEntry("CCM upgrade", fmt.Sprintf("%s to %s", p.profile.OlderCCM, p.profile.CCM))
+		p.roll(ctx, func(member int) []cluster.ManagerSpec { return []cluster.ManagerSpec{p.ccm(member)} }, "mid-way through the CCM upgrade")
+		p.waitOwners(ctx, "the CCM", cluster.CloudControllerManager)
+		p.finish(ctx, "after the CCM upgrade", false)
 	})
 
 	it(specs.MigrateBack, within(MigrationTimeout), startFirst, Needs(needOf(labels.MigrationNeed(specs.MigrateBack))), func(ctx context.Context) {
 		// From the CCM under test, as after the whole upgrade.
-		ccmUpgraded = true
-		start(ctx, false, "downgrade")
-		roll(ctx, rollbackN, "mid-downgrade")
-		waitOwners(ctx, rec, watched, bounds.Unowned*2, "release N's kube-controller-manager", cluster.KubeControllerManager)
+		p := startHA(ctx, false, true, "downgrade")
+		p.roll(ctx, p.rollbackN, "mid-downgrade")
+		p.waitOwners(ctx, "release N's kube-controller-manager", cluster.KubeControllerManager)
 		// No CCM is left to initialize a node: it joins as release N's do.
-		expectServed(ctx, c, cs, rec, "after the downgrade", true)
-		expectNoViolations(rec, bounds, timeline)
-		framework.ExpectNoError(c.Health(), "HA control plane")
+		p.finish(ctx, "after the downgrade", true)
 	})
 })
+
+// haMembers is how many members an HA control plane of the specs has.
+const haMembers = 3
+
+// haPlane is one leader-migration spec's HA control plane, as its members
+// are replaced release by release, with the recorder watching them.
+type haPlane struct {
+	c       *cluster.Cluster
+	cs      kubernetes.Interface
+	rec     *migration.Recorder
+	bounds  migration.Bounds
+	profile providers.Profile
+	// cfg is the managers' leader migration config; ccmCfg the CCMs', and
+	// rollbackCfg release N's as the downgrade brings it back (each cfg
+	// unless the suite's flags give another).
+	cfg, ccmCfg, rollbackCfg migration.Config
+	// watched are the controllers the specs wait for a manager to run:
+	// the cloud controllers, and whatever else the configs migrate.
+	watched []string
+	// running are each member's managers.
+	running map[int][]cluster.Manager
+	// generation numbers the managers' names: a replaced manager's
+	// successor has a name of its own.
+	generation int
+	// ccmUpgraded: a member's CCM is the one under test, not the older.
+	ccmUpgraded bool
+	// inTree: the provider has a release with it in-tree.
+	inTree bool
+	// timeline is the spec's folder of the recorder's timeline, under the
+	// artifacts' leader-migration/.
+	timeline string
+}
+
+func (p *haPlane) name(member int, role string) string {
+	return fmt.Sprintf("m%d-%s-%d", member, role, p.generation)
+}
+
+// migrate sets a manager's leader migration: cfg's file, or, in the
+// no-config mode, none and the manager's own default.
+func migrate(spec cluster.ManagerSpec, cfg migration.Config) cluster.ManagerSpec {
+	if env().LeaderMigrationDefault {
+		spec.LeaderMigrationDefault = true
+	} else {
+		spec.LeaderMigration = cfg.YAML()
+	}
+	return spec
+}
+
+func (p *haPlane) releaseNWith(member int, cfg migration.Config) []cluster.ManagerSpec {
+	return []cluster.ManagerSpec{migrate(cluster.ManagerSpec{Name: p.name(member, "kcm-intree"), Kind: cluster.KubeControllerManager,
+		Binary: p.profile.InTreeKCM, CloudProvider: p.profile.CloudProvider}, cfg)}
+}
+
+// releaseN is a member of release N: kube-controller-manager with the
+// provider in-tree.
+func (p *haPlane) releaseN(member int) []cluster.ManagerSpec { return p.releaseNWith(member, p.cfg) }
+
+// rollbackN is release N as the downgrade brings it back.
+func (p *haPlane) rollbackN(member int) []cluster.ManagerSpec {
+	return p.releaseNWith(member, p.rollbackCfg)
+}
+
+// ccm is the member's CCM: the older release until the CCMs are
+// upgraded, where the profile has one.
+func (p *haPlane) ccm(member int) cluster.ManagerSpec {
+	spec := migrate(cluster.ManagerSpec{Name: p.name(member, "ccm"), Kind: cluster.CloudControllerManager}, p.ccmCfg)
+	if !p.ccmUpgraded {
+		spec.Binary = p.profile.OlderCCM
+	}
+	return spec
+}
+
+// releaseN1 is a member of release N+1: kube-controller-manager beside
+// the CCM.
+func (p *haPlane) releaseN1(member int) []cluster.ManagerSpec {
+	return []cluster.ManagerSpec{{Name: p.name(member, "kcm"), Kind: cluster.KubeControllerManager}, p.ccm(member)}
+}
+
+// configs reads the leader migration configs and, where the runtime can
+// list what each manager registers, checks the names they migrate: names
+// no manager registers would leave their controllers migrated by nobody,
+// said before any manager starts. The no-config mode tests what the
+// managers' own defaults do, names and all.
+func (p *haPlane) configs(ctx context.Context) {
+	e := env()
+	var err error
+	p.cfg = migration.NewConfig(cloudControllers(p.profile)...)
+	switch {
+	case e.LeaderMigrationDefault:
+		p.cfg = migration.ManagersDefault()
+	case e.LeaderMigration != "":
+		p.cfg, err = migration.ReadConfig(e.LeaderMigration)
+		framework.ExpectNoError(err)
+	}
+	p.ccmCfg, p.rollbackCfg = p.cfg, p.cfg
+	if e.CCMLeaderMigration != "" && !e.LeaderMigrationDefault {
+		p.ccmCfg, err = migration.ReadConfig(e.CCMLeaderMigration)
+		framework.ExpectNoError(err, "the CCMs' leader migration config")
+	}
+	if e.RollbackLeaderMigration != "" && !e.LeaderMigrationDefault {
+		p.rollbackCfg, err = migration.ReadConfig(e.RollbackLeaderMigration)
+		framework.ExpectNoError(err, "the rollback's leader migration config")
+	}
+	p.watched = cloudControllers(p.profile)
+	if e.LeaderMigrationDefault || e.Controllers == nil {
+		return
+	}
+	registered := map[string][]string{}
+	managers := []cluster.ManagerSpec{p.releaseN1(1)[0], p.ccm(1), {Name: "ccm", Kind: cluster.CloudControllerManager}}
+	if p.inTree {
+		managers = append(managers, p.releaseN(1)[0])
+	}
+	for _, spec := range managers {
+		ctrls, err := e.Controllers(ctx, spec)
+		framework.ExpectNoError(err, "the controllers the managers register")
+		label := spec.Binary.String()
+		switch {
+		case spec.Binary.Name != "":
+		case spec.Kind == cluster.KubeControllerManager:
+			// The control plane's release, as the runtime runs it.
+			label = binaries.KubeControllerManager.String()
+			if kcm, err := binaries.KubeControllerManager.At(e.Cluster.KubernetesVersion); err == nil {
+				label = kcm.String()
+			}
+		default:
+			label = p.profile.CCM.String()
+		}
+		registered[label] = ctrls
+	}
+	framework.ExpectNoError(p.cfg.CheckNames("the leader migration config", registered))
+	framework.ExpectNoError(p.ccmCfg.CheckNames("the CCMs' leader migration config", registered))
+	framework.ExpectNoError(p.rollbackCfg.CheckNames("the rollback's leader migration config", registered))
+	p.watched = union(p.watched, p.cfg.Controllers(), p.ccmCfg.Controllers(), p.rollbackCfg.Controllers())
+}
+
+// startHA is a spec's first step: the configs, then an HA control plane
+// of members in release N (fromN) or N+1 (with the older CCM unless
+// ccmUpgraded), where every migrating controller runs, with a recorder
+// watching its managers.
+func startHA(ctx context.Context, fromN, ccmUpgraded bool, timeline string) *haPlane {
+	e := env()
+	p := &haPlane{profile: e.Cluster.Profile, running: map[int][]cluster.Manager{}, ccmUpgraded: ccmUpgraded, timeline: timeline}
+	p.inTree = p.profile.InTreeKCM.Name != ""
+	p.configs(ctx)
+
+	// From release N+1, the cloud controllers are in CCMs already.
+	first, startKind, from := p.releaseN1, cluster.CloudControllerManager, fmt.Sprintf("a kube-controller-manager and the older CCM (%s)", p.profile.OlderCCM)
+	if ccmUpgraded {
+		from = fmt.Sprintf("a kube-controller-manager and the CCM (%s)", p.profile.CCM)
+	}
+	if fromN {
+		first, startKind, from = p.releaseN, cluster.KubeControllerManager, fmt.Sprintf("a kube-controller-manager with %s in-tree (%s)", p.profile.CloudProvider, p.profile.InTreeKCM)
+	}
+	var managers []cluster.ManagerSpec
+	for i := 1; i <= haMembers; i++ {
+		managers = append(managers, first(i)...)
+	}
+	ginkgo.By(fmt.Sprintf("bringing up an HA control plane of %d members, each %s", haMembers, from))
+	c, down, err := e.NewCluster(ctx, managers)
+	if down != nil {
+		ginkgo.DeferCleanup(down, ginkgo.NodeTimeout(TeardownTimeout))
+	}
+	framework.ExpectNoError(err, "bring up the HA control plane")
+	p.c, p.cs = c, clientOf(c.Kubeconfig)
+	le := c.LeaderElection
+	// Startup: a kube-controller-manager that just took the leases
+	// starts some forty controllers before the migrated ones show, up
+	// to ten seconds on a loaded 2-core machine.
+	p.bounds = migration.BoundsFor(le.Lease, le.Retry, 10*time.Second)
+	framework.Logf("leader election: lease %s, renew %s, retry %s; a controller may be unowned for %s", le.Lease, le.Renew, le.Retry, p.bounds.Unowned)
+
+	p.rec = migration.NewRecorder(p.cs, 500*time.Millisecond, p.cfg.LeaderName, migratedOf(p.cfg, p.watched))
+	// The managers come in the order asked: each member's in turn.
+	// (Counting one per member left a member's second manager, its CCM,
+	// to another member, and two CCMs never replaced.)
+	perMember := len(managers) / haMembers
+	for i, m := range c.Managers {
+		member := i/perMember + 1
+		p.running[member] = append(p.running[member], m)
+		p.rec.Watch(m)
+	}
+	// The recorder outlives the spec's context.
+	p.rec.Start(context.Background())
+	ginkgo.DeferCleanup(func() {
+		tl := p.rec.Stop()
+		dir := filepath.Join(e.ArtifactsDir, "leader-migration", p.timeline)
+		framework.ExpectNoError(tl.Write(dir, p.bounds), "write the leader-migration timeline")
+		framework.Logf("leader-migration timeline: %s", filepath.Join(dir, "timeline.svg"))
+	})
+
+	var opts []cluster.NodeOption
+	if fromN {
+		ginkgo.By("registering nodes as kubelets with the provider in-tree do")
+		opts = append(opts, cluster.WithInTreeCloud())
+	}
+	for i := 1; i <= 2; i++ {
+		_, err := c.Nodes.Add(ctx, fmt.Sprintf("lm-node-%d", i), opts...)
+		framework.ExpectNoError(err)
+	}
+	p.waitOwners(ctx, "the first members' "+startKind, startKind)
+	return p
+}
+
+// waitOwners waits until every migrating controller runs in a manager of
+// kind (any if empty), who.
+func (p *haPlane) waitOwners(ctx context.Context, who, kind string) {
+	waitOwners(ctx, p.rec, p.watched, p.bounds.Unowned*2, who, kind)
+}
+
+// replace stops a member's managers and starts its next release's, then
+// waits until every migrating controller runs somewhere again.
+func (p *haPlane) replace(ctx context.Context, member int, next func(int) []cluster.ManagerSpec) {
+	p.generation++
+	managers := next(member)
+	kinds := map[string]bool{}
+	for _, spec := range managers {
+		kinds[spec.Kind] = true
+	}
+	// A member going back to release N loses its CCM too.
+	if !kinds[cluster.CloudControllerManager] && managers[0].InTree() {
+		kinds[cluster.CloudControllerManager] = true
+	}
+	var kept []cluster.Manager
+	for _, m := range p.running[member] {
+		if !kinds[m.Spec().Kind] {
+			kept = append(kept, m)
+			continue
+		}
+		ginkgo.By(fmt.Sprintf("member %d: stopping %s", member, m.Name()))
+		p.rec.Mark("member %d: stop %s", member, m.Name())
+		framework.ExpectNoError(m.Stop(ctx))
+		p.rec.Forget(m.Name())
+	}
+	p.running[member] = kept
+	for _, spec := range managers {
+		m, err := p.c.ControlPlane.Start(ctx, spec)
+		framework.ExpectNoError(err, "member %d: start %s", member, spec.Name)
+		p.rec.Watch(m)
+		p.rec.Mark("member %d: %s started (%s)", member, m.Name(), m.Spec().Binary)
+		p.running[member] = append(p.running[member], m)
+	}
+	p.waitOwners(ctx, "any manager", "")
+	// Each mixed-release state lasts a while, as between real member
+	// replacements, so the recorder sees it many times over.
+	time.Sleep(soak)
+}
+
+// order puts the member whose manager runs the migrated controllers
+// last, as an operator replaces standbys first: the controllers then
+// move once, and the members in between run both releases side by
+// side, where a conflict would show.
+func (p *haPlane) order() []int {
+	var out []int
+	leader := 0
+	for i := 1; i <= haMembers; i++ {
+		for _, m := range p.running[i] {
+			if slices.Contains(p.rec.Owners(p.watched[0]), m.Name()) {
+				leader = i
+			}
+		}
+		if leader != i {
+			out = append(out, i)
+		}
+	}
+	if leader != 0 {
+		out = append(out, leader)
+	}
+	return out
+}
+
+// roll replaces every member with next, the one running the migrated
+// controllers last, and checks they are served half-way through.
+func (p *haPlane) roll(ctx context.Context, next func(int) []cluster.ManagerSpec, midway string) {
+	for k, i := range p.order() {
+		p.replace(ctx, i, next)
+		if k == 1 {
+			expectServed(ctx, p.c, p.cs, p.rec, midway, false)
+		}
+	}
+}
+
+// finish checks the end state: the controllers served (when), no
+// violation in the timeline, the control plane healthy.
+func (p *haPlane) finish(ctx context.Context, when string, inTree bool) {
+	expectServed(ctx, p.c, p.cs, p.rec, when, inTree)
+	expectNoViolations(p.rec, p.bounds, p.timeline)
+	framework.ExpectNoError(p.c.Health(), "HA control plane")
+}
 
 // waitOwners waits for a sample, taken after the call, in which every
 // migrating controller runs in a process of kind (any kind if empty).

@@ -148,7 +148,7 @@ type instance struct {
 	nodes   map[string]nodes.Node
 
 	stateMu sync.Mutex
-	steps   []cluster.Step
+	steps   cluster.Steps
 	created bool
 
 	// pods are the managers run from images, as pods.
@@ -160,18 +160,6 @@ type instance struct {
 func (in *instance) logDir() string { return in.spec.LogDir() }
 
 func (in *instance) kubeconfig() string { return filepath.Join(in.dir, kubeconfigFile) }
-
-// step runs fn and records how long it took.
-func (in *instance) step(name string, fn func() error) error {
-	start := time.Now()
-	if err := fn(); err != nil {
-		return err
-	}
-	d := time.Since(start)
-	in.steps = append(in.steps, cluster.Step{Name: name, Duration: d})
-	in.logf("%-28s %6.2fs", name, d.Seconds())
-	return nil
-}
 
 func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 	spec := in.spec
@@ -186,21 +174,21 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 		return nil, fmt.Errorf("provider %s's cloud cannot record kind's node containers as its instances; run it with --cluster=local, or against its own cluster with --cluster=existing", spec.Profile.Name)
 	}
 	var bins map[string]string
-	if err := in.step("binaries ready", func() (err error) {
+	if err := in.steps.Do("binaries ready", func() (err error) {
 		bins, err = spec.Binaries.Paths(ctx, components(spec)...)
 		return err
 	}); err != nil {
 		return nil, err
 	}
 	if in.nodeImage == "" {
-		if err := in.step("node image ready", func() (err error) {
+		if err := in.steps.Do("node image ready", func() (err error) {
 			in.nodeImage, err = nodeimage.Ensure(ctx, nodeimage.Options{Binaries: spec.Binaries, Logf: in.logf, KubernetesVersion: spec.KubernetesVersion})
 			return err
 		}); err != nil {
 			return nil, err
 		}
 	}
-	if err := in.step(fmt.Sprintf("kind cluster of %d nodes", spec.Nodes), func() error { return in.createCluster(ctx) }); err != nil {
+	if err := in.steps.Do(fmt.Sprintf("kind cluster of %d nodes", spec.Nodes), func() error { return in.createCluster(ctx) }); err != nil {
 		return nil, err
 	}
 	nets, gateway, err := dockerNetworks(ctx, "kind")
@@ -216,7 +204,7 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 		}
 		host = gateway
 	}
-	if err := in.step("cloud ready", func() error {
+	if err := in.steps.Do("cloud ready", func() error {
 		admin, err := cluster.MakeAdminDir(in.dir)
 		if err != nil {
 			return err
@@ -228,14 +216,14 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 	}); err != nil {
 		return nil, err
 	}
-	if err := in.step("instances mirror the nodes", func() error { return in.adoptNodes(ctx) }); err != nil {
+	if err := in.steps.Do("instances mirror the nodes", func() error { return in.adoptNodes(ctx) }); err != nil {
 		return nil, err
 	}
-	if err := in.step("pod network on every node", func() error { return in.podNetwork(ctx) }); err != nil {
+	if err := in.steps.Do("pod network on every node", func() error { return in.podNetwork(ctx) }); err != nil {
 		return nil, err
 	}
 	var ccm cluster.Manager
-	if err := in.step("CCM ready", func() (err error) {
+	if err := in.steps.Do("CCM ready", func() (err error) {
 		ccm, err = in.startCCM(ctx, bins[spec.Profile.CCM.Name])
 		return cluster.Diagnosed(ctx, in.cloud, err)
 	}); err != nil {
@@ -244,7 +232,6 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 	if err := in.procs.Dead(); err != nil {
 		return nil, err
 	}
-	in.steps = append(in.steps, cluster.Step{Name: "total", Duration: time.Since(start)})
 	in.saveState(in.procs.Records())
 	return &cluster.Cluster{
 		Name:              spec.Name,
@@ -255,7 +242,7 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 		DataPlane:         true,
 		Nodes:             nodePool{in},
 		Managers:          []cluster.Manager{ccm},
-		Steps:             in.steps,
+		Steps:             in.steps.Total(start),
 		Health:            in.health,
 		Refusals:          in.audit.Refusals,
 		APIUses:           in.audit.APIUses,

@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 
 	kindcluster "sigs.k8s.io/kind/pkg/cluster"
 
@@ -35,8 +34,7 @@ type Runtime struct {
 	stateRoot string
 	nodeImage string
 
-	mu      sync.Mutex
-	running map[string]*instance
+	running cluster.Running[*instance]
 }
 
 var (
@@ -66,7 +64,7 @@ func WithNodeImage(ref string) Option { return func(r *Runtime) { r.nodeImage = 
 
 // New returns a kind runtime.
 func New(opts ...Option) *Runtime {
-	r := &Runtime{stateRoot: filepath.Join(cluster.StateDir(), "kind"), running: map[string]*instance{}}
+	r := &Runtime{stateRoot: filepath.Join(cluster.StateDir(), "kind")}
 	for _, o := range opts {
 		o(r)
 	}
@@ -92,7 +90,7 @@ func (r *Runtime) Up(ctx context.Context, spec cluster.Spec) (*cluster.Cluster, 
 	if err := r.claim(spec.Name, dir); err != nil {
 		return nil, err
 	}
-	in := &instance{spec: spec, dir: dir, nodeImage: r.nodeImage, logf: spec.Logfn()}
+	in := &instance{spec: spec, dir: dir, nodeImage: r.nodeImage, logf: spec.Logfn(), steps: cluster.Steps{Logf: spec.Logfn()}}
 	in.procs.Detached = spec.Detached
 	in.procs.OnChange = in.saveState
 	c, err := in.up(ctx)
@@ -100,9 +98,7 @@ func (r *Runtime) Up(ctx context.Context, spec cluster.Spec) (*cluster.Cluster, 
 		in.teardown()
 		return nil, fmt.Errorf("cluster %s: %w", spec.Name, err)
 	}
-	r.mu.Lock()
-	r.running[spec.Name] = in
-	r.mu.Unlock()
+	r.running.Add(spec.Name, in)
 	return c, nil
 }
 
@@ -130,11 +126,7 @@ func (r *Runtime) claim(name, dir string) error {
 // Down deletes the kind cluster and stops the host's processes (the CCM
 // and the cloud).
 func (r *Runtime) Down(ctx context.Context, name string) error {
-	r.mu.Lock()
-	in := r.running[name]
-	delete(r.running, name)
-	r.mu.Unlock()
-	if in != nil {
+	if in, ok := r.running.Take(name); ok {
 		in.teardown()
 		return nil
 	}

@@ -58,7 +58,7 @@ type instance struct {
 	version      string
 
 	stateMu sync.Mutex
-	steps   []cluster.Step
+	steps   cluster.Steps
 
 	// The managers run from images, and the manifests applied for them.
 	inCluster     []*incluster.Manager
@@ -71,19 +71,6 @@ type instance struct {
 
 func (in *instance) logDir() string { return in.spec.LogDir() }
 
-// step runs fn and records how long it took.
-func (in *instance) step(name string, fn func() error) error {
-	start := time.Now()
-	err := fn()
-	d := time.Since(start)
-	if err != nil {
-		return err
-	}
-	in.steps = append(in.steps, cluster.Step{Name: name, Duration: d})
-	in.logf("%-28s %6.2fs", name, d.Seconds())
-	return nil
-}
-
 func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 	spec := in.spec
 	// A bad provider config is said before anything starts.
@@ -92,14 +79,14 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 		return nil, err
 	}
 	comps := components(spec)
-	if err := in.step("binaries ready", func() (err error) {
+	if err := in.steps.Do("binaries ready", func() (err error) {
 		in.bins, err = spec.Binaries.Paths(ctx, comps...)
 		return err
 	}); err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	if err := in.step("certificates", func() (err error) {
+	if err := in.steps.Do("certificates", func() (err error) {
 		in.pki, err = newCerts(filepath.Join(in.dir, "pki"))
 		return err
 	}); err != nil {
@@ -108,7 +95,7 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 	// kube-apiserver starts once etcd serves: its etcd clients that find
 	// no listener back off for a second, which costs more than the 0.2 s
 	// a fast-electing etcd takes to start.
-	if err := in.step("etcd and kube-apiserver ready", func() error {
+	if err := in.steps.Do("etcd and kube-apiserver ready", func() error {
 		clientURL, err := in.etcdClientURL()
 		if err != nil {
 			return err
@@ -120,13 +107,13 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 	}); err != nil {
 		return nil, err
 	}
-	if err := in.step("cluster bootstrap", func() (err error) {
+	if err := in.steps.Do("cluster bootstrap", func() (err error) {
 		in.version, err = in.bootstrap(ctx)
 		return err
 	}); err != nil {
 		return nil, err
 	}
-	if err := in.step("cloud ready", func() error {
+	if err := in.steps.Do("cloud ready", func() error {
 		admin, err := cluster.MakeAdminDir(in.dir)
 		if err != nil {
 			return err
@@ -148,7 +135,7 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 		specs = defaultManagers()
 	}
 	var managers []cluster.Manager
-	if err := in.step("managers and kwok ready", func() error {
+	if err := in.steps.Do("managers and kwok ready", func() error {
 		g, gctx := errgroup.WithContext(ctx)
 		started := make([]*cluster.ProcessManager, len(specs))
 		for i, ms := range specs {
@@ -166,7 +153,7 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 		return nil, err
 	}
 	pool := &nodePool{client: in.client, cloud: in.cloud.Instances()}
-	if err := in.step(fmt.Sprintf("%d nodes registered", spec.Nodes), func() error {
+	if err := in.steps.Do(fmt.Sprintf("%d nodes registered", spec.Nodes), func() error {
 		g, gctx := errgroup.WithContext(ctx)
 		for i := 1; i <= spec.Nodes; i++ {
 			name := "node-" + strconv.Itoa(i)
@@ -185,7 +172,6 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 	if err := in.procs.Dead(); err != nil {
 		return nil, err
 	}
-	in.steps = append(in.steps, cluster.Step{Name: "total", Duration: time.Since(start)})
 	in.saveState(in.procs.Records())
 
 	c := &cluster.Cluster{
@@ -196,7 +182,7 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 		Cloud:             in.cloud,
 		Managers:          managers,
 		ControlPlane:      controlPlane{in},
-		Steps:             in.steps,
+		Steps:             in.steps.Total(start),
 		Health:            in.procs.Dead,
 		Refusals:          in.audit.Refusals,
 		APIUses:           in.audit.APIUses,

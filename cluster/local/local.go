@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"sigs.k8s.io/ccm-harness/cluster"
@@ -24,8 +23,7 @@ type Runtime struct {
 	apiserverPort int
 	timing        Timing
 
-	mu      sync.Mutex
-	running map[string]*instance
+	running cluster.Running[*instance]
 }
 
 var (
@@ -92,7 +90,7 @@ var upstreamLeaderElection = cluster.LeaderElection{Lease: 15 * time.Second, Ren
 
 // New returns a local runtime.
 func New(opts ...Option) *Runtime {
-	r := &Runtime{stateRoot: cluster.StateDir(), timing: DefaultTiming, running: map[string]*instance{}}
+	r := &Runtime{stateRoot: cluster.StateDir(), timing: DefaultTiming}
 	for _, o := range opts {
 		o(r)
 	}
@@ -108,7 +106,7 @@ func (r *Runtime) Up(ctx context.Context, spec cluster.Spec) (*cluster.Cluster, 
 	if err := r.claim(spec.Name, dir); err != nil {
 		return nil, err
 	}
-	in := &instance{spec: spec, dir: dir, timing: r.timing, apiserverPort: r.apiserverPort, logf: spec.Logfn(), ha: spec.Managers != nil}
+	in := &instance{spec: spec, dir: dir, timing: r.timing, apiserverPort: r.apiserverPort, logf: spec.Logfn(), steps: cluster.Steps{Logf: spec.Logfn()}, ha: spec.Managers != nil}
 	in.procs.Detached = spec.Detached
 	in.procs.OnChange = in.saveState
 	c, err := in.up(ctx)
@@ -116,9 +114,7 @@ func (r *Runtime) Up(ctx context.Context, spec cluster.Spec) (*cluster.Cluster, 
 		in.teardown()
 		return nil, fmt.Errorf("cluster %s: %w", spec.Name, err)
 	}
-	r.mu.Lock()
-	r.running[spec.Name] = in
-	r.mu.Unlock()
+	r.running.Add(spec.Name, in)
 	return c, nil
 }
 
@@ -144,11 +140,7 @@ func (r *Runtime) Down(ctx context.Context, name string) error {
 	if err := cluster.CheckName(name); err != nil {
 		return err
 	}
-	r.mu.Lock()
-	in := r.running[name]
-	delete(r.running, name)
-	r.mu.Unlock()
-	if in != nil {
+	if in, ok := r.running.Take(name); ok {
 		in.teardown()
 		return nil
 	}

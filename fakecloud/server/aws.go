@@ -51,8 +51,11 @@ type awsService struct {
 type awsAction struct {
 	// op is the native operation it stands for in faults and the audit log.
 	op string
-	h  func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery)
+	h  awsHandler
 }
+
+// awsHandler answers one action's call: its parameters in q.
+type awsHandler func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery)
 
 // awsRequestTimeSkew is how far a signature's time may be from the
 // server's, as AWS allows.

@@ -132,7 +132,7 @@ func (g *awsSecurityGroup) wire() ec2Group {
 	return out
 }
 
-func (s *Server) ec2DescribeSecurityGroups(svc *awsService) func(http.ResponseWriter, *http.Request, *call, *awsQuery) {
+func (s *Server) ec2DescribeSecurityGroups(svc *awsService) awsHandler {
 	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
 		ids, names := q.list("GroupId"), q.list("GroupName")
 		_, _ = q.get("MaxResults"), q.get("NextToken")
@@ -206,7 +206,7 @@ func (q *awsQuery) structs(prefix string, fields ...string) []map[string]string 
 	}
 }
 
-func (s *Server) ec2CreateSecurityGroup(svc *awsService) func(http.ResponseWriter, *http.Request, *call, *awsQuery) {
+func (s *Server) ec2CreateSecurityGroup(svc *awsService) awsHandler {
 	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
 		name, desc, vpc := q.get("GroupName"), q.get("GroupDescription"), q.get("VpcId")
 		tags, e := q.tagSpecifications("security-group")
@@ -247,7 +247,7 @@ func (s *Server) ec2CreateSecurityGroup(svc *awsService) func(http.ResponseWrite
 	}
 }
 
-func (s *Server) ec2DeleteSecurityGroup(svc *awsService) func(http.ResponseWriter, *http.Request, *call, *awsQuery) {
+func (s *Server) ec2DeleteSecurityGroup(svc *awsService) awsHandler {
 	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
 		id := q.get("GroupId")
 		if e := q.done(); e != nil {
@@ -337,7 +337,7 @@ func (q *awsQuery) permissions() ([]awsPermission, *awsErr) {
 // rules' peers one by one, as EC2 keeps them, refusing a duplicate or a
 // missing one as EC2 does. A load balancer whose group changed has its
 // source ranges derived again.
-func (s *Server) ec2ChangeIngress(svc *awsService, add bool) func(http.ResponseWriter, *http.Request, *call, *awsQuery) {
+func (s *Server) ec2ChangeIngress(svc *awsService, add bool) awsHandler {
 	action := "RevokeSecurityGroupIngress"
 	if add {
 		action = "AuthorizeSecurityGroupIngress"
@@ -435,7 +435,7 @@ func (s *Server) ec2ChangeIngress(svc *awsService, add bool) func(http.ResponseW
 
 // ec2CreateTags tags security groups, the one kind of resource the AWS
 // CCM tags here.
-func (s *Server) ec2CreateTags(svc *awsService) func(http.ResponseWriter, *http.Request, *call, *awsQuery) {
+func (s *Server) ec2CreateTags(svc *awsService) awsHandler {
 	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
 		ids := q.list("ResourceId")
 		tags := q.structs("Tag", "Key", "Value")

@@ -1,13 +1,9 @@
 package binaries
 
 import (
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"golang.org/x/mod/modfile"
 )
 
 func TestVersionsMatchGoMod(t *testing.T) {
@@ -69,86 +65,5 @@ func TestAt(t *testing.T) {
 	ours := Component{Name: "ours", Module: ModulePath, Package: ModulePath + "/cmd/x"}
 	if _, err := ours.At("v1.0.0"); err == nil || !strings.Contains(err.Error(), "built from this repository") {
 		t.Errorf("ours At(v1.0.0): %v, want an error", err)
-	}
-	if got := stagingVersion("v1.30.14"); got != "v0.30.14" {
-		t.Errorf("stagingVersion(v1.30.14) = %s", got)
-	}
-}
-
-// release is a component of this repository built against an older
-// release, as the fake provider's release-N managers are.
-var release = Component{Name: "rel", Module: "k8s.io/kubernetes", Package: ModulePath + "/fakecloud/cmd/fakecloud-ccm",
-	Versions: []string{"v1.30.14"}, Sources: []string{"fakecloud/api", "fakecloud/client", "fakecloud/cloudprovider", "fakecloud/cmd/fakecloud-ccm"}}
-
-// TestCopySources copies the release build's sources as the build does and
-// checks the result: imports rewritten, tests left out, the modules they
-// import required at this repository's versions.
-func TestCopySources(t *testing.T) {
-	src, err := (&Source{}).sourceDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	f := &modfile.File{}
-	_ = f.AddModuleStmt("ccm-harness.local/build/x")
-	_ = f.AddGoStmt("1.22.0")
-	_ = f.AddReplace("k8s.io/cloud-provider", "", "k8s.io/cloud-provider", "v0.30.14")
-	if err := copySources(src, dir, "ccm-harness.local/build/x", release.Sources, f); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "fakecloud/cloudprovider/cloud.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(data), `"ccm-harness.local/build/x/fakecloud/client"`) || strings.Contains(string(data), `"`+ModulePath+`/`) {
-		t.Errorf("imports not rewritten in cloud.go")
-	}
-	if tests, _ := filepath.Glob(filepath.Join(dir, "fakecloud/cloudprovider/*_test.go")); len(tests) > 0 {
-		t.Errorf("tests copied: %v", tests)
-	}
-	reqs := map[string]string{}
-	for _, r := range f.Require {
-		reqs[r.Mod.Path] = r.Mod.Version
-	}
-	if reqs["sigs.k8s.io/yaml"] == "" || reqs["k8s.io/cloud-provider"] != "" {
-		t.Errorf("requires %v: want sigs.k8s.io/yaml at ours, and nothing for the replaced k8s.io/cloud-provider", reqs)
-	}
-	if f.Go.Version == "1.22.0" {
-		t.Errorf("go %s: want this repository's newer go version", f.Go.Version)
-	}
-	h1, err := sourcesHash(src, release.Sources)
-	if err != nil || len(h1) != 12 {
-		t.Fatalf("sourcesHash: %q, %v", h1, err)
-	}
-	if h2, _ := sourcesHash(src, release.Sources[:3]); h2 == h1 {
-		t.Errorf("different sources hash alike: %s", h1)
-	}
-}
-
-// TestAlign checks that a generated module takes this repository's
-// versions.
-func TestAlign(t *testing.T) {
-	f, err := modfile.Parse("go.mod", []byte("module gen\nrequire up v1.0.0\nreplace k8s.io/kube-proxy => k8s.io/kube-proxy v0.35.0\n"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := align("../..", f); err != nil {
-		t.Fatal(err)
-	}
-	staging := stagingVersion(ModuleVersion("k8s.io/kubernetes"))
-	want := map[string]string{"k8s.io/cloud-provider": staging, "k8s.io/kubernetes": ModuleVersion("k8s.io/kubernetes"), "up": "v1.0.0"}
-	for _, r := range f.Require {
-		if w, ok := want[r.Mod.Path]; ok && r.Mod.Version != w {
-			t.Errorf("require %s %s, want %s", r.Mod.Path, r.Mod.Version, w)
-		}
-		delete(want, r.Mod.Path)
-	}
-	if len(want) > 0 {
-		t.Errorf("not required: %v", want)
-	}
-	for _, r := range f.Replace {
-		if r.Old.Path == "k8s.io/kube-proxy" && r.New.Version != staging {
-			t.Errorf("replace %s => %s, want this repository's %s", r.Old.Path, r.New.Version, staging)
-		}
 	}
 }

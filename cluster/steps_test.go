@@ -1,0 +1,43 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestSteps(t *testing.T) {
+	var said []string
+	s := Steps{Logf: func(format string, args ...any) { said = append(said, fmt.Sprintf(format, args...)) }}
+	start := time.Now()
+	if err := s.Do("certificates", func() error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	broken := errors.New("no etcd")
+	if err := s.Do("etcd", func() error { return broken }); !errors.Is(err, broken) {
+		t.Errorf("a failed step: %v, want its error", err)
+	}
+	got := s.Total(start)
+	if len(got) != 2 || got[0].Name != "certificates" || got[1].Name != "total" {
+		t.Errorf("steps %+v: want certificates and total, the failed step left out", got)
+	}
+	if len(said) != 1 || !strings.HasPrefix(said[0], "certificates ") || !strings.HasSuffix(said[0], "s") {
+		t.Errorf("said %q: want one line for the step done", said)
+	}
+}
+
+func TestRunning(t *testing.T) {
+	var r Running[int]
+	if _, ok := r.Take("a"); ok {
+		t.Errorf("Take of a cluster never added: ok")
+	}
+	r.Add("a", 1)
+	if v, ok := r.Take("a"); !ok || v != 1 {
+		t.Errorf("Take(a) = %d, %t; want 1, true", v, ok)
+	}
+	if _, ok := r.Take("a"); ok {
+		t.Errorf("Take(a) twice: ok; want it forgotten")
+	}
+}

@@ -1,0 +1,162 @@
+package server
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/ccm-harness/fakecloud/api"
+)
+
+// ec2ZoneID is a zone's ID, as EC2 names them: the region's initials,
+// "-az" and the zone's number.
+func ec2ZoneID(region string, i int) string {
+	var b strings.Builder
+	for _, part := range strings.Split(region, "-") {
+		if part != "" && (part[0] < '0' || part[0] > '9') {
+			b.WriteByte(part[0])
+		} else {
+			b.WriteString(part)
+		}
+	}
+	return fmt.Sprintf("%s-az%d", b.String(), i+1)
+}
+
+func (s *Server) ec2DescribeAvailabilityZones(svc *awsService) awsHandler {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+		names := q.list("ZoneName")
+		ids := q.list("ZoneId")
+		_ = q.get("AllAvailabilityZones")
+		filters, e := q.describeFilters("zone-name", "zone-id", "region-name", "state", "zone-type")
+		if e != nil {
+			ec2Fail(w, e)
+			return
+		}
+		type zone struct {
+			ZoneName    string `xml:"zoneName"`
+			ZoneID      string `xml:"zoneId"`
+			ZoneState   string `xml:"zoneState"`
+			RegionName  string `xml:"regionName"`
+			GroupName   string `xml:"groupName"`
+			ZoneType    string `xml:"zoneType"`
+			OptIn       string `xml:"optInStatus"`
+			BorderGroup string `xml:"networkBorderGroup"`
+		}
+		body := struct {
+			Zones []zone `xml:"availabilityZoneInfo>item"`
+		}{Zones: []zone{}}
+		for i, z := range s.zones {
+			id := ec2ZoneID(s.region, i)
+			if (len(names) > 0 && !slices.Contains(names, z)) || (len(ids) > 0 && !slices.Contains(ids, id)) {
+				continue
+			}
+			values := map[string][]string{"zone-name": {z}, "zone-id": {id}, "region-name": {s.region}, "state": {"available"}, "zone-type": {"availability-zone"}}
+			if filters.match(values, nil) {
+				body.Zones = append(body.Zones, zone{z, id, "available", s.region, s.region, "availability-zone", "opt-in-not-required", s.region})
+			}
+		}
+		svc.answer(w, "DescribeAvailabilityZones", body)
+	}
+}
+
+// ec2DescribeInstanceTopology answers as EC2 does in a region without
+// instance topology, which fakecloud's regions are.
+func ec2DescribeInstanceTopology(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+	ec2Fail(w, awsError(http.StatusBadRequest, "UnsupportedOperation", "The functionality you requested is not available in this region."))
+}
+
+// awsVPCCIDR is the VPC's CIDR: the instances' internal address pool.
+func (s *Server) awsVPCCIDR() string { return s.internal.Masked().String() }
+
+func (s *Server) ec2DescribeVpcs(svc *awsService) awsHandler {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+		ids := q.list("VpcId")
+		filters, e := q.describeFilters("vpc-id", "cidr", "state", "is-default")
+		if e != nil {
+			ec2Fail(w, e)
+			return
+		}
+		for _, id := range ids {
+			if id != api.AWSVPCID {
+				ec2Fail(w, awsError(http.StatusBadRequest, "InvalidVpcID.NotFound", "The vpc ID '%s' does not exist", id))
+				return
+			}
+		}
+		type vpc struct {
+			ID        string   `xml:"vpcId"`
+			OwnerID   string   `xml:"ownerId"`
+			State     string   `xml:"state"`
+			CidrBlock string   `xml:"cidrBlock"`
+			IsDefault bool     `xml:"isDefault"`
+			Tags      []ec2Tag `xml:"tagSet>item"`
+		}
+		v := vpc{api.AWSVPCID, api.AWSAccountID, "available", s.awsVPCCIDR(), false, []ec2Tag{{Key: "Name", Value: "ccm-harness"}, {Key: awsClusterTag, Value: "owned"}}}
+		body := struct {
+			Vpcs []vpc `xml:"vpcSet>item"`
+		}{Vpcs: []vpc{}}
+		if filters.match(map[string][]string{"vpc-id": {v.ID}, "cidr": {v.CidrBlock}, "state": {v.State}, "is-default": {"false"}}, v.Tags) {
+			body.Vpcs = append(body.Vpcs, v)
+		}
+		svc.answer(w, "DescribeVpcs", body)
+	}
+}
+
+// ec2Subnet is a zone's subnet, tagged for the cluster and for internet-
+// facing load balancers.
+type ec2Subnet struct {
+	ID        string   `xml:"subnetId"`
+	VpcID     string   `xml:"vpcId"`
+	OwnerID   string   `xml:"ownerId"`
+	State     string   `xml:"state"`
+	CidrBlock string   `xml:"cidrBlock"`
+	Zone      string   `xml:"availabilityZone"`
+	ZoneID    string   `xml:"availabilityZoneId"`
+	Available int      `xml:"availableIpAddressCount"`
+	Tags      []ec2Tag `xml:"tagSet>item"`
+}
+
+func (s *Server) ec2Subnets() []ec2Subnet {
+	out := make([]ec2Subnet, 0, len(s.zones))
+	for i, z := range s.zones {
+		// Every subnet is the VPC's whole range: fakecloud hands out
+		// addresses from one pool, whatever the zone.
+		out = append(out, ec2Subnet{
+			ID: api.AWSSubnetID(i), VpcID: api.AWSVPCID, OwnerID: api.AWSAccountID, State: "available",
+			CidrBlock: s.awsVPCCIDR(), Zone: z, ZoneID: ec2ZoneID(s.region, i), Available: 4091,
+			Tags: []ec2Tag{{Key: "Name", Value: "ccm-harness-" + z}, {Key: awsClusterTag, Value: "owned"}, {Key: awsTagELBRole, Value: "1"}},
+		})
+	}
+	return out
+}
+
+func (s *Server) ec2DescribeSubnets(svc *awsService) awsHandler {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+		ids := q.list("SubnetId")
+		filters, e := q.describeFilters("subnet-id", "vpc-id", "availability-zone", "state", "cidr-block")
+		if e != nil {
+			ec2Fail(w, e)
+			return
+		}
+		all := s.ec2Subnets()
+		for _, id := range ids {
+			if !slices.ContainsFunc(all, func(sn ec2Subnet) bool { return sn.ID == id }) {
+				ec2Fail(w, awsError(http.StatusBadRequest, "InvalidSubnetID.NotFound", "The subnet ID '%s' does not exist", id))
+				return
+			}
+		}
+		body := struct {
+			Subnets []ec2Subnet `xml:"subnetSet>item"`
+		}{Subnets: []ec2Subnet{}}
+		for _, sn := range all {
+			if len(ids) > 0 && !slices.Contains(ids, sn.ID) {
+				continue
+			}
+			values := map[string][]string{"subnet-id": {sn.ID}, "vpc-id": {sn.VpcID}, "availability-zone": {sn.Zone}, "state": {sn.State}, "cidr-block": {sn.CidrBlock}}
+			if filters.match(values, sn.Tags) {
+				body.Subnets = append(body.Subnets, sn)
+			}
+		}
+		svc.answer(w, "DescribeSubnets", body)
+	}
+}

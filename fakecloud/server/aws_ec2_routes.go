@@ -1,0 +1,185 @@
+package server
+
+import (
+	"net/http"
+	"net/netip"
+	"slices"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/ccm-harness/fakecloud/api"
+)
+
+type ec2Route struct {
+	DestinationCidrBlock string `xml:"destinationCidrBlock"`
+	GatewayID            string `xml:"gatewayId,omitempty"`
+	InstanceID           string `xml:"instanceId,omitempty"`
+	InstanceOwnerID      string `xml:"instanceOwnerId,omitempty"`
+	NetworkInterfaceID   string `xml:"networkInterfaceId,omitempty"`
+	State                string `xml:"state"`
+	Origin               string `xml:"origin"`
+}
+
+// ec2RoutesLocked are the route table's routes: the VPC's local route,
+// then fakecloud's routes of the table, blackholed when their instance
+// is gone.
+func (s *Server) ec2RoutesLocked() []ec2Route {
+	// The internet gateway's default route makes the subnets public, where
+	// the AWS CCM puts internet-facing load balancers.
+	out := []ec2Route{{DestinationCidrBlock: s.awsVPCCIDR(), GatewayID: "local", State: "active", Origin: "CreateRouteTable"},
+		{DestinationCidrBlock: "0.0.0.0/0", GatewayID: "igw-0fa4ec10d00000001", State: "active", Origin: "CreateRoute"}}
+	for _, rec := range s.st.Routes {
+		if rec.Cluster != api.AWSRouteTable {
+			continue
+		}
+		view := s.routeViewLocked(rec)
+		rt := ec2Route{DestinationCidrBlock: rec.DestinationCIDR, InstanceID: rec.TargetInstance, InstanceOwnerID: api.AWSAccountID,
+			NetworkInterfaceID: "eni-" + awsHash(17, rec.TargetInstance), State: "active", Origin: "CreateRoute"}
+		if view.Blackhole {
+			rt.State = "blackhole"
+		}
+		out = append(out, rt)
+	}
+	return out
+}
+
+func (s *Server) ec2DescribeRouteTables(svc *awsService) awsHandler {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+		ids := q.list("RouteTableId")
+		_, _ = q.get("MaxResults"), q.get("NextToken")
+		filters, e := q.describeFilters("route-table-id", "vpc-id", "association.main", "association.subnet-id")
+		if e != nil {
+			ec2Fail(w, e)
+			return
+		}
+		for _, id := range ids {
+			if id != api.AWSRouteTable {
+				ec2Fail(w, awsError(http.StatusBadRequest, "InvalidRouteTableID.NotFound", "The routeTable ID '%s' does not exist", id))
+				return
+			}
+		}
+		if _, ok := s.applyFault(w, r, c, api.OpListRoutes, func(string) bool { return false }); !ok {
+			return
+		}
+		type association struct {
+			ID           string `xml:"routeTableAssociationId"`
+			RouteTableID string `xml:"routeTableId"`
+			SubnetID     string `xml:"subnetId,omitempty"`
+			Main         bool   `xml:"main"`
+		}
+		type table struct {
+			ID           string        `xml:"routeTableId"`
+			VpcID        string        `xml:"vpcId"`
+			OwnerID      string        `xml:"ownerId"`
+			Routes       []ec2Route    `xml:"routeSet>item"`
+			Associations []association `xml:"associationSet>item"`
+			Tags         []ec2Tag      `xml:"tagSet>item"`
+		}
+		s.mu.Lock()
+		t := table{ID: api.AWSRouteTable, VpcID: api.AWSVPCID, OwnerID: api.AWSAccountID, Routes: s.ec2RoutesLocked(),
+			Associations: []association{{ID: "rtbassoc-" + awsHash(17, api.AWSRouteTable), RouteTableID: api.AWSRouteTable, Main: true}},
+			Tags:         []ec2Tag{{Key: "Name", Value: "ccm-harness"}, {Key: awsClusterTag, Value: "owned"}}}
+		s.mu.Unlock()
+		body := struct {
+			Tables []table `xml:"routeTableSet>item"`
+		}{Tables: []table{}}
+		values := map[string][]string{"route-table-id": {t.ID}, "vpc-id": {t.VpcID}, "association.main": {"true"}}
+		if filters.match(values, t.Tags) {
+			body.Tables = append(body.Tables, t)
+		}
+		svc.answer(w, "DescribeRouteTables", body)
+	}
+}
+
+// awsRouteName is the fakecloud route of the route table for a
+// destination: EC2 keys routes by destination.
+func awsRouteName(cidr string) string {
+	return api.AWSRouteTable + "-" + strings.NewReplacer(".", "-", "/", "-", ":", "-").Replace(cidr)
+}
+
+// ec2RouteArgs reads a route change's table and destination.
+func (s *Server) ec2RouteArgs(q *awsQuery) (string, *awsErr) {
+	table, dest := q.get("RouteTableId"), q.get("DestinationCidrBlock")
+	if table != api.AWSRouteTable {
+		return "", awsError(http.StatusBadRequest, "InvalidRouteTableID.NotFound", "The routeTable ID '%s' does not exist", table)
+	}
+	p, err := netip.ParsePrefix(dest)
+	if err != nil {
+		return "", awsError(http.StatusBadRequest, "InvalidParameterValue", "Value (%s) for parameter destinationCidrBlock is invalid. This is not a valid CIDR block.", dest)
+	}
+	return p.Masked().String(), nil
+}
+
+func (s *Server) ec2CreateRoute(svc *awsService) awsHandler {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+		dest, e := s.ec2RouteArgs(q)
+		instanceID := q.get("InstanceId")
+		if e == nil {
+			e = q.done()
+		}
+		if e != nil {
+			ec2Fail(w, e)
+			return
+		}
+		name := awsRouteName(dest)
+		c.instance = instanceID
+		f, ok := s.applyFault(w, r, c, api.OpCreateRoute, func(ref string) bool { return ref == name || ref == instanceID })
+		if !ok {
+			return
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if e := s.ec2LiveInstanceLocked(instanceID); e != nil {
+			ec2Fail(w, e)
+			return
+		}
+		if s.routeByNameLocked(name) != nil {
+			ec2Fail(w, awsError(http.StatusBadRequest, "RouteAlreadyExists", "The route identified by %s already exists.", dest))
+			return
+		}
+		// An ignore fault answers as if the route were made, and makes none.
+		if f == nil || f.Kind != api.FaultIgnore {
+			s.st.Routes = append(s.st.Routes, &routeRecord{Name: name, CreatedAt: time.Now().UTC(),
+				RouteSpec: api.RouteSpec{Cluster: api.AWSRouteTable, DestinationCIDR: dest, TargetInstance: instanceID}})
+			if err := s.saveLocked(); err != nil {
+				saveFailed(w, err)
+				return
+			}
+		}
+		svc.answer(w, "CreateRoute", struct {
+			Return bool `xml:"return"`
+		}{true})
+	}
+}
+
+func (s *Server) ec2DeleteRoute(svc *awsService) awsHandler {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+		dest, e := s.ec2RouteArgs(q)
+		if e == nil {
+			e = q.done()
+		}
+		if e != nil {
+			ec2Fail(w, e)
+			return
+		}
+		name := awsRouteName(dest)
+		if _, ok := s.applyFault(w, r, c, api.OpDeleteRoute, func(ref string) bool { return ref == name }); !ok {
+			return
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		i := slices.IndexFunc(s.st.Routes, func(rec *routeRecord) bool { return rec.Name == name })
+		if i < 0 {
+			ec2Fail(w, awsError(http.StatusBadRequest, "InvalidRoute.NotFound", "There is no route defined for '%s' in the route table. Use a different route table or DestinationCidrBlock.", dest))
+			return
+		}
+		s.st.Routes = slices.Delete(s.st.Routes, i, i+1)
+		if err := s.saveLocked(); err != nil {
+			saveFailed(w, err)
+			return
+		}
+		svc.answer(w, "DeleteRoute", struct {
+			Return bool `xml:"return"`
+		}{true})
+	}
+}

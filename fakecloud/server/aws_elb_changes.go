@@ -1,0 +1,171 @@
+package server
+
+import (
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/ccm-harness/fakecloud/api"
+)
+
+func elbCreateListeners(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr) {
+	listeners, e := elbListeners(q)
+	if e != nil {
+		return nil, e
+	}
+	for _, l := range listeners {
+		i := slices.IndexFunc(next.Listeners, func(x elbListener) bool { return x.LoadBalancerPort == l.LoadBalancerPort })
+		switch {
+		case i >= 0 && next.Listeners[i] != l:
+			return nil, awsError(http.StatusBadRequest, "DuplicateListener", "A listener already exists for %s with LoadBalancerPort %d, but with a different InstancePort, Protocol, or SSLCertificateId", rec.Name, l.LoadBalancerPort)
+		case i < 0:
+			next.Listeners = append(next.Listeners, l)
+		}
+	}
+	return nil, nil
+}
+
+func elbDeleteListeners(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr) {
+	for _, p := range q.list("LoadBalancerPorts.member") {
+		n, err := strconv.ParseInt(p, 10, 32)
+		if err != nil {
+			return nil, elbValidation("LoadBalancerPorts %q is not a number", p)
+		}
+		next.Listeners = slices.DeleteFunc(next.Listeners, func(l elbListener) bool { return l.LoadBalancerPort == int32(n) })
+	}
+	return nil, nil
+}
+
+func elbConfigureHealthCheck(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr) {
+	hc := elbHealthCheck{Target: q.get("HealthCheck.Target")}
+	for f, dst := range map[string]*int{"Interval": &hc.Interval, "Timeout": &hc.Timeout, "UnhealthyThreshold": &hc.UnhealthyThreshold, "HealthyThreshold": &hc.HealthyThreshold} {
+		n, err := strconv.Atoi(q.get("HealthCheck." + f))
+		if err != nil {
+			return nil, elbValidation("HealthCheck.%s must be a number", f)
+		}
+		*dst = n
+	}
+	proto, rest, _ := strings.Cut(hc.Target, ":")
+	port, path, _ := strings.Cut(rest, "/")
+	n, err := strconv.Atoi(port)
+	switch {
+	case proto != "TCP" && proto != "SSL" && proto != "HTTP" && proto != "HTTPS":
+		return nil, elbValidation("HealthCheck Target %q must be TCP, SSL, HTTP or HTTPS, a port, and for HTTP(S) a path", hc.Target)
+	case err != nil || n < 1 || n > 65535:
+		return nil, elbValidation("HealthCheck Target %q: the port must be 1 to 65535", hc.Target)
+	case (proto == "HTTP" || proto == "HTTPS") != (path != "" || strings.HasSuffix(rest, "/")):
+		return nil, elbValidation("HealthCheck Target %q: a path goes with HTTP and HTTPS only, and they need one", hc.Target)
+	case hc.Interval < 5 || hc.Timeout < 2 || hc.Timeout >= hc.Interval || hc.HealthyThreshold < 2 || hc.UnhealthyThreshold < 2:
+		return nil, elbValidation("HealthCheck: Interval 5-300, Timeout 2-60 and below Interval, thresholds 2-10")
+	}
+	next.HealthCheck = hc
+	return struct {
+		HealthCheck elbHealthCheck
+	}{hc}, nil
+}
+
+type elbInstance struct {
+	InstanceID string `xml:"InstanceId"`
+}
+
+func elbInstanceList(ids []string) any {
+	out := struct {
+		Instances []elbInstance `xml:"Instances>member"`
+	}{}
+	for _, id := range ids {
+		out.Instances = append(out.Instances, elbInstance{id})
+	}
+	return out
+}
+
+func (s *Server) elbInstances(register bool) func(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr) {
+	return func(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr) {
+		for _, m := range q.structs("Instances.member", "InstanceId") {
+			id := m["InstanceId"]
+			inst := s.instanceByIDLocked(id)
+			switch {
+			case register && (inst == nil || inst.State == api.StateTerminated):
+				return nil, awsError(http.StatusBadRequest, "InvalidInstance", "The requested instance '%s' is not valid for registration", id)
+			case register && !slices.Contains(next.Instances, id):
+				next.Instances = append(next.Instances, id)
+			case !register:
+				next.Instances = slices.DeleteFunc(next.Instances, func(x string) bool { return x == id })
+			}
+		}
+		return elbInstanceList(next.Instances), nil
+	}
+}
+
+func elbModifyAttributes(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr) {
+	a := &next.Attributes
+	const p = "LoadBalancerAttributes."
+	bools := map[string]*bool{"AccessLog.Enabled": &a.AccessLog.Enabled, "ConnectionDraining.Enabled": &a.ConnectionDraining.Enabled,
+		"CrossZoneLoadBalancing.Enabled": &a.CrossZoneLoadBalancing.Enabled}
+	ints := map[string]*int{"AccessLog.EmitInterval": &a.AccessLog.EmitInterval, "ConnectionDraining.Timeout": &a.ConnectionDraining.Timeout,
+		"ConnectionSettings.IdleTimeout": &a.ConnectionSettings.IdleTimeout}
+	for k, dst := range bools {
+		if q.form.Has(p + k) {
+			v, err := strconv.ParseBool(q.get(p + k))
+			if err != nil {
+				return nil, elbValidation("%s%s must be true or false", p, k)
+			}
+			*dst = v
+		}
+	}
+	for k, dst := range ints {
+		if q.form.Has(p + k) {
+			v, err := strconv.Atoi(q.get(p + k))
+			if err != nil {
+				return nil, elbValidation("%s%s must be a number", p, k)
+			}
+			*dst = v
+		}
+	}
+	for k, dst := range map[string]*string{"AccessLog.S3BucketName": &a.AccessLog.S3BucketName, "AccessLog.S3BucketPrefix": &a.AccessLog.S3BucketPrefix} {
+		if q.form.Has(p + k) {
+			*dst = q.get(p + k)
+		}
+	}
+	return struct {
+		LoadBalancerName       string
+		LoadBalancerAttributes elbAttributes
+	}{rec.Name, next.Attributes}, nil
+}
+
+func elbAddTags(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr) {
+	for _, t := range q.structs("Tags.member", "Key", "Value") {
+		next.Tags = slices.DeleteFunc(next.Tags, func(x ec2Tag) bool { return x.Key == t["Key"] })
+		next.Tags = append(next.Tags, ec2Tag{Key: t["Key"], Value: t["Value"]})
+	}
+	return nil, nil
+}
+
+func (s *Server) elbApplySecurityGroups(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr) {
+	groups := q.list("SecurityGroups.member")
+	if e := s.elbCheckRefsLocked(nil, groups); e != nil {
+		return nil, e
+	}
+	next.SecurityGroups = groups
+	return struct {
+		SecurityGroups []string `xml:"SecurityGroups>member"`
+	}{groups}, nil
+}
+
+func (s *Server) elbSubnets(attach bool) func(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr) {
+	return func(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr) {
+		subnets := q.list("Subnets.member")
+		if e := s.elbCheckRefsLocked(subnets, nil); e != nil {
+			return nil, e
+		}
+		for _, id := range subnets {
+			next.Subnets = slices.DeleteFunc(next.Subnets, func(x string) bool { return x == id })
+			if attach {
+				next.Subnets = append(next.Subnets, id)
+			}
+		}
+		return struct {
+			Subnets []string `xml:"Subnets>member"`
+		}{next.Subnets}, nil
+	}
+}

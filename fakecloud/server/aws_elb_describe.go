@@ -1,0 +1,186 @@
+package server
+
+import (
+	"net/http"
+	"slices"
+
+	"sigs.k8s.io/ccm-harness/fakecloud/api"
+)
+
+// elbDescription is a classic load balancer as DescribeLoadBalancers
+// answers it.
+type elbDescription struct {
+	LoadBalancerName          string
+	DNSName                   string
+	CanonicalHostedZoneName   string
+	CanonicalHostedZoneNameID string
+	ListenerDescriptions      []struct {
+		Listener    elbListener
+		PolicyNames struct{}
+	} `xml:"ListenerDescriptions>member"`
+	Policies struct {
+		AppCookieStickinessPolicies struct{}
+		LBCookieStickinessPolicies  struct{}
+		OtherPolicies               struct{}
+	}
+	BackendServerDescriptions struct{}
+	AvailabilityZones         []string      `xml:"AvailabilityZones>member"`
+	Subnets                   []string      `xml:"Subnets>member"`
+	VPCId                     string        `xml:"VPCId"`
+	Instances                 []elbInstance `xml:"Instances>member"`
+	HealthCheck               elbHealthCheck
+	SourceSecurityGroup       struct {
+		OwnerAlias string
+		GroupName  string
+	}
+	SecurityGroups []string `xml:"SecurityGroups>member"`
+	CreatedTime    string
+	Scheme         string
+}
+
+func (s *Server) elbDescriptionLocked(rec *lbRecord) elbDescription {
+	e := rec.ELB
+	d := elbDescription{LoadBalancerName: rec.Name, DNSName: e.DNSName, CanonicalHostedZoneName: e.DNSName,
+		CanonicalHostedZoneNameID: "Z35SXDOTRQ7X7K", Subnets: e.Subnets, VPCId: api.AWSVPCID, HealthCheck: e.HealthCheck,
+		SecurityGroups: e.SecurityGroups, CreatedTime: rec.CreatedAt.UTC().Format("2006-01-02T15:04:05.000Z"), Scheme: e.Scheme}
+	for _, l := range e.Listeners {
+		d.ListenerDescriptions = append(d.ListenerDescriptions, struct {
+			Listener    elbListener
+			PolicyNames struct{}
+		}{Listener: l})
+	}
+	for _, sn := range s.ec2Subnets() {
+		if slices.Contains(e.Subnets, sn.ID) {
+			d.AvailabilityZones = append(d.AvailabilityZones, sn.Zone)
+		}
+	}
+	for _, id := range e.Instances {
+		d.Instances = append(d.Instances, elbInstance{id})
+	}
+	if len(e.SecurityGroups) > 0 {
+		if g := s.awsGroupLocked(e.SecurityGroups[0]); g != nil {
+			d.SourceSecurityGroup.OwnerAlias, d.SourceSecurityGroup.GroupName = api.AWSAccountID, g.Name
+		}
+	}
+	return d
+}
+
+func (s *Server) elbDescribe(svc *awsService) awsHandler {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+		names := q.list("LoadBalancerNames.member")
+		_, _ = q.get("Marker"), q.get("PageSize")
+		if e := q.done(); e != nil {
+			elbFail(w, e)
+			return
+		}
+		name := ""
+		if len(names) == 1 {
+			c.op, name = api.OpGetLoadBalancer, names[0]
+		}
+		if _, ok := s.elbFault(w, r, c, name); !ok {
+			return
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		body := struct {
+			Descriptions []elbDescription `xml:"LoadBalancerDescriptions>member"`
+		}{}
+		for _, n := range names {
+			if s.elbLocked(n) == nil {
+				elbFail(w, elbNotFound(n))
+				return
+			}
+		}
+		for _, rec := range s.st.LoadBalancers {
+			if rec.ELB != nil && (len(names) == 0 || slices.Contains(names, rec.Name)) {
+				body.Descriptions = append(body.Descriptions, s.elbDescriptionLocked(rec))
+			}
+		}
+		svc.answer(w, "DescribeLoadBalancers", body)
+	}
+}
+
+func (s *Server) elbDescribeAttributes(svc *awsService) awsHandler {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+		name := q.get("LoadBalancerName")
+		s.elbRead(w, r, c, q, name, func(rec *lbRecord) {
+			if rec == nil {
+				elbFail(w, elbNotFound(name))
+				return
+			}
+			svc.answer(w, "DescribeLoadBalancerAttributes", struct {
+				LoadBalancerAttributes elbAttributes
+			}{rec.ELB.Attributes})
+		})
+	}
+}
+
+// elbRead answers a call about the classic load balancer called name
+// (nil if there is none) once its parameters are checked and the faults
+// of its operation applied, under the lock.
+func (s *Server) elbRead(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery, name string, answer func(rec *lbRecord)) {
+	if e := q.done(); e != nil {
+		elbFail(w, e)
+		return
+	}
+	if _, ok := s.elbFault(w, r, c, name); !ok {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	answer(s.elbLocked(name))
+}
+
+func (s *Server) elbDescribeTags(svc *awsService) awsHandler {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+		names := q.list("LoadBalancerNames.member")
+		if e := q.done(); e != nil {
+			elbFail(w, e)
+			return
+		}
+		if _, ok := s.elbFault(w, r, c, ""); !ok {
+			return
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		type tag struct{ Key, Value string }
+		type described struct {
+			LoadBalancerName string
+			Tags             []tag `xml:"Tags>member"`
+		}
+		body := struct {
+			Descriptions []described `xml:"TagDescriptions>member"`
+		}{}
+		for _, n := range names {
+			rec := s.elbLocked(n)
+			if rec == nil {
+				elbFail(w, elbNotFound(n))
+				return
+			}
+			d := described{LoadBalancerName: n}
+			for _, t := range rec.ELB.Tags {
+				d.Tags = append(d.Tags, tag{t.Key, t.Value})
+			}
+			body.Descriptions = append(body.Descriptions, d)
+		}
+		svc.answer(w, "DescribeTags", body)
+	}
+}
+
+// elbDelete deletes a classic load balancer; one that does not exist is
+// deleted already, as AWS answers.
+func (s *Server) elbDelete(svc *awsService) awsHandler {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+		s.elbRead(w, r, c, q, q.get("LoadBalancerName"), func(rec *lbRecord) {
+			if rec != nil {
+				s.dp.remove(rec.ID)
+				s.st.LoadBalancers = slices.DeleteFunc(s.st.LoadBalancers, func(l *lbRecord) bool { return l == rec })
+				if err := s.saveLocked(); err != nil {
+					saveFailed(w, err)
+					return
+				}
+			}
+			svc.answer(w, "DeleteLoadBalancer", struct{}{})
+		})
+	}
+}

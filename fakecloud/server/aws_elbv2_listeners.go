@@ -1,0 +1,168 @@
+package server
+
+import (
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// nlbListenerWire is a listener as ELBv2 answers it.
+type nlbListenerWire struct {
+	ListenerArn     string
+	LoadBalancerArn string
+	Port            int32
+	Protocol        string
+	DefaultActions  []struct {
+		Type           string
+		TargetGroupArn string
+	} `xml:"DefaultActions>member"`
+}
+
+func listenerWire(lb string, l nlbListener) nlbListenerWire {
+	out := nlbListenerWire{ListenerArn: l.ARN, LoadBalancerArn: lb, Port: l.Port, Protocol: l.Protocol}
+	out.DefaultActions = append(out.DefaultActions, struct {
+		Type           string
+		TargetGroupArn string
+	}{"forward", l.TargetGroup})
+	return out
+}
+
+func (s *Server) nlbDescribeListeners(svc *awsService) awsHandler {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+		arn := q.get("LoadBalancerArn")
+		arns := q.list("ListenerArns.member")
+		_, _ = q.get("Marker"), q.get("PageSize")
+		s.elbRead(w, r, c, q, arn, func(*lbRecord) {
+			body := struct {
+				Listeners []nlbListenerWire `xml:"Listeners>member"`
+			}{}
+			if arn != "" && s.nlbLocked(arn) == nil {
+				elbFail(w, nlbNotFound("'"+arn+"'"))
+				return
+			}
+			for _, rec := range s.st.LoadBalancers {
+				if rec.NLB == nil || (arn != "" && rec.NLB.ARN != arn) {
+					continue
+				}
+				for _, l := range rec.NLB.Listeners {
+					if len(arns) == 0 || slices.Contains(arns, l.ARN) {
+						body.Listeners = append(body.Listeners, listenerWire(rec.NLB.ARN, l))
+					}
+				}
+			}
+			svc.answer(w, "DescribeListeners", body)
+		})
+	}
+}
+
+// nlbListenerOf is the load balancer holding the listener with this ARN.
+func (s *Server) nlbListenerOf(arn string) (*lbRecord, int) {
+	for _, rec := range s.st.LoadBalancers {
+		if rec.NLB == nil {
+			continue
+		}
+		if i := slices.IndexFunc(rec.NLB.Listeners, func(l nlbListener) bool { return l.ARN == arn }); i >= 0 {
+			return rec, i
+		}
+	}
+	return nil, -1
+}
+
+// nlbListenerChange creates, modifies or deletes a listener.
+func (s *Server) nlbListenerChange(svc *awsService, action string) awsHandler {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+		lbArn, listenerArn := q.get("LoadBalancerArn"), q.get("ListenerArn")
+		port, proto := q.get("Port"), strings.ToUpper(q.get("Protocol"))
+		actions := q.structs("DefaultActions.member", "Type", "TargetGroupArn")
+		_ = q.structs("Tags.member", "Key", "Value")
+		_, _ = q.get("SslPolicy"), q.get("AlpnPolicy")
+		if e := q.done(); e != nil {
+			elbFail(w, e)
+			return
+		}
+		f, ok := s.elbFault(w, r, c, lbArn)
+		if !ok {
+			return
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		var rec *lbRecord
+		i := -1
+		if action == "CreateListener" {
+			rec = s.nlbLocked(lbArn)
+			if rec == nil {
+				elbFail(w, nlbNotFound("'"+lbArn+"'"))
+				return
+			}
+		} else if rec, i = s.nlbListenerOf(listenerArn); rec == nil {
+			elbFail(w, awsError(http.StatusBadRequest, "ListenerNotFound", "One or more listeners not found"))
+			return
+		}
+		next := *rec.NLB
+		next.Listeners = slices.Clone(rec.NLB.Listeners)
+		if action == "DeleteListener" {
+			next.Listeners = slices.Delete(next.Listeners, i, i+1)
+		} else {
+			l := nlbListener{ARN: listenerArn}
+			if i >= 0 {
+				l = next.Listeners[i]
+			}
+			if port != "" {
+				n, err := strconv.ParseInt(port, 10, 32)
+				if err != nil || n < 1 || n > 65535 {
+					elbFail(w, elbValidation("Port %q must be 1 to 65535", port))
+					return
+				}
+				l.Port = int32(n)
+			}
+			if proto != "" {
+				l.Protocol = proto
+			}
+			if len(actions) > 0 {
+				if actions[0]["Type"] != "forward" || s.targetGroupLocked(actions[0]["TargetGroupArn"]) == nil {
+					elbFail(w, tgNotFound(actions[0]["TargetGroupArn"]))
+					return
+				}
+				l.TargetGroup = actions[0]["TargetGroupArn"]
+			}
+			switch l.Protocol {
+			case "TCP", "UDP", "TCP_UDP", "TLS":
+			default:
+				elbFail(w, elbValidation("Protocol '%s' is not valid for a network load balancer's listener", l.Protocol))
+				return
+			}
+			if l.TargetGroup == "" {
+				elbFail(w, elbValidation("A listener needs a default action that forwards to a target group"))
+				return
+			}
+			if slices.ContainsFunc(next.Listeners, func(x nlbListener) bool { return x.Port == l.Port && x.ARN != l.ARN }) {
+				elbFail(w, awsError(http.StatusBadRequest, "DuplicateListener", "A listener already exists on this port for this load balancer"))
+				return
+			}
+			if i >= 0 {
+				next.Listeners[i] = l
+			} else {
+				l.ARN = s.nlbArn("listener/net", rec.Name, awsHash(16, rec.ID)+"/"+awsHash(16, rec.ID, strconv.Itoa(int(l.Port)), l.Protocol, time.Now().String()))
+				next.Listeners = append(next.Listeners, l)
+				i = len(next.Listeners) - 1
+			}
+		}
+		if e := s.nlbCommitLocked(f, rec, false, &next); e != nil {
+			elbFail(w, e)
+			return
+		}
+		if err := s.saveLocked(); err != nil {
+			saveFailed(w, err)
+			return
+		}
+		body := struct {
+			Listeners []nlbListenerWire `xml:"Listeners>member"`
+		}{}
+		if action != "DeleteListener" && i < len(rec.NLB.Listeners) {
+			body.Listeners = append(body.Listeners, listenerWire(rec.NLB.ARN, rec.NLB.Listeners[i]))
+		}
+		svc.answer(w, action, body)
+	}
+}

@@ -1,0 +1,335 @@
+package server
+
+import (
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/ccm-harness/fakecloud/api"
+)
+
+// tgWire is a target group as ELBv2 answers it.
+type tgWire struct {
+	TargetGroupArn             string
+	TargetGroupName            string
+	Protocol                   string
+	Port                       int32
+	VpcID                      string `xml:"VpcId"`
+	TargetType                 string
+	HealthCheckEnabled         bool
+	HealthCheckProtocol        string
+	HealthCheckPort            string
+	HealthCheckPath            string `xml:",omitempty"`
+	HealthCheckIntervalSeconds int
+	HealthCheckTimeoutSeconds  int
+	HealthyThresholdCount      int
+	UnhealthyThresholdCount    int
+	LoadBalancerArns           []string `xml:"LoadBalancerArns>member"`
+}
+
+func (s *Server) tgWireLocked(tg *nlbTargetGroup) tgWire {
+	out := tgWire{TargetGroupArn: tg.ARN, TargetGroupName: tg.Name, Protocol: tg.Protocol, Port: tg.Port, VpcID: api.AWSVPCID,
+		TargetType: tg.TargetType, HealthCheckEnabled: true, HealthCheckProtocol: tg.HealthCheck.Protocol, HealthCheckPort: tg.HealthCheck.Port,
+		HealthCheckPath: tg.HealthCheck.Path, HealthCheckIntervalSeconds: tg.HealthCheck.Interval, HealthCheckTimeoutSeconds: tg.HealthCheck.Timeout,
+		HealthyThresholdCount: tg.HealthCheck.Healthy, UnhealthyThresholdCount: tg.HealthCheck.Unhealthy}
+	out.LoadBalancerArns = s.tgUsersLocked(tg.ARN)
+	return out
+}
+
+// tgUsersLocked are the load balancers whose listeners forward to a
+// target group.
+func (s *Server) tgUsersLocked(arn string) []string {
+	var out []string
+	for _, rec := range s.st.LoadBalancers {
+		if rec.NLB != nil && slices.ContainsFunc(rec.NLB.Listeners, func(l nlbListener) bool { return l.TargetGroup == arn }) {
+			out = append(out, rec.NLB.ARN)
+		}
+	}
+	return out
+}
+
+func (s *Server) nlbDescribeTargetGroups(svc *awsService) awsHandler {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+		lbArn := q.get("LoadBalancerArn")
+		arns, names := q.list("TargetGroupArns.member"), q.list("Names.member")
+		_, _ = q.get("Marker"), q.get("PageSize")
+		s.elbRead(w, r, c, q, lbArn, func(*lbRecord) {
+			if lbArn != "" && s.nlbLocked(lbArn) == nil {
+				elbFail(w, nlbNotFound("'"+lbArn+"'"))
+				return
+			}
+			for _, arn := range arns {
+				if s.targetGroupLocked(arn) == nil {
+					elbFail(w, tgNotFound(arn))
+					return
+				}
+			}
+			body := struct {
+				TargetGroups []tgWire `xml:"TargetGroups>member"`
+			}{}
+			for _, tg := range s.st.TargetGroups {
+				if (lbArn != "" && !slices.Contains(s.tgUsersLocked(tg.ARN), lbArn)) || (len(arns) > 0 && !slices.Contains(arns, tg.ARN)) ||
+					(len(names) > 0 && !slices.Contains(names, tg.Name)) {
+					continue
+				}
+				body.TargetGroups = append(body.TargetGroups, s.tgWireLocked(tg))
+			}
+			svc.answer(w, "DescribeTargetGroups", body)
+		})
+	}
+}
+
+// healthCheckArgs reads a target group's health check settings into hc.
+func healthCheckArgs(q *awsQuery, hc *nlbHealthCheck) *awsErr {
+	for k, dst := range map[string]*string{"HealthCheckProtocol": &hc.Protocol, "HealthCheckPort": &hc.Port, "HealthCheckPath": &hc.Path} {
+		if q.form.Has(k) {
+			*dst = q.get(k)
+		}
+	}
+	for k, dst := range map[string]*int{"HealthCheckIntervalSeconds": &hc.Interval, "HealthCheckTimeoutSeconds": &hc.Timeout,
+		"HealthyThresholdCount": &hc.Healthy, "UnhealthyThresholdCount": &hc.Unhealthy} {
+		if q.form.Has(k) {
+			n, err := strconv.Atoi(q.get(k))
+			if err != nil {
+				return elbValidation("%s must be a number", k)
+			}
+			*dst = n
+		}
+	}
+	_ = q.get("HealthCheckEnabled")
+	switch hc.Protocol {
+	case "TCP", "HTTP", "HTTPS":
+	default:
+		return elbValidation("Health check protocol '%s' is not TCP, HTTP or HTTPS", hc.Protocol)
+	}
+	if hc.Port != "traffic-port" {
+		if n, err := strconv.Atoi(hc.Port); err != nil || n < 1 || n > 65535 {
+			return elbValidation("Health check port '%s' is not traffic-port or 1 to 65535", hc.Port)
+		}
+	}
+	return nil
+}
+
+func (s *Server) nlbCreateTargetGroup(svc *awsService) awsHandler {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+		tg := &nlbTargetGroup{Name: q.get("Name"), Protocol: strings.ToUpper(q.get("Protocol")), TargetType: q.get("TargetType"),
+			HealthCheck: nlbHealthCheck{Protocol: "TCP", Port: "traffic-port", Interval: 30, Timeout: 10, Healthy: 5, Unhealthy: 2}}
+		port, vpc := q.get("Port"), q.get("VpcId")
+		for _, t := range q.structs("Tags.member", "Key", "Value") {
+			tg.Tags = append(tg.Tags, ec2Tag{Key: t["Key"], Value: t["Value"]})
+		}
+		e := healthCheckArgs(q, &tg.HealthCheck)
+		if e == nil {
+			e = q.done()
+		}
+		n, err := strconv.ParseInt(port, 10, 32)
+		switch {
+		case e != nil:
+		case tg.Name == "" || len(tg.Name) > 32:
+			e = elbValidation("Target group name %q must be 1 to 32 characters", tg.Name)
+		case err != nil || n < 1 || n > 65535:
+			e = elbValidation("Port %q must be 1 to 65535", port)
+		case vpc != api.AWSVPCID:
+			e = awsError(http.StatusBadRequest, "ValidationError", "The VPC ID '%s' is not found", vpc)
+		case tg.TargetType != "" && tg.TargetType != "instance":
+			e = elbValidation("fakecloud emulates target type instance only, not %q", tg.TargetType)
+		}
+		if e != nil {
+			elbFail(w, e)
+			return
+		}
+		tg.Port, tg.TargetType = int32(n), "instance"
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if i := slices.IndexFunc(s.st.TargetGroups, func(x *nlbTargetGroup) bool { return x.Name == tg.Name }); i >= 0 {
+			old := s.st.TargetGroups[i]
+			if old.Protocol != tg.Protocol || old.Port != tg.Port || old.HealthCheck != tg.HealthCheck {
+				elbFail(w, awsError(http.StatusBadRequest, "DuplicateTargetGroupName", "A target group with the same name '%s' exists, but with different settings", tg.Name))
+				return
+			}
+			tg = old
+		} else {
+			tg.ARN = s.nlbArn("targetgroup", tg.Name, awsHash(16, tg.Name, time.Now().String()))
+			s.st.TargetGroups = append(s.st.TargetGroups, tg)
+			if err := s.saveLocked(); err != nil {
+				saveFailed(w, err)
+				return
+			}
+		}
+		svc.answer(w, "CreateTargetGroup", struct {
+			TargetGroups []tgWire `xml:"TargetGroups>member"`
+		}{[]tgWire{s.tgWireLocked(tg)}})
+	}
+}
+
+// nlbTargetGroupChange modifies, deletes, or (de)registers the targets
+// of, a target group.
+func (s *Server) nlbTargetGroupChange(svc *awsService, action string) awsHandler {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+		arn := q.get("TargetGroupArn")
+		targets := q.structs("Targets.member", "Id", "Port")
+		s.mu.Lock()
+		tg := s.targetGroupLocked(arn)
+		var hc nlbHealthCheck
+		if tg != nil {
+			hc = tg.HealthCheck
+		}
+		s.mu.Unlock()
+		var e *awsErr
+		if action == "ModifyTargetGroup" {
+			e = healthCheckArgs(q, &hc)
+		}
+		if e == nil {
+			e = q.done()
+		}
+		if e != nil {
+			elbFail(w, e)
+			return
+		}
+		users := func() []string { s.mu.Lock(); defer s.mu.Unlock(); return s.tgUsersLocked(arn) }()
+		ref := ""
+		if len(users) > 0 {
+			ref = users[0]
+		}
+		f, ok := s.elbFault(w, r, c, ref)
+		if !ok {
+			return
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		tg = s.targetGroupLocked(arn)
+		if tg == nil {
+			elbFail(w, tgNotFound(arn))
+			return
+		}
+		ignored := f != nil && f.Kind == api.FaultIgnore && f.Field == api.IgnoreBackends && (action == "RegisterTargets" || action == "DeregisterTargets")
+		var body any
+		switch action {
+		case "ModifyTargetGroup":
+			tg.HealthCheck = hc
+			body = struct {
+				TargetGroups []tgWire `xml:"TargetGroups>member"`
+			}{[]tgWire{s.tgWireLocked(tg)}}
+		case "DeleteTargetGroup":
+			if len(s.tgUsersLocked(arn)) > 0 {
+				elbFail(w, awsError(http.StatusBadRequest, "ResourceInUse", "Target group '%s' is currently in use by a listener or a rule", arn))
+				return
+			}
+			s.st.TargetGroups = slices.DeleteFunc(s.st.TargetGroups, func(x *nlbTargetGroup) bool { return x == tg })
+		default:
+			for _, t := range targets {
+				port := tg.Port
+				if t["Port"] != "" {
+					n, err := strconv.ParseInt(t["Port"], 10, 32)
+					if err != nil {
+						elbFail(w, elbValidation("Target port %q is not a number", t["Port"]))
+						return
+					}
+					port = int32(n)
+				}
+				inst := s.instanceByIDLocked(t["Id"])
+				if action == "RegisterTargets" && (inst == nil || inst.State == api.StateTerminated) {
+					elbFail(w, awsError(http.StatusBadRequest, "InvalidTarget", "The following targets are not in a running state and cannot be registered: '%s'", t["Id"]))
+					return
+				}
+				if ignored {
+					continue
+				}
+				target := nlbTarget{ID: t["Id"], Port: port}
+				tg.Targets = slices.DeleteFunc(tg.Targets, func(x nlbTarget) bool { return x == target })
+				if action == "RegisterTargets" {
+					tg.Targets = append(tg.Targets, target)
+				}
+			}
+		}
+		if err := s.nlbRederiveLocked(); err != nil {
+			elbFail(w, elbValidation("%v", err))
+			return
+		}
+		if err := s.saveLocked(); err != nil {
+			saveFailed(w, err)
+			return
+		}
+		svc.answer(w, action, body)
+	}
+}
+
+func (s *Server) nlbDescribeTargetHealth(svc *awsService) awsHandler {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+		arn := q.get("TargetGroupArn")
+		_ = q.structs("Targets.member", "Id", "Port")
+		s.elbRead(w, r, c, q, "", func(*lbRecord) {
+			tg := s.targetGroupLocked(arn)
+			if tg == nil {
+				elbFail(w, tgNotFound(arn))
+				return
+			}
+			type health struct {
+				Target struct {
+					ID   string `xml:"Id"`
+					Port int32
+				}
+				HealthCheckPort string
+				TargetHealth    struct{ State string }
+			}
+			body := struct {
+				Descriptions []health `xml:"TargetHealthDescriptions>member"`
+			}{}
+			for _, t := range tg.Targets {
+				h := health{HealthCheckPort: tg.HealthCheck.Port}
+				h.Target.ID, h.Target.Port = t.ID, t.Port
+				h.TargetHealth.State = "healthy"
+				if inst := s.instanceByIDLocked(t.ID); inst == nil || inst.State != api.StateRunning {
+					h.TargetHealth.State = "unhealthy"
+				} else if len(s.tgUsersLocked(arn)) == 0 {
+					h.TargetHealth.State = "unused"
+				}
+				body.Descriptions = append(body.Descriptions, h)
+			}
+			svc.answer(w, "DescribeTargetHealth", body)
+		})
+	}
+}
+
+// nlbDescribeTags answers the tags of load balancers and target groups by
+// ARN (a target group's are none here: the CCM tags only its load
+// balancers), up to 20 at once as ELBv2 takes them.
+func (s *Server) nlbDescribeTags(svc *awsService) awsHandler {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+		arns := q.list("ResourceArns.member")
+		if len(arns) == 0 || len(arns) > 20 {
+			elbFail(w, awsError(http.StatusBadRequest, "ValidationError", "1 validation error detected: Value at 'resourceArns' failed to satisfy constraint: Member must have length less than or equal to 20 and greater than or equal to 1"))
+			return
+		}
+		s.elbRead(w, r, c, q, "", func(*lbRecord) {
+			type tag struct{ Key, Value string }
+			type described struct {
+				ResourceArn string
+				Tags        []tag `xml:"Tags>member"`
+			}
+			body := struct {
+				Descriptions []described `xml:"TagDescriptions>member"`
+			}{}
+			for _, arn := range arns {
+				d := described{ResourceArn: arn, Tags: []tag{}}
+				switch rec := s.nlbLocked(arn); {
+				case rec != nil && rec.NLB.ARN == arn:
+					for _, t := range rec.NLB.Tags {
+						d.Tags = append(d.Tags, tag{t.Key, t.Value})
+					}
+				case s.targetGroupLocked(arn) != nil:
+				case strings.Contains(arn, ":targetgroup/"):
+					elbFail(w, tgNotFound(arn))
+					return
+				default:
+					elbFail(w, nlbNotFound(arn))
+					return
+				}
+				body.Descriptions = append(body.Descriptions, d)
+			}
+			svc.answer(w, "DescribeTags", body)
+		})
+	}
+}

@@ -1,0 +1,386 @@
+package server
+
+import (
+	"net"
+	"net/http"
+	"net/netip"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"sigs.k8s.io/ccm-harness/fakecloud/api"
+)
+
+func TestLBForwarding(t *testing.T) {
+	tests := []struct {
+		name     string
+		proto    api.Protocol
+		nodePort bool // false: the listener has nodePort 0
+	}{
+		{"TCP to the node port", api.ProtocolTCP, true},
+		{"TCP to the listener's port", api.ProtocolTCP, false},
+		{"UDP to the node port", api.ProtocolUDP, true},
+		{"UDP to the listener's port", api.ProtocolUDP, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := netConfig()
+			f := newFixture(t, cfg)
+			n1 := f.create("n1")
+			lbIP, backendIP := firstLBIP(cfg), internalIP(t, n1)
+			port := freePort(t, lbIP, backendIP)
+			backendPort, nodePort := port, uint16(0)
+			if tt.nodePort {
+				nodePort = freePort(t, backendIP)
+				backendPort = nodePort
+			}
+			backend := netip.AddrPortFrom(backendIP, backendPort)
+			l := api.Listener{Port: int32(port), Protocol: tt.proto, NodePort: int32(nodePort)}
+			f.ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{l}, Backends: []string{n1.ID}}, http.StatusCreated)
+
+			frontend := netip.AddrPortFrom(lbIP, port)
+			var e *echo
+			var got string
+			var err error
+			if tt.proto == api.ProtocolTCP {
+				e = tcpEcho(t, backend, "n1")
+				got, err = tcpCall(netip.Addr{}, frontend, "hello")
+			} else {
+				e = udpEcho(t, backend, "n1")
+				got, err = udpCall(netip.Addr{}, frontend, "hello", 3*time.Second)
+			}
+			if err != nil || got != "n1:hello" {
+				t.Fatalf("through %s/%s: %q, %v; want n1:hello from %s", frontend, tt.proto, got, err, backend)
+			}
+			if e.hits.Load() != 1 {
+				t.Errorf("backend got %d connections or datagrams, want 1", e.hits.Load())
+			}
+		})
+	}
+}
+
+// TestLBTCPAndUDPSharePort checks both protocols on one port number, each
+// reaching its own backend server, and a UDP session carrying several
+// datagrams both ways.
+func TestLBTCPAndUDPSharePort(t *testing.T) {
+	cfg := netConfig()
+	f := newFixture(t, cfg)
+	n1 := f.create("n1")
+	lbIP, backendIP := firstLBIP(cfg), internalIP(t, n1)
+	port, nodePort := freePort(t, lbIP), freePort(t, backendIP)
+	tcpEcho(t, netip.AddrPortFrom(backendIP, nodePort), "tcp")
+	udpBackend := udpEcho(t, netip.AddrPortFrom(backendIP, nodePort), "udp")
+	f.ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{tcp(port, nodePort), udp(port, nodePort)}, Backends: []string{n1.ID}}, http.StatusCreated)
+
+	frontend := netip.AddrPortFrom(lbIP, port)
+	if got, err := tcpCall(netip.Addr{}, frontend, "a"); got != "tcp:a" {
+		t.Errorf("TCP: %q, %v", got, err)
+	}
+	c, err := net.DialUDP("udp", nil, net.UDPAddrFromAddrPort(frontend))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, msg := range []string{"x", "y", "z"} {
+		if got, err := udpRoundTrip(c, msg); got != "udp:"+msg {
+			t.Errorf("UDP %s: %q, %v", msg, got, err)
+		}
+	}
+	if n := udpBackend.hits.Load(); n != 3 {
+		t.Errorf("UDP backend got %d datagrams, want 3", n)
+	}
+}
+
+func TestLBSourceRanges(t *testing.T) {
+	cfg := netConfig()
+	f := newFixture(t, cfg)
+	n1 := f.create("n1")
+	lbIP, backendIP := firstLBIP(cfg), internalIP(t, n1)
+	port := freePort(t, lbIP, backendIP)
+	tcpBackend := tcpEcho(t, netip.AddrPortFrom(backendIP, port), "n1")
+	udpBackend := udpEcho(t, netip.AddrPortFrom(backendIP, port), "n1")
+	spec := api.LoadBalancerSpec{
+		Listeners:    []api.Listener{tcp(port, 0), udp(port, 0)},
+		Backends:     []string{n1.ID},
+		SourceRanges: []string{"127.0.0.1/32"},
+	}
+	f.ensure("lb", spec, http.StatusCreated)
+	frontend := netip.AddrPortFrom(lbIP, port)
+	inside, outside := netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr("127.0.0.77")
+
+	if got, _ := tcpCall(outside, frontend, "hi"); got != "" {
+		t.Errorf("TCP client outside the ranges heard %q", got)
+	}
+	if got, err := udpCall(outside, frontend, "hi", 300*time.Millisecond); got != "" || !isTimeout(err) {
+		t.Errorf("UDP client outside the ranges: %q, %v; want no answer", got, err)
+	}
+	if tcpBackend.hits.Load() != 0 || udpBackend.hits.Load() != 0 {
+		t.Fatalf("refused clients reached the backends: %d TCP, %d UDP", tcpBackend.hits.Load(), udpBackend.hits.Load())
+	}
+	if got, err := tcpCall(inside, frontend, "hi"); got != "n1:hi" {
+		t.Errorf("TCP client inside the ranges: %q, %v", got, err)
+	}
+	if got, err := udpCall(inside, frontend, "hi", 3*time.Second); got != "n1:hi" {
+		t.Errorf("UDP client inside the ranges: %q, %v", got, err)
+	}
+
+	// Widening the ranges takes effect on the open listeners.
+	spec.SourceRanges = []string{"127.0.0.64/26"}
+	f.ensure("lb", spec, http.StatusOK)
+	if got, err := tcpCall(outside, frontend, "again"); got != "n1:again" {
+		t.Errorf("after widening: %q, %v", got, err)
+	}
+	if got, _ := tcpCall(inside, frontend, "again"); got != "" {
+		t.Errorf("127.0.0.1 is outside the new range but heard %q", got)
+	}
+}
+
+func TestLBHealthChecks(t *testing.T) {
+	cfg := netConfig()
+	f := newFixture(t, cfg)
+	a, b := f.create("a"), f.create("b")
+	lbIP, ipA, ipB := firstLBIP(cfg), internalIP(t, a), internalIP(t, b)
+	port, nodePort, hcPort := freePort(t, lbIP), freePort(t, ipA, ipB), freePort(t, ipA, ipB)
+	echoA := tcpEcho(t, netip.AddrPortFrom(ipA, nodePort), "a")
+	echoB := tcpEcho(t, netip.AddrPortFrom(ipB, nodePort), "b")
+	healthServer(t, netip.AddrPortFrom(ipA, hcPort), http.StatusOK)
+	hcB := healthServer(t, netip.AddrPortFrom(ipB, hcPort), http.StatusServiceUnavailable)
+	f.ensure("lb", api.LoadBalancerSpec{
+		Listeners:           []api.Listener{tcp(port, nodePort)},
+		Backends:            []string{a.ID, b.ID},
+		HealthCheckNodePort: int32(hcPort),
+	}, http.StatusCreated)
+
+	eventually(t, 5*time.Second, "a healthy, b not", func() (bool, string) {
+		lb := f.adminLB("lb")
+		st := lb.BackendStatus
+		return len(st) == 2 && st[0].Healthy && !st[1].Healthy && strings.Contains(st[1].LastError, "503"), statusOf(lb)
+	})
+	frontend := netip.AddrPortFrom(lbIP, port)
+	for i := range 6 {
+		if got, err := tcpCall(netip.Addr{}, frontend, "x"); got != "a:x" {
+			t.Fatalf("connection %d: %q, %v; want the healthy backend a", i, got, err)
+		}
+	}
+	if echoB.hits.Load() != 0 {
+		t.Errorf("unhealthy backend b got %d connections", echoB.hits.Load())
+	}
+
+	// b recovers: round-robin uses both.
+	hcB.status.Store(http.StatusOK)
+	eventually(t, 5*time.Second, "b healthy", func() (bool, string) {
+		lb := f.adminLB("lb")
+		return len(lb.BackendStatus) == 2 && lb.BackendStatus[1].Healthy && lb.BackendStatus[1].LastError == "", statusOf(lb)
+	})
+	seen := map[string]int{}
+	for range 4 {
+		got, _ := tcpCall(netip.Addr{}, frontend, "x")
+		seen[got]++
+	}
+	if seen["a:x"] != 2 || seen["b:x"] != 2 {
+		t.Errorf("four connections went %v, want two each", seen)
+	}
+
+	// A stopped instance serves nothing, whatever its health check says.
+	f.must(http.StatusOK, "POST", api.AdminPathInstance+"a/stop", adminToken, nil, nil)
+	lb := f.adminLB("lb")
+	if st := lb.BackendStatus[0]; st.Healthy || !strings.Contains(st.LastError, "stopped") {
+		t.Errorf("stopped a: %+v", st)
+	}
+	hitsA := echoA.hits.Load()
+	for range 3 {
+		if got, err := tcpCall(netip.Addr{}, frontend, "y"); got != "b:y" {
+			t.Errorf("with a stopped: %q, %v", got, err)
+		}
+	}
+	if echoA.hits.Load() != hitsA {
+		t.Errorf("stopped backend a got connections")
+	}
+}
+
+func TestLBBackendsFollowInstanceState(t *testing.T) {
+	cfg := netConfig()
+	f := newFixture(t, cfg)
+	n1 := f.create("n1")
+	lbIP, backendIP := firstLBIP(cfg), internalIP(t, n1)
+	port := freePort(t, lbIP, backendIP)
+	tcpEcho(t, netip.AddrPortFrom(backendIP, port), "n1")
+	f.ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{tcp(port, 0)}, Backends: []string{n1.ID}}, http.StatusCreated)
+	frontend := netip.AddrPortFrom(lbIP, port)
+
+	steps := []struct {
+		action  string
+		healthy bool
+		reply   string
+		lastErr string
+	}{
+		{"", true, "n1:m", ""},
+		{"stop", false, "", "instance is stopped"},
+		{"start", true, "n1:m", ""},
+		{"terminate", false, "", "instance is terminated"},
+	}
+	for _, st := range steps {
+		if st.action != "" {
+			f.must(http.StatusOK, "POST", api.AdminPathInstance+n1.ID+"/"+st.action, adminToken, nil, nil)
+		}
+		bs := f.adminLB("lb").BackendStatus[0]
+		if bs.Healthy != st.healthy || bs.LastError != st.lastErr {
+			t.Errorf("after %q: backend %+v, want healthy=%v %q", st.action, bs, st.healthy, st.lastErr)
+		}
+		if got, _ := tcpCall(netip.Addr{}, frontend, "m"); got != st.reply {
+			t.Errorf("after %q: heard %q, want %q", st.action, got, st.reply)
+		}
+	}
+}
+
+func TestLBNonLoopbackBackendIsNeverDialed(t *testing.T) {
+	cfg := netConfig()
+	f := newFixture(t, cfg)
+	var inst api.Instance
+	// A documentation address (TEST-NET-1): it must not even be tried.
+	f.must(http.StatusCreated, "POST", api.AdminPathInstances, adminToken,
+		api.CreateInstanceRequest{Name: "far", Addresses: []api.Address{{Type: api.AddressInternalIP, Address: "192.0.2.10"}}}, &inst)
+	lb := f.ensure("lb", api.LoadBalancerSpec{Backends: []string{inst.ID}, HealthCheckNodePort: 31000}, http.StatusCreated)
+	if st := lb.BackendStatus[0]; st.Healthy || !strings.Contains(st.LastError, "not a loopback address") {
+		t.Errorf("backend %+v, want it unhealthy for not being loopback", st)
+	}
+	if err := backendDialer(time.Second, nil).Control("tcp", "192.0.2.10:80", nil); err == nil {
+		t.Error("the data plane's dialer would connect off loopback")
+	}
+}
+
+// A kind cluster's nodes are off loopback: --backend-cidr admits their
+// network, and only it.
+func TestLBBackendCIDRAdmitsItsNetworkOnly(t *testing.T) {
+	cfg := netConfig()
+	cfg.BackendCIDRs = []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}
+	f := newFixture(t, cfg)
+	var in, out api.Instance
+	f.must(http.StatusCreated, "POST", api.AdminPathInstances, adminToken,
+		api.CreateInstanceRequest{Name: "node", Addresses: []api.Address{{Type: api.AddressInternalIP, Address: "192.0.2.10"}}}, &in)
+	f.must(http.StatusCreated, "POST", api.AdminPathInstances, adminToken,
+		api.CreateInstanceRequest{Name: "far", Addresses: []api.Address{{Type: api.AddressInternalIP, Address: "198.51.100.10"}}}, &out)
+	lb := f.ensure("lb", api.LoadBalancerSpec{Backends: []string{in.ID, out.ID}}, http.StatusCreated)
+	if st := lb.BackendStatus[0]; strings.Contains(st.LastError, "not a loopback address") {
+		t.Errorf("backend in --backend-cidr: %+v, want it admitted", st)
+	}
+	if st := lb.BackendStatus[1]; st.Healthy || !strings.Contains(st.LastError, "not a loopback address") {
+		t.Errorf("backend outside --backend-cidr: %+v, want it refused", st)
+	}
+	d := backendDialer(time.Second, cfg.BackendCIDRs)
+	if err := d.Control("tcp", "192.0.2.10:80", nil); err != nil {
+		t.Errorf("the dialer refuses the backend network: %v", err)
+	}
+	if err := d.Control("tcp", "198.51.100.10:80", nil); err == nil {
+		t.Error("the dialer would connect outside the backend network")
+	}
+	if _, err := New(Config{CloudToken: "a", AdminToken: "b", BackendCIDRs: []netip.Prefix{netip.MustParsePrefix("0.0.0.0/0")}}); err == nil {
+		t.Error("a backend CIDR of the whole Internet was accepted")
+	}
+}
+
+func TestLBRestart(t *testing.T) {
+	cfg := netConfig()
+	cfg.StateFile = filepath.Join(t.TempDir(), "state.json")
+	f := newFixture(t, cfg)
+	n1 := f.create("n1")
+	lbIP, backendIP := firstLBIP(cfg), internalIP(t, n1)
+	port := freePort(t, lbIP, backendIP)
+	tcpEcho(t, netip.AddrPortFrom(backendIP, port), "n1")
+	udpEcho(t, netip.AddrPortFrom(backendIP, port), "n1")
+	before := f.ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{tcp(port, 0), udp(port, 0)}, Backends: []string{n1.ID}}, http.StatusCreated)
+	frontend := netip.AddrPortFrom(lbIP, port)
+
+	f.srv.Close()
+	assertListening(t, frontend, api.ProtocolTCP, false)
+	assertListening(t, frontend, api.ProtocolUDP, false)
+	// A closed server still answers, but cannot change load balancers.
+	f.must(http.StatusServiceUnavailable, "PUT", api.PathLoadBalancer+"lb", cloudToken, api.LoadBalancerSpec{}, nil)
+
+	g := newFixture(t, cfg)
+	after := g.adminLB("lb")
+	if after.ID != before.ID || after.IP != before.IP || len(after.Listeners) != 2 {
+		t.Errorf("after restart %+v, was %+v", after, before)
+	}
+	if got, err := tcpCall(netip.Addr{}, frontend, "back"); got != "n1:back" {
+		t.Errorf("TCP after restart: %q, %v", got, err)
+	}
+	if got, err := udpCall(netip.Addr{}, frontend, "back", 3*time.Second); got != "n1:back" {
+		t.Errorf("UDP after restart: %q, %v", got, err)
+	}
+	if next := g.ensure("lb2", api.LoadBalancerSpec{}, http.StatusCreated); next.IP == before.IP {
+		t.Errorf("restarted allocator handed out %s again", next.IP)
+	}
+}
+
+func TestLBRestartWithPortTaken(t *testing.T) {
+	cfg := netConfig()
+	cfg.StateFile = filepath.Join(t.TempDir(), "state.json")
+	f := newFixture(t, cfg)
+	port := freePort(t, firstLBIP(cfg))
+	f.ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{tcp(port, 0)}}, http.StatusCreated)
+	f.srv.Close()
+	squatter := tcpEcho(t, netip.AddrPortFrom(firstLBIP(cfg), port), "squatter")
+	defer squatter.close()
+
+	cfg.CloudToken, cfg.AdminToken = cloudToken, adminToken
+	_, err := New(cfg)
+	if err == nil || !strings.Contains(err.Error(), `load balancer "lb"`) || !strings.Contains(err.Error(), "address already in use") {
+		t.Fatalf("New with a listener's port taken: %v, want an error naming the load balancer and the cause", err)
+	}
+}
+
+func TestLBEnsureWithPortTaken(t *testing.T) {
+	cfg := netConfig()
+	f := newFixture(t, cfg)
+	ip := firstLBIP(cfg)
+	free, taken := freePort(t, ip), freePort(t, ip)
+	f.ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{tcp(free, 0)}}, http.StatusCreated)
+	squatter := tcpEcho(t, netip.AddrPortFrom(ip, taken), "squatter")
+	defer squatter.close()
+	r := f.must(http.StatusConflict, "PUT", api.PathLoadBalancer+"lb", cloudToken,
+		api.LoadBalancerSpec{Listeners: []api.Listener{udp(free, 0), tcp(taken, 0)}}, nil)
+	if msg := r.errorBody(t).Message; !strings.Contains(msg, "address already in use") {
+		t.Errorf("message %q", msg)
+	}
+	// Nothing changed: the old listener is open, the UDP one never opened.
+	if lb := f.adminLB("lb"); len(lb.Listeners) != 1 || lb.Listeners[0].Protocol != api.ProtocolTCP {
+		t.Errorf("failed update changed the spec: %+v", lb.Listeners)
+	}
+	assertListening(t, netip.AddrPortFrom(ip, free), api.ProtocolTCP, true)
+	assertListening(t, netip.AddrPortFrom(ip, free), api.ProtocolUDP, false)
+}
+
+func TestLBUDPSessionIdles(t *testing.T) {
+	cfg := netConfig()
+	f := newFixture(t, cfg)
+	f.srv.dp.udpIdle = 200 * time.Millisecond
+	n1 := f.create("n1")
+	lbIP, backendIP := firstLBIP(cfg), internalIP(t, n1)
+	port := freePort(t, lbIP, backendIP)
+	udpEcho(t, netip.AddrPortFrom(backendIP, port), "n1")
+	lb := f.ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{udp(port, 0)}, Backends: []string{n1.ID}}, http.StatusCreated)
+	sessions := func() int {
+		f.srv.dp.mu.Lock()
+		defer f.srv.dp.mu.Unlock()
+		fe := f.srv.dp.lbs[lb.ID].listeners[listenerKey{port: int32(port), protocol: api.ProtocolUDP}].(*udpFrontend)
+		fe.mu.Lock()
+		defer fe.mu.Unlock()
+		return len(fe.sessions)
+	}
+	frontend := netip.AddrPortFrom(lbIP, port)
+	if got, err := udpCall(netip.Addr{}, frontend, "1", 3*time.Second); got != "n1:1" {
+		t.Fatalf("%q, %v", got, err)
+	}
+	if n := sessions(); n != 1 {
+		t.Fatalf("%d sessions, want 1", n)
+	}
+	eventually(t, 3*time.Second, "idle session ends", func() (bool, string) {
+		n := sessions()
+		return n == 0, strings.Repeat("session ", n)
+	})
+	if got, err := udpCall(netip.Addr{}, frontend, "2", 3*time.Second); got != "n1:2" {
+		t.Errorf("after the session ended: %q, %v", got, err)
+	}
+}

@@ -1,0 +1,257 @@
+package server
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/monitors"
+	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/pools"
+
+	"sigs.k8s.io/ccm-harness/fakecloud/api"
+)
+
+func (s *Server) octaviaListPools(w http.ResponseWriter, r *http.Request, c *call) {
+	s.octaviaListChildren(w, r, c, "pools", func(lb *lbRecord, _ *api.Fault, now time.Time) []octaviaChild {
+		var out []octaviaChild
+		for _, p := range lb.Octavia.Pools {
+			out = append(out, octaviaChild{p.ID, p.Name, octaviaPoolWire(lb, p, now)})
+		}
+		return out
+	})
+}
+
+func (s *Server) octaviaCreatePool(w http.ResponseWriter, r *http.Request, c *call) {
+	var req octaviaPoolReq
+	if !octaviaDecode(w, r, "pool", &req) {
+		return
+	}
+	lbID := req.LoadbalancerID
+	s.octaviaMutate(w, r, c, func(o *octaviaLB) bool { return o.listener(req.ListenerID) != nil }, lbID, func(rec *lbRecord, next *octaviaLB) (int, func(*lbRecord) any, error) {
+		if req.ListenerID != "" {
+			l := next.listener(req.ListenerID)
+			if l == nil {
+				return 0, nil, octaviaErr{http.StatusNotFound, "Listener " + req.ListenerID + " not found."}
+			}
+			if p := next.poolOf(l.ID); p != nil {
+				return 0, nil, octaviaErr{http.StatusConflict, fmt.Sprintf("Listener %s already has default pool %s.", l.ID, p.ID)}
+			}
+		}
+		p := s.poolFromOptsLocked(req, req.ListenerID)
+		next.Pools = append(next.Pools, p)
+		if l := next.listener(req.ListenerID); l != nil {
+			l.DefaultPoolID = p.ID
+		}
+		return http.StatusCreated, func(shown *lbRecord) any {
+			return map[string]any{"pool": octaviaPoolWire(shown, shown.Octavia.pool(p.ID), time.Now())}
+		}, nil
+	})
+}
+
+func (s *Server) octaviaUpdatePool(w http.ResponseWriter, r *http.Request, c *call) {
+	id := r.PathValue("id")
+	var req pools.UpdateOpts
+	if !octaviaDecode(w, r, "pool", &req) {
+		return
+	}
+	s.octaviaMutate(w, r, c, func(o *octaviaLB) bool { return o.pool(id) != nil }, "", func(rec *lbRecord, next *octaviaLB) (int, func(*lbRecord) any, error) {
+		p := next.pool(id)
+		if p == nil {
+			return 0, nil, octaviaErr{http.StatusNotFound, "Pool " + id + " not found."}
+		}
+		if req.Name != nil {
+			p.Name = *req.Name
+		}
+		if req.LBMethod != "" {
+			p.LBAlgorithm = string(req.LBMethod)
+		}
+		if req.Tags != nil {
+			p.Tags = *req.Tags
+		}
+		return http.StatusOK, func(shown *lbRecord) any {
+			return map[string]any{"pool": octaviaPoolWire(shown, shown.Octavia.pool(id), time.Now())}
+		}, nil
+	})
+}
+
+func (s *Server) octaviaDeletePool(w http.ResponseWriter, r *http.Request, c *call) {
+	id := r.PathValue("id")
+	s.octaviaMutate(w, r, c, func(o *octaviaLB) bool { return o.pool(id) != nil }, "", func(rec *lbRecord, next *octaviaLB) (int, func(*lbRecord) any, error) {
+		next.Pools = slices.DeleteFunc(next.Pools, func(p *octaviaPool) bool { return p.ID == id })
+		for _, l := range next.Listeners {
+			if l.DefaultPoolID == id {
+				l.DefaultPoolID = ""
+			}
+		}
+		return http.StatusNoContent, noBody, nil
+	})
+}
+
+func (s *Server) octaviaListMembers(w http.ResponseWriter, r *http.Request, c *call) {
+	id := r.PathValue("id")
+	if _, ok := octaviaQuery(w, r); !ok {
+		return
+	}
+	if _, ok := s.applyFault(w, r, c, api.OpGetLoadBalancer, func(ref string) bool {
+		lb := s.octaviaFindLocked(func(o *octaviaLB) bool { return o.pool(id) != nil })
+		return lb != nil && (lb.ID == ref || lb.Name == ref)
+	}); !ok {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	lb := s.octaviaFindLocked(func(o *octaviaLB) bool { return o.pool(id) != nil })
+	if lb == nil {
+		octaviaNotFound(w, "Pool", id)
+		return
+	}
+	now := time.Now()
+	out := []map[string]any{}
+	for _, m := range lb.Octavia.pool(id).Members {
+		out = append(out, octaviaMemberWire(lb, m, now))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"members": out, "members_links": []any{}})
+}
+
+// octaviaBatchMembers replaces a pool's members: those the request names
+// by address and port keep their id, the rest are new or gone. Octavia
+// answers 202 and applies it asynchronously.
+func (s *Server) octaviaBatchMembers(w http.ResponseWriter, r *http.Request, c *call) {
+	id := r.PathValue("id")
+	var req []pools.BatchUpdateMemberOpts
+	if !octaviaDecode(w, r, "members", &req) {
+		return
+	}
+	s.octaviaMutate(w, r, c, func(o *octaviaLB) bool { return o.pool(id) != nil }, "", func(rec *lbRecord, next *octaviaLB) (int, func(*lbRecord) any, error) {
+		p := next.pool(id)
+		if p == nil {
+			return 0, nil, octaviaErr{http.StatusNotFound, "Pool " + id + " not found."}
+		}
+		var members []octaviaMember
+		for _, m := range req {
+			nm := octaviaMember{Address: m.Address, ProtocolPort: m.ProtocolPort, Weight: weightOr(m.Weight), MonitorPort: m.MonitorPort, Tags: m.Tags}
+			if m.Name != nil {
+				nm.Name = *m.Name
+			}
+			if m.SubnetID != nil {
+				nm.SubnetID = *m.SubnetID
+			}
+			if j := slices.IndexFunc(p.Members, func(o octaviaMember) bool { return o.Address == m.Address && o.ProtocolPort == m.ProtocolPort }); j >= 0 {
+				nm.ID = p.Members[j].ID
+			} else {
+				nm.ID = s.newOctaviaIDLocked("member")
+			}
+			members = append(members, nm)
+		}
+		p.Members = members
+		return http.StatusAccepted, noBody, nil
+	})
+}
+
+func (s *Server) octaviaGetMonitor(w http.ResponseWriter, r *http.Request, c *call) {
+	id := r.PathValue("id")
+	hasMonitor := func(o *octaviaLB) bool {
+		return slices.ContainsFunc(o.Pools, func(p *octaviaPool) bool { return p.Monitor != nil && p.Monitor.ID == id })
+	}
+	if _, ok := s.applyFault(w, r, c, api.OpGetLoadBalancer, func(ref string) bool {
+		lb := s.octaviaFindLocked(hasMonitor)
+		return lb != nil && (lb.ID == ref || lb.Name == ref)
+	}); !ok {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	lb := s.octaviaFindLocked(hasMonitor)
+	if lb == nil {
+		octaviaNotFound(w, "Health Monitor", id)
+		return
+	}
+	for _, p := range lb.Octavia.Pools {
+		if p.Monitor != nil && p.Monitor.ID == id {
+			writeJSON(w, http.StatusOK, map[string]any{"healthmonitor": octaviaMonitorWire(lb, p, time.Now())})
+			return
+		}
+	}
+}
+
+func (s *Server) octaviaCreateMonitor(w http.ResponseWriter, r *http.Request, c *call) {
+	var req monitors.CreateOpts
+	if !octaviaDecode(w, r, "healthmonitor", &req) {
+		return
+	}
+	s.octaviaMutate(w, r, c, func(o *octaviaLB) bool { return o.pool(req.PoolID) != nil }, "", func(rec *lbRecord, next *octaviaLB) (int, func(*lbRecord) any, error) {
+		p := next.pool(req.PoolID)
+		if p == nil {
+			return 0, nil, octaviaErr{http.StatusNotFound, "Pool " + req.PoolID + " not found."}
+		}
+		if p.Monitor != nil {
+			return 0, nil, octaviaErr{http.StatusConflict, fmt.Sprintf("This Pool %s already has a Health Monitor %s.", p.ID, p.Monitor.ID)}
+		}
+		p.Monitor = s.monitorFromOptsLocked(req)
+		return http.StatusCreated, func(shown *lbRecord) any {
+			return map[string]any{"healthmonitor": octaviaMonitorWire(shown, shown.Octavia.pool(p.ID), time.Now())}
+		}, nil
+	})
+}
+
+func (s *Server) octaviaUpdateMonitor(w http.ResponseWriter, r *http.Request, c *call) {
+	id := r.PathValue("id")
+	var req monitors.UpdateOpts
+	if !octaviaDecode(w, r, "healthmonitor", &req) {
+		return
+	}
+	s.octaviaMonitorChange(w, r, c, id, func(p *octaviaPool) (int, any) {
+		m := p.Monitor
+		if req.Name != nil {
+			m.Name = *req.Name
+		}
+		if req.Delay != 0 {
+			m.Delay = req.Delay
+		}
+		if req.Timeout != 0 {
+			m.Timeout = req.Timeout
+		}
+		if req.MaxRetries != 0 {
+			m.MaxRetries = req.MaxRetries
+		}
+		if req.MaxRetriesDown != 0 {
+			m.MaxRetriesDown = req.MaxRetriesDown
+		}
+		return http.StatusOK, p.ID
+	})
+}
+
+func (s *Server) octaviaDeleteMonitor(w http.ResponseWriter, r *http.Request, c *call) {
+	id := r.PathValue("id")
+	s.octaviaMonitorChange(w, r, c, id, func(p *octaviaPool) (int, any) {
+		p.Monitor = nil
+		return http.StatusNoContent, nil
+	})
+}
+
+// octaviaMonitorChange changes the health monitor id through its pool;
+// change returns the status and, to answer with the monitor, the pool's id.
+func (s *Server) octaviaMonitorChange(w http.ResponseWriter, r *http.Request, c *call, id string, change func(*octaviaPool) (int, any)) {
+	poolOf := func(o *octaviaLB) *octaviaPool {
+		for _, p := range o.Pools {
+			if p.Monitor != nil && p.Monitor.ID == id {
+				return p
+			}
+		}
+		return nil
+	}
+	s.octaviaMutate(w, r, c, func(o *octaviaLB) bool { return poolOf(o) != nil }, "", func(rec *lbRecord, next *octaviaLB) (int, func(*lbRecord) any, error) {
+		p := poolOf(next)
+		if p == nil {
+			return 0, nil, octaviaErr{http.StatusNotFound, "Health Monitor " + id + " not found."}
+		}
+		status, poolID := change(p)
+		return status, func(shown *lbRecord) any {
+			if poolID == nil {
+				return nil
+			}
+			return map[string]any{"healthmonitor": octaviaMonitorWire(shown, shown.Octavia.pool(poolID.(string)), time.Now())}
+		}, nil
+	})
+}

@@ -1,0 +1,281 @@
+package binaries
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// ModulePath is this repository's module, whose own components are built
+// from the source tree rather than cached by version.
+const ModulePath = "sigs.k8s.io/ccm-harness"
+
+// Component is an executable the harness can build.
+type Component struct {
+	Name string
+	// Module is the Go module whose pinned version names the build. It is
+	// ModulePath for the harness's own components.
+	Module string
+	// Package is the main package to build.
+	Package string
+	// VersionLDFlags, if set, maps the module version to -X flags so the
+	// binary reports the version it was built from.
+	VersionLDFlags func(version string) []string
+	// Version is the module version to build; empty for the pinned
+	// default. Set it with At.
+	Version string
+	// Versions pins the versions of Module a component built in a module
+	// generated for it may be built from, the default first; empty for one
+	// built with this repository's go.mod at its version (Versions in
+	// versions.go). The component's owner pins them where it defines it: a
+	// provider's CCM in its provider's folder.
+	Versions []string
+	// Sources, set for a component of this repository built against an
+	// older release of Module (one of Versions), are the directories of
+	// this repository copied into the module generated for its build.
+	Sources []string
+	// Aligned are the Versions built with this repository's dependency
+	// versions wherever they are at least the component's own (Go's
+	// minimal version selection takes the higher of the two), Kubernetes'
+	// staging modules included: the packages it shares with the harness
+	// then come from the Go build cache instead of being compiled again
+	// (minutes on 2 cores). The component's own code is unchanged, but on
+	// an older Kubernetes minor the libraries it links, the controllers
+	// of k8s.io/cloud-provider among them, are this repository's release
+	// rather than its own: its owner says so where it lists one. Such a
+	// binary is cached under the Kubernetes version too.
+	Aligned []string
+	// Releases, for a component of this repository, are the other
+	// Kubernetes releases it may be built on (At): each in a module
+	// generated for it, with Sources copied in, as an older release's
+	// managers are.
+	Releases []string
+	// Withheld are the modules the component's go.mod replaces with a fork
+	// the module proxy refuses, each with the version of the module itself
+	// to require instead: the generated module leaves such a replace out.
+	Withheld map[string]string
+	// Image, if set, is a container image whose entrypoint is the
+	// executable (see internal/oci): nothing is built, the image is
+	// unpacked.
+	Image string
+	// Path, if set, is a ready-made executable: nothing is built.
+	Path string
+	// Tags are the build tags of a component built in a module generated
+	// for it: providerless, for a Kubernetes release that still compiles
+	// the legacy cloud providers in, leaves out what a build that brings
+	// its own cloud provider never calls (the GCE provider and its
+	// compute API: a third of kube-controller-manager v1.30's source).
+	Tags []string
+
+	// builtAs is the name the component is built and cached under where
+	// it runs under another (Renamed): one binary, one build.
+	builtAs string
+}
+
+// Renamed is c under another name, for a second copy of it to run beside
+// one of the same name (the CCM an upgrade starts from, beside the CCM):
+// it is still built and cached as c.
+func (c Component) Renamed(name string) Component {
+	if c.builtAs == "" {
+		c.builtAs = c.Name
+	}
+	c.Name = name
+	return c
+}
+
+// buildName is the name c is built and cached under.
+func (c Component) buildName() string {
+	if c.builtAs != "" {
+		return c.builtAs
+	}
+	return c.Name
+}
+
+// String names the component and the version it is built from.
+func (c Component) String() string { return describe([]Component{c}) }
+
+// WithImage is c run from a container image instead.
+func (c Component) WithImage(ref string) Component {
+	return Component{Name: c.Name, Image: ref}
+}
+
+// version is the module version c is built from.
+func (c Component) version() string {
+	if c.Version != "" {
+		return c.Version
+	}
+	if vs := c.pinned(); len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
+}
+
+// pinned are the versions of c's module c may be built from, the default
+// first.
+func (c Component) pinned() []string {
+	if len(c.Versions) > 0 {
+		return c.Versions
+	}
+	v, ok := Versions[c.Module]
+	if !ok {
+		return nil
+	}
+	if c.Module == kubernetesModule {
+		return defaultFirst(v, KubernetesReleases)
+	}
+	return []string{v}
+}
+
+const kubernetesModule = "k8s.io/kubernetes"
+
+// defaultFirst is def, then the rest of vs.
+func defaultFirst(def string, vs []string) []string {
+	out := []string{def}
+	for _, v := range vs {
+		if v != def {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// ownModule reports whether c is built in a module generated for it: its
+// dependencies conflict with this repository's, or it is built against
+// another release than go.mod's.
+func (c Component) ownModule() bool {
+	return len(c.Versions) > 0 || (c.Version != "" && c.Version != Versions[c.Module])
+}
+
+// At is c built from another pinned version of its module; "" keeps the
+// default. A component of this repository may be built on another
+// Kubernetes release it lists in Releases.
+func (c Component) At(version string) (Component, error) {
+	if version == "" {
+		return c, nil
+	}
+	if c.Module == ModulePath {
+		def := Versions[kubernetesModule]
+		switch {
+		case version == def && len(c.Releases) > 0:
+			return c, nil
+		case slices.Contains(c.Releases, version):
+			return Component{Name: c.Name, Module: kubernetesModule, Package: c.Package, VersionLDFlags: KubeVersion,
+				Versions: []string{version}, Sources: c.Sources}, nil
+		case len(c.Releases) > 0:
+			return Component{}, fmt.Errorf("%s: Kubernetes release %s is not one it is built on (built on: %s)", c.Name, version, strings.Join(defaultFirst(def, c.Releases), ", "))
+		}
+		return Component{}, fmt.Errorf("%s is built from this repository and has no other version than its source (drop the version %s)", c.Name, version)
+	}
+	if pinned := c.pinned(); !slices.Contains(pinned, version) {
+		return Component{}, fmt.Errorf("%s: version %s of %s is not pinned (pinned: %s)", c.Name, version, c.Module, strings.Join(pinned, ", "))
+	}
+	c.Version = version
+	return c, nil
+}
+
+// Choices are the versions At takes, the default first; none for a
+// component of this repository with no Releases, or an image.
+func (c Component) Choices() []string {
+	switch {
+	case c.Image != "" || c.Path != "":
+		return nil
+	case c.Module == ModulePath && len(c.Releases) > 0:
+		return defaultFirst(Versions[kubernetesModule], c.Releases)
+	case c.Module == ModulePath:
+		return nil
+	}
+	return c.pinned()
+}
+
+// Release is the release c is built from: its module's version, or, for
+// a component of this repository, the Kubernetes release whose libraries
+// it links (go.mod's). "" for an image or a ready-made executable, whose
+// release the harness cannot know.
+func (c Component) Release() string {
+	switch {
+	case c.Image != "" || c.Path != "":
+		// The release its user says it is (a profile's ccm.version,
+		// --ccm-version beside --ccm-image), or unknown.
+		return c.Version
+	case c.Module == ModulePath:
+		return Versions[kubernetesModule]
+	}
+	return c.version()
+}
+
+// The components the local runtime and the providers use.
+var (
+	Etcd                  = Component{Name: "etcd", Module: "go.etcd.io/etcd/server/v3", Package: ModulePath + "/cmd/etcd"}
+	KubeAPIServer         = Component{Name: "kube-apiserver", Module: kubernetesModule, Package: "k8s.io/kubernetes/cmd/kube-apiserver", VersionLDFlags: KubeVersion}
+	KubeControllerManager = Component{Name: "kube-controller-manager", Module: kubernetesModule, Package: "k8s.io/kubernetes/cmd/kube-controller-manager", VersionLDFlags: KubeVersion}
+	Kwok                  = Component{Name: "kwok", Module: "sigs.k8s.io/kwok", Package: "sigs.k8s.io/kwok/cmd/kwok"}
+	// Kwokctl is kwok's cluster tool, which make bench races the local
+	// runtime against.
+	Kwokctl = Component{Name: "kwokctl", Module: "sigs.k8s.io/kwok", Package: "sigs.k8s.io/kwok/cmd/kwokctl"}
+	// The rest of a release, for the kind runtime's node image.
+	Kubelet       = Component{Name: "kubelet", Module: kubernetesModule, Package: "k8s.io/kubernetes/cmd/kubelet", VersionLDFlags: KubeVersion}
+	Kubeadm       = Component{Name: "kubeadm", Module: kubernetesModule, Package: "k8s.io/kubernetes/cmd/kubeadm", VersionLDFlags: KubeVersion}
+	Kubectl       = Component{Name: "kubectl", Module: kubernetesModule, Package: "k8s.io/kubernetes/cmd/kubectl", VersionLDFlags: KubeVersion}
+	KubeScheduler = Component{Name: "kube-scheduler", Module: kubernetesModule, Package: "k8s.io/kubernetes/cmd/kube-scheduler", VersionLDFlags: KubeVersion}
+	KubeProxy     = Component{Name: "kube-proxy", Module: kubernetesModule, Package: "k8s.io/kubernetes/cmd/kube-proxy", VersionLDFlags: KubeVersion}
+	// Crictl is built in a module of its own: kind's log collection asks it.
+	Crictl = Component{Name: "crictl", Module: "sigs.k8s.io/cri-tools", Package: "sigs.k8s.io/cri-tools/cmd/crictl", Versions: []string{"v1.36.0"}}
+	// Agnhost is the e2e framework's test server, the backend pods of the
+	// [datapath] specs.
+	Agnhost = Component{Name: "agnhost", Module: kubernetesModule, Package: "k8s.io/kubernetes/test/images/agnhost"}
+	// Pause is the pod sandbox's process, the kind node image's pause image.
+	Pause = Component{Name: "pause", Module: ModulePath, Package: ModulePath + "/cluster/kind/pause"}
+)
+
+// KubeVersion are the -X flags that make a Kubernetes binary report
+// release v, as upstream's release builds do.
+func KubeVersion(v string) []string {
+	major, minor := "", ""
+	if parts := strings.SplitN(strings.TrimPrefix(v, "v"), ".", 3); len(parts) >= 2 {
+		major, minor = parts[0], parts[1]
+	}
+	const pkg = "k8s.io/component-base/version"
+	return []string{
+		"-X", pkg + ".gitVersion=" + v,
+		"-X", pkg + ".gitMajor=" + major,
+		"-X", pkg + ".gitMinor=" + minor,
+		"-X", pkg + ".gitTreeState=clean",
+	}
+}
+
+// aligned reports whether c's version is built with this repository's
+// dependency versions.
+func (c Component) aligned() bool { return slices.Contains(c.Aligned, c.version()) }
+
+func names(comps []Component) string {
+	var n []string
+	for _, c := range comps {
+		n = append(n, c.Name)
+	}
+	return strings.Join(n, ", ")
+}
+
+func describe(comps []Component) string {
+	var n []string
+	for _, c := range comps {
+		switch {
+		case c.Image != "" && c.Version != "":
+			n = append(n, c.Name+" "+c.Version+" from image "+c.Image)
+		case c.Image != "":
+			n = append(n, c.Name+" from image "+c.Image)
+		case c.Path != "" && c.Version != "":
+			n = append(n, c.Name+" "+c.Version+" at "+c.Path)
+		case c.Path != "":
+			n = append(n, c.Name+" at "+c.Path)
+		case c.Module == ModulePath && len(c.Releases) > 0:
+			// Built on go.mod's Kubernetes release (a CCM of this
+			// repository): the release it reports.
+			n = append(n, c.Name+" "+c.Release())
+		case c.Module == ModulePath:
+			n = append(n, c.Name)
+		default:
+			n = append(n, c.Name+" "+c.version())
+		}
+	}
+	return strings.Join(n, ", ")
+}

@@ -1,0 +1,105 @@
+package gomod
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/mod/modfile"
+)
+
+// ours is this repository: go test runs in the package's folder.
+const (
+	ours     = "../../.."
+	oursPath = "sigs.k8s.io/ccm-harness"
+)
+
+// sources are those of a component of this repository built against an
+// older release, as the fake provider's release-N managers are.
+var sources = []string{"fakecloud/api", "fakecloud/client", "fakecloud/cloudprovider", "fakecloud/cmd/fakecloud-ccm"}
+
+func TestStagingVersion(t *testing.T) {
+	if got := StagingVersion("v1.30.14"); got != "v0.30.14" {
+		t.Errorf("StagingVersion(v1.30.14) = %s", got)
+	}
+}
+
+// TestCopySources copies the release build's sources as the build does and
+// checks the result: imports rewritten, tests left out, the modules they
+// import required at this repository's versions.
+func TestCopySources(t *testing.T) {
+	dir := t.TempDir()
+	f := &modfile.File{}
+	_ = f.AddModuleStmt("ccm-harness.local/build/x")
+	_ = f.AddGoStmt("1.22.0")
+	_ = f.AddReplace("k8s.io/cloud-provider", "", "k8s.io/cloud-provider", "v0.30.14")
+	if err := copySources(ours, dir, oursPath, "ccm-harness.local/build/x", sources, f); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "fakecloud/cloudprovider/cloud.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"ccm-harness.local/build/x/fakecloud/client"`) || strings.Contains(string(data), `"`+oursPath+`/`) {
+		t.Errorf("imports not rewritten in cloud.go")
+	}
+	if tests, _ := filepath.Glob(filepath.Join(dir, "fakecloud/cloudprovider/*_test.go")); len(tests) > 0 {
+		t.Errorf("tests copied: %v", tests)
+	}
+	reqs := map[string]string{}
+	for _, r := range f.Require {
+		reqs[r.Mod.Path] = r.Mod.Version
+	}
+	if reqs["sigs.k8s.io/yaml"] == "" || reqs["k8s.io/cloud-provider"] != "" {
+		t.Errorf("requires %v: want sigs.k8s.io/yaml at ours, and nothing for the replaced k8s.io/cloud-provider", reqs)
+	}
+	if f.Go.Version == "1.22.0" {
+		t.Errorf("go %s: want this repository's newer go version", f.Go.Version)
+	}
+	h1, err := SourcesHash(ours, sources)
+	if err != nil || len(h1) != 12 {
+		t.Fatalf("SourcesHash: %q, %v", h1, err)
+	}
+	if h2, _ := SourcesHash(ours, sources[:3]); h2 == h1 {
+		t.Errorf("different sources hash alike: %s", h1)
+	}
+}
+
+// TestAlign checks that a generated module takes this repository's
+// versions.
+func TestAlign(t *testing.T) {
+	f, err := modfile.Parse("go.mod", []byte("module gen\nrequire up v1.0.0\nreplace k8s.io/kube-proxy => k8s.io/kube-proxy v0.35.0\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := align(ours, f); err != nil {
+		t.Fatal(err)
+	}
+	mod, err := readGoMod(ours)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kube string
+	for _, r := range mod.Require {
+		if r.Mod.Path == "k8s.io/kubernetes" {
+			kube = r.Mod.Version
+		}
+	}
+	staging := StagingVersion(kube)
+	want := map[string]string{"k8s.io/cloud-provider": staging, "k8s.io/kubernetes": kube, "up": "v1.0.0"}
+	for _, r := range f.Require {
+		if w, ok := want[r.Mod.Path]; ok && r.Mod.Version != w {
+			t.Errorf("require %s %s, want %s", r.Mod.Path, r.Mod.Version, w)
+		}
+		delete(want, r.Mod.Path)
+	}
+	if len(want) > 0 {
+		t.Errorf("not required: %v", want)
+	}
+	for _, r := range f.Replace {
+		if r.Old.Path == "k8s.io/kube-proxy" && r.New.Version != staging {
+			t.Errorf("replace %s => %s, want this repository's %s", r.Old.Path, r.New.Version, staging)
+		}
+	}
+}
