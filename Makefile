@@ -101,10 +101,18 @@ PROCS ?= $(if $(filter local,$(CLUSTER)),6,1)
 # CLUSTER=existing, lends the node-lifecycle specs nodes whose machines
 # they may stop, start and terminate through the cloud's API; JOIN_HOOK
 # is the command that makes the specs' new nodes there (`hook NODE`).
+# LEADER_MIGRATION_CONFIG, CCM_LEADER_MIGRATION_CONFIG,
+# ROLLBACK_LEADER_MIGRATION_CONFIG and LEADER_MIGRATION_DEFAULT (any
+# value) are the suite's leader-migration flags of those names; E2E_FLAGS
+# passes any other suite flag (e2e.test --help), --dry-run among them.
 SUITE_FLAGS = --provider=$(PROVIDER) --ccm-version='$(CCM_VERSION)' --cluster=$(CLUSTER) --artifacts=$(ARTIFACTS) \
 	--provider-config='$(PROVIDER_CONFIG)' --ccm-image='$(CCM_IMAGE)' --nodes=$(NODES) --kubernetes-version='$(K8S_VERSION)' \
 	$(if $(WAIT_SCALE),--wait-scale=$(WAIT_SCALE)) $(if $(LIFECYCLE_NODES),--lifecycle-nodes=$(LIFECYCLE_NODES)) \
-	$(if $(JOIN_HOOK),--join-hook='$(JOIN_HOOK)')
+	$(if $(JOIN_HOOK),--join-hook='$(JOIN_HOOK)') \
+	$(if $(LEADER_MIGRATION_CONFIG),--leader-migration-config='$(LEADER_MIGRATION_CONFIG)') \
+	$(if $(CCM_LEADER_MIGRATION_CONFIG),--ccm-leader-migration-config='$(CCM_LEADER_MIGRATION_CONFIG)') \
+	$(if $(ROLLBACK_LEADER_MIGRATION_CONFIG),--rollback-leader-migration-config='$(ROLLBACK_LEADER_MIGRATION_CONFIG)') \
+	$(if $(LEADER_MIGRATION_DEFAULT),--leader-migration-default) $(E2E_FLAGS)
 # In one process the suite sends its own verbose output to e2e.log; in
 # several, the ginkgo CLI gathers it, and is sent there, while each
 # process writes its short lines, and the first the summary, to the

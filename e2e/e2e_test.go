@@ -60,6 +60,8 @@ func TestMain(m *testing.M) {
 	for _, name := range options.ProviderNames() {
 		framework.RegisterProvider(name, func() (framework.ProviderInterface, error) { return framework.NullProvider{}, nil })
 	}
+	// Its help is the framework's (gce, gke, ...): say what it selects here.
+	flag.CommandLine.Lookup(options.FlagProvider).Usage = options.ProviderHelp
 	_ = flag.Set("provider", opts.Provider)
 	flag.Parse()
 	if *workdir != "" {

@@ -60,6 +60,53 @@ const (
 	Existing = "existing"
 )
 
+// runtimes say what each runtime makes: the flag's help and its errors
+// read them.
+var runtimes = []struct{ name, about string }{
+	{Local, "simulated nodes, no Docker"},
+	{Kind, "real nodes in Docker"},
+	{Existing, "the cluster of --kubeconfig, which is neither made nor removed"},
+}
+
+// RuntimeNames are the values of --cluster a door takes: o.Runtimes, or
+// every runtime.
+func (o *Options) RuntimeNames() []string {
+	if len(o.Runtimes) > 0 {
+		return o.Runtimes
+	}
+	var out []string
+	for _, r := range runtimes {
+		out = append(out, r.name)
+	}
+	return out
+}
+
+func (o *Options) runtimeHelp() string {
+	var parts []string
+	for _, r := range runtimes {
+		if slices.Contains(o.RuntimeNames(), r.name) {
+			parts = append(parts, r.name+" ("+r.about+")")
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// providerConfigHelp lists each built-in provider's --provider-config
+// keys, read from its profile's Config type.
+func providerConfigHelp() string {
+	var parts []string
+	for _, name := range ProviderNames() {
+		p, ok := providers.Lookup(name)
+		if !ok {
+			continue
+		}
+		if keys := providers.ConfigKeys(p.Config); len(keys) > 0 {
+			parts = append(parts, name+": "+strings.Join(keys, ", "))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
 // Options are a user's choices, from flags and environment variables.
 type Options struct {
 	// Provider is a registered profile's name, or providers.External for
@@ -74,6 +121,9 @@ type Options struct {
 	CCMImage string
 	// Cluster is the runtime: Local, Kind or Existing.
 	Cluster string
+	// Runtimes, if set, are the only runtimes the door offers (the
+	// kubetest2 deployer: local); its --cluster help lists those alone.
+	Runtimes []string
 	// Kubeconfig is the existing cluster's.
 	Kubeconfig string
 	// BinDir holds ready-made binaries; "" builds them into the cache.
@@ -153,11 +203,11 @@ func (o *Options) Bind(fs FlagSet, except ...string) {
 			fs.StringVar(p, name, *p, usage)
 		}
 	}
-	str(&o.Provider, FlagProvider, "provider profile ("+strings.Join(ProviderNames(), ", ")+"; external takes a profile file as --provider-config) ($PROVIDER)")
-	str(&o.ProviderConfig, FlagProviderConfig, "provider config file (fake: region, zones, faults; vsphere: region, zones, credentials, ipFamilies, faults); for --provider=external, the profile file ($PROVIDER_CONFIG)")
+	str(&o.Provider, FlagProvider, ProviderHelp+" ($PROVIDER)")
+	str(&o.ProviderConfig, FlagProviderConfig, "provider config file, YAML ("+providerConfigHelp()+"); for --provider=external, the profile file ($PROVIDER_CONFIG)")
 	str(&o.CCMVersion, FlagCCMVersion, "CCM version, one of those pinned for the provider (default: the first pinned); beside --ccm-image, the image's release (vMAJOR.MINOR.PATCH), for the report, testgrid's column and the skew verdict ($CCM_VERSION)")
 	str(&o.CCMImage, FlagCCMImage, "run the CCM from this container image instead (docker-archive:PATH, oci:DIR, or a registry reference) ($CCM_IMAGE)")
-	str(&o.Cluster, FlagCluster, "cluster runtime: local (simulated nodes, no Docker), kind (real nodes in Docker), or existing (the cluster of --kubeconfig, which is neither made nor removed) ($CLUSTER)")
+	str(&o.Cluster, FlagCluster, "cluster runtime: "+o.runtimeHelp()+" ($CLUSTER)")
 	str(&o.Kubeconfig, FlagKubeconfig, "the existing cluster's kubeconfig, for --cluster=existing ($KUBECONFIG)")
 	str(&o.JoinHook, FlagJoinHook, "for --cluster=existing with a reached cloud: a shell command run as `hook NODE` that makes a machine whose kubelet (--cloud-provider=external) registers as NODE with the labels in $CCM_HARNESS_NODE_LABELS; its machines are powered and terminated through the cloud's API; none, and the specs that add nodes skip ($JOIN_HOOK)")
 	str(&o.LifecycleNodes, FlagLifecycleNodes, "for --cluster=existing with a reached cloud: comma-separated nodes whose machines the node-lifecycle specs may stop, start and terminate through the cloud's API (a terminated one is gone for good); none, and those specs skip ($LIFECYCLE_NODES)")
@@ -202,6 +252,9 @@ func (o Options) Args() []string {
 
 // ProviderNames are the values --provider takes.
 func ProviderNames() []string { return append(providers.Names(), providers.External) }
+
+// ProviderHelp is --provider's help, on every door.
+var ProviderHelp = "provider profile (" + strings.Join(ProviderNames(), ", ") + "; external takes a profile file as --provider-config)"
 
 // Setup is what the options resolve to: the profile, its cloud's config,
 // the runtime and where the run's files go.
@@ -334,7 +387,7 @@ func (o Options) Resolve(logf func(format string, args ...any)) (*Setup, error) 
 	case Existing:
 		s.Runtime = existing.New(o.Kubeconfig, existing.WithLifecycleNodes(lifecycleNodes(o.LifecycleNodes)...), existing.WithJoinHook(o.JoinHook))
 	default:
-		return nil, fmt.Errorf("--%s %q is not a runtime (known: %s, %s, %s)", FlagCluster, o.Cluster, Local, Kind, Existing)
+		return nil, fmt.Errorf("--%s %q is not a runtime (known: %s)", FlagCluster, o.Cluster, strings.Join(o.RuntimeNames(), ", "))
 	}
 	if o.LifecycleNodes != "" && o.Cluster != Existing {
 		return nil, fmt.Errorf("--%s names nodes of a cluster someone else made; with --%s=%s the harness makes its own nodes for the lifecycle specs (leave it unset)", FlagLifecycleNodes, FlagCluster, o.Cluster)

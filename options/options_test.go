@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -260,7 +261,7 @@ func TestArgs(t *testing.T) {
 	if err := fs.Parse(o.Args()); err != nil {
 		t.Fatal(err)
 	}
-	if got != o {
+	if !reflect.DeepEqual(got, o) {
 		t.Errorf("parsed %+v\nwant   %+v", got, o)
 	}
 }

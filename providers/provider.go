@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -236,6 +237,10 @@ type Profile struct {
 	// NewCloud returns the cloud to start for one cluster. config is the
 	// content of the user's provider config file (--provider-config), or nil.
 	NewCloud func(config []byte) (Cloud, error)
+	// Config is a zero value of the type NewCloud reads config into: its
+	// JSON fields are the file's keys, which the flags' help lists
+	// (ConfigKeys). Nil for a provider that takes no config.
+	Config any
 }
 
 // Has reports whether the profile claims c.
@@ -481,7 +486,47 @@ type Inspector interface {
 	Instance(ctx context.Context, name string) (Instance, error)
 }
 
+// ConfigKeys are the top-level keys of a provider config of v's type
+// (Profile.Config): its JSON fields, those of embedded structs inlined as
+// encoding/json (and sigs.k8s.io/yaml) inline them.
+func ConfigKeys(v any) []string {
+	if v == nil {
+		return nil
+	}
+	var keys []string
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct {
+			return
+		}
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			switch {
+			case name == "-" || (!f.IsExported() && !f.Anonymous):
+			case f.Anonymous && name == "":
+				walk(f.Type)
+			case name != "":
+				keys = append(keys, name)
+			default:
+				keys = append(keys, f.Name)
+			}
+		}
+	}
+	walk(reflect.TypeOf(v))
+	return keys
+}
+
 var registry = map[string]Profile{}
+
+// Lookup returns the profile called name, if one is registered.
+func Lookup(name string) (Profile, bool) {
+	p, ok := registry[name]
+	return p, ok
+}
 
 // Register makes a profile selectable by name; providers call it from init.
 func Register(p Profile) {

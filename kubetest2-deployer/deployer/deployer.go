@@ -75,6 +75,8 @@ func New(common types.Options) (types.Deployer, *pflag.FlagSet) {
 	// A deployer's cluster outlives its process between --up and --down:
 	// only the local runtime's does, from its state folder.
 	d.opts.Cluster = options.Local
+	// Only a local cluster outlives the deployer between --up and --down.
+	d.opts.Runtimes = []string{options.Local}
 	d.opts.Bind(fs, options.FlagArtifacts, options.FlagKubeconfig, options.FlagAPIServerPort, options.FlagLifecycleNodes, options.FlagJoinHook)
 	fs.StringVar(&d.clusterName, "cluster-name", "", "cluster name, lower-case letters, digits and '-', at most 42 characters (default: kt2- and the run ID); give the same to a later --down or --test of a cluster left up")
 	return d, fs
@@ -308,7 +310,7 @@ func (d *Deployer) kubeconfig() (string, error) {
 		return d.cluster.Kubeconfig, nil
 	}
 	// A cluster another invocation left up keeps its kubeconfig in its
-	// state folder (README: "What a run leaves").
+	// state folder (docs/development.md, "Caches and state").
 	p := filepath.Join(d.stateDir(), "admin.kubeconfig")
 	if _, err := os.Stat(p); err != nil {
 		return "", fmt.Errorf("cluster %s is not up: no kubeconfig at %s (bring it up with --up, or name a running cluster with --cluster-name)", d.name(), p)

@@ -44,6 +44,12 @@ func TestFlagsLeaveKubetest2sAlone(t *testing.T) {
 			t.Errorf("usage lacks %s:\n%s", f, out.String())
 		}
 	}
+	// It offers the runtimes it has: local alone.
+	for _, line := range strings.Split(out.String(), "\n") {
+		if strings.Contains(line, "--cluster ") && (!strings.Contains(line, "local (") || strings.Contains(line, "kind (") || strings.Contains(line, "existing (")) {
+			t.Errorf("--cluster's help offers other runtimes than local: %s", line)
+		}
+	}
 }
 
 var clusterName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,40}[a-z0-9])?$`)

@@ -67,6 +67,7 @@ func Profile() providers.Profile {
 		Capabilities:     providers.NewCapabilities(providers.Instances, providers.Zones, providers.NodeLifecycle, providers.LoadBalancers, providers.Routes),
 		Features:         classicFeatures,
 		CloudFeatures:    featuresOf,
+		Config:           Config{},
 		NewCloud: func(config []byte) (providers.Cloud, error) {
 			var c Config
 			if len(config) > 0 {

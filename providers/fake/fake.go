@@ -46,6 +46,7 @@ func Profile() providers.Profile {
 		Features:  providers.AllFeatures(providers.NewCapabilities(providers.LoadBalancers)),
 		InTreeKCM: InTreeKCM,
 		OlderCCM:  OlderCCM,
+		Config:    emulated.Config{},
 		NewCloud: func(config []byte) (providers.Cloud, error) {
 			var c emulated.Config
 			if len(config) > 0 {

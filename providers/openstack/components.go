@@ -8,7 +8,7 @@ import "sigs.k8s.io/ccm-harness/internal/binaries"
 // each to a cold CI run instead of five. No v1.37 release is served here,
 // so both link k8s.io/* v0.37.2, not their releases' v0.36.0 and v0.35.0:
 // their own code is theirs, the controllers they run from
-// k8s.io/cloud-provider are 1.37's (README, "OpenStack"). The first version is the default; --ccm-version picks
+// k8s.io/cloud-provider are 1.37's (docs/providers/openstack.md). The first version is the default; --ccm-version picks
 // another. It reports its version as upstream's release build does.
 var CCM = binaries.Component{
 	Name:    "openstack-cloud-controller-manager",

@@ -83,6 +83,7 @@ func Profile() providers.Profile {
 		Differences:      differences,
 		Capabilities:     providers.NewCapabilities(providers.Instances, providers.Zones, providers.NodeLifecycle, providers.LoadBalancers, providers.Routes),
 		Features:         features,
+		Config:           Config{},
 		NewCloud: func(config []byte) (providers.Cloud, error) {
 			var c Config
 			if len(config) > 0 {
@@ -114,7 +115,7 @@ func init() { providers.Register(Profile()) }
 
 // differences are the steps of load-balancer specs the OpenStack CCM
 // fails by its own design, each seen failing against fakecloud's Octavia
-// (README, "What the OpenStack CCM does differently").
+// (docs/providers/openstack.md, "Known difference").
 var differences = []providers.Difference{
 	{Spec: specs.LBBackends, Step: providers.StepJoin,
 		Shows: "(every eligible node), actual [",

@@ -66,6 +66,7 @@ func Profile() providers.Profile {
 		CloudBinaries:    []binaries.Component{VCSim},
 		Manifests:        Manifests,
 		Capabilities:     providers.NewCapabilities(providers.Instances, providers.Zones, providers.NodeLifecycle),
+		Config:           Config{},
 		NewCloud: func(config []byte) (providers.Cloud, error) {
 			c := Config{}
 			if len(config) > 0 {
