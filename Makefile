@@ -1,3 +1,17 @@
+# Copyright 2026 The Kubernetes Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 # ccm-harness: conformance and migration tests for cloud-controller-managers.
 #
 #   make e2e                     the main job: fake provider, local cluster
@@ -47,7 +61,7 @@ export ARTIFACTS
 # the suite and kube-apiserver share is compiled once, not once each way.
 export GOFLAGS += -trimpath
 
-.PHONY: bench all build binaries matrix e2e-oldest prebuild e2e e2e-vsphere e2e-openstack e2e-aws e2e-aws-lb e2e-kind e2e-image e2e-plugin e2e-reached e2e-reached-openstack e2e-reached-vsphere e2e-reached-control e2e-foreign e2e-incluster e2e-existing e2e-dry-run e2e-serial test unit vet controls compare images jobs up down clean clean-cache kubetest2
+.PHONY: verify bench all build binaries matrix e2e-oldest prebuild e2e e2e-vsphere e2e-openstack e2e-aws e2e-aws-lb e2e-kind e2e-image e2e-plugin e2e-reached e2e-reached-openstack e2e-reached-vsphere e2e-reached-control e2e-foreign e2e-incluster e2e-existing e2e-dry-run e2e-serial test unit vet controls compare images jobs up down clean clean-cache kubetest2
 
 all: build
 
@@ -455,6 +469,15 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 
+# What a kubernetes-sigs repository's hack/verify-* scripts check, as one
+# target make test runs first: formatting and vet, the license headers,
+# and tidy go.mod files in each of the three modules.
+verify: vet
+	hack/verify-boilerplate.sh
+	@for m in . kubetest2-deployer jobs; do \
+		(cd $$m && $(GO) mod tidy -diff >/dev/null) || { echo "verify: the go.mod of $$m is not tidy: run go mod tidy in $$m"; exit 1; }; \
+	done
+
 # The vSphere provider's tests run vcsim, the CLI's bad-input tests the
 # OpenStack CCM: built first, so a cold cache's build is not charged to a
 # test's deadline.
@@ -523,7 +546,7 @@ prebuild: build
 # (e2e-foreign: its kind cluster, two suites and a control, about 7
 # minutes alone) starts in the background after the reached clouds' group,
 # once the AWS CCM and the node image it takes from the cache are built.
-TEST_TARGETS := vet build prebuild@ unit+jobs+e2e e2e-vsphere+e2e-aws+e2e-aws-lb+e2e-reached+e2e-reached-control e2e-foreign@ e2e-openstack+e2e-oldest+e2e-kind+e2e-serial+e2e-plugin+e2e-reached-openstack+e2e-reached-vsphere images e2e-image+e2e-incluster+e2e-existing+e2e-dry-run+kubetest2+controls wait compare
+TEST_TARGETS := verify build prebuild@ unit+jobs+e2e e2e-vsphere+e2e-aws+e2e-aws-lb+e2e-reached+e2e-reached-control e2e-foreign@ e2e-openstack+e2e-oldest+e2e-kind+e2e-serial+e2e-plugin+e2e-reached-openstack+e2e-reached-vsphere images e2e-image+e2e-incluster+e2e-existing+e2e-dry-run+kubetest2+controls wait compare
 # Each target's output also goes to $(ARTIFACTS)/make-test/<target>.log;
 # a failed target's error lines are printed again after the times, last,
 # where a CI system that keeps only the end of the output still shows why;

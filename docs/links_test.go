@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 // Package docs holds the test that the repository's Markdown links hold:
 // a doc whose link leads nowhere is worse than none.
 package docs
@@ -119,4 +135,34 @@ func anchor(h string) string {
 		}
 	}
 	return b.String()
+}
+
+// TestMakeTestGroups checks that development.md lists make test's groups
+// as the Makefile's TEST_TARGETS has them, in order.
+func TestMakeTestGroups(t *testing.T) {
+	mk, err := os.ReadFile("../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^TEST_TARGETS := (.+)$`).FindSubmatch(mk)
+	if m == nil {
+		t.Fatal("no TEST_TARGETS in the Makefile")
+	}
+	var want []string
+	for _, g := range strings.Fields(string(m[1])) {
+		want = append(want, strings.ReplaceAll(g, "+", " + "))
+	}
+	doc, err := os.ReadFile("development.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(doc)
+	i := strings.Index(text, "```\n"+want[0]+"\n")
+	if i < 0 {
+		t.Fatalf("development.md has no code block beginning with make test's first group %q", want[0])
+	}
+	block, _, _ := strings.Cut(text[i+4:], "```")
+	if got := strings.Fields(strings.ReplaceAll(block, " + ", "+")); strings.Join(got, " ") != string(m[1]) {
+		t.Errorf("development.md lists make test's groups as\n%s\nthe Makefile's TEST_TARGETS:\n%s", strings.Join(got, " "), m[1])
+	}
 }
