@@ -61,7 +61,7 @@ export ARTIFACTS
 # the suite and kube-apiserver share is compiled once, not once each way.
 export GOFLAGS += -trimpath
 
-.PHONY: verify bench all build binaries matrix e2e-oldest prebuild e2e e2e-vsphere e2e-openstack e2e-aws e2e-aws-lb e2e-kind e2e-image e2e-plugin e2e-reached e2e-reached-openstack e2e-reached-vsphere e2e-reached-control e2e-foreign e2e-incluster e2e-existing e2e-dry-run e2e-serial test unit vet controls compare images jobs up down clean clean-cache kubetest2
+.PHONY: docs verify bench all build binaries matrix e2e-oldest prebuild e2e e2e-vsphere e2e-openstack e2e-aws e2e-aws-lb e2e-kind e2e-image e2e-plugin e2e-reached e2e-reached-openstack e2e-reached-vsphere e2e-reached-control e2e-foreign e2e-incluster e2e-existing e2e-dry-run e2e-serial test unit vet controls compare images jobs up down clean clean-cache kubetest2
 
 all: build
 
@@ -469,11 +469,18 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 
+# The generated docs: docs/profile-file.md, the profile file's reference,
+# from its Go types and the registry (a unit test fails when it is stale).
+docs:
+	$(GO) run ./hack/profiledoc
+
 # What a kubernetes-sigs repository's hack/verify-* scripts check, as one
 # target make test runs first: formatting and vet, the license headers,
-# and tidy go.mod files in each of the three modules.
+# the generated docs current and every doc link resolving, and tidy go.mod
+# files in each of the three modules.
 verify: vet
 	hack/verify-boilerplate.sh
+	$(GO) test ./hack/profiledoc ./docs
 	@for m in . kubetest2-deployer jobs; do \
 		(cd $$m && $(GO) mod tidy -diff >/dev/null) || { echo "verify: the go.mod of $$m is not tidy: run go mod tidy in $$m"; exit 1; }; \
 	done

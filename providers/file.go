@@ -45,18 +45,17 @@ type File struct {
 	// Name reports the provider; default "external".
 	Name string `json:"name,omitempty"`
 	// Cloud is the built-in profile whose cloud the harness starts,
-	// inspects and makes instances in ("fake", "vsphere"), or "none": the
-	// CCM talks to a cloud of its own, and specs that need to ask the
-	// cloud or add nodes are skipped.
+	// inspects and makes instances in, or "none": the CCM talks to a cloud
+	// of its own, and specs that need to ask the cloud or add nodes are
+	// skipped.
 	Cloud string `json:"cloud"`
-	// CloudConfig is that cloud's provider config (fake: region, zones,
-	// faults; vsphere: region, zones, credentials, ipFamilies, faults).
+	// CloudConfig is that cloud's provider config, as --provider-config
+	// would be for that provider (its Profile.Config).
 	CloudConfig any `json:"cloudConfig,omitempty"`
 	// CCM is the cloud-controller-manager under test; none for a cluster
 	// whose CCM runs already (--cluster=existing).
 	CCM FileCCM `json:"ccm"`
-	// Capabilities are what the CCM claims, at least one: instances,
-	// zones, node-lifecycle, load-balancers, routes.
+	// Capabilities are what the CCM claims, at least one (specs.Capabilities).
 	Capabilities []Capability `json:"capabilities"`
 	// Features are the extended features of those capabilities it claims
 	// too (load-balancer-udp, load-balancer-source-ip, ...: specs.Features);
@@ -92,10 +91,12 @@ type FileCCM struct {
 	// Binary is a ready-made executable.
 	Binary string `json:"binary,omitempty"`
 	// Builtin is the cloud's own CCM, as the harness builds it, at
-	// Version (default: the first pinned). With Image or Binary, Version is
-	// their release (vMAJOR.MINOR.PATCH), for the report, testgrid's
-	// column and the skew verdict; unknown without it.
-	Builtin bool   `json:"builtin,omitempty"`
+	// Version.
+	Builtin bool `json:"builtin,omitempty"`
+	// Version, with Builtin, is the pinned version to build (default: the
+	// first pinned); with Image or Binary, their release (vMAJOR.MINOR.PATCH),
+	// for the report, testgrid's column and the skew verdict; unknown
+	// without it.
 	Version string `json:"version,omitempty"`
 	// CloudProvider is its --cloud-provider; default the cloud's.
 	CloudProvider string `json:"cloudProvider,omitempty"`

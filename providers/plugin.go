@@ -35,8 +35,9 @@ import (
 type FileInspector struct {
 	// Plugin is the executable; a relative path is taken from the file's
 	// folder.
-	Plugin string   `json:"plugin"`
-	Args   []string `json:"args,omitempty"`
+	Plugin string `json:"plugin"`
+	// Args are the plugin's arguments.
+	Args []string `json:"args,omitempty"`
 	// Timeout bounds each question, as a Go duration ("30s"); default
 	// cloudplugin.DefaultTimeout.
 	Timeout string `json:"timeout,omitempty"`
