@@ -61,7 +61,7 @@ export ARTIFACTS
 # the suite and kube-apiserver share is compiled once, not once each way.
 export GOFLAGS += -trimpath
 
-.PHONY: docs verify bench all build binaries matrix e2e-oldest prebuild e2e e2e-vsphere e2e-openstack e2e-aws e2e-aws-lb e2e-kind e2e-image e2e-plugin e2e-reached e2e-reached-openstack e2e-reached-vsphere e2e-reached-control e2e-foreign e2e-incluster e2e-existing e2e-dry-run e2e-serial test unit vet controls compare images jobs up down clean clean-cache kubetest2
+.PHONY: jobs-matrix docs verify bench all build binaries matrix e2e-oldest prebuild e2e e2e-vsphere e2e-openstack e2e-aws e2e-aws-lb e2e-kind e2e-image e2e-plugin e2e-reached e2e-reached-openstack e2e-reached-vsphere e2e-reached-control e2e-foreign e2e-incluster e2e-existing e2e-dry-run e2e-serial test unit vet controls compare images jobs up down clean clean-cache kubetest2
 
 all: build
 
@@ -523,6 +523,11 @@ compare:
 # own: Prow's dependencies stay out of the harness's build).
 jobs:
 	cd jobs && $(GO) vet ./... && $(GO) test ./...
+
+# The matrix periodics, generated from the cells the harness computes
+# (make jobs fails when they are stale).
+jobs-matrix:
+	cd jobs && $(GO) run ./cmd/genmatrix
 
 # The components later targets of make test build beyond each provider's
 # default: the older CCMs and the oldest release's cell. make test builds

@@ -23,6 +23,7 @@ package jobs
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -38,6 +39,11 @@ const (
 	annTab        = "testgrid-tab-name"
 	annEmail      = "testgrid-alert-email"
 )
+
+// BuildCluster is the Prow build cluster the jobs run on: one of
+// test-infra's community clusters, which need no cloud credentials of
+// the job's own.
+const BuildCluster = "eks-prow-build-cluster"
 
 // maxNameLength is what Prow allows: job names become label values.
 const maxNameLength = 63
@@ -72,6 +78,11 @@ func Check(p Paths) []error {
 		if len(j.Name) > maxNameLength {
 			errs = append(errs, fmt.Errorf("job %s: name is %d characters, Prow allows %d", j.Name, len(j.Name), maxNameLength))
 		}
+		// Prow's default cluster is the service cluster, where no test
+		// job belongs: test-infra runs community jobs on a build cluster.
+		if j.Cluster == "" || j.Cluster == "default" {
+			errs = append(errs, fmt.Errorf("job %s: names no build cluster (cluster: %s, where test-infra runs the SIGs' jobs)", j.Name, BuildCluster))
+		}
 		for _, key := range []string{annDashboards, annTab, annEmail} {
 			if j.Annotations[key] == "" {
 				errs = append(errs, fmt.Errorf("job %s: annotation %s is missing", j.Name, key))
@@ -100,6 +111,7 @@ func Check(p Paths) []error {
 
 type job struct {
 	Name        string
+	Cluster     string
 	Labels      map[string]string
 	Annotations map[string]string
 	Spec        *v1.PodSpec
@@ -109,16 +121,16 @@ func allJobs(c *config.Config) []job {
 	var out []job
 	for _, ps := range c.PresubmitsStatic {
 		for _, j := range ps {
-			out = append(out, job{j.Name, j.Labels, j.Annotations, j.Spec})
+			out = append(out, job{j.Name, j.Cluster, j.Labels, j.Annotations, j.Spec})
 		}
 	}
 	for _, ps := range c.PostsubmitsStatic {
 		for _, j := range ps {
-			out = append(out, job{j.Name, j.Labels, j.Annotations, j.Spec})
+			out = append(out, job{j.Name, j.Cluster, j.Labels, j.Annotations, j.Spec})
 		}
 	}
 	for _, j := range c.Periodics {
-		out = append(out, job{j.Name, j.Labels, j.Annotations, j.Spec})
+		out = append(out, job{j.Name, j.Cluster, j.Labels, j.Annotations, j.Spec})
 	}
 	sort.Slice(out, func(i, k int) bool { return out[i].Name < out[k].Name })
 	return out
@@ -170,6 +182,10 @@ func checkCommand(j job, targets map[string]bool) error {
 	return nil
 }
 
+// readDashboards reads the testgrid file's dashboards, strictly: a
+// dashboard group there would declare again what test-infra declares. The
+// group file beside it must name the same dashboards, the ones to add to
+// the sig-cloud-provider group.
 func readDashboards(path string) (map[string]bool, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -180,15 +196,49 @@ func readDashboards(path string) (map[string]bool, error) {
 			Name string `json:"name"`
 		} `json:"dashboards"`
 	}
-	if err := yaml.Unmarshal(data, &tg); err != nil {
-		return nil, fmt.Errorf("testgrid config %s: %w", path, err)
+	if err := yaml.UnmarshalStrict(data, &tg); err != nil {
+		return nil, fmt.Errorf("testgrid config %s: %w (it declares dashboards only: the sig-cloud-provider group is test-infra's, joined through %s)", path, err, GroupFile)
+	}
+	groupPath := filepath.Join(filepath.Dir(path), GroupFile)
+	data, err = os.ReadFile(groupPath)
+	if err != nil {
+		return nil, err
+	}
+	var group struct {
+		Group          string   `json:"group"`
+		DashboardNames []string `json:"dashboard_names"`
+	}
+	if err := yaml.UnmarshalStrict(data, &group); err != nil {
+		return nil, fmt.Errorf("%s: %w", groupPath, err)
+	}
+	if group.Group != DashboardGroup {
+		return nil, fmt.Errorf("%s: group %q, want test-infra's %q", groupPath, group.Group, DashboardGroup)
 	}
 	out := map[string]bool{}
 	for _, d := range tg.Dashboards {
 		out[d.Name] = true
 	}
+	joined := map[string]bool{}
+	for _, d := range group.DashboardNames {
+		joined[d] = true
+		if !out[d] {
+			return nil, fmt.Errorf("%s: dashboard %q is not declared in %s", groupPath, d, path)
+		}
+	}
+	for d := range out {
+		if !joined[d] {
+			return nil, fmt.Errorf("dashboard %s of %s joins no group: add it to %s", d, path, groupPath)
+		}
+	}
 	return out, nil
 }
+
+// DashboardGroup is test-infra's group the dashboards join, and GroupFile
+// the file beside the testgrid config that names them for it.
+const (
+	DashboardGroup = "sig-cloud-provider"
+	GroupFile      = "sig-cloud-provider-group.yaml"
+)
 
 var targetLine = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9_.-]*)\s*:([^=]|$)`)
 

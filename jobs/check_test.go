@@ -18,7 +18,6 @@ package jobs
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -55,6 +54,7 @@ func TestCheckCatches(t *testing.T) {
 		{"unknown make target", "      - e2e\n", "      - e2e-everything\n", `make target "e2e-everything" does not exist`},
 		{"not make", "      - make\n", "      - bash\n", "is not a make target"},
 		{"kind without Docker", "      - e2e\n", "      - e2e-kind\n", "runs the kind suite without Docker in its pod"},
+		{"no build cluster", "  cluster: eks-prow-build-cluster\n", "", "names no build cluster"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -78,24 +78,57 @@ func TestCheckCatches(t *testing.T) {
 	}
 }
 
-// harnessCells are the cells `ccm-harness matrix --list` prints, run from
-// this repository's source.
-func harnessCells(provider string) ([]Cell, error) {
-	cmd := exec.Command("go", "run", "./cmd/ccm-harness", "matrix", "--list", "--provider="+provider)
-	cmd.Dir = ".."
-	out, err := cmd.Output()
+// The testgrid file declares dashboards only, each joining test-infra's
+// group through the group file.
+func TestTestgridCatches(t *testing.T) {
+	good, err := os.ReadFile("testgrid/ccm-harness.yaml")
 	if err != nil {
-		return nil, err
+		t.Fatal(err)
 	}
-	var cells []Cell
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 2 {
-			continue
-		}
-		cells = append(cells, Cell{f[0], f[1]})
+	group, err := os.ReadFile("testgrid/" + GroupFile)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return cells, nil
+	for _, tt := range []struct{ name, tg, group, want string }{
+		{"a group declared again", string(good) + "dashboard_groups:\n- name: sig-cloud-provider\n", string(group), "unknown field"},
+		{"a dashboard in no group", string(good) + "- name: sig-cloud-provider-ccm-harness-extra\n", string(group), "joins no group"},
+		{"another group", string(good), strings.Replace(string(group), "group: sig-cloud-provider", "group: sig-other", 1), `want test-infra's "sig-cloud-provider"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "tg.yaml"), []byte(tt.tg), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, GroupFile), []byte(tt.group), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			p := paths("config/jobs")
+			p.Testgrid = filepath.Join(dir, "tg.yaml")
+			errs := Check(p)
+			if len(errs) == 0 || !strings.Contains(errs[0].Error(), tt.want) {
+				t.Errorf("errors %v, want one containing %q", errs, tt.want)
+			}
+		})
+	}
+}
+
+// harnessCells are the cells of this repository's harness.
+func harnessCells(provider string) ([]Cell, error) { return HarnessCells("..", provider) }
+
+// TestMatrixFileGenerated fails when the matrix periodics differ from what
+// the harness's cells generate now.
+func TestMatrixFileGenerated(t *testing.T) {
+	want, err := MatrixJobs(harnessCells)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(MatrixFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("%s is stale: the pinned CCM versions or the releases changed; run make jobs-matrix and commit it", MatrixFile)
+	}
 }
 
 func TestMatrixJobs(t *testing.T) {
