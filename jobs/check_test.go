@@ -156,3 +156,62 @@ func TestCheckMatrixCatches(t *testing.T) {
 		}
 	}
 }
+
+func consumer() Consumer {
+	return Consumer{
+		ProwConfig: "testdata/prow-config.yaml",
+		Presubmit:  "../examples/ccm-repository/presubmit.yaml",
+		Workflow:   "../examples/ccm-repository/github-workflow.yaml",
+		Makefile:   "../Makefile",
+	}
+}
+
+// The examples for a CCM's own repository load and run the harness as
+// its docs say.
+func TestConsumerExamples(t *testing.T) {
+	for _, err := range CheckConsumer(consumer()) {
+		t.Error(err)
+	}
+}
+
+// Each broken example must be caught, with the reason named.
+func TestCheckConsumerCatches(t *testing.T) {
+	for _, tt := range []struct {
+		name, file, from, to, want string
+	}{
+		{"job at main", "presubmit.yaml", "base_ref: v0.1.0", "base_ref: main", `checks the harness out at "main": pin a release`},
+		{"job without the harness", "presubmit.yaml", "repo: ccm-harness", "repo: other", "no extra_ref checks out kubernetes-sigs/ccm-harness"},
+		{"job with an unknown target", "presubmit.yaml", `ccm-harness" e2e PROVIDER`, `ccm-harness" e2e-all PROVIDER`, `make target "e2e-all" does not exist`},
+		{"job without the profile", "presubmit.yaml", "PROVIDER=external", "PROVIDER=fake", "without PROVIDER=external"},
+		{"job building without Docker", "presubmit.yaml", "      privileged: true\n", "      privileged: false\n", "builds with Docker without Docker in its pod"},
+		{"job with an unknown field", "presubmit.yaml", "    always_run: true", "    always_run: true\n    allways_run: true", "unknown field"},
+		{"workflow at main", "github-workflow.yaml", "ref: v0.1.0", "ref: main", `checks the harness out at "main"`},
+		{"workflow with an unpinned action", "github-workflow.yaml", "actions/setup-go@v5", "actions/setup-go@main", "is not pinned to a version"},
+		{"workflow keeping results only on success", "github-workflow.yaml", "      if: always()\n", "", "only if: always()"},
+		{"workflow running make elsewhere", "github-workflow.yaml", "make -C ccm-harness e2e", "make -C harness e2e", "not where the harness is checked out"},
+		{"workflow with an unknown field", "github-workflow.yaml", "    runs-on: ubuntu-24.04", "    runs-on: ubuntu-24.04\n    runs_on: x", "unknown field"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := consumer()
+			src := map[string]*string{"presubmit.yaml": &c.Presubmit, "github-workflow.yaml": &c.Workflow}[tt.file]
+			good, err := os.ReadFile(*src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(good), tt.from) {
+				t.Fatalf("fixture lacks %q", tt.from)
+			}
+			*src = filepath.Join(t.TempDir(), tt.file)
+			if err := os.WriteFile(*src, []byte(strings.Replace(string(good), tt.from, tt.to, 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var all []string
+			for _, e := range CheckConsumer(c) {
+				all = append(all, e.Error())
+			}
+			if !strings.Contains(strings.Join(all, "\n"), tt.want) {
+				t.Errorf("errors %q, want one containing %q", all, tt.want)
+			}
+		})
+	}
+}
