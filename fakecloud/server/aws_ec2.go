@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/server/awsquery"
 )
 
 // EC2, API version 2016-11-15: an instance is an EC2 instance in the one
@@ -46,13 +47,13 @@ const (
 )
 
 func (s *Server) ec2Service() *awsService {
-	svc := &awsService{
-		path:       api.AWSPath + "ec2/",
-		signing:    "ec2",
-		version:    ec2Version,
-		xmlns:      "http://ec2.amazonaws.com/doc/" + ec2Version + "/",
-		errorShape: ec2ErrorXML,
-	}
+	svc := &awsService{Service: awsquery.Service{
+		Path:       api.AWSPath + "ec2/",
+		Signing:    "ec2",
+		Version:    ec2Version,
+		XMLNS:      "http://ec2.amazonaws.com/doc/" + ec2Version + "/",
+		ErrorShape: awsquery.EC2ErrorXML,
+	}}
 	svc.actions = map[string]awsAction{
 		"DescribeInstances":             {api.OpListInstances, s.ec2DescribeInstances(svc)},
 		"DescribeAvailabilityZones":     {"", s.ec2DescribeAvailabilityZones(svc)},
@@ -77,8 +78,8 @@ func (s *Server) ec2Service() *awsService {
 }
 
 // ec2Fail answers an error in EC2's shape.
-func ec2Fail(w http.ResponseWriter, e *awsErr) {
-	ec2ErrorXML(w, e.status, e.code, e.msg, awsRequestID())
+func ec2Fail(w http.ResponseWriter, e *awsquery.Error) {
+	awsquery.EC2ErrorXML(w, e.Status, e.Code, e.Msg, awsquery.RequestID())
 }
 
 type ec2Tag struct {
@@ -248,18 +249,18 @@ type ec2Filters map[string][]string
 
 // describeFilters reads a Describe call's filters, last: it refuses any
 // parameter not read before it, and any filter not known for the resource.
-func (q *awsQuery) describeFilters(known ...string) (ec2Filters, *awsErr) {
-	fs := ec2Filters(q.filters())
-	if e := q.done(); e != nil {
+func describeFilters(q *awsquery.Query, known ...string) (ec2Filters, *awsquery.Error) {
+	fs := ec2Filters(q.Filters())
+	if e := q.Done(); e != nil {
 		return nil, e
 	}
 	return fs, fs.check(known...)
 }
 
-func (fs ec2Filters) check(known ...string) *awsErr {
+func (fs ec2Filters) check(known ...string) *awsquery.Error {
 	for name := range fs {
 		if !slices.Contains(known, name) && name != "tag-key" && !strings.HasPrefix(name, "tag:") {
-			return awsError(http.StatusBadRequest, "InvalidParameterValue", "The filter '%s' is invalid", name)
+			return awsquery.Errorf(http.StatusBadRequest, "InvalidParameterValue", "The filter '%s' is invalid", name)
 		}
 	}
 	return nil
@@ -331,10 +332,10 @@ func ec2InstanceIDFormat(id string) bool {
 }
 
 func (s *Server) ec2DescribeInstances(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
-		ids := q.list("InstanceId")
-		maxResults, nextToken := q.get("MaxResults"), q.get("NextToken")
-		filters, e := q.describeFilters("private-dns-name", "instance-state-name", "instance-id", "vpc-id", "subnet-id", "availability-zone", "instance-type", "private-ip-address")
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+		ids := q.List("InstanceId")
+		maxResults, nextToken := q.Get("MaxResults"), q.Get("NextToken")
+		filters, e := describeFilters(q, "private-dns-name", "instance-state-name", "instance-id", "vpc-id", "subnet-id", "availability-zone", "instance-type", "private-ip-address")
 		if e != nil {
 			ec2Fail(w, e)
 			return
@@ -342,12 +343,12 @@ func (s *Server) ec2DescribeInstances(svc *awsService) awsHandler {
 		limit, offset := 0, 0
 		if maxResults != "" {
 			if len(ids) > 0 {
-				ec2Fail(w, awsError(http.StatusBadRequest, "InvalidParameterCombination", "The parameter instancesSet cannot be used with the parameter maxResults"))
+				ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidParameterCombination", "The parameter instancesSet cannot be used with the parameter maxResults"))
 				return
 			}
 			n, err := strconv.Atoi(maxResults)
 			if err != nil || n < 5 || n > 1000 {
-				ec2Fail(w, awsError(http.StatusBadRequest, "InvalidParameterValue", "Value ( %s ) for parameter maxResults is invalid. Expecting a value between 5 and 1000.", maxResults))
+				ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidParameterValue", "Value ( %s ) for parameter maxResults is invalid. Expecting a value between 5 and 1000.", maxResults))
 				return
 			}
 			limit = n
@@ -355,14 +356,14 @@ func (s *Server) ec2DescribeInstances(svc *awsService) awsHandler {
 		if nextToken != "" {
 			n, err := strconv.Atoi(strings.TrimPrefix(nextToken, "fakecloud-"))
 			if err != nil || !strings.HasPrefix(nextToken, "fakecloud-") || n < 0 {
-				ec2Fail(w, awsError(http.StatusBadRequest, "InvalidParameterValue", "Invalid value '%s' for nextToken", nextToken))
+				ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidParameterValue", "Invalid value '%s' for nextToken", nextToken))
 				return
 			}
 			offset = n
 		}
 		for _, id := range ids {
 			if !ec2InstanceIDFormat(id) {
-				ec2Fail(w, awsError(http.StatusBadRequest, "InvalidInstanceID.Malformed", "Invalid id: \"%s\"", id))
+				ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidInstanceID.Malformed", "Invalid id: \"%s\"", id))
 				return
 			}
 		}
@@ -420,7 +421,7 @@ func (s *Server) ec2DescribeInstances(svc *awsService) awsHandler {
 		}
 		s.mu.Unlock()
 		if len(missing) > 0 {
-			ec2Fail(w, awsError(http.StatusBadRequest, "InvalidInstanceID.NotFound", "The instance IDs '%s' do not exist", strings.Join(missing, ", ")))
+			ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidInstanceID.NotFound", "The instance IDs '%s' do not exist", strings.Join(missing, ", ")))
 			return
 		}
 		next := ""
@@ -445,19 +446,19 @@ func (s *Server) ec2DescribeInstances(svc *awsService) awsHandler {
 		for _, e := range out {
 			body.Reservations = append(body.Reservations, reservation{ID: "r-" + awsHash(17, e.InstanceID), OwnerID: api.AWSAccountID, Instances: []ec2Instance{e}})
 		}
-		svc.answer(w, "DescribeInstances", body)
+		svc.Answer(w, "DescribeInstances", body)
 	}
 }
 
 // ec2LiveInstanceLocked checks that instance id can be changed: EC2 still
 // knows a terminated instance, and refuses to change it.
-func (s *Server) ec2LiveInstanceLocked(id string) *awsErr {
+func (s *Server) ec2LiveInstanceLocked(id string) *awsquery.Error {
 	inst := s.instanceByIDLocked(id)
 	switch {
 	case inst == nil:
-		return awsError(http.StatusBadRequest, "InvalidInstanceID.NotFound", "The instance ID '%s' does not exist", id)
+		return awsquery.Errorf(http.StatusBadRequest, "InvalidInstanceID.NotFound", "The instance ID '%s' does not exist", id)
 	case inst.State == api.StateTerminated:
-		return awsError(http.StatusBadRequest, "IncorrectInstanceState", "The instance '%s' is not in a state from which the requested operation can be performed.", id)
+		return awsquery.Errorf(http.StatusBadRequest, "IncorrectInstanceState", "The instance '%s' is not in a state from which the requested operation can be performed.", id)
 	}
 	return nil
 }
@@ -466,15 +467,15 @@ func (s *Server) ec2LiveInstanceLocked(id string) *awsErr {
 // check, the one attribute the AWS CCM changes (before it routes a pod
 // CIDR to the instance).
 func (s *Server) ec2ModifyInstanceAttribute(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
-		id, check := q.get("InstanceId"), q.get("SourceDestCheck.Value")
-		if e := q.done(); e != nil {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+		id, check := q.Get("InstanceId"), q.Get("SourceDestCheck.Value")
+		if e := q.Done(); e != nil {
 			ec2Fail(w, e)
 			return
 		}
 		on, err := strconv.ParseBool(check)
 		if err != nil {
-			ec2Fail(w, awsError(http.StatusBadRequest, "InvalidParameterCombination", "fakecloud emulates ModifyInstanceAttribute of SourceDestCheck.Value only, as true or false"))
+			ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidParameterCombination", "fakecloud emulates ModifyInstanceAttribute of SourceDestCheck.Value only, as true or false"))
 			return
 		}
 		c.instance = id
@@ -495,7 +496,7 @@ func (s *Server) ec2ModifyInstanceAttribute(svc *awsService) awsHandler {
 			saveFailed(w, err)
 			return
 		}
-		svc.answer(w, "ModifyInstanceAttribute", struct {
+		svc.Answer(w, "ModifyInstanceAttribute", struct {
 			Return bool `xml:"return"`
 		}{true})
 	}
@@ -507,22 +508,22 @@ func (s *Server) ec2ModifyInstanceAttribute(svc *awsService) awsHandler {
 // the call as EC2 does). fakecloud's instances change state at once, so
 // the current state answered is the one reached, not "stopping".
 func (s *Server) ec2ChangeState(svc *awsService, action string, to api.InstanceState) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
-		ids := q.list("InstanceId")
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+		ids := q.List("InstanceId")
 		// Flags of the real call that change nothing here.
 		for _, p := range []string{"Force", "Hibernate", "SkipOsShutdown", "AdditionalInfo"} {
-			_ = q.get(p)
+			_ = q.Get(p)
 		}
-		if q.get("DryRun") == "true" {
-			ec2Fail(w, awsError(http.StatusPreconditionFailed, "DryRunOperation", "Request would have succeeded, but DryRun flag is set."))
+		if q.Get("DryRun") == "true" {
+			ec2Fail(w, awsquery.Errorf(http.StatusPreconditionFailed, "DryRunOperation", "Request would have succeeded, but DryRun flag is set."))
 			return
 		}
-		if e := q.done(); e != nil {
+		if e := q.Done(); e != nil {
 			ec2Fail(w, e)
 			return
 		}
 		if len(ids) == 0 {
-			ec2Fail(w, awsError(http.StatusBadRequest, "MissingParameter", "The request must contain the parameter InstanceId"))
+			ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "MissingParameter", "The request must contain the parameter InstanceId"))
 			return
 		}
 		if len(ids) == 1 {
@@ -538,12 +539,12 @@ func (s *Server) ec2ChangeState(svc *awsService, action string, to api.InstanceS
 		insts := make([]*api.Instance, 0, len(ids))
 		for _, id := range ids {
 			if !ec2InstanceIDFormat(id) {
-				ec2Fail(w, awsError(http.StatusBadRequest, "InvalidInstanceID.Malformed", "Invalid id: \"%s\"", id))
+				ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidInstanceID.Malformed", "Invalid id: \"%s\"", id))
 				return
 			}
 			inst := s.instanceByIDLocked(id)
 			if inst == nil {
-				ec2Fail(w, awsError(http.StatusBadRequest, "InvalidInstanceID.NotFound", "The instance ID '%s' does not exist", id))
+				ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidInstanceID.NotFound", "The instance ID '%s' does not exist", id))
 				return
 			}
 			if to != api.StateTerminated {
@@ -565,6 +566,6 @@ func (s *Server) ec2ChangeState(svc *awsService, action string, to api.InstanceS
 			}
 			body.Changes = append(body.Changes, change{ID: inst.ID, Current: ec2States[to], Previous: prev})
 		}
-		svc.answer(w, action, body)
+		svc.Answer(w, action, body)
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/server/awsquery"
 )
 
 // ec2ZoneID is a zone's ID, as EC2 names them: the region's initials,
@@ -40,11 +41,11 @@ func ec2ZoneID(region string, i int) string {
 }
 
 func (s *Server) ec2DescribeAvailabilityZones(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
-		names := q.list("ZoneName")
-		ids := q.list("ZoneId")
-		_ = q.get("AllAvailabilityZones")
-		filters, e := q.describeFilters("zone-name", "zone-id", "region-name", "state", "zone-type")
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+		names := q.List("ZoneName")
+		ids := q.List("ZoneId")
+		_ = q.Get("AllAvailabilityZones")
+		filters, e := describeFilters(q, "zone-name", "zone-id", "region-name", "state", "zone-type")
 		if e != nil {
 			ec2Fail(w, e)
 			return
@@ -72,30 +73,30 @@ func (s *Server) ec2DescribeAvailabilityZones(svc *awsService) awsHandler {
 				body.Zones = append(body.Zones, zone{z, id, "available", s.region, s.region, "availability-zone", "opt-in-not-required", s.region})
 			}
 		}
-		svc.answer(w, "DescribeAvailabilityZones", body)
+		svc.Answer(w, "DescribeAvailabilityZones", body)
 	}
 }
 
 // ec2DescribeInstanceTopology answers as EC2 does in a region without
 // instance topology, which fakecloud's regions are.
-func ec2DescribeInstanceTopology(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
-	ec2Fail(w, awsError(http.StatusBadRequest, "UnsupportedOperation", "The functionality you requested is not available in this region."))
+func ec2DescribeInstanceTopology(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+	ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "UnsupportedOperation", "The functionality you requested is not available in this region."))
 }
 
 // awsVPCCIDR is the VPC's CIDR: the instances' internal address pool.
 func (s *Server) awsVPCCIDR() string { return s.internal.Masked().String() }
 
 func (s *Server) ec2DescribeVpcs(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
-		ids := q.list("VpcId")
-		filters, e := q.describeFilters("vpc-id", "cidr", "state", "is-default")
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+		ids := q.List("VpcId")
+		filters, e := describeFilters(q, "vpc-id", "cidr", "state", "is-default")
 		if e != nil {
 			ec2Fail(w, e)
 			return
 		}
 		for _, id := range ids {
 			if id != api.AWSVPCID {
-				ec2Fail(w, awsError(http.StatusBadRequest, "InvalidVpcID.NotFound", "The vpc ID '%s' does not exist", id))
+				ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidVpcID.NotFound", "The vpc ID '%s' does not exist", id))
 				return
 			}
 		}
@@ -114,7 +115,7 @@ func (s *Server) ec2DescribeVpcs(svc *awsService) awsHandler {
 		if filters.match(map[string][]string{"vpc-id": {v.ID}, "cidr": {v.CidrBlock}, "state": {v.State}, "is-default": {"false"}}, v.Tags) {
 			body.Vpcs = append(body.Vpcs, v)
 		}
-		svc.answer(w, "DescribeVpcs", body)
+		svc.Answer(w, "DescribeVpcs", body)
 	}
 }
 
@@ -147,9 +148,9 @@ func (s *Server) ec2Subnets() []ec2Subnet {
 }
 
 func (s *Server) ec2DescribeSubnets(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
-		ids := q.list("SubnetId")
-		filters, e := q.describeFilters("subnet-id", "vpc-id", "availability-zone", "state", "cidr-block")
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+		ids := q.List("SubnetId")
+		filters, e := describeFilters(q, "subnet-id", "vpc-id", "availability-zone", "state", "cidr-block")
 		if e != nil {
 			ec2Fail(w, e)
 			return
@@ -157,7 +158,7 @@ func (s *Server) ec2DescribeSubnets(svc *awsService) awsHandler {
 		all := s.ec2Subnets()
 		for _, id := range ids {
 			if !slices.ContainsFunc(all, func(sn ec2Subnet) bool { return sn.ID == id }) {
-				ec2Fail(w, awsError(http.StatusBadRequest, "InvalidSubnetID.NotFound", "The subnet ID '%s' does not exist", id))
+				ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidSubnetID.NotFound", "The subnet ID '%s' does not exist", id))
 				return
 			}
 		}
@@ -173,6 +174,6 @@ func (s *Server) ec2DescribeSubnets(svc *awsService) awsHandler {
 				body.Subnets = append(body.Subnets, sn)
 			}
 		}
-		svc.answer(w, "DescribeSubnets", body)
+		svc.Answer(w, "DescribeSubnets", body)
 	}
 }

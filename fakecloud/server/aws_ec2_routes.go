@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/server/awsquery"
 )
 
 type ec2Route struct {
@@ -60,17 +61,17 @@ func (s *Server) ec2RoutesLocked() []ec2Route {
 }
 
 func (s *Server) ec2DescribeRouteTables(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
-		ids := q.list("RouteTableId")
-		_, _ = q.get("MaxResults"), q.get("NextToken")
-		filters, e := q.describeFilters("route-table-id", "vpc-id", "association.main", "association.subnet-id")
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+		ids := q.List("RouteTableId")
+		_, _ = q.Get("MaxResults"), q.Get("NextToken")
+		filters, e := describeFilters(q, "route-table-id", "vpc-id", "association.main", "association.subnet-id")
 		if e != nil {
 			ec2Fail(w, e)
 			return
 		}
 		for _, id := range ids {
 			if id != api.AWSRouteTable {
-				ec2Fail(w, awsError(http.StatusBadRequest, "InvalidRouteTableID.NotFound", "The routeTable ID '%s' does not exist", id))
+				ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidRouteTableID.NotFound", "The routeTable ID '%s' does not exist", id))
 				return
 			}
 		}
@@ -103,7 +104,7 @@ func (s *Server) ec2DescribeRouteTables(svc *awsService) awsHandler {
 		if filters.match(values, t.Tags) {
 			body.Tables = append(body.Tables, t)
 		}
-		svc.answer(w, "DescribeRouteTables", body)
+		svc.Answer(w, "DescribeRouteTables", body)
 	}
 }
 
@@ -114,24 +115,24 @@ func awsRouteName(cidr string) string {
 }
 
 // ec2RouteArgs reads a route change's table and destination.
-func (s *Server) ec2RouteArgs(q *awsQuery) (string, *awsErr) {
-	table, dest := q.get("RouteTableId"), q.get("DestinationCidrBlock")
+func (s *Server) ec2RouteArgs(q *awsquery.Query) (string, *awsquery.Error) {
+	table, dest := q.Get("RouteTableId"), q.Get("DestinationCidrBlock")
 	if table != api.AWSRouteTable {
-		return "", awsError(http.StatusBadRequest, "InvalidRouteTableID.NotFound", "The routeTable ID '%s' does not exist", table)
+		return "", awsquery.Errorf(http.StatusBadRequest, "InvalidRouteTableID.NotFound", "The routeTable ID '%s' does not exist", table)
 	}
 	p, err := netip.ParsePrefix(dest)
 	if err != nil {
-		return "", awsError(http.StatusBadRequest, "InvalidParameterValue", "Value (%s) for parameter destinationCidrBlock is invalid. This is not a valid CIDR block.", dest)
+		return "", awsquery.Errorf(http.StatusBadRequest, "InvalidParameterValue", "Value (%s) for parameter destinationCidrBlock is invalid. This is not a valid CIDR block.", dest)
 	}
 	return p.Masked().String(), nil
 }
 
 func (s *Server) ec2CreateRoute(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
 		dest, e := s.ec2RouteArgs(q)
-		instanceID := q.get("InstanceId")
+		instanceID := q.Get("InstanceId")
 		if e == nil {
-			e = q.done()
+			e = q.Done()
 		}
 		if e != nil {
 			ec2Fail(w, e)
@@ -150,7 +151,7 @@ func (s *Server) ec2CreateRoute(svc *awsService) awsHandler {
 			return
 		}
 		if s.routeByNameLocked(name) != nil {
-			ec2Fail(w, awsError(http.StatusBadRequest, "RouteAlreadyExists", "The route identified by %s already exists.", dest))
+			ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "RouteAlreadyExists", "The route identified by %s already exists.", dest))
 			return
 		}
 		// An ignore fault answers as if the route were made, and makes none.
@@ -162,17 +163,17 @@ func (s *Server) ec2CreateRoute(svc *awsService) awsHandler {
 				return
 			}
 		}
-		svc.answer(w, "CreateRoute", struct {
+		svc.Answer(w, "CreateRoute", struct {
 			Return bool `xml:"return"`
 		}{true})
 	}
 }
 
 func (s *Server) ec2DeleteRoute(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
 		dest, e := s.ec2RouteArgs(q)
 		if e == nil {
-			e = q.done()
+			e = q.Done()
 		}
 		if e != nil {
 			ec2Fail(w, e)
@@ -186,7 +187,7 @@ func (s *Server) ec2DeleteRoute(svc *awsService) awsHandler {
 		defer s.mu.Unlock()
 		i := slices.IndexFunc(s.st.Routes, func(rec *routeRecord) bool { return rec.Name == name })
 		if i < 0 {
-			ec2Fail(w, awsError(http.StatusBadRequest, "InvalidRoute.NotFound", "There is no route defined for '%s' in the route table. Use a different route table or DestinationCidrBlock.", dest))
+			ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidRoute.NotFound", "There is no route defined for '%s' in the route table. Use a different route table or DestinationCidrBlock.", dest))
 			return
 		}
 		s.st.Routes = slices.Delete(s.st.Routes, i, i+1)
@@ -194,7 +195,7 @@ func (s *Server) ec2DeleteRoute(svc *awsService) awsHandler {
 			saveFailed(w, err)
 			return
 		}
-		svc.answer(w, "DeleteRoute", struct {
+		svc.Answer(w, "DeleteRoute", struct {
 			Return bool `xml:"return"`
 		}{true})
 	}

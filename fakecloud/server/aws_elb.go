@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/server/awsquery"
 )
 
 // Elastic Load Balancing, classic load balancers, API version 2012-06-01:
@@ -99,14 +100,14 @@ func (e *elbLB) clone() *elbLB {
 }
 
 func (s *Server) elbService() *awsService {
-	svc := &awsService{
-		path:       api.AWSPath + "elb/",
-		signing:    "elasticloadbalancing",
-		version:    elbVersion,
-		xmlns:      "http://elasticloadbalancing.amazonaws.com/doc/" + elbVersion + "/",
-		errorShape: elbErrorXML,
-	}
-	change := func(action string, apply func(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr)) awsAction {
+	svc := &awsService{Service: awsquery.Service{
+		Path:       api.AWSPath + "elb/",
+		Signing:    "elasticloadbalancing",
+		Version:    elbVersion,
+		XMLNS:      "http://elasticloadbalancing.amazonaws.com/doc/" + elbVersion + "/",
+		ErrorShape: awsquery.ELBErrorXML,
+	}}
+	change := func(action string, apply func(q *awsquery.Query, rec *lbRecord, next *elbLB) (any, *awsquery.Error)) awsAction {
 		return awsAction{api.OpEnsureLoadBalancer, s.elbChange(svc, action, apply)}
 	}
 	svc.actions = map[string]awsAction{
@@ -129,16 +130,16 @@ func (s *Server) elbService() *awsService {
 	return svc
 }
 
-func elbFail(w http.ResponseWriter, e *awsErr) {
-	elbErrorXML(w, e.status, e.code, e.msg, awsRequestID())
+func elbFail(w http.ResponseWriter, e *awsquery.Error) {
+	awsquery.ELBErrorXML(w, e.Status, e.Code, e.Msg, awsquery.RequestID())
 }
 
-func elbNotFound(name string) *awsErr {
-	return awsError(http.StatusBadRequest, "LoadBalancerNotFound", "There is no ACTIVE Load Balancer named '%s'", name)
+func elbNotFound(name string) *awsquery.Error {
+	return awsquery.Errorf(http.StatusBadRequest, "LoadBalancerNotFound", "There is no ACTIVE Load Balancer named '%s'", name)
 }
 
-func elbValidation(format string, args ...any) *awsErr {
-	return awsError(http.StatusBadRequest, "ValidationError", format, args...)
+func elbValidation(format string, args ...any) *awsquery.Error {
+	return awsquery.Errorf(http.StatusBadRequest, "ValidationError", format, args...)
 }
 
 // elbLocked is the classic load balancer called name, or nil.
@@ -165,10 +166,10 @@ func (s *Server) elbDNSName(name, id, scheme string) string {
 }
 
 // elbListeners reads Listeners.member.N.
-func elbListeners(q *awsQuery) ([]elbListener, *awsErr) {
-	_ = q.get("Listeners") // an empty list is sent as "Listeners="
+func elbListeners(q *awsquery.Query) ([]elbListener, *awsquery.Error) {
+	_ = q.Get("Listeners") // an empty list is sent as "Listeners="
 	var out []elbListener
-	for i, m := range q.structs("Listeners.member", "Protocol", "LoadBalancerPort", "InstanceProtocol", "InstancePort", "SSLCertificateId") {
+	for i, m := range q.Structs("Listeners.member", "Protocol", "LoadBalancerPort", "InstanceProtocol", "InstancePort", "SSLCertificateId") {
 		l := elbListener{Protocol: strings.ToUpper(m["Protocol"]), InstanceProtocol: strings.ToUpper(m["InstanceProtocol"]), SSLCertificateID: m["SSLCertificateId"]}
 		if l.InstanceProtocol == "" {
 			l.InstanceProtocol = l.Protocol
@@ -189,7 +190,7 @@ func elbListeners(q *awsQuery) ([]elbListener, *awsErr) {
 }
 
 // validateELBListener refuses what classic load balancers refuse.
-func validateELBListener(l elbListener) *awsErr {
+func validateELBListener(l elbListener) *awsquery.Error {
 	switch l.Protocol {
 	case "TCP", "SSL", "HTTP", "HTTPS":
 	default:
@@ -267,7 +268,7 @@ func elbIgnore(f *api.Fault, before, next *elbLB) {
 
 // elbCommitLocked makes next rec's classic view, with what an ignore
 // fault drops left as it was, and the native spec and listeners to match.
-func (s *Server) elbCommitLocked(f *api.Fault, rec *lbRecord, isNew bool, next *elbLB) *awsErr {
+func (s *Server) elbCommitLocked(f *api.Fault, rec *lbRecord, isNew bool, next *elbLB) *awsquery.Error {
 	var before *elbLB
 	if !isNew {
 		before = rec.ELB
@@ -281,7 +282,7 @@ func (s *Server) elbCommitLocked(f *api.Fault, rec *lbRecord, isNew bool, next *
 	}
 	upd.LoadBalancerSpec = spec
 	if err := s.openLocked(&upd, isNew); err != nil {
-		return awsError(http.StatusInternalServerError, "InternalFailure", "fakecloud could not open the listeners: %v", err)
+		return awsquery.Errorf(http.StatusInternalServerError, "InternalFailure", "fakecloud could not open the listeners: %v", err)
 	}
 	if isNew {
 		upd.ELB.DNSName = s.elbDNSName(upd.Name, upd.ID, upd.ELB.Scheme)
@@ -326,14 +327,14 @@ func (s *Server) elbFault(w http.ResponseWriter, r *http.Request, c *call, name 
 }
 
 func (s *Server) elbCreate(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
-		name, scheme := q.get("LoadBalancerName"), q.get("Scheme")
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+		name, scheme := q.Get("LoadBalancerName"), q.Get("Scheme")
 		listeners, e := elbListeners(q)
-		subnets, groups, zones := q.list("Subnets.member"), q.list("SecurityGroups.member"), q.list("AvailabilityZones.member")
-		_, _, _ = q.get("Subnets"), q.get("SecurityGroups"), q.get("AvailabilityZones")
-		tags := q.structs("Tags.member", "Key", "Value")
+		subnets, groups, zones := q.List("Subnets.member"), q.List("SecurityGroups.member"), q.List("AvailabilityZones.member")
+		_, _, _ = q.Get("Subnets"), q.Get("SecurityGroups"), q.Get("AvailabilityZones")
+		tags := q.Structs("Tags.member", "Key", "Value")
 		if e == nil {
-			e = q.done()
+			e = q.Done()
 		}
 		switch {
 		case e != nil:
@@ -376,19 +377,19 @@ func (s *Server) elbCreate(svc *awsService) awsHandler {
 		rec := s.lbByNameLocked(name)
 		switch {
 		case rec != nil && rec.ELB == nil:
-			elbFail(w, awsError(http.StatusBadRequest, "DuplicateLoadBalancerName", "A load balancer of another kind is named '%s'", name))
+			elbFail(w, awsquery.Errorf(http.StatusBadRequest, "DuplicateLoadBalancerName", "A load balancer of another kind is named '%s'", name))
 			return
 		case rec != nil:
 			// CreateLoadBalancer of one that exists with the same
 			// listeners answers it; with others, AWS refuses.
 			if !slices.Equal(rec.ELB.Listeners, listeners) {
-				elbFail(w, awsError(http.StatusBadRequest, "DuplicateLoadBalancerName", "Load balancer %s already exists with different listeners", name))
+				elbFail(w, awsquery.Errorf(http.StatusBadRequest, "DuplicateLoadBalancerName", "Load balancer %s already exists with different listeners", name))
 				return
 			}
 		default:
 			ip, err := s.allocateLBIPLocked()
 			if err != nil {
-				elbFail(w, awsError(http.StatusConflict, "TooManyLoadBalancers", "%v", err))
+				elbFail(w, awsquery.Errorf(http.StatusConflict, "TooManyLoadBalancers", "%v", err))
 				return
 			}
 			rec = &lbRecord{Name: name, ID: s.newLBIDLocked(), IP: ip.String(), CreatedAt: time.Now().UTC()}
@@ -401,7 +402,7 @@ func (s *Server) elbCreate(svc *awsService) awsHandler {
 				return
 			}
 		}
-		svc.answer(w, "CreateLoadBalancer", struct {
+		svc.Answer(w, "CreateLoadBalancer", struct {
 			DNSName string `xml:"DNSName"`
 		}{rec.ELB.DNSName})
 	}
@@ -417,16 +418,16 @@ func elbName(name string) bool {
 
 // elbCheckRefsLocked refuses subnets and security groups that do not
 // exist, as AWS does.
-func (s *Server) elbCheckRefsLocked(subnets, groups []string) *awsErr {
+func (s *Server) elbCheckRefsLocked(subnets, groups []string) *awsquery.Error {
 	known := s.ec2Subnets()
 	for _, id := range subnets {
 		if !slices.ContainsFunc(known, func(sn ec2Subnet) bool { return sn.ID == id }) {
-			return awsError(http.StatusBadRequest, "SubnetNotFound", "One or more subnets ('%s') were not found", id)
+			return awsquery.Errorf(http.StatusBadRequest, "SubnetNotFound", "One or more subnets ('%s') were not found", id)
 		}
 	}
 	for _, id := range groups {
 		if s.awsGroupLocked(id) == nil {
-			return awsError(http.StatusBadRequest, "InvalidSecurityGroup", "One or more security groups ('%s') are invalid", id)
+			return awsquery.Errorf(http.StatusBadRequest, "InvalidSecurityGroup", "One or more security groups ('%s') are invalid", id)
 		}
 	}
 	return nil
@@ -434,11 +435,11 @@ func (s *Server) elbCheckRefsLocked(subnets, groups []string) *awsErr {
 
 // elbChange is an action that changes one classic load balancer, named by
 // LoadBalancerName: apply reads the rest and changes next, a copy.
-func (s *Server) elbChange(svc *awsService, action string, apply func(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr)) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
-		name := q.get("LoadBalancerName")
+func (s *Server) elbChange(svc *awsService, action string, apply func(q *awsquery.Query, rec *lbRecord, next *elbLB) (any, *awsquery.Error)) awsHandler {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+		name := q.Get("LoadBalancerName")
 		if name == "" {
-			names := q.list("LoadBalancerNames.member")
+			names := q.List("LoadBalancerNames.member")
 			if len(names) == 1 {
 				name = names[0]
 			}
@@ -459,7 +460,7 @@ func (s *Server) elbChange(svc *awsService, action string, apply func(q *awsQuer
 		next := rec.ELB.clone()
 		body, e := apply(q, rec, next)
 		if e == nil {
-			e = q.done()
+			e = q.Done()
 		}
 		if e == nil {
 			e = s.elbCommitLocked(f, rec, false, next)
@@ -472,6 +473,6 @@ func (s *Server) elbChange(svc *awsService, action string, apply func(q *awsQuer
 			saveFailed(w, err)
 			return
 		}
-		svc.answer(w, action, body)
+		svc.Answer(w, action, body)
 	}
 }

@@ -23,9 +23,10 @@ import (
 	"strings"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/server/awsquery"
 )
 
-func elbCreateListeners(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr) {
+func elbCreateListeners(q *awsquery.Query, rec *lbRecord, next *elbLB) (any, *awsquery.Error) {
 	listeners, e := elbListeners(q)
 	if e != nil {
 		return nil, e
@@ -34,7 +35,7 @@ func elbCreateListeners(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr) 
 		i := slices.IndexFunc(next.Listeners, func(x elbListener) bool { return x.LoadBalancerPort == l.LoadBalancerPort })
 		switch {
 		case i >= 0 && next.Listeners[i] != l:
-			return nil, awsError(http.StatusBadRequest, "DuplicateListener", "A listener already exists for %s with LoadBalancerPort %d, but with a different InstancePort, Protocol, or SSLCertificateId", rec.Name, l.LoadBalancerPort)
+			return nil, awsquery.Errorf(http.StatusBadRequest, "DuplicateListener", "A listener already exists for %s with LoadBalancerPort %d, but with a different InstancePort, Protocol, or SSLCertificateId", rec.Name, l.LoadBalancerPort)
 		case i < 0:
 			next.Listeners = append(next.Listeners, l)
 		}
@@ -42,8 +43,8 @@ func elbCreateListeners(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr) 
 	return nil, nil
 }
 
-func elbDeleteListeners(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr) {
-	for _, p := range q.list("LoadBalancerPorts.member") {
+func elbDeleteListeners(q *awsquery.Query, rec *lbRecord, next *elbLB) (any, *awsquery.Error) {
+	for _, p := range q.List("LoadBalancerPorts.member") {
 		n, err := strconv.ParseInt(p, 10, 32)
 		if err != nil {
 			return nil, elbValidation("LoadBalancerPorts %q is not a number", p)
@@ -53,10 +54,10 @@ func elbDeleteListeners(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr) 
 	return nil, nil
 }
 
-func elbConfigureHealthCheck(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr) {
-	hc := elbHealthCheck{Target: q.get("HealthCheck.Target")}
+func elbConfigureHealthCheck(q *awsquery.Query, rec *lbRecord, next *elbLB) (any, *awsquery.Error) {
+	hc := elbHealthCheck{Target: q.Get("HealthCheck.Target")}
 	for f, dst := range map[string]*int{"Interval": &hc.Interval, "Timeout": &hc.Timeout, "UnhealthyThreshold": &hc.UnhealthyThreshold, "HealthyThreshold": &hc.HealthyThreshold} {
-		n, err := strconv.Atoi(q.get("HealthCheck." + f))
+		n, err := strconv.Atoi(q.Get("HealthCheck." + f))
 		if err != nil {
 			return nil, elbValidation("HealthCheck.%s must be a number", f)
 		}
@@ -95,14 +96,14 @@ func elbInstanceList(ids []string) any {
 	return out
 }
 
-func (s *Server) elbInstances(register bool) func(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr) {
-	return func(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr) {
-		for _, m := range q.structs("Instances.member", "InstanceId") {
+func (s *Server) elbInstances(register bool) func(q *awsquery.Query, rec *lbRecord, next *elbLB) (any, *awsquery.Error) {
+	return func(q *awsquery.Query, rec *lbRecord, next *elbLB) (any, *awsquery.Error) {
+		for _, m := range q.Structs("Instances.member", "InstanceId") {
 			id := m["InstanceId"]
 			inst := s.instanceByIDLocked(id)
 			switch {
 			case register && (inst == nil || inst.State == api.StateTerminated):
-				return nil, awsError(http.StatusBadRequest, "InvalidInstance", "The requested instance '%s' is not valid for registration", id)
+				return nil, awsquery.Errorf(http.StatusBadRequest, "InvalidInstance", "The requested instance '%s' is not valid for registration", id)
 			case register && !slices.Contains(next.Instances, id):
 				next.Instances = append(next.Instances, id)
 			case !register:
@@ -113,7 +114,7 @@ func (s *Server) elbInstances(register bool) func(q *awsQuery, rec *lbRecord, ne
 	}
 }
 
-func elbModifyAttributes(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr) {
+func elbModifyAttributes(q *awsquery.Query, rec *lbRecord, next *elbLB) (any, *awsquery.Error) {
 	a := &next.Attributes
 	const p = "LoadBalancerAttributes."
 	bools := map[string]*bool{"AccessLog.Enabled": &a.AccessLog.Enabled, "ConnectionDraining.Enabled": &a.ConnectionDraining.Enabled,
@@ -121,8 +122,8 @@ func elbModifyAttributes(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr)
 	ints := map[string]*int{"AccessLog.EmitInterval": &a.AccessLog.EmitInterval, "ConnectionDraining.Timeout": &a.ConnectionDraining.Timeout,
 		"ConnectionSettings.IdleTimeout": &a.ConnectionSettings.IdleTimeout}
 	for k, dst := range bools {
-		if q.form.Has(p + k) {
-			v, err := strconv.ParseBool(q.get(p + k))
+		if q.Has(p + k) {
+			v, err := strconv.ParseBool(q.Get(p + k))
 			if err != nil {
 				return nil, elbValidation("%s%s must be true or false", p, k)
 			}
@@ -130,8 +131,8 @@ func elbModifyAttributes(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr)
 		}
 	}
 	for k, dst := range ints {
-		if q.form.Has(p + k) {
-			v, err := strconv.Atoi(q.get(p + k))
+		if q.Has(p + k) {
+			v, err := strconv.Atoi(q.Get(p + k))
 			if err != nil {
 				return nil, elbValidation("%s%s must be a number", p, k)
 			}
@@ -139,8 +140,8 @@ func elbModifyAttributes(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr)
 		}
 	}
 	for k, dst := range map[string]*string{"AccessLog.S3BucketName": &a.AccessLog.S3BucketName, "AccessLog.S3BucketPrefix": &a.AccessLog.S3BucketPrefix} {
-		if q.form.Has(p + k) {
-			*dst = q.get(p + k)
+		if q.Has(p + k) {
+			*dst = q.Get(p + k)
 		}
 	}
 	return struct {
@@ -149,16 +150,16 @@ func elbModifyAttributes(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr)
 	}{rec.Name, next.Attributes}, nil
 }
 
-func elbAddTags(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr) {
-	for _, t := range q.structs("Tags.member", "Key", "Value") {
+func elbAddTags(q *awsquery.Query, rec *lbRecord, next *elbLB) (any, *awsquery.Error) {
+	for _, t := range q.Structs("Tags.member", "Key", "Value") {
 		next.Tags = slices.DeleteFunc(next.Tags, func(x ec2Tag) bool { return x.Key == t["Key"] })
 		next.Tags = append(next.Tags, ec2Tag{Key: t["Key"], Value: t["Value"]})
 	}
 	return nil, nil
 }
 
-func (s *Server) elbApplySecurityGroups(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr) {
-	groups := q.list("SecurityGroups.member")
+func (s *Server) elbApplySecurityGroups(q *awsquery.Query, rec *lbRecord, next *elbLB) (any, *awsquery.Error) {
+	groups := q.List("SecurityGroups.member")
 	if e := s.elbCheckRefsLocked(nil, groups); e != nil {
 		return nil, e
 	}
@@ -168,9 +169,9 @@ func (s *Server) elbApplySecurityGroups(q *awsQuery, rec *lbRecord, next *elbLB)
 	}{groups}, nil
 }
 
-func (s *Server) elbSubnets(attach bool) func(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr) {
-	return func(q *awsQuery, rec *lbRecord, next *elbLB) (any, *awsErr) {
-		subnets := q.list("Subnets.member")
+func (s *Server) elbSubnets(attach bool) func(q *awsquery.Query, rec *lbRecord, next *elbLB) (any, *awsquery.Error) {
+	return func(q *awsquery.Query, rec *lbRecord, next *elbLB) (any, *awsquery.Error) {
+		subnets := q.List("Subnets.member")
 		if e := s.elbCheckRefsLocked(subnets, nil); e != nil {
 			return nil, e
 		}

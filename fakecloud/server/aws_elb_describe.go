@@ -21,6 +21,7 @@ import (
 	"slices"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/server/awsquery"
 )
 
 // elbDescription is a classic load balancer as DescribeLoadBalancers
@@ -82,10 +83,10 @@ func (s *Server) elbDescriptionLocked(rec *lbRecord) elbDescription {
 }
 
 func (s *Server) elbDescribe(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
-		names := q.list("LoadBalancerNames.member")
-		_, _ = q.get("Marker"), q.get("PageSize")
-		if e := q.done(); e != nil {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+		names := q.List("LoadBalancerNames.member")
+		_, _ = q.Get("Marker"), q.Get("PageSize")
+		if e := q.Done(); e != nil {
 			elbFail(w, e)
 			return
 		}
@@ -112,19 +113,19 @@ func (s *Server) elbDescribe(svc *awsService) awsHandler {
 				body.Descriptions = append(body.Descriptions, s.elbDescriptionLocked(rec))
 			}
 		}
-		svc.answer(w, "DescribeLoadBalancers", body)
+		svc.Answer(w, "DescribeLoadBalancers", body)
 	}
 }
 
 func (s *Server) elbDescribeAttributes(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
-		name := q.get("LoadBalancerName")
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+		name := q.Get("LoadBalancerName")
 		s.elbRead(w, r, c, q, name, func(rec *lbRecord) {
 			if rec == nil {
 				elbFail(w, elbNotFound(name))
 				return
 			}
-			svc.answer(w, "DescribeLoadBalancerAttributes", struct {
+			svc.Answer(w, "DescribeLoadBalancerAttributes", struct {
 				LoadBalancerAttributes elbAttributes
 			}{rec.ELB.Attributes})
 		})
@@ -134,8 +135,8 @@ func (s *Server) elbDescribeAttributes(svc *awsService) awsHandler {
 // elbRead answers a call about the classic load balancer called name
 // (nil if there is none) once its parameters are checked and the faults
 // of its operation applied, under the lock.
-func (s *Server) elbRead(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery, name string, answer func(rec *lbRecord)) {
-	if e := q.done(); e != nil {
+func (s *Server) elbRead(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query, name string, answer func(rec *lbRecord)) {
+	if e := q.Done(); e != nil {
 		elbFail(w, e)
 		return
 	}
@@ -148,9 +149,9 @@ func (s *Server) elbRead(w http.ResponseWriter, r *http.Request, c *call, q *aws
 }
 
 func (s *Server) elbDescribeTags(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
-		names := q.list("LoadBalancerNames.member")
-		if e := q.done(); e != nil {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+		names := q.List("LoadBalancerNames.member")
+		if e := q.Done(); e != nil {
 			elbFail(w, e)
 			return
 		}
@@ -179,15 +180,15 @@ func (s *Server) elbDescribeTags(svc *awsService) awsHandler {
 			}
 			body.Descriptions = append(body.Descriptions, d)
 		}
-		svc.answer(w, "DescribeTags", body)
+		svc.Answer(w, "DescribeTags", body)
 	}
 }
 
 // elbDelete deletes a classic load balancer; one that does not exist is
 // deleted already, as AWS answers.
 func (s *Server) elbDelete(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
-		s.elbRead(w, r, c, q, q.get("LoadBalancerName"), func(rec *lbRecord) {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+		s.elbRead(w, r, c, q, q.Get("LoadBalancerName"), func(rec *lbRecord) {
 			if rec != nil {
 				s.dp.remove(rec.ID)
 				s.st.LoadBalancers = slices.DeleteFunc(s.st.LoadBalancers, func(l *lbRecord) bool { return l == rec })
@@ -196,7 +197,7 @@ func (s *Server) elbDelete(svc *awsService) awsHandler {
 					return
 				}
 			}
-			svc.answer(w, "DeleteLoadBalancer", struct{}{})
+			svc.Answer(w, "DeleteLoadBalancer", struct{}{})
 		})
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/server/awsquery"
 )
 
 // Elastic Load Balancing v2, API version 2015-12-01, for Network Load
@@ -93,13 +94,13 @@ var nlbDefaultAttributes = map[string]string{
 }
 
 func (s *Server) elbv2Service() *awsService {
-	svc := &awsService{
-		path:       api.AWSPath + "elbv2/",
-		signing:    "elasticloadbalancing",
-		version:    elbv2Version,
-		xmlns:      "http://elasticloadbalancing.amazonaws.com/doc/" + elbv2Version + "/",
-		errorShape: elbErrorXML,
-	}
+	svc := &awsService{Service: awsquery.Service{
+		Path:       api.AWSPath + "elbv2/",
+		Signing:    "elasticloadbalancing",
+		Version:    elbv2Version,
+		XMLNS:      "http://elasticloadbalancing.amazonaws.com/doc/" + elbv2Version + "/",
+		ErrorShape: awsquery.ELBErrorXML,
+	}}
 	svc.actions = map[string]awsAction{
 		"DescribeLoadBalancers":          {api.OpListLoadBalancers, s.nlbDescribe(svc)},
 		"CreateLoadBalancer":             {api.OpEnsureLoadBalancer, s.nlbCreate(svc)},
@@ -122,12 +123,12 @@ func (s *Server) elbv2Service() *awsService {
 	return svc
 }
 
-func nlbNotFound(what string) *awsErr {
-	return awsError(http.StatusBadRequest, "LoadBalancerNotFound", "One or more load balancers not found: %s", what)
+func nlbNotFound(what string) *awsquery.Error {
+	return awsquery.Errorf(http.StatusBadRequest, "LoadBalancerNotFound", "One or more load balancers not found: %s", what)
 }
 
-func tgNotFound(arn string) *awsErr {
-	return awsError(http.StatusBadRequest, "TargetGroupNotFound", "One or more target groups not found: '%s'", arn)
+func tgNotFound(arn string) *awsquery.Error {
+	return awsquery.Errorf(http.StatusBadRequest, "TargetGroupNotFound", "One or more target groups not found: '%s'", arn)
 }
 
 // nlbArn is an ELBv2 resource's ARN.
@@ -209,7 +210,7 @@ func (s *Server) nlbSpecLocked(name string, n *nlbLB) (api.LoadBalancerSpec, err
 
 // nlbCommitLocked makes next rec's ELBv2 view, with what an ignore fault
 // drops left as it was, and the native spec and listeners to match.
-func (s *Server) nlbCommitLocked(f *api.Fault, rec *lbRecord, isNew bool, next *nlbLB) *awsErr {
+func (s *Server) nlbCommitLocked(f *api.Fault, rec *lbRecord, isNew bool, next *nlbLB) *awsquery.Error {
 	if f != nil && f.Kind == api.FaultIgnore && f.Field == api.IgnoreListeners {
 		next.Listeners = nil
 		if !isNew {
@@ -224,7 +225,7 @@ func (s *Server) nlbCommitLocked(f *api.Fault, rec *lbRecord, isNew bool, next *
 	}
 	upd.LoadBalancerSpec = spec
 	if err := s.openLocked(&upd, isNew); err != nil {
-		return awsError(http.StatusInternalServerError, "InternalFailure", "fakecloud could not open the listeners: %v", err)
+		return awsquery.Errorf(http.StatusInternalServerError, "InternalFailure", "fakecloud could not open the listeners: %v", err)
 	}
 	*rec = upd
 	if isNew {
@@ -293,16 +294,16 @@ func (s *Server) nlbWireLocked(rec *lbRecord) nlbWire {
 }
 
 func (s *Server) nlbCreate(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
-		name, typ, scheme := q.get("Name"), q.get("Type"), q.get("Scheme")
-		_, _ = q.get("IpAddressType"), q.get("SecurityGroups")
-		subnets := q.list("Subnets.member")
-		for _, m := range q.structs("SubnetMappings.member", "SubnetId") {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+		name, typ, scheme := q.Get("Name"), q.Get("Type"), q.Get("Scheme")
+		_, _ = q.Get("IpAddressType"), q.Get("SecurityGroups")
+		subnets := q.List("Subnets.member")
+		for _, m := range q.Structs("SubnetMappings.member", "SubnetId") {
 			subnets = append(subnets, m["SubnetId"])
 		}
-		groups := q.list("SecurityGroups.member")
-		tags := q.structs("Tags.member", "Key", "Value")
-		e := q.done()
+		groups := q.List("SecurityGroups.member")
+		tags := q.Structs("Tags.member", "Key", "Value")
+		e := q.Done()
 		switch {
 		case e != nil:
 		case !elbName(name):
@@ -333,13 +334,13 @@ func (s *Server) nlbCreate(svc *awsService) awsHandler {
 		}
 		rec := s.lbByNameLocked(name)
 		if rec != nil && rec.NLB == nil {
-			elbFail(w, awsError(http.StatusBadRequest, "DuplicateLoadBalancerName", "A load balancer with the same name '%s' exists, but with different settings", name))
+			elbFail(w, awsquery.Errorf(http.StatusBadRequest, "DuplicateLoadBalancerName", "A load balancer with the same name '%s' exists, but with different settings", name))
 			return
 		}
 		if rec == nil {
 			ip, err := s.allocateLBIPLocked()
 			if err != nil {
-				elbFail(w, awsError(http.StatusBadRequest, "TooManyLoadBalancers", "%v", err))
+				elbFail(w, awsquery.Errorf(http.StatusBadRequest, "TooManyLoadBalancers", "%v", err))
 				return
 			}
 			rec = &lbRecord{Name: name, ID: s.newLBIDLocked(), IP: ip.String(), CreatedAt: time.Now().UTC()}
@@ -361,17 +362,17 @@ func (s *Server) nlbCreate(svc *awsService) awsHandler {
 				return
 			}
 		}
-		svc.answer(w, "CreateLoadBalancer", struct {
+		svc.Answer(w, "CreateLoadBalancer", struct {
 			LoadBalancers []nlbWire `xml:"LoadBalancers>member"`
 		}{[]nlbWire{s.nlbWireLocked(rec)}})
 	}
 }
 
 func (s *Server) nlbDescribe(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
-		refs := append(q.list("Names.member"), q.list("LoadBalancerArns.member")...)
-		_, _ = q.get("Marker"), q.get("PageSize")
-		if e := q.done(); e != nil {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+		refs := append(q.List("Names.member"), q.List("LoadBalancerArns.member")...)
+		_, _ = q.Get("Marker"), q.Get("PageSize")
+		if e := q.Done(); e != nil {
 			elbFail(w, e)
 			return
 		}
@@ -398,7 +399,7 @@ func (s *Server) nlbDescribe(svc *awsService) awsHandler {
 				body.LoadBalancers = append(body.LoadBalancers, s.nlbWireLocked(rec))
 			}
 		}
-		svc.answer(w, "DescribeLoadBalancers", body)
+		svc.Answer(w, "DescribeLoadBalancers", body)
 	}
 }
 
@@ -406,8 +407,8 @@ func (s *Server) nlbDescribe(svc *awsService) awsHandler {
 // target groups stay, as in ELBv2. One that does not exist is deleted
 // already.
 func (s *Server) nlbDelete(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
-		arn := q.get("LoadBalancerArn")
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+		arn := q.Get("LoadBalancerArn")
 		s.elbRead(w, r, c, q, arn, func(*lbRecord) {
 			if rec := s.nlbLocked(arn); rec != nil {
 				s.dp.remove(rec.ID)
@@ -417,7 +418,7 @@ func (s *Server) nlbDelete(svc *awsService) awsHandler {
 					return
 				}
 			}
-			svc.answer(w, "DeleteLoadBalancer", struct{}{})
+			svc.Answer(w, "DeleteLoadBalancer", struct{}{})
 		})
 	}
 }
@@ -429,9 +430,9 @@ func (s *Server) nlbAttributes(svc *awsService, modify bool) awsHandler {
 	if modify {
 		action = "ModifyLoadBalancerAttributes"
 	}
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
-		arn := q.get("LoadBalancerArn")
-		changes := q.structs("Attributes.member", "Key", "Value")
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+		arn := q.Get("LoadBalancerArn")
+		changes := q.Structs("Attributes.member", "Key", "Value")
 		s.elbRead(w, r, c, q, arn, func(*lbRecord) {
 			rec := s.nlbLocked(arn)
 			if rec == nil {
@@ -453,7 +454,7 @@ func (s *Server) nlbAttributes(svc *awsService, modify bool) awsHandler {
 			for _, k := range sortedKeys(rec.NLB.Attributes) {
 				body.Attributes = append(body.Attributes, nlbAttribute{k, rec.NLB.Attributes[k]})
 			}
-			svc.answer(w, action, body)
+			svc.Answer(w, action, body)
 		})
 	}
 }

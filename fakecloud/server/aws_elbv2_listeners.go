@@ -22,6 +22,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"sigs.k8s.io/ccm-harness/fakecloud/server/awsquery"
 )
 
 // nlbListenerWire is a listener as ELBv2 answers it.
@@ -46,10 +48,10 @@ func listenerWire(lb string, l nlbListener) nlbListenerWire {
 }
 
 func (s *Server) nlbDescribeListeners(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
-		arn := q.get("LoadBalancerArn")
-		arns := q.list("ListenerArns.member")
-		_, _ = q.get("Marker"), q.get("PageSize")
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+		arn := q.Get("LoadBalancerArn")
+		arns := q.List("ListenerArns.member")
+		_, _ = q.Get("Marker"), q.Get("PageSize")
 		s.elbRead(w, r, c, q, arn, func(*lbRecord) {
 			body := struct {
 				Listeners []nlbListenerWire `xml:"Listeners>member"`
@@ -68,7 +70,7 @@ func (s *Server) nlbDescribeListeners(svc *awsService) awsHandler {
 					}
 				}
 			}
-			svc.answer(w, "DescribeListeners", body)
+			svc.Answer(w, "DescribeListeners", body)
 		})
 	}
 }
@@ -88,13 +90,13 @@ func (s *Server) nlbListenerOf(arn string) (*lbRecord, int) {
 
 // nlbListenerChange creates, modifies or deletes a listener.
 func (s *Server) nlbListenerChange(svc *awsService, action string) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
-		lbArn, listenerArn := q.get("LoadBalancerArn"), q.get("ListenerArn")
-		port, proto := q.get("Port"), strings.ToUpper(q.get("Protocol"))
-		actions := q.structs("DefaultActions.member", "Type", "TargetGroupArn")
-		_ = q.structs("Tags.member", "Key", "Value")
-		_, _ = q.get("SslPolicy"), q.get("AlpnPolicy")
-		if e := q.done(); e != nil {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+		lbArn, listenerArn := q.Get("LoadBalancerArn"), q.Get("ListenerArn")
+		port, proto := q.Get("Port"), strings.ToUpper(q.Get("Protocol"))
+		actions := q.Structs("DefaultActions.member", "Type", "TargetGroupArn")
+		_ = q.Structs("Tags.member", "Key", "Value")
+		_, _ = q.Get("SslPolicy"), q.Get("AlpnPolicy")
+		if e := q.Done(); e != nil {
 			elbFail(w, e)
 			return
 		}
@@ -113,7 +115,7 @@ func (s *Server) nlbListenerChange(svc *awsService, action string) awsHandler {
 				return
 			}
 		} else if rec, i = s.nlbListenerOf(listenerArn); rec == nil {
-			elbFail(w, awsError(http.StatusBadRequest, "ListenerNotFound", "One or more listeners not found"))
+			elbFail(w, awsquery.Errorf(http.StatusBadRequest, "ListenerNotFound", "One or more listeners not found"))
 			return
 		}
 		next := *rec.NLB
@@ -154,7 +156,7 @@ func (s *Server) nlbListenerChange(svc *awsService, action string) awsHandler {
 				return
 			}
 			if slices.ContainsFunc(next.Listeners, func(x nlbListener) bool { return x.Port == l.Port && x.ARN != l.ARN }) {
-				elbFail(w, awsError(http.StatusBadRequest, "DuplicateListener", "A listener already exists on this port for this load balancer"))
+				elbFail(w, awsquery.Errorf(http.StatusBadRequest, "DuplicateListener", "A listener already exists on this port for this load balancer"))
 				return
 			}
 			if i >= 0 {
@@ -179,6 +181,6 @@ func (s *Server) nlbListenerChange(svc *awsService, action string) awsHandler {
 		if action != "DeleteListener" && i < len(rec.NLB.Listeners) {
 			body.Listeners = append(body.Listeners, listenerWire(rec.NLB.ARN, rec.NLB.Listeners[i]))
 		}
-		svc.answer(w, action, body)
+		svc.Answer(w, action, body)
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/server/awsquery"
 )
 
 // tgWire is a target group as ELBv2 answers it.
@@ -67,10 +68,10 @@ func (s *Server) tgUsersLocked(arn string) []string {
 }
 
 func (s *Server) nlbDescribeTargetGroups(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
-		lbArn := q.get("LoadBalancerArn")
-		arns, names := q.list("TargetGroupArns.member"), q.list("Names.member")
-		_, _ = q.get("Marker"), q.get("PageSize")
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+		lbArn := q.Get("LoadBalancerArn")
+		arns, names := q.List("TargetGroupArns.member"), q.List("Names.member")
+		_, _ = q.Get("Marker"), q.Get("PageSize")
 		s.elbRead(w, r, c, q, lbArn, func(*lbRecord) {
 			if lbArn != "" && s.nlbLocked(lbArn) == nil {
 				elbFail(w, nlbNotFound("'"+lbArn+"'"))
@@ -92,29 +93,29 @@ func (s *Server) nlbDescribeTargetGroups(svc *awsService) awsHandler {
 				}
 				body.TargetGroups = append(body.TargetGroups, s.tgWireLocked(tg))
 			}
-			svc.answer(w, "DescribeTargetGroups", body)
+			svc.Answer(w, "DescribeTargetGroups", body)
 		})
 	}
 }
 
 // healthCheckArgs reads a target group's health check settings into hc.
-func healthCheckArgs(q *awsQuery, hc *nlbHealthCheck) *awsErr {
+func healthCheckArgs(q *awsquery.Query, hc *nlbHealthCheck) *awsquery.Error {
 	for k, dst := range map[string]*string{"HealthCheckProtocol": &hc.Protocol, "HealthCheckPort": &hc.Port, "HealthCheckPath": &hc.Path} {
-		if q.form.Has(k) {
-			*dst = q.get(k)
+		if q.Has(k) {
+			*dst = q.Get(k)
 		}
 	}
 	for k, dst := range map[string]*int{"HealthCheckIntervalSeconds": &hc.Interval, "HealthCheckTimeoutSeconds": &hc.Timeout,
 		"HealthyThresholdCount": &hc.Healthy, "UnhealthyThresholdCount": &hc.Unhealthy} {
-		if q.form.Has(k) {
-			n, err := strconv.Atoi(q.get(k))
+		if q.Has(k) {
+			n, err := strconv.Atoi(q.Get(k))
 			if err != nil {
 				return elbValidation("%s must be a number", k)
 			}
 			*dst = n
 		}
 	}
-	_ = q.get("HealthCheckEnabled")
+	_ = q.Get("HealthCheckEnabled")
 	switch hc.Protocol {
 	case "TCP", "HTTP", "HTTPS":
 	default:
@@ -129,16 +130,16 @@ func healthCheckArgs(q *awsQuery, hc *nlbHealthCheck) *awsErr {
 }
 
 func (s *Server) nlbCreateTargetGroup(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
-		tg := &nlbTargetGroup{Name: q.get("Name"), Protocol: strings.ToUpper(q.get("Protocol")), TargetType: q.get("TargetType"),
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+		tg := &nlbTargetGroup{Name: q.Get("Name"), Protocol: strings.ToUpper(q.Get("Protocol")), TargetType: q.Get("TargetType"),
 			HealthCheck: nlbHealthCheck{Protocol: "TCP", Port: "traffic-port", Interval: 30, Timeout: 10, Healthy: 5, Unhealthy: 2}}
-		port, vpc := q.get("Port"), q.get("VpcId")
-		for _, t := range q.structs("Tags.member", "Key", "Value") {
+		port, vpc := q.Get("Port"), q.Get("VpcId")
+		for _, t := range q.Structs("Tags.member", "Key", "Value") {
 			tg.Tags = append(tg.Tags, ec2Tag{Key: t["Key"], Value: t["Value"]})
 		}
 		e := healthCheckArgs(q, &tg.HealthCheck)
 		if e == nil {
-			e = q.done()
+			e = q.Done()
 		}
 		n, err := strconv.ParseInt(port, 10, 32)
 		switch {
@@ -148,7 +149,7 @@ func (s *Server) nlbCreateTargetGroup(svc *awsService) awsHandler {
 		case err != nil || n < 1 || n > 65535:
 			e = elbValidation("Port %q must be 1 to 65535", port)
 		case vpc != api.AWSVPCID:
-			e = awsError(http.StatusBadRequest, "ValidationError", "The VPC ID '%s' is not found", vpc)
+			e = awsquery.Errorf(http.StatusBadRequest, "ValidationError", "The VPC ID '%s' is not found", vpc)
 		case tg.TargetType != "" && tg.TargetType != "instance":
 			e = elbValidation("fakecloud emulates target type instance only, not %q", tg.TargetType)
 		}
@@ -162,7 +163,7 @@ func (s *Server) nlbCreateTargetGroup(svc *awsService) awsHandler {
 		if i := slices.IndexFunc(s.st.TargetGroups, func(x *nlbTargetGroup) bool { return x.Name == tg.Name }); i >= 0 {
 			old := s.st.TargetGroups[i]
 			if old.Protocol != tg.Protocol || old.Port != tg.Port || old.HealthCheck != tg.HealthCheck {
-				elbFail(w, awsError(http.StatusBadRequest, "DuplicateTargetGroupName", "A target group with the same name '%s' exists, but with different settings", tg.Name))
+				elbFail(w, awsquery.Errorf(http.StatusBadRequest, "DuplicateTargetGroupName", "A target group with the same name '%s' exists, but with different settings", tg.Name))
 				return
 			}
 			tg = old
@@ -174,7 +175,7 @@ func (s *Server) nlbCreateTargetGroup(svc *awsService) awsHandler {
 				return
 			}
 		}
-		svc.answer(w, "CreateTargetGroup", struct {
+		svc.Answer(w, "CreateTargetGroup", struct {
 			TargetGroups []tgWire `xml:"TargetGroups>member"`
 		}{[]tgWire{s.tgWireLocked(tg)}})
 	}
@@ -183,9 +184,9 @@ func (s *Server) nlbCreateTargetGroup(svc *awsService) awsHandler {
 // nlbTargetGroupChange modifies, deletes, or (de)registers the targets
 // of, a target group.
 func (s *Server) nlbTargetGroupChange(svc *awsService, action string) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
-		arn := q.get("TargetGroupArn")
-		targets := q.structs("Targets.member", "Id", "Port")
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+		arn := q.Get("TargetGroupArn")
+		targets := q.Structs("Targets.member", "Id", "Port")
 		s.mu.Lock()
 		tg := s.targetGroupLocked(arn)
 		var hc nlbHealthCheck
@@ -193,12 +194,12 @@ func (s *Server) nlbTargetGroupChange(svc *awsService, action string) awsHandler
 			hc = tg.HealthCheck
 		}
 		s.mu.Unlock()
-		var e *awsErr
+		var e *awsquery.Error
 		if action == "ModifyTargetGroup" {
 			e = healthCheckArgs(q, &hc)
 		}
 		if e == nil {
-			e = q.done()
+			e = q.Done()
 		}
 		if e != nil {
 			elbFail(w, e)
@@ -230,7 +231,7 @@ func (s *Server) nlbTargetGroupChange(svc *awsService, action string) awsHandler
 			}{[]tgWire{s.tgWireLocked(tg)}}
 		case "DeleteTargetGroup":
 			if len(s.tgUsersLocked(arn)) > 0 {
-				elbFail(w, awsError(http.StatusBadRequest, "ResourceInUse", "Target group '%s' is currently in use by a listener or a rule", arn))
+				elbFail(w, awsquery.Errorf(http.StatusBadRequest, "ResourceInUse", "Target group '%s' is currently in use by a listener or a rule", arn))
 				return
 			}
 			s.st.TargetGroups = slices.DeleteFunc(s.st.TargetGroups, func(x *nlbTargetGroup) bool { return x == tg })
@@ -247,7 +248,7 @@ func (s *Server) nlbTargetGroupChange(svc *awsService, action string) awsHandler
 				}
 				inst := s.instanceByIDLocked(t["Id"])
 				if action == "RegisterTargets" && (inst == nil || inst.State == api.StateTerminated) {
-					elbFail(w, awsError(http.StatusBadRequest, "InvalidTarget", "The following targets are not in a running state and cannot be registered: '%s'", t["Id"]))
+					elbFail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidTarget", "The following targets are not in a running state and cannot be registered: '%s'", t["Id"]))
 					return
 				}
 				if ignored {
@@ -268,14 +269,14 @@ func (s *Server) nlbTargetGroupChange(svc *awsService, action string) awsHandler
 			saveFailed(w, err)
 			return
 		}
-		svc.answer(w, action, body)
+		svc.Answer(w, action, body)
 	}
 }
 
 func (s *Server) nlbDescribeTargetHealth(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
-		arn := q.get("TargetGroupArn")
-		_ = q.structs("Targets.member", "Id", "Port")
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+		arn := q.Get("TargetGroupArn")
+		_ = q.Structs("Targets.member", "Id", "Port")
 		s.elbRead(w, r, c, q, "", func(*lbRecord) {
 			tg := s.targetGroupLocked(arn)
 			if tg == nil {
@@ -304,7 +305,7 @@ func (s *Server) nlbDescribeTargetHealth(svc *awsService) awsHandler {
 				}
 				body.Descriptions = append(body.Descriptions, h)
 			}
-			svc.answer(w, "DescribeTargetHealth", body)
+			svc.Answer(w, "DescribeTargetHealth", body)
 		})
 	}
 }
@@ -313,10 +314,10 @@ func (s *Server) nlbDescribeTargetHealth(svc *awsService) awsHandler {
 // ARN (a target group's are none here: the CCM tags only its load
 // balancers), up to 20 at once as ELBv2 takes them.
 func (s *Server) nlbDescribeTags(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
-		arns := q.list("ResourceArns.member")
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+		arns := q.List("ResourceArns.member")
 		if len(arns) == 0 || len(arns) > 20 {
-			elbFail(w, awsError(http.StatusBadRequest, "ValidationError", "1 validation error detected: Value at 'resourceArns' failed to satisfy constraint: Member must have length less than or equal to 20 and greater than or equal to 1"))
+			elbFail(w, awsquery.Errorf(http.StatusBadRequest, "ValidationError", "1 validation error detected: Value at 'resourceArns' failed to satisfy constraint: Member must have length less than or equal to 20 and greater than or equal to 1"))
 			return
 		}
 		s.elbRead(w, r, c, q, "", func(*lbRecord) {
@@ -345,7 +346,7 @@ func (s *Server) nlbDescribeTags(svc *awsService) awsHandler {
 				}
 				body.Descriptions = append(body.Descriptions, d)
 			}
-			svc.answer(w, "DescribeTags", body)
+			svc.Answer(w, "DescribeTags", body)
 		})
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"strings"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/server/awsquery"
 )
 
 // EC2 security groups: the nodes' group, which every instance is in, and
@@ -98,8 +99,8 @@ func (s *Server) awsGroupLocked(id string) *awsSecurityGroup {
 	return nil
 }
 
-func groupNotFound(id string) *awsErr {
-	return awsError(http.StatusBadRequest, "InvalidGroup.NotFound", "The security group '%s' does not exist", id)
+func groupNotFound(id string) *awsquery.Error {
+	return awsquery.Errorf(http.StatusBadRequest, "InvalidGroup.NotFound", "The security group '%s' does not exist", id)
 }
 
 // ec2Group is a security group as DescribeSecurityGroups answers it.
@@ -149,10 +150,10 @@ func (g *awsSecurityGroup) wire() ec2Group {
 }
 
 func (s *Server) ec2DescribeSecurityGroups(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
-		ids, names := q.list("GroupId"), q.list("GroupName")
-		_, _ = q.get("MaxResults"), q.get("NextToken")
-		filters, e := q.describeFilters("group-id", "group-name", "vpc-id", "ip-permission.group-id", "description")
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+		ids, names := q.List("GroupId"), q.List("GroupName")
+		_, _ = q.Get("MaxResults"), q.Get("NextToken")
+		filters, e := describeFilters(q, "group-id", "group-name", "vpc-id", "ip-permission.group-id", "description")
 		if e != nil {
 			ec2Fail(w, e)
 			return
@@ -182,61 +183,42 @@ func (s *Server) ec2DescribeSecurityGroups(svc *awsService) awsHandler {
 				body.Groups = append(body.Groups, g.wire())
 			}
 		}
-		svc.answer(w, "DescribeSecurityGroups", body)
+		svc.Answer(w, "DescribeSecurityGroups", body)
 	}
 }
 
 // tagSpecifications reads TagSpecification.N.Tag.M of resource type typ.
-func (q *awsQuery) tagSpecifications(typ string) ([]ec2Tag, *awsErr) {
+func tagSpecifications(q *awsquery.Query, typ string) ([]ec2Tag, *awsquery.Error) {
 	var tags []ec2Tag
 	for i := 1; ; i++ {
 		k := "TagSpecification." + strconv.Itoa(i)
-		if !q.form.Has(k + ".ResourceType") {
+		if !q.Has(k + ".ResourceType") {
 			return tags, nil
 		}
-		if rt := q.get(k + ".ResourceType"); rt != typ {
-			return nil, awsError(http.StatusBadRequest, "InvalidParameterValue", "'%s' is not a valid taggable resource type for this operation.", rt)
+		if rt := q.Get(k + ".ResourceType"); rt != typ {
+			return nil, awsquery.Errorf(http.StatusBadRequest, "InvalidParameterValue", "'%s' is not a valid taggable resource type for this operation.", rt)
 		}
-		for _, t := range q.structs(k+".Tag", "Key", "Value") {
+		for _, t := range q.Structs(k+".Tag", "Key", "Value") {
 			tags = append(tags, ec2Tag{Key: t["Key"], Value: t["Value"]})
 		}
 	}
 }
 
-// structs reads a list of structures: prefix.1.field, prefix.2.field, ...
-// as long as any of the fields is given.
-func (q *awsQuery) structs(prefix string, fields ...string) []map[string]string {
-	var out []map[string]string
-	for i := 1; ; i++ {
-		k := prefix + "." + strconv.Itoa(i) + "."
-		item := map[string]string{}
-		for _, f := range fields {
-			if q.form.Has(k + f) {
-				item[f] = q.get(k + f)
-			}
-		}
-		if len(item) == 0 {
-			return out
-		}
-		out = append(out, item)
-	}
-}
-
 func (s *Server) ec2CreateSecurityGroup(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
-		name, desc, vpc := q.get("GroupName"), q.get("GroupDescription"), q.get("VpcId")
-		tags, e := q.tagSpecifications("security-group")
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+		name, desc, vpc := q.Get("GroupName"), q.Get("GroupDescription"), q.Get("VpcId")
+		tags, e := tagSpecifications(q, "security-group")
 		if e == nil {
-			e = q.done()
+			e = q.Done()
 		}
 		switch {
 		case e != nil:
 		case name == "" || desc == "":
-			e = awsError(http.StatusBadRequest, "MissingParameter", "The request must contain the parameters GroupName and GroupDescription")
+			e = awsquery.Errorf(http.StatusBadRequest, "MissingParameter", "The request must contain the parameters GroupName and GroupDescription")
 		case strings.HasPrefix(name, "sg-"):
-			e = awsError(http.StatusBadRequest, "InvalidParameterValue", "Group names may not be in the format sg-*.")
+			e = awsquery.Errorf(http.StatusBadRequest, "InvalidParameterValue", "Group names may not be in the format sg-*.")
 		case vpc != api.AWSVPCID:
-			e = awsError(http.StatusBadRequest, "InvalidVpcID.NotFound", "The vpc ID '%s' does not exist", vpc)
+			e = awsquery.Errorf(http.StatusBadRequest, "InvalidVpcID.NotFound", "The vpc ID '%s' does not exist", vpc)
 		}
 		if e != nil {
 			ec2Fail(w, e)
@@ -245,7 +227,7 @@ func (s *Server) ec2CreateSecurityGroup(svc *awsService) awsHandler {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if slices.ContainsFunc(s.awsGroupsLocked(), func(g *awsSecurityGroup) bool { return g.Name == name }) {
-			ec2Fail(w, awsError(http.StatusBadRequest, "InvalidGroup.Duplicate", "The security group '%s' already exists for VPC '%s'", name, vpc))
+			ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidGroup.Duplicate", "The security group '%s' already exists for VPC '%s'", name, vpc))
 			return
 		}
 		b := make([]byte, 9)
@@ -256,7 +238,7 @@ func (s *Server) ec2CreateSecurityGroup(svc *awsService) awsHandler {
 			saveFailed(w, err)
 			return
 		}
-		svc.answer(w, "CreateSecurityGroup", struct {
+		svc.Answer(w, "CreateSecurityGroup", struct {
 			Return  bool   `xml:"return"`
 			GroupID string `xml:"groupId"`
 		}{true, g.ID})
@@ -264,9 +246,9 @@ func (s *Server) ec2CreateSecurityGroup(svc *awsService) awsHandler {
 }
 
 func (s *Server) ec2DeleteSecurityGroup(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
-		id := q.get("GroupId")
-		if e := q.done(); e != nil {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+		id := q.Get("GroupId")
+		if e := q.Done(); e != nil {
 			ec2Fail(w, e)
 			return
 		}
@@ -289,7 +271,7 @@ func (s *Server) ec2DeleteSecurityGroup(svc *awsService) awsHandler {
 			}
 		}
 		if inUse {
-			ec2Fail(w, awsError(http.StatusBadRequest, "DependencyViolation", "resource %s has a dependent object", id))
+			ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "DependencyViolation", "resource %s has a dependent object", id))
 			return
 		}
 		s.st.SecurityGroups = slices.DeleteFunc(s.st.SecurityGroups, func(x *awsSecurityGroup) bool { return x == g })
@@ -297,16 +279,16 @@ func (s *Server) ec2DeleteSecurityGroup(svc *awsService) awsHandler {
 			saveFailed(w, err)
 			return
 		}
-		svc.answer(w, "DeleteSecurityGroup", struct {
+		svc.Answer(w, "DeleteSecurityGroup", struct {
 			Return bool `xml:"return"`
 		}{true})
 	}
 }
 
 // permissions reads IpPermissions.N with their ranges and groups.
-func (q *awsQuery) permissions() ([]awsPermission, *awsErr) {
+func permissions(q *awsquery.Query) ([]awsPermission, *awsquery.Error) {
 	var out []awsPermission
-	for i, p := range q.structs("IpPermissions", "IpProtocol", "FromPort", "ToPort") {
+	for i, p := range q.Structs("IpPermissions", "IpProtocol", "FromPort", "ToPort") {
 		k := "IpPermissions." + strconv.Itoa(i+1)
 		perm := awsPermission{Protocol: strings.ToLower(p["IpProtocol"])}
 		switch perm.Protocol {
@@ -314,7 +296,7 @@ func (q *awsQuery) permissions() ([]awsPermission, *awsErr) {
 		case "-1", "all":
 			perm.Protocol = "-1"
 		default:
-			return nil, awsError(http.StatusBadRequest, "InvalidParameterValue", "Invalid value '%s' for IP protocol. Unknown protocol.", p["IpProtocol"])
+			return nil, awsquery.Errorf(http.StatusBadRequest, "InvalidParameterValue", "Invalid value '%s' for IP protocol. Unknown protocol.", p["IpProtocol"])
 		}
 		for _, f := range []string{"FromPort", "ToPort"} {
 			v, ok := p[f]
@@ -323,7 +305,7 @@ func (q *awsQuery) permissions() ([]awsPermission, *awsErr) {
 			}
 			n, err := strconv.ParseInt(v, 10, 32)
 			if err != nil {
-				return nil, awsError(http.StatusBadRequest, "InvalidParameterValue", "Invalid value '%s' for %s", v, f)
+				return nil, awsquery.Errorf(http.StatusBadRequest, "InvalidParameterValue", "Invalid value '%s' for %s", v, f)
 			}
 			n32 := int32(n)
 			if f == "FromPort" {
@@ -333,15 +315,15 @@ func (q *awsQuery) permissions() ([]awsPermission, *awsErr) {
 			}
 		}
 		if perm.Protocol != "-1" && (perm.FromPort == nil || perm.ToPort == nil) {
-			return nil, awsError(http.StatusBadRequest, "MissingParameter", "The request must contain the parameter ipPermissions.fromPort and toPort for protocol %s", perm.Protocol)
+			return nil, awsquery.Errorf(http.StatusBadRequest, "MissingParameter", "The request must contain the parameter ipPermissions.fromPort and toPort for protocol %s", perm.Protocol)
 		}
-		for _, rg := range q.structs(k+".IpRanges", "CidrIp", "Description") {
+		for _, rg := range q.Structs(k+".IpRanges", "CidrIp", "Description") {
 			if _, err := netip.ParsePrefix(rg["CidrIp"]); err != nil {
-				return nil, awsError(http.StatusBadRequest, "InvalidParameterValue", "CIDR block %s is malformed", rg["CidrIp"])
+				return nil, awsquery.Errorf(http.StatusBadRequest, "InvalidParameterValue", "CIDR block %s is malformed", rg["CidrIp"])
 			}
 			perm.Ranges = append(perm.Ranges, awsRange{CIDR: rg["CidrIp"], Description: rg["Description"]})
 		}
-		for _, gp := range q.structs(k+".Groups", "GroupId", "UserId") {
+		for _, gp := range q.Structs(k+".Groups", "GroupId", "UserId") {
 			perm.Groups = append(perm.Groups, gp["GroupId"])
 		}
 		out = append(out, perm)
@@ -358,11 +340,11 @@ func (s *Server) ec2ChangeIngress(svc *awsService, add bool) awsHandler {
 	if add {
 		action = "AuthorizeSecurityGroupIngress"
 	}
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
-		id := q.get("GroupId")
-		perms, e := q.permissions()
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+		id := q.Get("GroupId")
+		perms, e := permissions(q)
 		if e == nil {
-			e = q.done()
+			e = q.Done()
 		}
 		if e != nil {
 			ec2Fail(w, e)
@@ -398,12 +380,12 @@ func (s *Server) ec2ChangeIngress(svc *awsService, add bool) awsHandler {
 				}
 				switch {
 				case add && k >= 0:
-					ec2Fail(w, awsError(http.StatusBadRequest, "InvalidPermission.Duplicate", "the specified rule \"%s\" already exists", p.describe(rg.CIDR)))
+					ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidPermission.Duplicate", "the specified rule \"%s\" already exists", p.describe(rg.CIDR)))
 					return
 				case add:
 					next[j].Ranges = append(next[j].Ranges, rg)
 				case k < 0:
-					ec2Fail(w, awsError(http.StatusBadRequest, "InvalidPermission.NotFound", "The specified rule does not exist in this security group."))
+					ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidPermission.NotFound", "The specified rule does not exist in this security group."))
 					return
 				default:
 					next[j].Ranges = slices.Delete(next[j].Ranges, k, k+1)
@@ -416,12 +398,12 @@ func (s *Server) ec2ChangeIngress(svc *awsService, add bool) awsHandler {
 				}
 				switch {
 				case add && k >= 0:
-					ec2Fail(w, awsError(http.StatusBadRequest, "InvalidPermission.Duplicate", "the specified rule \"%s\" already exists", p.describe(peer)))
+					ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidPermission.Duplicate", "the specified rule \"%s\" already exists", p.describe(peer)))
 					return
 				case add:
 					next[j].Groups = append(next[j].Groups, peer)
 				case k < 0:
-					ec2Fail(w, awsError(http.StatusBadRequest, "InvalidPermission.NotFound", "The specified rule does not exist in this security group."))
+					ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidPermission.NotFound", "The specified rule does not exist in this security group."))
 					return
 				default:
 					next[j].Groups = slices.Delete(next[j].Groups, k, k+1)
@@ -436,14 +418,14 @@ func (s *Server) ec2ChangeIngress(svc *awsService, add bool) awsHandler {
 			return s.elbRederiveLocked(id)
 		}
 		if err := rederive(); err != nil {
-			ec2Fail(w, awsError(http.StatusInternalServerError, "InternalError", "%v", err))
+			ec2Fail(w, awsquery.Errorf(http.StatusInternalServerError, "InternalError", "%v", err))
 			return
 		}
 		if err := s.saveLocked(); err != nil {
 			saveFailed(w, err)
 			return
 		}
-		svc.answer(w, action, struct {
+		svc.Answer(w, action, struct {
 			Return bool `xml:"return"`
 		}{true})
 	}
@@ -452,10 +434,10 @@ func (s *Server) ec2ChangeIngress(svc *awsService, add bool) awsHandler {
 // ec2CreateTags tags security groups, the one kind of resource the AWS
 // CCM tags here.
 func (s *Server) ec2CreateTags(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsQuery) {
-		ids := q.list("ResourceId")
-		tags := q.structs("Tag", "Key", "Value")
-		if e := q.done(); e != nil {
+	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+		ids := q.List("ResourceId")
+		tags := q.Structs("Tag", "Key", "Value")
+		if e := q.Done(); e != nil {
 			ec2Fail(w, e)
 			return
 		}
@@ -464,7 +446,7 @@ func (s *Server) ec2CreateTags(svc *awsService) awsHandler {
 		for _, id := range ids {
 			g := s.awsGroupLocked(id)
 			if g == nil {
-				ec2Fail(w, awsError(http.StatusBadRequest, "InvalidID", "The ID '%s' is not valid (fakecloud tags security groups only)", id))
+				ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidID", "The ID '%s' is not valid (fakecloud tags security groups only)", id))
 				return
 			}
 			for _, t := range tags {
@@ -476,7 +458,7 @@ func (s *Server) ec2CreateTags(svc *awsService) awsHandler {
 			saveFailed(w, err)
 			return
 		}
-		svc.answer(w, "CreateTags", struct {
+		svc.Answer(w, "CreateTags", struct {
 			Return bool `xml:"return"`
 		}{true})
 	}
