@@ -61,7 +61,7 @@ export ARTIFACTS
 # the suite and kube-apiserver share is compiled once, not once each way.
 export GOFLAGS += -trimpath
 
-.PHONY: jobs-matrix docs verify bench all build binaries matrix e2e-oldest prebuild e2e e2e-vsphere e2e-openstack e2e-aws e2e-aws-lb e2e-kind e2e-image e2e-plugin e2e-reached e2e-reached-openstack e2e-reached-vsphere e2e-reached-control e2e-foreign e2e-incluster e2e-existing e2e-dry-run e2e-serial test unit vet controls compare images jobs up down clean clean-cache kubetest2
+.PHONY: e2e-routes-watch jobs-matrix docs verify bench all build binaries matrix e2e-oldest prebuild e2e e2e-vsphere e2e-openstack e2e-aws e2e-aws-lb e2e-kind e2e-image e2e-plugin e2e-reached e2e-reached-openstack e2e-reached-vsphere e2e-reached-control e2e-foreign e2e-incluster e2e-existing e2e-dry-run e2e-serial test unit vet controls compare images jobs up down clean clean-cache kubetest2
 
 all: build
 
@@ -331,6 +331,16 @@ e2e-reached: build
 		JOIN_HOOK='$(call JOIN,reached,aws)' ARTIFACTS=$(ARTIFACTS)/reached-plugin || status=$$?; \
 	CCM_HARNESS_STATE=$(REACHED_STATE) $(BIN)/ccm-harness down --name reached; [ $$status = 0 ]
 
+# The route specs with the route controller's watch-based reconciliation
+# on (KEP-5237; the gate CloudControllerManagerWatchBasedRoutesReconciliation,
+# alpha and off by default in k8s.io/cloud-provider v0.37.2): fakecloud's
+# CCM with the gate, described by a profile file whose known difference
+# (a route deleted behind the CCM's back is restored only on a node event or
+# the informer's resync) carries its evidence.
+e2e-routes-watch: build
+	$(MAKE) e2e PROVIDER=external PROVIDER_CONFIG=e2e/testdata/fakecloud-watch-routes.yaml LABEL_FILTER=route \
+		CCM_VERSION= CCM_IMAGE= K8S_VERSION= ARTIFACTS=$(ARTIFACTS)/routes-watch
+
 # e2e-reached's OpenStack, a target of its own that make test runs beside
 # the others.
 e2e-reached-openstack: build
@@ -558,7 +568,7 @@ prebuild: build
 # (e2e-foreign: its kind cluster, two suites and a control, about 7
 # minutes alone) starts in the background after the reached clouds' group,
 # once the AWS CCM and the node image it takes from the cache are built.
-TEST_TARGETS := verify build prebuild@ unit+jobs+e2e e2e-vsphere+e2e-aws+e2e-aws-lb+e2e-reached+e2e-reached-control e2e-foreign@ e2e-openstack+e2e-oldest+e2e-kind+e2e-serial+e2e-plugin+e2e-reached-openstack+e2e-reached-vsphere images e2e-image+e2e-incluster+e2e-existing+e2e-dry-run+kubetest2+controls wait compare
+TEST_TARGETS := verify build prebuild@ unit+jobs+e2e e2e-vsphere+e2e-aws+e2e-aws-lb+e2e-reached+e2e-reached-control e2e-foreign@ e2e-openstack+e2e-oldest+e2e-kind+e2e-serial+e2e-plugin+e2e-reached-openstack+e2e-reached-vsphere+e2e-routes-watch images e2e-image+e2e-incluster+e2e-existing+e2e-dry-run+kubetest2+controls wait compare
 # Each target's output also goes to $(ARTIFACTS)/make-test/<target>.log;
 # a failed target's error lines are printed again after the times, last,
 # where a CI system that keeps only the end of the output still shows why;

@@ -118,8 +118,11 @@ const (
 	// external-load-balancers stops being one.
 	StepExclude Step = "exclude"
 	// StepLeave: a node without the label, and a deleted one, are
-	// backends again, and no more.
+	// backends again, and no more; a deleted node's route is removed.
 	StepLeave Step = "leave"
+	// StepRestore: what the cloud lost behind the CCM's back (a route
+	// deleted there) is made again.
+	StepRestore Step = "restore"
 )
 
 // Feature is an extended feature a profile claims beside the capability
@@ -144,7 +147,7 @@ func AllFeatures(claimed Capabilities) Features {
 }
 
 // Steps are every step a difference can name.
-var Steps = []Step{StepProvision, StepJoin, StepExclude, StepLeave}
+var Steps = []Step{StepProvision, StepJoin, StepExclude, StepLeave, StepRestore}
 
 // Difference is a step of a spec that a CCM fails by its own design.
 type Difference struct {

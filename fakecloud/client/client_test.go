@@ -261,6 +261,27 @@ func TestLoadBalancers(t *testing.T) {
 	}
 }
 
+// A replace of a load balancer that does not exist fails its precondition
+// before it is an operation: a fault to fire after the first call is not
+// spent on it (the service controller's node sync can update a Service's
+// load balancer before its creation).
+func TestUpdateOfNoneIsNoOperation(t *testing.T) {
+	ctx := context.Background()
+	cloud, admin, _ := newClients(t)
+	if _, err := admin.AddFault(ctx, api.Fault{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultError, Status: 500, Message: "second call", After: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cloud.UpdateLoadBalancer(ctx, "lb", api.LoadBalancerSpec{}); !IsNotFound(err) {
+		t.Fatalf("UpdateLoadBalancer of none: %v, want NotFound", err)
+	}
+	if _, err := cloud.EnsureLoadBalancer(ctx, "lb", api.LoadBalancerSpec{}); err != nil {
+		t.Fatalf("the first operation: %v, want it let pass", err)
+	}
+	if _, err := cloud.UpdateLoadBalancer(ctx, "lb", api.LoadBalancerSpec{}); err == nil || !strings.Contains(err.Error(), "second call") {
+		t.Errorf("the second operation: %v, want the fault", err)
+	}
+}
+
 func TestRoutes(t *testing.T) {
 	ctx := context.Background()
 	cloud, admin, _ := newClients(t)

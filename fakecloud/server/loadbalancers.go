@@ -349,6 +349,13 @@ func (s *Server) ensureLoadBalancer(w http.ResponseWriter, r *http.Request, c *c
 	if !decodeBody(w, r, &spec) {
 		return
 	}
+	// A replace of one that does not exist fails its precondition before
+	// it is an operation: faults count, and act on, operations that
+	// proceed (a fault "after the first" must not be spent on it).
+	if r.Header.Get("If-Match") == "*" && !s.lbExists(name) {
+		lbPreconditionFailed(w, name)
+		return
+	}
 	f, ok := s.applyFault(w, r, c, api.OpEnsureLoadBalancer, s.aboutLB(name))
 	if !ok {
 		return
@@ -372,10 +379,10 @@ func (s *Server) ensureLoadBalancer(w http.ResponseWriter, r *http.Request, c *c
 	}
 	existing := s.lbByNameLocked(name)
 	if existing == nil && r.Header.Get("If-Match") == "*" {
-		// The caller replaces only one that exists: an update of the
-		// backends racing the load balancer's deletion must not bring it
-		// back. RFC 9110 answers 412; NotFound is what it means here.
-		writeError(w, http.StatusPreconditionFailed, api.CodeNotFound, fmt.Sprintf("load balancer %q not found (If-Match: * replaces only one that exists)", name))
+		// Deleted since the check above: the caller replaces only one
+		// that exists, so that an update of the backends racing the load
+		// balancer's deletion cannot bring it back.
+		lbPreconditionFailed(w, name)
 		return
 	}
 	if existing != nil && (existing.Octavia != nil || existing.ELB != nil || existing.NLB != nil) {
@@ -419,6 +426,18 @@ func (s *Server) ensureLoadBalancer(w http.ResponseWriter, r *http.Request, c *c
 	out := s.lbViewLocked(rec)
 	corruptLB(f, &out)
 	writeJSON(w, status, out)
+}
+
+func (s *Server) lbExists(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lbByNameLocked(name) != nil
+}
+
+// lbPreconditionFailed answers a replace (If-Match: *) of a load balancer
+// that does not exist: RFC 9110's 412, with the code that says why.
+func lbPreconditionFailed(w http.ResponseWriter, name string) {
+	writeError(w, http.StatusPreconditionFailed, api.CodeNotFound, fmt.Sprintf("load balancer %q not found (If-Match: * replaces only one that exists)", name))
 }
 
 // openLocked opens lb's listeners. A new load balancer whose address has a
