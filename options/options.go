@@ -107,6 +107,20 @@ func (o *Options) runtimeHelp() string {
 	return strings.Join(parts, ", ")
 }
 
+// ccmVersionHelp lists each built-in provider's pinned CCM versions, the
+// default first, read from its profile.
+func ccmVersionHelp() string {
+	var parts []string
+	for _, name := range ProviderNames() {
+		if p, ok := providers.Lookup(name); ok {
+			if vs := p.CCM.Choices(); len(vs) > 0 {
+				parts = append(parts, name+": "+strings.Join(vs, ", "))
+			}
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
 // providerConfigHelp lists each built-in provider's --provider-config
 // keys, read from its profile's Config type.
 func providerConfigHelp() string {
@@ -221,7 +235,7 @@ func (o *Options) Bind(fs FlagSet, except ...string) {
 	}
 	str(&o.Provider, FlagProvider, ProviderHelp+" ($PROVIDER)")
 	str(&o.ProviderConfig, FlagProviderConfig, "provider config file, YAML ("+providerConfigHelp()+"); for --provider=external, the profile file ($PROVIDER_CONFIG)")
-	str(&o.CCMVersion, FlagCCMVersion, "CCM version, one of those pinned for the provider (default: the first pinned); beside --ccm-image, the image's release (vMAJOR.MINOR.PATCH), for the report, testgrid's column and the skew verdict ($CCM_VERSION)")
+	str(&o.CCMVersion, FlagCCMVersion, "CCM version, one of those pinned for the provider, the default first ("+ccmVersionHelp()+"); beside --ccm-image, the image's release (vMAJOR.MINOR.PATCH), for the report, testgrid's column and the skew verdict ($CCM_VERSION)")
 	str(&o.CCMImage, FlagCCMImage, "run the CCM from this container image instead (docker-archive:PATH, oci:DIR, or a registry reference) ($CCM_IMAGE)")
 	str(&o.Cluster, FlagCluster, "cluster runtime: "+o.runtimeHelp()+" ($CLUSTER)")
 	str(&o.Kubeconfig, FlagKubeconfig, "the existing cluster's kubeconfig, for --cluster=existing ($KUBECONFIG)")

@@ -313,3 +313,32 @@ func TestSecretsOfEveryCluster(t *testing.T) {
 		t.Errorf("expected the secrets %s, actual %s", want, got)
 	}
 }
+
+// The flags' help lists the values valid now, read from the registry: each
+// provider, its pinned CCM versions and its config's keys, and only the
+// runtimes the door offers.
+func TestHelpReadsTheRegistry(t *testing.T) {
+	o := New()
+	o.Runtimes = []string{Local}
+	fs := pflag.NewFlagSet("door", pflag.ContinueOnError)
+	o.Bind(fs)
+	usage := func(name string) string { return fs.Lookup(name).Usage }
+	for _, name := range providers.Names() {
+		p, err := providers.Get(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(usage(FlagProvider), name) {
+			t.Errorf("--%s's help lacks provider %s: %s", FlagProvider, name, usage(FlagProvider))
+		}
+		if vs := p.CCM.Choices(); len(vs) > 0 && !strings.Contains(usage(FlagCCMVersion), name+": "+strings.Join(vs, ", ")) {
+			t.Errorf("--%s's help lacks %s's versions %v: %s", FlagCCMVersion, name, vs, usage(FlagCCMVersion))
+		}
+		if keys := providers.ConfigKeys(p.Config); len(keys) > 0 && !strings.Contains(usage(FlagProviderConfig), name+": "+strings.Join(keys, ", ")) {
+			t.Errorf("--%s's help lacks %s's keys %v: %s", FlagProviderConfig, name, keys, usage(FlagProviderConfig))
+		}
+	}
+	if u := usage(FlagCluster); !strings.Contains(u, Local+" (") || strings.Contains(u, Kind+" (") || strings.Contains(u, Existing+" (") {
+		t.Errorf("--%s's help offers other runtimes than the door's: %s", FlagCluster, u)
+	}
+}
