@@ -62,9 +62,13 @@ var started = []*regexp.Regexp{
 var terminated = regexp.MustCompile(`^"Controller terminated" controller="([^"]+)"`)
 
 // lost is how a manager says it lost a lease, just before it exits
-// (k8s.io/cloud-provider's app and kube-controller-manager alike): every
-// controller it ran stops there.
-var lost = regexp.MustCompile(`^"(migration )?leaderelection lost"`)
+// (k8s.io/cloud-provider's app: "leaderelection lost"; kube-controller-
+// manager v1.37: "leaderelection lost/stopped", then up to klog's flush
+// timeout before the process is gone): every controller it ran stops
+// there. Missing v1.37's wording, a manager that lost its lease under an
+// overloaded API server was taken to run its controllers until its exit,
+// beside the next leader: a conflict that was not.
+var lost = regexp.MustCompile(`^"(migration )?leaderelection lost(/stopped)?"`)
 
 // logEvent is what a manager's log line says of its controllers: that it
 // started one, stopped one, or stops them all.

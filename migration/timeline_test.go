@@ -113,6 +113,8 @@ func TestParseLine(t *testing.T) {
 		{`I1126 12:06:11.424875     654 controllermanager.go:761] "Started controller" controller="node-route-controller"`, "node-route-controller", true, time.Date(2026, 11, 26, 12, 6, 11, 424875000, time.Local)},
 		{`E1126 14:30:00.000001   77 controllermanager.go:304] "leaderelection lost"`, "", true, time.Date(2026, 11, 26, 14, 30, 0, 1000, time.Local)},
 		{`E1126 14:30:00.000001   77 controllermanager.go:331] "migration leaderelection lost"`, "", true, time.Date(2026, 11, 26, 14, 30, 0, 1000, time.Local)},
+		{`E1128 13:49:37.611472   23858 controllermanager.go:413] "leaderelection lost/stopped"`, "", true, time.Date(2026, 11, 28, 13, 49, 37, 611472000, time.Local)},
+		{`E1128 13:49:37.611472   23858 controllermanager.go:444] "migration leaderelection lost/stopped"`, "", true, time.Date(2026, 11, 28, 13, 49, 37, 611472000, time.Local)},
 		// The new year's lines of a run that began in December.
 		{`I0101 00:00:01.000000   1 controllermanager.go:338] Started "a"`, "a", true, time.Date(2027, 1, 1, 0, 0, 1, 0, time.Local)},
 		{`I1126 14:31:49.434635     699 controllermanager.go:764] "Controller starting..." controller="garbage-collector-controller"`, "garbage-collector-controller", true, time.Date(2026, 11, 26, 14, 31, 49, 434635000, time.Local)},
