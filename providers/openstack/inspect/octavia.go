@@ -18,10 +18,12 @@ package inspect
 
 import (
 	"context"
+	"net/http"
 	"net/netip"
 	"slices"
 	"strings"
 
+	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/listeners"
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/loadbalancers"
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/monitors"
@@ -39,7 +41,23 @@ const LBNamePrefix = "kube_service_"
 // port, to its pool's members' port (the node port); the members' servers
 // as backends; the members' monitor port under an HTTP health monitor;
 // the listeners' allowed CIDRs but "everyone"; the VIP.
+//
+// A load balancer the CCM deletes or changes while it is read answers 404
+// for a listener, pool or member listed a moment before, as Octavia does:
+// the listing is then read again, whole, so that what it says is one
+// moment's truth (a spec beside another's deletion failed on "Pool ... not
+// found" otherwise).
 func (c *Cloud) LoadBalancers(ctx context.Context) ([]providers.LoadBalancer, error) {
+	const tries = 3
+	for try := 1; ; try++ {
+		out, err := c.loadBalancers(ctx)
+		if err == nil || try == tries || !gophercloud.ResponseCodeIs(err, http.StatusNotFound) || ctx.Err() != nil {
+			return out, err
+		}
+	}
+}
+
+func (c *Cloud) loadBalancers(ctx context.Context) ([]providers.LoadBalancer, error) {
 	s, err := c.services(ctx)
 	if err != nil {
 		return nil, err
