@@ -410,11 +410,13 @@ e2e-reached-control: build
 # nodes of its own, which they power through EC2's API (the machine's
 # container stops with its instance). make compare checks the two runs
 # agree spec by spec (TestForeignPluginMatchesSDK). The specs that add
-# nodes skip: kind's command line cannot add one (no join hook). Its
-# control: a profile claiming routes too must stop before any spec, as the
+# nodes get them from the cluster's own join hook (foreign.sh join: a node
+# container joined with kubeadm, as kind's command line cannot add one),
+# and terminate them through the cloud's API. Its control: a profile claiming routes too must stop before any spec, as the
 # CCM's pod runs no route controller.
 FOREIGN      := $(CURDIR)/_output/foreign
 FOREIGN_NODE  = ccm-harness-foreign-worker$(1)
+FOREIGN_JOIN := BIN=$(BIN) $(CURDIR)/e2e/testdata/foreign.sh join $(FOREIGN)
 e2e-foreign: build $(BIN)/kind
 	@# One shell, so that the cluster and its cloud go whatever ends it
 	@# (a failure, Ctrl-C).
@@ -423,9 +425,9 @@ e2e-foreign: build $(BIN)/kind
 	CAPABILITIES='instances, zones, node-lifecycle, load-balancers' e2e/testdata/reach.sh aws $(FOREIGN)/cloud-admin $(FOREIGN)/reach && \
 	. $(FOREIGN)/reach/env && export KUBECONFIG=$(FOREIGN)/kubeconfig && \
 	$(REACHED_E2E) PROVIDER_CONFIG=$(FOREIGN)/reach/aws-reached.yaml LABEL_FILTER='!leader-migration' \
-		LIFECYCLE_NODES=$(call FOREIGN_NODE,2),$(call FOREIGN_NODE,3) ARTIFACTS=$(ARTIFACTS)/foreign && \
+		LIFECYCLE_NODES=$(call FOREIGN_NODE,2),$(call FOREIGN_NODE,3) JOIN_HOOK='$(FOREIGN_JOIN)' ARTIFACTS=$(ARTIFACTS)/foreign && \
 	$(REACHED_E2E) PROVIDER_CONFIG=$(FOREIGN)/reach/aws-reached-plugin.yaml LABEL_FILTER='$(PLUGIN_LABEL_FILTER)' \
-		LIFECYCLE_NODES=$(call FOREIGN_NODE,4),$(call FOREIGN_NODE,5) ARTIFACTS=$(ARTIFACTS)/foreign-plugin && \
+		LIFECYCLE_NODES=$(call FOREIGN_NODE,4),$(call FOREIGN_NODE,5) JOIN_HOOK='$(FOREIGN_JOIN)' ARTIFACTS=$(ARTIFACTS)/foreign-plugin && \
 	CAPABILITIES='instances, zones, node-lifecycle, load-balancers, routes' e2e/testdata/reach.sh aws $(FOREIGN)/cloud-admin $(FOREIGN)/claims && \
 	if $(REACHED_E2E) PROVIDER_CONFIG=$(FOREIGN)/claims/aws-reached.yaml LABEL_FILTER=route ARTIFACTS=$(ARTIFACTS)/foreign-claims \
 		> $(ARTIFACTS)/foreign-claims.log 2>&1; then \

@@ -98,7 +98,8 @@ func comparePluginRun(t *testing.T, p pluginPair) {
 // plugin ($ARTIFACTS/foreign-plugin) and through the AWS SDK
 // ($ARTIFACTS/foreign). The SDK's run must also have run, and passed, what
 // only a real cluster and a reached cloud allow: the data path through the
-// cloud's load balancer, and the lifecycle specs on the nodes lent them.
+// cloud's load balancer, the lifecycle specs on the nodes lent them, and
+// the specs that add nodes, by the cluster's own join hook.
 func TestForeignPluginMatchesSDK(t *testing.T) {
 	comparePluginRun(t, pluginPair{sdk: "foreign", plugin: "foreign-plugin", target: "make e2e-foreign", min: 10,
 		what: "the node and lifecycle specs, and skip the rest for the same reasons"})
@@ -109,6 +110,8 @@ func TestForeignPluginMatchesSDK(t *testing.T) {
 		specs.DatapathHealthChecks,
 		specs.LifecycleShutdown,
 		specs.LifecycleTerminate,
+		specs.InitJoiningNode,
+		specs.LBBackends,
 		specs.ZoneRegionLabels,
 		specs.NodeAddresses,
 	} {

@@ -13,7 +13,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-# Usage: foreign.sh up DIR LENT_NODE... | foreign.sh down DIR
+# Usage: foreign.sh up DIR LENT_NODE... | foreign.sh join DIR NODE | foreign.sh down DIR
 #
 # A cluster and a cloud the harness did not make, made as their owners
 # would make them, with their own tools (make e2e-foreign):
@@ -36,6 +36,15 @@
 # gets is DIR/kubeconfig and DIR/cloud-admin (the cloud's endpoint, its
 # DNS and the inspector's secret, for reach.sh), nothing else.
 #
+# join is the cluster's join hook (the suite's --join-hook, which appends
+# NODE): a machine added as its owner would add one: a node container made
+# as kind makes a worker's, on the cluster's network, recorded in the cloud
+# as up records the others, joined with kubeadm and a fresh bootstrap
+# token, its kubelet's --node-labels from $CCM_HARNESS_NODE_LABELS, and
+# given its share of the pod network (its bridge, routes both ways).
+# Stopping and terminating it is the cloud's: its container stops with its
+# instance.
+#
 # down deletes the cluster, stops the cloud and removes DIR, keeping the
 # cloud's and the CCM's logs in $ARTIFACTS/foreign-cluster if set; up does
 # the same when it fails. Binaries are make build's ($BIN, default
@@ -43,7 +52,7 @@
 set -euo pipefail
 cmd=${1:-} dir=${2:-}
 if [ -z "$cmd" ] || [ -z "$dir" ]; then
-  echo "usage: foreign.sh up DIR LENT_NODE... | foreign.sh down DIR" >&2
+  echo "usage: foreign.sh up DIR LENT_NODE... | foreign.sh join DIR NODE | foreign.sh down DIR" >&2
   exit 2
 fi
 shift 2
@@ -106,12 +115,137 @@ down() {
   rm -rf "$dir"
 }
 
+# path is where the harness's cache holds binary $1 (up wrote the list).
+path() { awk -v n="$1" '$1 == n { print $2 }' "$dir/binaries"; }
+
+# node_ip is node container $1's address on the cluster's network.
+node_ip() { docker inspect --format "{{(index .NetworkSettings.Networks \"$net\").IPAddress}}" "$1"; }
+
+# record_instance records node container $1 in the cloud as what it is
+# (its admin API: a real cloud has its machines already).
+record_instance() {
+  local ip
+  ip=$(node_ip "$1")
+  curl -fsS -X POST -H "Authorization: Bearer $(cat "$dir/admin.token")" -H 'Content-Type: application/json' \
+    -d "{\"name\":\"$1\",\"hostname\":\"$1\",\"addresses\":[{\"type\":\"InternalIP\",\"address\":\"$ip\"},{\"type\":\"Hostname\",\"address\":\"$1\"}]}" \
+    "$(cat "$dir/cloud-admin/endpoint")/admin/v1/instances" >/dev/null
+}
+
+# pod_cidrs prints "NODE CIDR" for every node, once each has one (up to
+# 2 minutes).
+pod_cidrs() {
+  local cidrs
+  for _ in $(seq 120); do
+    cidrs=$(kubectl get nodes -o jsonpath='{range .items[*]}{.metadata.name} {.spec.podCIDR}{"\n"}{end}')
+    echo "$cidrs" | awk 'NF < 2 { missing = 1 } END { exit missing }' && break
+    sleep 1
+  done
+  echo "$cidrs" | awk 'NF < 2 { missing = 1 } END { exit missing }' || { echo "foreign.sh: nodes without a pod CIDR after 2 minutes: $cidrs" >&2; return 1; }
+  echo "$cidrs"
+}
+
+# cidr_of is node $1's pod CIDR in pod_cidrs' lines $2.
+cidr_of() { echo "$2" | awk -v n="$1" '$1 == n { print $2 }'; }
+
+# pod_network gives node $1 its bridge for its pod CIDR and routes to the
+# other nodes' (pod_cidrs' lines $2), in a unit that survives its reboot.
+pod_network() {
+  local n=$1 cidrs=$2 routes="" m
+  for m in $(echo "$cidrs" | awk '{ print $1 }'); do
+    [ "$m" = "$n" ] && continue
+    routes="$routes
+ip route replace $(cidr_of "$m" "$cidrs") via $(node_ip "$m")"
+  done
+  docker exec -i "$n" sh -c 'cat > /etc/cni/net.d/10-bridge.conflist' <<EOF
+{"cniVersion": "0.4.0", "name": "bridge", "plugins": [
+  {"type": "bridge", "bridge": "cni0", "isGateway": true, "ipMasq": false, "hairpinMode": true,
+   "ipam": {"type": "host-local", "ranges": [[{"subnet": "$(cidr_of "$n" "$cidrs")"}]], "routes": [{"dst": "0.0.0.0/0"}]}},
+  {"type": "portmap", "capabilities": {"portMappings": true}}]}
+EOF
+  printf '#!/bin/sh\n%s\n' "$routes" | docker exec -i "$n" sh -c 'cat > /usr/local/sbin/pod-routes && chmod +x /usr/local/sbin/pod-routes'
+  docker exec -i "$n" sh -c 'cat > /etc/systemd/system/pod-routes.service' <<'EOF'
+[Unit]
+Description=Routes to the other nodes' pod CIDRs
+After=network-online.target
+[Service]
+Type=oneshot
+ExecStart=/usr/local/sbin/pod-routes
+RemainAfterExit=true
+[Install]
+WantedBy=multi-user.target
+EOF
+  docker exec "$n" systemctl enable --now pod-routes.service >/dev/null 2>&1
+}
+
+join() {
+  local node=$1 image ip endpoint token hash labels cidrs route m
+  [ -f "$dir/binaries" ] || { echo "foreign.sh join: $dir holds no cluster: run foreign.sh up $dir first" >&2; exit 1; }
+  image=$(path kind-node-image)
+  # kind deletes every container with its cluster label: the node goes
+  # with the cluster.
+  docker run --detach --tty --name "$node" --hostname "$node" \
+    --label "io.x-k8s.kind.cluster=$name" --label io.x-k8s.kind.role=worker \
+    --net "$net" --restart=on-failure:1 --init=false --cgroupns=private \
+    --privileged --security-opt seccomp=unconfined --security-opt apparmor=unconfined \
+    --tmpfs /tmp --tmpfs /run --volume /var --volume /lib/modules:/lib/modules:ro "$image" >/dev/null
+  record_instance "$node"
+  for _ in $(seq 120); do docker exec "$node" ctr version >/dev/null 2>&1 && break; sleep 0.5; done
+  docker exec "$node" ctr version >/dev/null 2>&1 || { echo "foreign.sh join: containerd did not start in node $node within a minute" >&2; exit 1; }
+  # "kubeadm join ENDPOINT --token T --discovery-token-ca-cert-hash H"
+  set -- $(docker exec "$name-control-plane" kubeadm token create --print-join-command)
+  [ "${1:-}" = kubeadm ] && [ "${2:-}" = join ] && [ $# -ge 7 ] || { echo "foreign.sh join: kubeadm token create printed no join command: $*" >&2; exit 1; }
+  endpoint=$3 token=$5 hash=$7
+  ip=$(node_ip "$node")
+  labels=""
+  if [ -n "${CCM_HARNESS_NODE_LABELS:-}" ]; then
+    labels="  - name: node-labels
+    value: \"$CCM_HARNESS_NODE_LABELS\""
+  fi
+  docker exec -i "$node" sh -c 'cat > /kind/kubeadm.conf' <<EOF
+apiVersion: kubeadm.k8s.io/v1beta4
+kind: JoinConfiguration
+nodeRegistration:
+  criSocket: unix:///run/containerd/containerd.sock
+  kubeletExtraArgs:
+$labels
+  - name: node-ip
+    value: "$ip"
+  - name: cloud-provider
+    value: external
+discovery:
+  bootstrapToken:
+    apiServerEndpoint: "$endpoint"
+    token: "$token"
+    caCertHashes: ["$hash"]
+skipPhases:
+- preflight
+EOF
+  docker exec "$node" kubeadm join --config /kind/kubeadm.conf >"$dir/join-$node.log" 2>&1 ||
+    { echo "foreign.sh join: kubeadm join of $node failed: $(tail -1 "$dir/join-$node.log")" >&2; exit 1; }
+  cidrs=$(pod_cidrs)
+  pod_network "$node" "$cidrs"
+  # The others' routes to its pods, now and after their reboot. A node
+  # stopped meanwhile (a lent one) is left without: the specs that stop a
+  # machine send no traffic to the pods of one that joined.
+  route="ip route replace $(cidr_of "$node" "$cidrs") via $ip"
+  for m in $(echo "$cidrs" | awk '{ print $1 }'); do
+    [ "$m" = "$node" ] && continue
+    docker exec "$m" sh -c "echo '$route' >> /usr/local/sbin/pod-routes && $route" >/dev/null 2>&1 || true
+  done
+  log "node $node joined at $ip"
+}
+
 if [ "$cmd" = down ]; then
   down
   exit 0
 fi
+if [ "$cmd" = join ]; then
+  [ $# = 1 ] || { echo "usage: foreign.sh join DIR NODE" >&2; exit 2; }
+  join "$1"
+  exit 0
+fi
 if [ "$cmd" != up ]; then
-  echo "foreign.sh: unknown command $cmd (up or down)" >&2
+  echo "foreign.sh: unknown command $cmd (up, join or down)" >&2
   exit 2
 fi
 lent=("$@")
@@ -136,7 +270,6 @@ mkdir -p "$dir/cloud-admin"
 # out of it).
 "$bin/ccm-harness" binaries --provider=aws --cluster=kind --provider-config= --ccm-version= --ccm-image= \
   --kubernetes-version= >"$dir/binaries"
-path() { awk -v n="$1" '$1 == n { print $2 }' "$dir/binaries"; }
 ccm_bin=$(path aws-cloud-controller-manager) fakecloud=$(path fakecloud) node_image=$(path kind-node-image)
 ccm_version=$("$ccm_bin" --version 2>/dev/null | awk '{ print $NF }')
 ccm_version=${ccm_version:-dev}
@@ -226,49 +359,11 @@ echo "$dns" >"$dir/cloud-admin/dns"
 cp "$dir/inspector.token" "$dir/cloud-admin/inspector.token"
 
 log "instances for $(echo $nodes | wc -w) nodes"
-for n in $nodes; do
-  ip=$(docker inspect --format "{{(index .NetworkSettings.Networks \"$net\").IPAddress}}" "$n")
-  curl -fsS -X POST -H "Authorization: Bearer $(cat "$dir/admin.token")" -H 'Content-Type: application/json' \
-    -d "{\"name\":\"$n\",\"hostname\":\"$n\",\"addresses\":[{\"type\":\"InternalIP\",\"address\":\"$ip\"},{\"type\":\"Hostname\",\"address\":\"$n\"}]}" \
-    "$endpoint/admin/v1/instances" >/dev/null
-done
+for n in $nodes; do record_instance "$n"; done
 
 log "the pod network: a bridge per node, routes between them"
-for _ in $(seq 120); do
-  cidrs=$(kubectl get nodes -o jsonpath='{range .items[*]}{.metadata.name} {.spec.podCIDR}{"\n"}{end}')
-  echo "$cidrs" | awk 'NF < 2 { missing = 1 } END { exit missing }' && break
-  sleep 1
-done
-echo "$cidrs" | awk 'NF < 2 { missing = 1 } END { exit missing }' || { echo "foreign.sh: nodes without a pod CIDR after 2 minutes: $cidrs" >&2; exit 1; }
-for n in $nodes; do
-  cidr=$(echo "$cidrs" | awk -v n="$n" '$1 == n { print $2 }')
-  routes=""
-  for m in $nodes; do
-    [ "$m" = "$n" ] && continue
-    ip=$(docker inspect --format "{{(index .NetworkSettings.Networks \"$net\").IPAddress}}" "$m")
-    routes="$routes
-ip route replace $(echo "$cidrs" | awk -v n="$m" '$1 == n { print $2 }') via $ip"
-  done
-  docker exec -i "$n" sh -c 'cat > /etc/cni/net.d/10-bridge.conflist' <<EOF
-{"cniVersion": "0.4.0", "name": "bridge", "plugins": [
-  {"type": "bridge", "bridge": "cni0", "isGateway": true, "ipMasq": false, "hairpinMode": true,
-   "ipam": {"type": "host-local", "ranges": [[{"subnet": "$cidr"}]], "routes": [{"dst": "0.0.0.0/0"}]}},
-  {"type": "portmap", "capabilities": {"portMappings": true}}]}
-EOF
-  printf '#!/bin/sh\n%s\n' "$routes" | docker exec -i "$n" sh -c 'cat > /usr/local/sbin/pod-routes && chmod +x /usr/local/sbin/pod-routes'
-  docker exec -i "$n" sh -c 'cat > /etc/systemd/system/pod-routes.service' <<'EOF'
-[Unit]
-Description=Routes to the other nodes' pod CIDRs
-After=network-online.target
-[Service]
-Type=oneshot
-ExecStart=/usr/local/sbin/pod-routes
-RemainAfterExit=true
-[Install]
-WantedBy=multi-user.target
-EOF
-  docker exec "$n" systemctl enable --now pod-routes.service >/dev/null 2>&1
-done
+cidrs=$(pod_cidrs)
+for n in $nodes; do pod_network "$n" "$cidrs"; done
 
 log "the AWS CCM $ccm_version from its own manifests"
 "$bin/ccm-harness" pack "$ccm_bin" --tag "ccm-harness.local/aws-cloud-controller-manager:$ccm_version" \
