@@ -123,6 +123,12 @@ const (
 	// StepRestore: what the cloud lost behind the CCM's back (a route
 	// deleted there) is made again.
 	StepRestore Step = "restore"
+	// StepKeep: a NotReady node whose provider ID is another owner's is
+	// neither deleted nor tainted as shut down.
+	StepKeep Step = "keep"
+	// StepSurvive: the CCM still runs its node lifecycle controller after
+	// meeting such a node.
+	StepSurvive Step = "survive"
 )
 
 // Feature is an extended feature a profile claims beside the capability
@@ -147,7 +153,7 @@ func AllFeatures(claimed Capabilities) Features {
 }
 
 // Steps are every step a difference can name.
-var Steps = []Step{StepProvision, StepJoin, StepExclude, StepLeave, StepRestore}
+var Steps = []Step{StepProvision, StepJoin, StepExclude, StepLeave, StepRestore, StepKeep, StepSurvive}
 
 // Difference is a step of a spec that a CCM fails by its own design.
 type Difference struct {

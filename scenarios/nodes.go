@@ -18,15 +18,19 @@ package scenarios
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/cloud-provider/names"
 	"k8s.io/kubernetes/test/e2e/framework"
 
 	"sigs.k8s.io/ccm-harness/cluster"
@@ -165,7 +169,101 @@ var _ = framework.Describe("Nodes", func() {
 		framework.ExpectNoError(pool.Terminate(ctx, name))
 		framework.ExpectNoError(nodewait.Gone(ctx, f.ClientSet, e.Timeouts.NodeLifecycle, name, "its instance was terminated"))
 	})
+
+	// A node another owner runs (bare metal, another cloud, another CCM)
+	// is not the CCM's to delete or taint: a CCM that takes every NotReady
+	// node for its own deletes it (vSphere CCM 677), and one that parses
+	// every provider ID as its own may crash on it (cloud-provider-aws
+	// 1210). Serial: a crashing CCM takes the specs beside it down, and a
+	// node of another owner would reach every load balancer of the specs
+	// beside it.
+	it(specs.LifecycleForeign, framework.WithSerial(), func(ctx context.Context) {
+		e := env()
+		name := "foreign-" + rand.String(5)
+		providerID := foreignScheme + "://" + name
+		if e.Cluster.Profile.ProviderIDScheme == foreignScheme {
+			providerID = "other-cloud://" + name
+		}
+		ginkgo.By(fmt.Sprintf("registering node %s, NotReady, with provider ID %s and no uninitialized taint, as another owner's", name, providerID))
+		registerForeignNode(ctx, f.ClientSet, name, providerID)
+
+		ginkgo.By(fmt.Sprintf("watching it for %s: the CCM's node lifecycle controller looks at every NotReady node each --node-monitor-period", foreignWatch))
+		step(ctx, f, providers.StepKeep, func(ctx context.Context) error {
+			return nodewait.Holds(ctx, f.ClientSet, foreignWatch, "the CCM to leave the node of another owner alone", name, Tainted(ShutdownTaint, false))
+		})
+		step(ctx, f, providers.StepSurvive, func(ctx context.Context) error { return ccmServing(ctx, e.Cluster) })
+	})
 })
+
+// foreignScheme is the provider ID scheme of the foreign-node spec's node:
+// a static node's, as clusters with machines of no cloud give them.
+const foreignScheme = "static"
+
+// foreignWatch is how long the foreign-node spec watches its node: three
+// of the cloud node lifecycle controller's periods at their default (5 s,
+// a CCM deployed by its own manifests), fifteen of the CCMs the harness
+// runs (--node-monitor-period=1s).
+const foreignWatch = 15 * time.Second
+
+// registerForeignNode makes a Node no kubelet runs, as another owner's:
+// initialized (no uninitialized taint), with its provider ID, and NotReady,
+// which is what makes the CCM's node lifecycle controller ask its cloud
+// about it. It is deleted after the spec, and a CCM that crashed on it is
+// started again, so that the specs after it have one.
+func registerForeignNode(ctx context.Context, cs kubernetes.Interface, name, providerID string) {
+	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: v1.NodeSpec{ProviderID: providerID}}
+	created, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+	framework.ExpectNoError(err, "create node %s", name)
+	ginkgo.DeferCleanup(func(ctx context.Context) error {
+		if err := cs.CoreV1().Nodes().Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("delete node %s: %w", name, err)
+		}
+		c := env().Cluster
+		if c.Health == nil || c.Health() == nil {
+			return nil
+		}
+		if ccm := c.Manager(cluster.CloudControllerManager); ccm != nil {
+			ginkgo.By("starting the CCM again, which the node of another owner stopped")
+			return ccm.Restart(ctx)
+		}
+		return nil
+	}, ginkgo.NodeTimeout(TeardownTimeout))
+	// A patch, not an update: the controllers write the new node at once
+	// (its pod CIDR), and an update would race them.
+	now := metav1.Now()
+	status, err := json.Marshal(map[string]any{"status": v1.NodeStatus{Conditions: []v1.NodeCondition{{
+		Type: v1.NodeReady, Status: v1.ConditionFalse, Reason: "KubeletNotReady",
+		Message: "no kubelet: a node of another owner, registered by the harness", LastHeartbeatTime: now, LastTransitionTime: now}}}})
+	framework.ExpectNoError(err)
+	_, err = cs.CoreV1().Nodes().PatchStatus(ctx, created.Name, status)
+	framework.ExpectNoError(err, "make node %s NotReady", name)
+}
+
+// ccmServing says whether the CCM still runs its node lifecycle
+// controller: a CCM that crashed on a node is gone, or answers from a
+// restart that no longer runs it.
+func ccmServing(ctx context.Context, c *cluster.Cluster) error {
+	if c.Health != nil {
+		if err := c.Health(); err != nil {
+			return fmt.Errorf("expected the CCM running, actual: %w", err)
+		}
+	}
+	var ccm cluster.RunningCCM = c.RunningCCM
+	if m := c.Manager(cluster.CloudControllerManager); m != nil {
+		ccm = m
+	}
+	if ccm == nil {
+		return nil
+	}
+	controllers, err := ccm.Controllers(ctx)
+	if err != nil {
+		return fmt.Errorf("expected the CCM serving its /healthz, actual: %w", err)
+	}
+	if !slices.Contains(controllers, names.CloudNodeLifecycleController) {
+		return fmt.Errorf("expected the CCM running its %s, actual: it runs %v", names.CloudNodeLifecycleController, controllers)
+	}
+	return nil
+}
 
 // addNode adds a node of the spec's own and removes it (and its instance)
 // after the spec. It registers excluded from load balancers: beside the

@@ -162,6 +162,7 @@ var (
 	ZoneRegionLabels   = ID{"zone/labels"}
 	LifecycleShutdown  = ID{"node-lifecycle/shutdown-taint"}
 	LifecycleTerminate = ID{"node-lifecycle/terminated-deleted"}
+	LifecycleForeign   = ID{"node-lifecycle/foreign-node-kept"}
 
 	LBProvision       = ID{"loadbalancer/provision"}
 	LBUDP             = ID{"loadbalancer/udp"}
@@ -225,6 +226,7 @@ var All = []Spec{
 	{ZoneRegionLabels, "labels the zone and region the cloud reports", TagZone, Zones, ""},
 	{LifecycleShutdown, "taints the NotReady node of a stopped instance as shut down, and untaints it when it runs again", TagNodeLifecycle, NodeLifecycle, ""},
 	{LifecycleTerminate, "deletes the NotReady node of a terminated instance", TagNodeLifecycle, NodeLifecycle, ""},
+	{LifecycleForeign, "keeps a NotReady node whose provider ID is another owner's, untainted, and keeps running", TagNodeLifecycle, NodeLifecycle, ""},
 
 	{LBProvision, "provisions a TCP load balancer with the Service's ports, every eligible node as backend, and the cleanup finalizer", TagLoadBalancer, LoadBalancers, ""},
 	{LBUDP, "serves UDP", TagLoadBalancer, LoadBalancers, LoadBalancerUDP},

@@ -40,6 +40,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	fakecloudccm "sigs.k8s.io/ccm-harness/fakecloud/cloudprovider"
 	"sigs.k8s.io/ccm-harness/internal/binaries"
 	"sigs.k8s.io/ccm-harness/internal/process"
 	"sigs.k8s.io/ccm-harness/manifests"
@@ -337,6 +338,32 @@ var controls = []control{
 			specs.LifecycleTerminate: {"node term-", "expected the Node deleted, actual: still present"},
 		},
 	},
+	{
+		// No cloud fault reaches a node that is not the cloud's: the
+		// CCM is not to ask about it. fakecloud's CCM told to look such
+		// a node up by its name, as a CCM that ignores the scheme does,
+		// finds no instance and deletes it.
+		name:      "a CCM that deletes a node of another owner",
+		label:     "node-lifecycle",
+		focus:     "keeps a NotReady node whose provider ID",
+		profile:   "e2e/testdata/fakecloud-ccm-image.yaml",
+		manifests: misbehave(fakecloudccm.AdoptForeignNodes),
+		fail: map[specs.ID][]string{
+			specs.LifecycleForeign: {"the CCM to leave the node of another owner alone: stopped holding after", "node foreign-", "expected kept, actual: deleted"},
+		},
+	},
+	{
+		// And told to panic on it, as a CCM that parses every provider
+		// ID as its own: the node is kept, the CCM is gone.
+		name:      "a CCM that crashes on a node of another owner",
+		label:     "node-lifecycle",
+		focus:     "keeps a NotReady node whose provider ID",
+		profile:   "e2e/testdata/fakecloud-ccm-image.yaml",
+		manifests: misbehave(fakecloudccm.CrashOnForeignNodes),
+		fail: map[specs.ID][]string{
+			specs.LifecycleForeign: {"expected the CCM running, actual: ", "exited unexpectedly"},
+		},
+	},
 	// vSphere: the real vSphere CCM against a vcsim made to lie or to hold
 	// a broken VM. Their CCM reads inline credentials, the e2e run's a
 	// Secret: a spec that passes here shows the inline ones work.
@@ -622,6 +649,14 @@ var migrationControls = []control{
 			},
 		},
 	},
+}
+
+// misbehave sets fakecloud's CCM's own deliberate fault in its manifests'
+// container environment.
+func misbehave(m fakecloudccm.Misbehaviour) func([]byte) []byte {
+	return func(b []byte) []byte {
+		return bytes.Replace(b, []byte("        env:\n"), []byte("        env:\n        - name: "+fakecloudccm.MisbehaveEnv+"\n          value: "+string(m)+"\n"), 1)
+	}
 }
 
 // rollbackToCCM is the harness's configuration with controller's

@@ -27,6 +27,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -85,6 +86,44 @@ func InstanceID(providerID string) (string, error) {
 type Cloud struct {
 	cfg Config
 	api *client.Cloud
+	// misbehaves are the CCM's own faults, for negative controls.
+	misbehaves map[Misbehaviour]bool
+}
+
+// MisbehaveEnv names the CCM's own deliberate faults, for the harness's
+// negative controls of what no fault of the cloud can break (the cloud is
+// not asked about a node that is not its own): a comma-separated list of
+// Misbehaviours. Unset in any other use.
+const MisbehaveEnv = "FAKECLOUD_CCM_MISBEHAVE"
+
+// Misbehaviour is a deliberate fault of the CCM itself.
+type Misbehaviour string
+
+const (
+	// AdoptForeignNodes looks a node whose provider ID is not fakecloud's
+	// up by its name, as a CCM that ignores the scheme does: no instance
+	// has that name, so the node lifecycle controller deletes the node.
+	AdoptForeignNodes Misbehaviour = "adopt-foreign-nodes"
+	// CrashOnForeignNodes panics on such a node, as a CCM that parses
+	// every provider ID as its own does, and the process exits.
+	CrashOnForeignNodes Misbehaviour = "crash-on-foreign-nodes"
+)
+
+var misbehaviours = []Misbehaviour{AdoptForeignNodes, CrashOnForeignNodes}
+
+func readMisbehaviours(v string) (map[Misbehaviour]bool, error) {
+	out := map[Misbehaviour]bool{}
+	for _, f := range strings.Split(v, ",") {
+		m := Misbehaviour(strings.TrimSpace(f))
+		if m == "" {
+			continue
+		}
+		if !slices.Contains(misbehaviours, m) {
+			return nil, fmt.Errorf("fakecloud: $%s: no misbehaviour %q (there are %v)", MisbehaveEnv, m, misbehaviours)
+		}
+		out[m] = true
+	}
+	return out, nil
 }
 
 var (
@@ -106,7 +145,11 @@ func New(r io.Reader) (*Cloud, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cloud{cfg: *cfg, api: client.New(cfg.Endpoint, token)}
+	misbehaves, err := readMisbehaviours(os.Getenv(MisbehaveEnv))
+	if err != nil {
+		return nil, err
+	}
+	c := &Cloud{cfg: *cfg, api: client.New(cfg.Endpoint, token), misbehaves: misbehaves}
 	ctx, cancel := context.WithTimeout(context.Background(), reachTimeout)
 	defer cancel()
 	if err := c.api.Healthz(ctx); err != nil {

@@ -229,6 +229,41 @@ func TestCloudErrorsPropagate(t *testing.T) {
 	}
 }
 
+// A node whose provider ID is another owner's is none of this CCM's: it
+// neither exists nor does not (the lifecycle controller keeps it), unless
+// the CCM is told to misbehave, for the harness's negative controls.
+func TestForeignNodes(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	foreign := node("foreign-1", "static://foreign-1")
+	if exists, err := e.cloud.InstanceExists(ctx, foreign); err == nil {
+		t.Errorf("InstanceExists(%q) = %v, nil; want an error, so that the node is kept", foreign.Spec.ProviderID, exists)
+	}
+
+	e.cloud.misbehaves = map[Misbehaviour]bool{AdoptForeignNodes: true}
+	if exists, err := e.cloud.InstanceExists(ctx, foreign); err != nil || exists {
+		t.Errorf("adopting: InstanceExists(%q) = %v, %v; want false, nil (the node deleted)", foreign.Spec.ProviderID, exists, err)
+	}
+
+	e.cloud.misbehaves = map[Misbehaviour]bool{CrashOnForeignNodes: true}
+	func() {
+		defer func() {
+			if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "misbehaving on purpose") {
+				t.Errorf("crashing: recovered %v; want the CCM's panic", r)
+			}
+		}()
+		_, _ = e.cloud.InstanceExists(ctx, foreign)
+	}()
+
+	if _, err := readMisbehaviours("adopt-foreign-nodes, crash-on-foreign-nodes"); err != nil {
+		t.Error(err)
+	}
+	_, err := readMisbehaviours("adopt-foreign-node")
+	if want := `$FAKECLOUD_CCM_MISBEHAVE: no misbehaviour "adopt-foreign-node"`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a misspelt misbehaviour: %v; want %q", err, want)
+	}
+}
+
 func TestCorruptCloudIsReported(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)

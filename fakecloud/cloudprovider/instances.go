@@ -69,9 +69,15 @@ func (c *Cloud) byName(ctx context.Context, name string) (*api.Instance, error) 
 func (c *Cloud) instanceOf(ctx context.Context, node *v1.Node) (*api.Instance, error) {
 	var inst *api.Instance
 	var err error
-	if node.Spec.ProviderID != "" {
+	_, foreign := InstanceID(node.Spec.ProviderID)
+	switch {
+	case node.Spec.ProviderID != "" && foreign != nil && c.misbehaves[CrashOnForeignNodes]:
+		panic(fmt.Sprintf("fakecloud (misbehaving on purpose, %s=%s): node %q: %v", MisbehaveEnv, CrashOnForeignNodes, node.Name, foreign))
+	case node.Spec.ProviderID != "" && foreign != nil && c.misbehaves[AdoptForeignNodes]:
+		inst, err = c.byName(ctx, node.Name)
+	case node.Spec.ProviderID != "":
 		inst, err = c.byProviderID(ctx, node.Spec.ProviderID)
-	} else {
+	default:
 		inst, err = c.byName(ctx, node.Name)
 	}
 	if err != nil {

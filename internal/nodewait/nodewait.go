@@ -21,6 +21,7 @@ package nodewait
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -125,6 +126,39 @@ func Gone(ctx context.Context, cs kubernetes.Interface, timeout time.Duration, n
 			}
 			return "expected the Node deleted, actual: " + state
 		})
+}
+
+// Holds watches node name for d and fails at the first moment the node is
+// gone or check does not pass: what must stay true, as For waits for what
+// must become true. Its error names the node, the expected and the actual
+// value, and when it stopped holding.
+func Holds(ctx context.Context, cs kubernetes.Interface, d time.Duration, what, name string, check Check) error {
+	start := time.Now()
+	var broke error
+	eval := func(n *v1.Node, deleted bool) bool {
+		if deleted {
+			broke = fmt.Errorf("node %s: expected kept, actual: deleted", name)
+		} else {
+			broke = check(n)
+		}
+		return broke != nil
+	}
+	lw := cache.NewListWatchFromClient(cs.CoreV1().RESTClient(), "nodes", "", fields.OneTermEqualSelector("metadata.name", name))
+	err := watchwait.Until(ctx, lw, &v1.Node{}, d, what,
+		func(nodes []*v1.Node) bool {
+			if len(nodes) == 0 {
+				broke = fmt.Errorf("node %s: expected kept, actual: not found", name)
+				return true
+			}
+			return eval(nodes[0], false)
+		}, eval, func() string { return "held" })
+	switch {
+	case errors.Is(err, watchwait.ErrTimedOut):
+		return nil
+	case err != nil:
+		return err
+	}
+	return fmt.Errorf("%s: stopped holding after %s: %w", what, time.Since(start).Round(time.Millisecond), broke)
 }
 
 func describe(failing map[string]error) string {

@@ -33,6 +33,10 @@ import (
 	watchtools "k8s.io/client-go/tools/watch"
 )
 
+// ErrTimedOut is Until's error when its own deadline passed: what must
+// hold for a while (nodewait.Holds) waits for it.
+var ErrTimedOut = errors.New("timed out")
+
 // Until lists and watches lw's objects, of obj's type, until the list
 // (synced) or an event (changed, deleted set when the object went) says
 // done. On timeout the error says what was waited for and why it is not
@@ -73,7 +77,7 @@ func Until[T runtime.Object](ctx context.Context, lw cache.ListerWatcher, obj T,
 			// answer found elsewhere), not the wait's own deadline.
 			return fmt.Errorf("stopped after %s waiting for %s (%v):%s", time.Since(start).Round(time.Millisecond), what, context.Cause(parent), why)
 		}
-		return fmt.Errorf("timed out after %s waiting for %s:%s", timeout, what, why)
+		return fmt.Errorf("%w after %s waiting for %s:%s", ErrTimedOut, timeout, what, why)
 	}
 	return fmt.Errorf("waiting for %s: %w", what, err)
 }
