@@ -91,7 +91,7 @@ func TestAudit(t *testing.T) {
 
 func TestAuditIsBounded(t *testing.T) {
 	f := newFixture(t, Config{})
-	f.srv.audit.max = 3
+	f.srv.SetAuditKeep(3)
 	for i := 0; i < 5; i++ {
 		f.do("GET", api.PathHealthz, "", nil)
 	}

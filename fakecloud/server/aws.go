@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/model"
 	"sigs.k8s.io/ccm-harness/fakecloud/server/awsquery"
 )
 
@@ -51,7 +52,7 @@ type awsAction struct {
 }
 
 // awsHandler answers one action's call: its parameters in q.
-type awsHandler func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query)
+type awsHandler func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query)
 
 // awsShape writes an error answer in one service's shape; it is the
 // call's dialect, so that faults answer in it too.
@@ -61,7 +62,7 @@ type awsShape struct {
 	code func(status int) string
 }
 
-func (d awsShape) write(w http.ResponseWriter, status int, msg string) {
+func (d awsShape) WriteError(w http.ResponseWriter, status int, msg string) {
 	d.svc.ErrorShape(w, status, d.code(status), msg, awsquery.RequestID())
 }
 
@@ -80,7 +81,7 @@ func (s *Server) awsRoutes() {
 // awsServe checks the signature, finds the action and runs it.
 func (s *Server) awsServe(w http.ResponseWriter, r *http.Request, svc *awsService, shape awsShape) {
 	c := callOf(r)
-	c.dialect = shape
+	c.Dialect = shape
 	fail := func(e *awsquery.Error) { svc.Fail(w, e) }
 	r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
 	body, err := io.ReadAll(r.Body)
@@ -94,7 +95,7 @@ func (s *Server) awsServe(w http.ResponseWriter, r *http.Request, svc *awsServic
 	}
 	// The CCM's access key signs with the cloud token, the inspector's
 	// with the inspector token.
-	keyID, e := svc.Verify(r, body, s.region, func(keyID string) ([]byte, bool) {
+	keyID, e := svc.Verify(r, body, s.Region(), func(keyID string) ([]byte, bool) {
 		switch {
 		case keyID == api.AWSInspectorAccessKeyID && len(s.inspToken) > 0:
 			return s.inspToken, true
@@ -107,9 +108,9 @@ func (s *Server) awsServe(w http.ResponseWriter, r *http.Request, svc *awsServic
 		fail(e)
 		return
 	}
-	c.caller = callerCloud
+	c.Caller = model.CallerCloud
 	if keyID == api.AWSInspectorAccessKeyID && len(s.inspToken) > 0 {
-		c.caller = callerInspector
+		c.Caller = model.CallerInspector
 	}
 	form, err := url.ParseQuery(string(body))
 	if err != nil {
@@ -117,7 +118,7 @@ func (s *Server) awsServe(w http.ResponseWriter, r *http.Request, svc *awsServic
 		return
 	}
 	action := form.Get("Action")
-	c.action = action
+	c.Action = action
 	a, ok := svc.actions[action]
 	if !ok {
 		fail(awsquery.Errorf(http.StatusBadRequest, "InvalidAction", "The action %s is not valid for this web service (fakecloud emulates %s).", action, strings.Join(sortedKeys(svc.actions), ", ")))
@@ -127,7 +128,7 @@ func (s *Server) awsServe(w http.ResponseWriter, r *http.Request, svc *awsServic
 		fail(awsquery.Errorf(http.StatusBadRequest, "InvalidParameterValue", "Version %q is not %s's %s", v, svc.Signing, svc.Version))
 		return
 	}
-	c.op = a.op
+	c.Op = a.op
 	a.h(w, r, c, awsquery.NewQuery(form, "Action", "Version"))
 }
 

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/model"
 	"sigs.k8s.io/ccm-harness/fakecloud/server/awsquery"
 )
 
@@ -80,11 +81,6 @@ func (s *Server) ec2Service() *awsService {
 // ec2Fail answers an error in EC2's shape.
 func ec2Fail(w http.ResponseWriter, e *awsquery.Error) {
 	awsquery.EC2ErrorXML(w, e.Status, e.Code, e.Msg, awsquery.RequestID())
-}
-
-type ec2Tag struct {
-	Key   string `xml:"key"`
-	Value string `xml:"value"`
 }
 
 type ec2InstanceState struct {
@@ -144,7 +140,7 @@ type ec2Instance struct {
 	Architecture      string                `xml:"architecture"`
 	Groups            []ec2GroupRef         `xml:"groupSet>item"`
 	NetworkInterfaces []ec2NetworkInterface `xml:"networkInterfaceSet>item"`
-	Tags              []ec2Tag              `xml:"tagSet>item"`
+	Tags              []model.Tag           `xml:"tagSet>item"`
 }
 
 type ec2GroupRef struct {
@@ -160,7 +156,7 @@ var ec2States = map[api.InstanceState]ec2InstanceState{
 }
 
 // zoneIndex is the position of zone among the region's zones, or -1.
-func (s *Server) zoneIndex(zone string) int { return slices.Index(s.zones, zone) }
+func (s *Server) zoneIndex(zone string) int { return slices.Index(s.Zones(), zone) }
 
 // awsHash is a stable hex string made of parts, for ids derived from
 // fakecloud's own (network interfaces, attachments).
@@ -181,7 +177,7 @@ func (s *Server) ec2InstanceOf(inst api.Instance, sourceDestCheck bool) ec2Insta
 		InstanceID: inst.ID, ImageID: "ami-0fa4ec10d00000001", State: state,
 		InstanceType: inst.InstanceType, LaunchTime: inst.CreatedAt.UTC().Format(time.RFC3339),
 		SourceDestCheck: sourceDestCheck, Architecture: "x86_64",
-		Tags: []ec2Tag{{Key: "Name", Value: inst.Name}, {Key: awsClusterTag, Value: "owned"}},
+		Tags: []model.Tag{{Key: "Name", Value: inst.Name}, {Key: awsClusterTag, Value: "owned"}},
 	}
 	out.Placement.AvailabilityZone, out.Placement.Tenancy = inst.Zone, "default"
 	if inst.State == api.StateTerminated {
@@ -268,7 +264,7 @@ func (fs ec2Filters) check(known ...string) *awsquery.Error {
 
 // match reports whether a resource with these values (filter name →
 // values) and tags passes every filter.
-func (fs ec2Filters) match(values map[string][]string, tags []ec2Tag) bool {
+func (fs ec2Filters) match(values map[string][]string, tags []model.Tag) bool {
 	for name, want := range fs {
 		var have []string
 		switch {
@@ -332,7 +328,7 @@ func ec2InstanceIDFormat(id string) bool {
 }
 
 func (s *Server) ec2DescribeInstances(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		ids := q.List("InstanceId")
 		maxResults, nextToken := q.Get("MaxResults"), q.Get("NextToken")
 		filters, e := describeFilters(q, "private-dns-name", "instance-state-name", "instance-id", "vpc-id", "subnet-id", "availability-zone", "instance-type", "private-ip-address")
@@ -369,16 +365,16 @@ func (s *Server) ec2DescribeInstances(svc *awsService) awsHandler {
 		}
 		// One instance asked for by ID is a get; anything else a list.
 		if len(ids) == 1 && len(filters) == 0 {
-			c.op = api.OpGetInstance
-			c.instance = ids[0]
+			c.Op = api.OpGetInstance
+			c.Instance = ids[0]
 		}
 		if names := filters["private-dns-name"]; len(names) == 1 {
-			c.instance = names[0]
+			c.Instance = names[0]
 		}
 		// asked is the instance as EC2 shows it, and whether the call's
 		// filters ask for it.
 		asked := func(inst api.Instance) (ec2Instance, bool) {
-			e := s.ec2InstanceOf(inst, !slices.Contains(s.st.NoSourceDestCheck, inst.ID))
+			e := s.ec2InstanceOf(inst, !slices.Contains(s.St.NoSourceDestCheck, inst.ID))
 			values := map[string][]string{
 				"private-dns-name": {e.PrivateDNSName}, "instance-state-name": {e.State.Name},
 				"instance-id": {e.InstanceID}, "vpc-id": {e.VpcID}, "subnet-id": {e.SubnetID},
@@ -389,37 +385,37 @@ func (s *Server) ec2DescribeInstances(svc *awsService) awsHandler {
 		}
 		// A fault about an instance fires on the calls that answer it, not
 		// on a lookup of another node by name.
-		f, ok := s.applyFault(w, r, c, c.op, func(ref string) bool {
+		f, ok := s.ApplyFault(w, r, c, c.Op, func(ref string) bool {
 			if slices.Contains(ids, ref) || slices.Contains(filters["private-dns-name"], ref) {
 				return true
 			}
-			return slices.ContainsFunc(s.st.Instances, func(stored *api.Instance) bool {
-				_, ok := asked(copyInstance(stored))
-				return ok && (len(ids) == 0 || slices.Contains(ids, stored.ID)) && refersTo(ref, stored)
+			return slices.ContainsFunc(s.St.Instances, func(stored *api.Instance) bool {
+				_, ok := asked(model.CopyInstance(stored))
+				return ok && (len(ids) == 0 || slices.Contains(ids, stored.ID)) && model.RefersTo(ref, stored)
 			})
 		})
 		if !ok {
 			return
 		}
-		s.mu.Lock()
+		s.Mu.Lock()
 		var missing []string
 		for _, id := range ids {
-			if inst := s.instanceByIDLocked(id); inst == nil {
+			if inst := s.InstanceByIDLocked(id); inst == nil {
 				missing = append(missing, id)
 			}
 		}
 		var out []ec2Instance
-		for _, stored := range s.st.Instances {
+		for _, stored := range s.St.Instances {
 			if len(ids) > 0 && !slices.Contains(ids, stored.ID) {
 				continue
 			}
-			inst := copyInstance(stored)
-			corrupt(f, &inst)
+			inst := model.CopyInstance(stored)
+			model.CorruptInstance(f, &inst)
 			if e, ok := asked(inst); ok {
 				out = append(out, e)
 			}
 		}
-		s.mu.Unlock()
+		s.Mu.Unlock()
 		if len(missing) > 0 {
 			ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidInstanceID.NotFound", "The instance IDs '%s' do not exist", strings.Join(missing, ", ")))
 			return
@@ -453,7 +449,7 @@ func (s *Server) ec2DescribeInstances(svc *awsService) awsHandler {
 // ec2LiveInstanceLocked checks that instance id can be changed: EC2 still
 // knows a terminated instance, and refuses to change it.
 func (s *Server) ec2LiveInstanceLocked(id string) *awsquery.Error {
-	inst := s.instanceByIDLocked(id)
+	inst := s.InstanceByIDLocked(id)
 	switch {
 	case inst == nil:
 		return awsquery.Errorf(http.StatusBadRequest, "InvalidInstanceID.NotFound", "The instance ID '%s' does not exist", id)
@@ -467,7 +463,7 @@ func (s *Server) ec2LiveInstanceLocked(id string) *awsquery.Error {
 // check, the one attribute the AWS CCM changes (before it routes a pod
 // CIDR to the instance).
 func (s *Server) ec2ModifyInstanceAttribute(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		id, check := q.Get("InstanceId"), q.Get("SourceDestCheck.Value")
 		if e := q.Done(); e != nil {
 			ec2Fail(w, e)
@@ -478,22 +474,22 @@ func (s *Server) ec2ModifyInstanceAttribute(svc *awsService) awsHandler {
 			ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidParameterCombination", "fakecloud emulates ModifyInstanceAttribute of SourceDestCheck.Value only, as true or false"))
 			return
 		}
-		c.instance = id
-		s.mu.Lock()
-		defer s.mu.Unlock()
+		c.Instance = id
+		s.Mu.Lock()
+		defer s.Mu.Unlock()
 		if e := s.ec2LiveInstanceLocked(id); e != nil {
 			ec2Fail(w, e)
 			return
 		}
-		i := slices.Index(s.st.NoSourceDestCheck, id)
+		i := slices.Index(s.St.NoSourceDestCheck, id)
 		switch {
 		case !on && i < 0:
-			s.st.NoSourceDestCheck = append(s.st.NoSourceDestCheck, id)
+			s.St.NoSourceDestCheck = append(s.St.NoSourceDestCheck, id)
 		case on && i >= 0:
-			s.st.NoSourceDestCheck = slices.Delete(s.st.NoSourceDestCheck, i, i+1)
+			s.St.NoSourceDestCheck = slices.Delete(s.St.NoSourceDestCheck, i, i+1)
 		}
-		if err := s.saveLocked(); err != nil {
-			saveFailed(w, err)
+		if err := s.SaveLocked(); err != nil {
+			model.SaveFailed(w, err)
 			return
 		}
 		svc.Answer(w, "ModifyInstanceAttribute", struct {
@@ -508,7 +504,7 @@ func (s *Server) ec2ModifyInstanceAttribute(svc *awsService) awsHandler {
 // the call as EC2 does). fakecloud's instances change state at once, so
 // the current state answered is the one reached, not "stopping".
 func (s *Server) ec2ChangeState(svc *awsService, action string, to api.InstanceState) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		ids := q.List("InstanceId")
 		// Flags of the real call that change nothing here.
 		for _, p := range []string{"Force", "Hibernate", "SkipOsShutdown", "AdditionalInfo"} {
@@ -527,22 +523,22 @@ func (s *Server) ec2ChangeState(svc *awsService, action string, to api.InstanceS
 			return
 		}
 		if len(ids) == 1 {
-			c.instance = ids[0]
+			c.Instance = ids[0]
 		}
 		type change struct {
 			ID       string           `xml:"instanceId"`
 			Current  ec2InstanceState `xml:"currentState"`
 			Previous ec2InstanceState `xml:"previousState"`
 		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
+		s.Mu.Lock()
+		defer s.Mu.Unlock()
 		insts := make([]*api.Instance, 0, len(ids))
 		for _, id := range ids {
 			if !ec2InstanceIDFormat(id) {
 				ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidInstanceID.Malformed", "Invalid id: \"%s\"", id))
 				return
 			}
-			inst := s.instanceByIDLocked(id)
+			inst := s.InstanceByIDLocked(id)
 			if inst == nil {
 				ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidInstanceID.NotFound", "The instance ID '%s' does not exist", id))
 				return
@@ -560,8 +556,8 @@ func (s *Server) ec2ChangeState(svc *awsService, action string, to api.InstanceS
 		}{}
 		for _, inst := range insts {
 			prev := ec2States[inst.State]
-			if err := s.setStateLocked(inst, to); err != nil {
-				saveFailed(w, err)
+			if err := s.SetStateLocked(inst, to); err != nil {
+				model.SaveFailed(w, err)
 				return
 			}
 			body.Changes = append(body.Changes, change{ID: inst.ID, Current: ec2States[to], Previous: prev})

@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/model"
 	"sigs.k8s.io/ccm-harness/fakecloud/server/awsquery"
 )
 
@@ -41,7 +42,7 @@ func ec2ZoneID(region string, i int) string {
 }
 
 func (s *Server) ec2DescribeAvailabilityZones(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		names := q.List("ZoneName")
 		ids := q.List("ZoneId")
 		_ = q.Get("AllAvailabilityZones")
@@ -63,14 +64,14 @@ func (s *Server) ec2DescribeAvailabilityZones(svc *awsService) awsHandler {
 		body := struct {
 			Zones []zone `xml:"availabilityZoneInfo>item"`
 		}{Zones: []zone{}}
-		for i, z := range s.zones {
-			id := ec2ZoneID(s.region, i)
+		for i, z := range s.Zones() {
+			id := ec2ZoneID(s.Region(), i)
 			if (len(names) > 0 && !slices.Contains(names, z)) || (len(ids) > 0 && !slices.Contains(ids, id)) {
 				continue
 			}
-			values := map[string][]string{"zone-name": {z}, "zone-id": {id}, "region-name": {s.region}, "state": {"available"}, "zone-type": {"availability-zone"}}
+			values := map[string][]string{"zone-name": {z}, "zone-id": {id}, "region-name": {s.Region()}, "state": {"available"}, "zone-type": {"availability-zone"}}
 			if filters.match(values, nil) {
-				body.Zones = append(body.Zones, zone{z, id, "available", s.region, s.region, "availability-zone", "opt-in-not-required", s.region})
+				body.Zones = append(body.Zones, zone{z, id, "available", s.Region(), s.Region(), "availability-zone", "opt-in-not-required", s.Region()})
 			}
 		}
 		svc.Answer(w, "DescribeAvailabilityZones", body)
@@ -79,15 +80,15 @@ func (s *Server) ec2DescribeAvailabilityZones(svc *awsService) awsHandler {
 
 // ec2DescribeInstanceTopology answers as EC2 does in a region without
 // instance topology, which fakecloud's regions are.
-func ec2DescribeInstanceTopology(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+func ec2DescribeInstanceTopology(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 	ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "UnsupportedOperation", "The functionality you requested is not available in this region."))
 }
 
 // awsVPCCIDR is the VPC's CIDR: the instances' internal address pool.
-func (s *Server) awsVPCCIDR() string { return s.internal.Masked().String() }
+func (s *Server) awsVPCCIDR() string { return s.InternalPool().Masked().String() }
 
 func (s *Server) ec2DescribeVpcs(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		ids := q.List("VpcId")
 		filters, e := describeFilters(q, "vpc-id", "cidr", "state", "is-default")
 		if e != nil {
@@ -101,14 +102,14 @@ func (s *Server) ec2DescribeVpcs(svc *awsService) awsHandler {
 			}
 		}
 		type vpc struct {
-			ID        string   `xml:"vpcId"`
-			OwnerID   string   `xml:"ownerId"`
-			State     string   `xml:"state"`
-			CidrBlock string   `xml:"cidrBlock"`
-			IsDefault bool     `xml:"isDefault"`
-			Tags      []ec2Tag `xml:"tagSet>item"`
+			ID        string      `xml:"vpcId"`
+			OwnerID   string      `xml:"ownerId"`
+			State     string      `xml:"state"`
+			CidrBlock string      `xml:"cidrBlock"`
+			IsDefault bool        `xml:"isDefault"`
+			Tags      []model.Tag `xml:"tagSet>item"`
 		}
-		v := vpc{api.AWSVPCID, api.AWSAccountID, "available", s.awsVPCCIDR(), false, []ec2Tag{{Key: "Name", Value: "ccm-harness"}, {Key: awsClusterTag, Value: "owned"}}}
+		v := vpc{api.AWSVPCID, api.AWSAccountID, "available", s.awsVPCCIDR(), false, []model.Tag{{Key: "Name", Value: "ccm-harness"}, {Key: awsClusterTag, Value: "owned"}}}
 		body := struct {
 			Vpcs []vpc `xml:"vpcSet>item"`
 		}{Vpcs: []vpc{}}
@@ -122,33 +123,33 @@ func (s *Server) ec2DescribeVpcs(svc *awsService) awsHandler {
 // ec2Subnet is a zone's subnet, tagged for the cluster and for internet-
 // facing load balancers.
 type ec2Subnet struct {
-	ID        string   `xml:"subnetId"`
-	VpcID     string   `xml:"vpcId"`
-	OwnerID   string   `xml:"ownerId"`
-	State     string   `xml:"state"`
-	CidrBlock string   `xml:"cidrBlock"`
-	Zone      string   `xml:"availabilityZone"`
-	ZoneID    string   `xml:"availabilityZoneId"`
-	Available int      `xml:"availableIpAddressCount"`
-	Tags      []ec2Tag `xml:"tagSet>item"`
+	ID        string      `xml:"subnetId"`
+	VpcID     string      `xml:"vpcId"`
+	OwnerID   string      `xml:"ownerId"`
+	State     string      `xml:"state"`
+	CidrBlock string      `xml:"cidrBlock"`
+	Zone      string      `xml:"availabilityZone"`
+	ZoneID    string      `xml:"availabilityZoneId"`
+	Available int         `xml:"availableIpAddressCount"`
+	Tags      []model.Tag `xml:"tagSet>item"`
 }
 
 func (s *Server) ec2Subnets() []ec2Subnet {
-	out := make([]ec2Subnet, 0, len(s.zones))
-	for i, z := range s.zones {
+	out := make([]ec2Subnet, 0, len(s.Zones()))
+	for i, z := range s.Zones() {
 		// Every subnet is the VPC's whole range: fakecloud hands out
 		// addresses from one pool, whatever the zone.
 		out = append(out, ec2Subnet{
 			ID: api.AWSSubnetID(i), VpcID: api.AWSVPCID, OwnerID: api.AWSAccountID, State: "available",
-			CidrBlock: s.awsVPCCIDR(), Zone: z, ZoneID: ec2ZoneID(s.region, i), Available: 4091,
-			Tags: []ec2Tag{{Key: "Name", Value: "ccm-harness-" + z}, {Key: awsClusterTag, Value: "owned"}, {Key: awsTagELBRole, Value: "1"}},
+			CidrBlock: s.awsVPCCIDR(), Zone: z, ZoneID: ec2ZoneID(s.Region(), i), Available: 4091,
+			Tags: []model.Tag{{Key: "Name", Value: "ccm-harness-" + z}, {Key: awsClusterTag, Value: "owned"}, {Key: awsTagELBRole, Value: "1"}},
 		})
 	}
 	return out
 }
 
 func (s *Server) ec2DescribeSubnets(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		ids := q.List("SubnetId")
 		filters, e := describeFilters(q, "subnet-id", "vpc-id", "availability-zone", "state", "cidr-block")
 		if e != nil {

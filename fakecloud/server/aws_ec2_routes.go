@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/model"
 	"sigs.k8s.io/ccm-harness/fakecloud/server/awsquery"
 )
 
@@ -45,11 +46,11 @@ func (s *Server) ec2RoutesLocked() []ec2Route {
 	// the AWS CCM puts internet-facing load balancers.
 	out := []ec2Route{{DestinationCidrBlock: s.awsVPCCIDR(), GatewayID: "local", State: "active", Origin: "CreateRouteTable"},
 		{DestinationCidrBlock: "0.0.0.0/0", GatewayID: "igw-0fa4ec10d00000001", State: "active", Origin: "CreateRoute"}}
-	for _, rec := range s.st.Routes {
+	for _, rec := range s.St.Routes {
 		if rec.Cluster != api.AWSRouteTable {
 			continue
 		}
-		view := s.routeViewLocked(rec)
+		view := s.RouteViewLocked(rec)
 		rt := ec2Route{DestinationCidrBlock: rec.DestinationCIDR, InstanceID: rec.TargetInstance, InstanceOwnerID: api.AWSAccountID,
 			NetworkInterfaceID: "eni-" + awsHash(17, rec.TargetInstance), State: "active", Origin: "CreateRoute"}
 		if view.Blackhole {
@@ -61,7 +62,7 @@ func (s *Server) ec2RoutesLocked() []ec2Route {
 }
 
 func (s *Server) ec2DescribeRouteTables(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		ids := q.List("RouteTableId")
 		_, _ = q.Get("MaxResults"), q.Get("NextToken")
 		filters, e := describeFilters(q, "route-table-id", "vpc-id", "association.main", "association.subnet-id")
@@ -75,7 +76,7 @@ func (s *Server) ec2DescribeRouteTables(svc *awsService) awsHandler {
 				return
 			}
 		}
-		if _, ok := s.applyFault(w, r, c, api.OpListRoutes, func(string) bool { return false }); !ok {
+		if _, ok := s.ApplyFault(w, r, c, api.OpListRoutes, func(string) bool { return false }); !ok {
 			return
 		}
 		type association struct {
@@ -90,13 +91,13 @@ func (s *Server) ec2DescribeRouteTables(svc *awsService) awsHandler {
 			OwnerID      string        `xml:"ownerId"`
 			Routes       []ec2Route    `xml:"routeSet>item"`
 			Associations []association `xml:"associationSet>item"`
-			Tags         []ec2Tag      `xml:"tagSet>item"`
+			Tags         []model.Tag   `xml:"tagSet>item"`
 		}
-		s.mu.Lock()
+		s.Mu.Lock()
 		t := table{ID: api.AWSRouteTable, VpcID: api.AWSVPCID, OwnerID: api.AWSAccountID, Routes: s.ec2RoutesLocked(),
 			Associations: []association{{ID: "rtbassoc-" + awsHash(17, api.AWSRouteTable), RouteTableID: api.AWSRouteTable, Main: true}},
-			Tags:         []ec2Tag{{Key: "Name", Value: "ccm-harness"}, {Key: awsClusterTag, Value: "owned"}}}
-		s.mu.Unlock()
+			Tags:         []model.Tag{{Key: "Name", Value: "ccm-harness"}, {Key: awsClusterTag, Value: "owned"}}}
+		s.Mu.Unlock()
 		body := struct {
 			Tables []table `xml:"routeTableSet>item"`
 		}{Tables: []table{}}
@@ -128,7 +129,7 @@ func (s *Server) ec2RouteArgs(q *awsquery.Query) (string, *awsquery.Error) {
 }
 
 func (s *Server) ec2CreateRoute(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		dest, e := s.ec2RouteArgs(q)
 		instanceID := q.Get("InstanceId")
 		if e == nil {
@@ -139,27 +140,27 @@ func (s *Server) ec2CreateRoute(svc *awsService) awsHandler {
 			return
 		}
 		name := awsRouteName(dest)
-		c.instance = instanceID
-		f, ok := s.applyFault(w, r, c, api.OpCreateRoute, func(ref string) bool { return ref == name || ref == instanceID })
+		c.Instance = instanceID
+		f, ok := s.ApplyFault(w, r, c, api.OpCreateRoute, func(ref string) bool { return ref == name || ref == instanceID })
 		if !ok {
 			return
 		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
+		s.Mu.Lock()
+		defer s.Mu.Unlock()
 		if e := s.ec2LiveInstanceLocked(instanceID); e != nil {
 			ec2Fail(w, e)
 			return
 		}
-		if s.routeByNameLocked(name) != nil {
+		if s.RouteByNameLocked(name) != nil {
 			ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "RouteAlreadyExists", "The route identified by %s already exists.", dest))
 			return
 		}
 		// An ignore fault answers as if the route were made, and makes none.
 		if f == nil || f.Kind != api.FaultIgnore {
-			s.st.Routes = append(s.st.Routes, &routeRecord{Name: name, CreatedAt: time.Now().UTC(),
+			s.St.Routes = append(s.St.Routes, &model.RouteRecord{Name: name, CreatedAt: time.Now().UTC(),
 				RouteSpec: api.RouteSpec{Cluster: api.AWSRouteTable, DestinationCIDR: dest, TargetInstance: instanceID}})
-			if err := s.saveLocked(); err != nil {
-				saveFailed(w, err)
+			if err := s.SaveLocked(); err != nil {
+				model.SaveFailed(w, err)
 				return
 			}
 		}
@@ -170,7 +171,7 @@ func (s *Server) ec2CreateRoute(svc *awsService) awsHandler {
 }
 
 func (s *Server) ec2DeleteRoute(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		dest, e := s.ec2RouteArgs(q)
 		if e == nil {
 			e = q.Done()
@@ -180,19 +181,19 @@ func (s *Server) ec2DeleteRoute(svc *awsService) awsHandler {
 			return
 		}
 		name := awsRouteName(dest)
-		if _, ok := s.applyFault(w, r, c, api.OpDeleteRoute, func(ref string) bool { return ref == name }); !ok {
+		if _, ok := s.ApplyFault(w, r, c, api.OpDeleteRoute, func(ref string) bool { return ref == name }); !ok {
 			return
 		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		i := slices.IndexFunc(s.st.Routes, func(rec *routeRecord) bool { return rec.Name == name })
+		s.Mu.Lock()
+		defer s.Mu.Unlock()
+		i := slices.IndexFunc(s.St.Routes, func(rec *model.RouteRecord) bool { return rec.Name == name })
 		if i < 0 {
 			ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidRoute.NotFound", "There is no route defined for '%s' in the route table. Use a different route table or DestinationCidrBlock.", dest))
 			return
 		}
-		s.st.Routes = slices.Delete(s.st.Routes, i, i+1)
-		if err := s.saveLocked(); err != nil {
-			saveFailed(w, err)
+		s.St.Routes = slices.Delete(s.St.Routes, i, i+1)
+		if err := s.SaveLocked(); err != nil {
+			model.SaveFailed(w, err)
 			return
 		}
 		svc.Answer(w, "DeleteRoute", struct {

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/model"
 	"sigs.k8s.io/ccm-harness/fakecloud/server/awsquery"
 )
 
@@ -43,62 +44,6 @@ import (
 
 const elbVersion = "2012-06-01"
 
-// elbLB is a classic load balancer's ELB view, as stored.
-type elbLB struct {
-	DNSName        string         `json:"dnsName"`
-	Scheme         string         `json:"scheme"`
-	Subnets        []string       `json:"subnets"`
-	SecurityGroups []string       `json:"securityGroups"`
-	Listeners      []elbListener  `json:"listeners"`
-	HealthCheck    elbHealthCheck `json:"healthCheck"`
-	Instances      []string       `json:"instances"`
-	Attributes     elbAttributes  `json:"attributes"`
-	Tags           []ec2Tag       `json:"tags"`
-}
-
-type elbListener struct {
-	Protocol         string `json:"protocol" xml:"Protocol"`
-	LoadBalancerPort int32  `json:"loadBalancerPort" xml:"LoadBalancerPort"`
-	InstanceProtocol string `json:"instanceProtocol" xml:"InstanceProtocol"`
-	InstancePort     int32  `json:"instancePort" xml:"InstancePort"`
-	SSLCertificateID string `json:"sslCertificateId,omitempty" xml:"SSLCertificateId,omitempty"`
-}
-
-type elbHealthCheck struct {
-	Target             string `json:"target" xml:"Target"`
-	Interval           int    `json:"interval" xml:"Interval"`
-	Timeout            int    `json:"timeout" xml:"Timeout"`
-	UnhealthyThreshold int    `json:"unhealthyThreshold" xml:"UnhealthyThreshold"`
-	HealthyThreshold   int    `json:"healthyThreshold" xml:"HealthyThreshold"`
-}
-
-type elbAttributes struct {
-	AccessLog struct {
-		Enabled        bool   `json:"enabled" xml:"Enabled"`
-		EmitInterval   int    `json:"emitInterval,omitempty" xml:"EmitInterval,omitempty"`
-		S3BucketName   string `json:"s3BucketName,omitempty" xml:"S3BucketName,omitempty"`
-		S3BucketPrefix string `json:"s3BucketPrefix,omitempty" xml:"S3BucketPrefix,omitempty"`
-	} `json:"accessLog" xml:"AccessLog"`
-	ConnectionDraining struct {
-		Enabled bool `json:"enabled" xml:"Enabled"`
-		Timeout int  `json:"timeout" xml:"Timeout"`
-	} `json:"connectionDraining" xml:"ConnectionDraining"`
-	ConnectionSettings struct {
-		IdleTimeout int `json:"idleTimeout" xml:"IdleTimeout"`
-	} `json:"connectionSettings" xml:"ConnectionSettings"`
-	CrossZoneLoadBalancing struct {
-		Enabled bool `json:"enabled" xml:"Enabled"`
-	} `json:"crossZoneLoadBalancing" xml:"CrossZoneLoadBalancing"`
-}
-
-// clone deep-copies e, so a change can be made to a copy and dropped.
-func (e *elbLB) clone() *elbLB {
-	out := *e
-	out.Subnets, out.SecurityGroups = slices.Clone(e.Subnets), slices.Clone(e.SecurityGroups)
-	out.Listeners, out.Instances, out.Tags = slices.Clone(e.Listeners), slices.Clone(e.Instances), slices.Clone(e.Tags)
-	return &out
-}
-
 func (s *Server) elbService() *awsService {
 	svc := &awsService{Service: awsquery.Service{
 		Path:       api.AWSPath + "elb/",
@@ -107,7 +52,7 @@ func (s *Server) elbService() *awsService {
 		XMLNS:      "http://elasticloadbalancing.amazonaws.com/doc/" + elbVersion + "/",
 		ErrorShape: awsquery.ELBErrorXML,
 	}}
-	change := func(action string, apply func(q *awsquery.Query, rec *lbRecord, next *elbLB) (any, *awsquery.Error)) awsAction {
+	change := func(action string, apply func(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error)) awsAction {
 		return awsAction{api.OpEnsureLoadBalancer, s.elbChange(svc, action, apply)}
 	}
 	svc.actions = map[string]awsAction{
@@ -143,8 +88,8 @@ func elbValidation(format string, args ...any) *awsquery.Error {
 }
 
 // elbLocked is the classic load balancer called name, or nil.
-func (s *Server) elbLocked(name string) *lbRecord {
-	rec := s.lbByNameLocked(name)
+func (s *Server) elbLocked(name string) *model.LBRecord {
+	rec := s.LBByNameLocked(name)
 	if rec == nil || rec.ELB == nil {
 		return nil
 	}
@@ -162,15 +107,15 @@ func (s *Server) elbDNSName(name, id, scheme string) string {
 	if scheme == "internal" {
 		prefix = "internal-"
 	}
-	return fmt.Sprintf("%s%s-%d.%s.elb.amazonaws.com", prefix, name, n%2000000000, s.region)
+	return fmt.Sprintf("%s%s-%d.%s.elb.amazonaws.com", prefix, name, n%2000000000, s.Region())
 }
 
 // elbListeners reads Listeners.member.N.
-func elbListeners(q *awsquery.Query) ([]elbListener, *awsquery.Error) {
+func elbListeners(q *awsquery.Query) ([]model.ClassicListener, *awsquery.Error) {
 	_ = q.Get("Listeners") // an empty list is sent as "Listeners="
-	var out []elbListener
+	var out []model.ClassicListener
 	for i, m := range q.Structs("Listeners.member", "Protocol", "LoadBalancerPort", "InstanceProtocol", "InstancePort", "SSLCertificateId") {
-		l := elbListener{Protocol: strings.ToUpper(m["Protocol"]), InstanceProtocol: strings.ToUpper(m["InstanceProtocol"]), SSLCertificateID: m["SSLCertificateId"]}
+		l := model.ClassicListener{Protocol: strings.ToUpper(m["Protocol"]), InstanceProtocol: strings.ToUpper(m["InstanceProtocol"]), SSLCertificateID: m["SSLCertificateId"]}
 		if l.InstanceProtocol == "" {
 			l.InstanceProtocol = l.Protocol
 		}
@@ -190,7 +135,7 @@ func elbListeners(q *awsquery.Query) ([]elbListener, *awsquery.Error) {
 }
 
 // validateELBListener refuses what classic load balancers refuse.
-func validateELBListener(l elbListener) *awsquery.Error {
+func validateELBListener(l model.ClassicListener) *awsquery.Error {
 	switch l.Protocol {
 	case "TCP", "SSL", "HTTP", "HTTPS":
 	default:
@@ -207,7 +152,7 @@ func validateELBListener(l elbListener) *awsquery.Error {
 }
 
 // elbSpecLocked derives the native spec from the classic view.
-func (s *Server) elbSpecLocked(e *elbLB) (api.LoadBalancerSpec, error) {
+func (s *Server) elbSpecLocked(e *model.ClassicLB) (api.LoadBalancerSpec, error) {
 	spec := api.LoadBalancerSpec{Listeners: []api.Listener{}, Backends: []string{}, Tags: map[string]string{}}
 	for _, t := range e.Tags {
 		if t.Key == "kubernetes.io/service-name" {
@@ -219,7 +164,7 @@ func (s *Server) elbSpecLocked(e *elbLB) (api.LoadBalancerSpec, error) {
 		spec.Listeners = append(spec.Listeners, api.Listener{Port: l.LoadBalancerPort, Protocol: api.ProtocolTCP, NodePort: l.InstancePort})
 	}
 	for _, id := range e.Instances {
-		if s.instanceByIDLocked(id) != nil {
+		if s.InstanceByIDLocked(id) != nil {
 			spec.Backends = append(spec.Backends, id)
 		}
 	}
@@ -245,16 +190,16 @@ func (s *Server) elbSpecLocked(e *elbLB) (api.LoadBalancerSpec, error) {
 			}
 		}
 	}
-	return spec, validateLBSpec(spec)
+	return spec, model.ValidateLBSpec(spec)
 }
 
 // elbIgnore undoes, in next, the part of a change an ignore fault drops.
-func elbIgnore(f *api.Fault, before, next *elbLB) {
+func elbIgnore(f *api.Fault, before, next *model.ClassicLB) {
 	if f == nil || f.Kind != api.FaultIgnore {
 		return
 	}
 	if before == nil {
-		before = &elbLB{}
+		before = &model.ClassicLB{}
 	}
 	switch f.Field {
 	case api.IgnoreListeners:
@@ -268,8 +213,8 @@ func elbIgnore(f *api.Fault, before, next *elbLB) {
 
 // elbCommitLocked makes next rec's classic view, with what an ignore
 // fault drops left as it was, and the native spec and listeners to match.
-func (s *Server) elbCommitLocked(f *api.Fault, rec *lbRecord, isNew bool, next *elbLB) *awsquery.Error {
-	var before *elbLB
+func (s *Server) elbCommitLocked(f *api.Fault, rec *model.LBRecord, isNew bool, next *model.ClassicLB) *awsquery.Error {
+	var before *model.ClassicLB
 	if !isNew {
 		before = rec.ELB
 	}
@@ -281,7 +226,7 @@ func (s *Server) elbCommitLocked(f *api.Fault, rec *lbRecord, isNew bool, next *
 		return elbValidation("%v", err)
 	}
 	upd.LoadBalancerSpec = spec
-	if err := s.openLocked(&upd, isNew); err != nil {
+	if err := s.OpenLocked(&upd, isNew); err != nil {
 		return awsquery.Errorf(http.StatusInternalServerError, "InternalFailure", "fakecloud could not open the listeners: %v", err)
 	}
 	if isNew {
@@ -289,8 +234,8 @@ func (s *Server) elbCommitLocked(f *api.Fault, rec *lbRecord, isNew bool, next *
 	}
 	*rec = upd
 	if isNew {
-		s.st.LoadBalancers = append(s.st.LoadBalancers, rec)
-		s.st.LastLBIP = rec.IP
+		s.St.LoadBalancers = append(s.St.LoadBalancers, rec)
+		s.St.LastLBIP = rec.IP
 	}
 	return nil
 }
@@ -298,7 +243,7 @@ func (s *Server) elbCommitLocked(f *api.Fault, rec *lbRecord, isNew bool, next *
 // elbRederiveLocked derives again the specs of the classic load balancers
 // in security group id, whose rules changed.
 func (s *Server) elbRederiveLocked(id string) error {
-	for _, rec := range s.st.LoadBalancers {
+	for _, rec := range s.St.LoadBalancers {
 		if rec.ELB == nil || !slices.Contains(rec.ELB.SecurityGroups, id) {
 			continue
 		}
@@ -308,7 +253,7 @@ func (s *Server) elbRederiveLocked(id string) error {
 		}
 		upd := *rec
 		upd.LoadBalancerSpec = spec
-		if err := s.openLocked(&upd, false); err != nil {
+		if err := s.OpenLocked(&upd, false); err != nil {
 			return err
 		}
 		*rec = upd
@@ -318,16 +263,16 @@ func (s *Server) elbRederiveLocked(id string) error {
 
 // elbFault applies the faults of the call's operation about the load
 // balancer called name.
-func (s *Server) elbFault(w http.ResponseWriter, r *http.Request, c *call, name string) (*api.Fault, bool) {
-	c.instance = name
-	return s.applyFault(w, r, c, c.op, func(ref string) bool {
-		lb := s.lbByRefLocked(ref)
+func (s *Server) elbFault(w http.ResponseWriter, r *http.Request, c *model.Call, name string) (*api.Fault, bool) {
+	c.Instance = name
+	return s.ApplyFault(w, r, c, c.Op, func(ref string) bool {
+		lb := s.LBByRefLocked(ref)
 		return ref == name || (lb != nil && lb.Name == name)
 	})
 }
 
 func (s *Server) elbCreate(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		name, scheme := q.Get("LoadBalancerName"), q.Get("Scheme")
 		listeners, e := elbListeners(q)
 		subnets, groups, zones := q.List("Subnets.member"), q.List("SecurityGroups.member"), q.List("AvailabilityZones.member")
@@ -362,19 +307,19 @@ func (s *Server) elbCreate(svc *awsService) awsHandler {
 		if !ok {
 			return
 		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
+		s.Mu.Lock()
+		defer s.Mu.Unlock()
 		if e := s.elbCheckRefsLocked(subnets, groups); e != nil {
 			elbFail(w, e)
 			return
 		}
-		next := &elbLB{Scheme: scheme, Subnets: subnets, SecurityGroups: groups, Listeners: listeners,
-			HealthCheck: elbHealthCheck{Target: fmt.Sprintf("TCP:%d", listeners[0].InstancePort), Interval: 30, Timeout: 5, UnhealthyThreshold: 2, HealthyThreshold: 10}}
+		next := &model.ClassicLB{Scheme: scheme, Subnets: subnets, SecurityGroups: groups, Listeners: listeners,
+			HealthCheck: model.ClassicHealthCheck{Target: fmt.Sprintf("TCP:%d", listeners[0].InstancePort), Interval: 30, Timeout: 5, UnhealthyThreshold: 2, HealthyThreshold: 10}}
 		next.Attributes.ConnectionDraining.Timeout, next.Attributes.ConnectionSettings.IdleTimeout = 300, 60
 		for _, t := range tags {
-			next.Tags = append(next.Tags, ec2Tag{Key: t["Key"], Value: t["Value"]})
+			next.Tags = append(next.Tags, model.Tag{Key: t["Key"], Value: t["Value"]})
 		}
-		rec := s.lbByNameLocked(name)
+		rec := s.LBByNameLocked(name)
 		switch {
 		case rec != nil && rec.ELB == nil:
 			elbFail(w, awsquery.Errorf(http.StatusBadRequest, "DuplicateLoadBalancerName", "A load balancer of another kind is named '%s'", name))
@@ -387,18 +332,18 @@ func (s *Server) elbCreate(svc *awsService) awsHandler {
 				return
 			}
 		default:
-			ip, err := s.allocateLBIPLocked()
+			ip, err := s.AllocateLBIPLocked()
 			if err != nil {
 				elbFail(w, awsquery.Errorf(http.StatusConflict, "TooManyLoadBalancers", "%v", err))
 				return
 			}
-			rec = &lbRecord{Name: name, ID: s.newLBIDLocked(), IP: ip.String(), CreatedAt: time.Now().UTC()}
+			rec = &model.LBRecord{Name: name, ID: s.NewLBIDLocked(), IP: ip.String(), CreatedAt: time.Now().UTC()}
 			if e := s.elbCommitLocked(f, rec, true, next); e != nil {
 				elbFail(w, e)
 				return
 			}
-			if err := s.saveLocked(); err != nil {
-				saveFailed(w, err)
+			if err := s.SaveLocked(); err != nil {
+				model.SaveFailed(w, err)
 				return
 			}
 		}
@@ -435,8 +380,8 @@ func (s *Server) elbCheckRefsLocked(subnets, groups []string) *awsquery.Error {
 
 // elbChange is an action that changes one classic load balancer, named by
 // LoadBalancerName: apply reads the rest and changes next, a copy.
-func (s *Server) elbChange(svc *awsService, action string, apply func(q *awsquery.Query, rec *lbRecord, next *elbLB) (any, *awsquery.Error)) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+func (s *Server) elbChange(svc *awsService, action string, apply func(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error)) awsHandler {
+	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		name := q.Get("LoadBalancerName")
 		if name == "" {
 			names := q.List("LoadBalancerNames.member")
@@ -448,16 +393,16 @@ func (s *Server) elbChange(svc *awsService, action string, apply func(q *awsquer
 		if !ok {
 			return
 		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
+		s.Mu.Lock()
+		defer s.Mu.Unlock()
 		rec := s.elbLocked(name)
 		if rec == nil {
 			// The rest is read for the unknown-parameter check only.
-			_, _ = apply(q, &lbRecord{}, &elbLB{})
+			_, _ = apply(q, &model.LBRecord{}, &model.ClassicLB{})
 			elbFail(w, elbNotFound(name))
 			return
 		}
-		next := rec.ELB.clone()
+		next := rec.ELB.Clone()
 		body, e := apply(q, rec, next)
 		if e == nil {
 			e = q.Done()
@@ -469,8 +414,8 @@ func (s *Server) elbChange(svc *awsService, action string, apply func(q *awsquer
 			elbFail(w, e)
 			return
 		}
-		if err := s.saveLocked(); err != nil {
-			saveFailed(w, err)
+		if err := s.SaveLocked(); err != nil {
+			model.SaveFailed(w, err)
 			return
 		}
 		svc.Answer(w, action, body)

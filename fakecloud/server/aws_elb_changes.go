@@ -23,16 +23,17 @@ import (
 	"strings"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/model"
 	"sigs.k8s.io/ccm-harness/fakecloud/server/awsquery"
 )
 
-func elbCreateListeners(q *awsquery.Query, rec *lbRecord, next *elbLB) (any, *awsquery.Error) {
+func elbCreateListeners(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error) {
 	listeners, e := elbListeners(q)
 	if e != nil {
 		return nil, e
 	}
 	for _, l := range listeners {
-		i := slices.IndexFunc(next.Listeners, func(x elbListener) bool { return x.LoadBalancerPort == l.LoadBalancerPort })
+		i := slices.IndexFunc(next.Listeners, func(x model.ClassicListener) bool { return x.LoadBalancerPort == l.LoadBalancerPort })
 		switch {
 		case i >= 0 && next.Listeners[i] != l:
 			return nil, awsquery.Errorf(http.StatusBadRequest, "DuplicateListener", "A listener already exists for %s with LoadBalancerPort %d, but with a different InstancePort, Protocol, or SSLCertificateId", rec.Name, l.LoadBalancerPort)
@@ -43,19 +44,19 @@ func elbCreateListeners(q *awsquery.Query, rec *lbRecord, next *elbLB) (any, *aw
 	return nil, nil
 }
 
-func elbDeleteListeners(q *awsquery.Query, rec *lbRecord, next *elbLB) (any, *awsquery.Error) {
+func elbDeleteListeners(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error) {
 	for _, p := range q.List("LoadBalancerPorts.member") {
 		n, err := strconv.ParseInt(p, 10, 32)
 		if err != nil {
 			return nil, elbValidation("LoadBalancerPorts %q is not a number", p)
 		}
-		next.Listeners = slices.DeleteFunc(next.Listeners, func(l elbListener) bool { return l.LoadBalancerPort == int32(n) })
+		next.Listeners = slices.DeleteFunc(next.Listeners, func(l model.ClassicListener) bool { return l.LoadBalancerPort == int32(n) })
 	}
 	return nil, nil
 }
 
-func elbConfigureHealthCheck(q *awsquery.Query, rec *lbRecord, next *elbLB) (any, *awsquery.Error) {
-	hc := elbHealthCheck{Target: q.Get("HealthCheck.Target")}
+func elbConfigureHealthCheck(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error) {
+	hc := model.ClassicHealthCheck{Target: q.Get("HealthCheck.Target")}
 	for f, dst := range map[string]*int{"Interval": &hc.Interval, "Timeout": &hc.Timeout, "UnhealthyThreshold": &hc.UnhealthyThreshold, "HealthyThreshold": &hc.HealthyThreshold} {
 		n, err := strconv.Atoi(q.Get("HealthCheck." + f))
 		if err != nil {
@@ -78,7 +79,7 @@ func elbConfigureHealthCheck(q *awsquery.Query, rec *lbRecord, next *elbLB) (any
 	}
 	next.HealthCheck = hc
 	return struct {
-		HealthCheck elbHealthCheck
+		HealthCheck model.ClassicHealthCheck
 	}{hc}, nil
 }
 
@@ -96,11 +97,11 @@ func elbInstanceList(ids []string) any {
 	return out
 }
 
-func (s *Server) elbInstances(register bool) func(q *awsquery.Query, rec *lbRecord, next *elbLB) (any, *awsquery.Error) {
-	return func(q *awsquery.Query, rec *lbRecord, next *elbLB) (any, *awsquery.Error) {
+func (s *Server) elbInstances(register bool) func(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error) {
+	return func(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error) {
 		for _, m := range q.Structs("Instances.member", "InstanceId") {
 			id := m["InstanceId"]
-			inst := s.instanceByIDLocked(id)
+			inst := s.InstanceByIDLocked(id)
 			switch {
 			case register && (inst == nil || inst.State == api.StateTerminated):
 				return nil, awsquery.Errorf(http.StatusBadRequest, "InvalidInstance", "The requested instance '%s' is not valid for registration", id)
@@ -114,7 +115,7 @@ func (s *Server) elbInstances(register bool) func(q *awsquery.Query, rec *lbReco
 	}
 }
 
-func elbModifyAttributes(q *awsquery.Query, rec *lbRecord, next *elbLB) (any, *awsquery.Error) {
+func elbModifyAttributes(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error) {
 	a := &next.Attributes
 	const p = "LoadBalancerAttributes."
 	bools := map[string]*bool{"AccessLog.Enabled": &a.AccessLog.Enabled, "ConnectionDraining.Enabled": &a.ConnectionDraining.Enabled,
@@ -146,19 +147,19 @@ func elbModifyAttributes(q *awsquery.Query, rec *lbRecord, next *elbLB) (any, *a
 	}
 	return struct {
 		LoadBalancerName       string
-		LoadBalancerAttributes elbAttributes
+		LoadBalancerAttributes model.ClassicAttributes
 	}{rec.Name, next.Attributes}, nil
 }
 
-func elbAddTags(q *awsquery.Query, rec *lbRecord, next *elbLB) (any, *awsquery.Error) {
+func elbAddTags(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error) {
 	for _, t := range q.Structs("Tags.member", "Key", "Value") {
-		next.Tags = slices.DeleteFunc(next.Tags, func(x ec2Tag) bool { return x.Key == t["Key"] })
-		next.Tags = append(next.Tags, ec2Tag{Key: t["Key"], Value: t["Value"]})
+		next.Tags = slices.DeleteFunc(next.Tags, func(x model.Tag) bool { return x.Key == t["Key"] })
+		next.Tags = append(next.Tags, model.Tag{Key: t["Key"], Value: t["Value"]})
 	}
 	return nil, nil
 }
 
-func (s *Server) elbApplySecurityGroups(q *awsquery.Query, rec *lbRecord, next *elbLB) (any, *awsquery.Error) {
+func (s *Server) elbApplySecurityGroups(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error) {
 	groups := q.List("SecurityGroups.member")
 	if e := s.elbCheckRefsLocked(nil, groups); e != nil {
 		return nil, e
@@ -169,8 +170,8 @@ func (s *Server) elbApplySecurityGroups(q *awsquery.Query, rec *lbRecord, next *
 	}{groups}, nil
 }
 
-func (s *Server) elbSubnets(attach bool) func(q *awsquery.Query, rec *lbRecord, next *elbLB) (any, *awsquery.Error) {
-	return func(q *awsquery.Query, rec *lbRecord, next *elbLB) (any, *awsquery.Error) {
+func (s *Server) elbSubnets(attach bool) func(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error) {
+	return func(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error) {
 		subnets := q.List("Subnets.member")
 		if e := s.elbCheckRefsLocked(subnets, nil); e != nil {
 			return nil, e

@@ -21,6 +21,7 @@ import (
 	"slices"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/model"
 	"sigs.k8s.io/ccm-harness/fakecloud/server/awsquery"
 )
 
@@ -32,7 +33,7 @@ type elbDescription struct {
 	CanonicalHostedZoneName   string
 	CanonicalHostedZoneNameID string
 	ListenerDescriptions      []struct {
-		Listener    elbListener
+		Listener    model.ClassicListener
 		PolicyNames struct{}
 	} `xml:"ListenerDescriptions>member"`
 	Policies struct {
@@ -45,7 +46,7 @@ type elbDescription struct {
 	Subnets                   []string      `xml:"Subnets>member"`
 	VPCId                     string        `xml:"VPCId"`
 	Instances                 []elbInstance `xml:"Instances>member"`
-	HealthCheck               elbHealthCheck
+	HealthCheck               model.ClassicHealthCheck
 	SourceSecurityGroup       struct {
 		OwnerAlias string
 		GroupName  string
@@ -55,14 +56,14 @@ type elbDescription struct {
 	Scheme         string
 }
 
-func (s *Server) elbDescriptionLocked(rec *lbRecord) elbDescription {
+func (s *Server) elbDescriptionLocked(rec *model.LBRecord) elbDescription {
 	e := rec.ELB
 	d := elbDescription{LoadBalancerName: rec.Name, DNSName: e.DNSName, CanonicalHostedZoneName: e.DNSName,
 		CanonicalHostedZoneNameID: "Z35SXDOTRQ7X7K", Subnets: e.Subnets, VPCId: api.AWSVPCID, HealthCheck: e.HealthCheck,
 		SecurityGroups: e.SecurityGroups, CreatedTime: rec.CreatedAt.UTC().Format("2006-01-02T15:04:05.000Z"), Scheme: e.Scheme}
 	for _, l := range e.Listeners {
 		d.ListenerDescriptions = append(d.ListenerDescriptions, struct {
-			Listener    elbListener
+			Listener    model.ClassicListener
 			PolicyNames struct{}
 		}{Listener: l})
 	}
@@ -83,7 +84,7 @@ func (s *Server) elbDescriptionLocked(rec *lbRecord) elbDescription {
 }
 
 func (s *Server) elbDescribe(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		names := q.List("LoadBalancerNames.member")
 		_, _ = q.Get("Marker"), q.Get("PageSize")
 		if e := q.Done(); e != nil {
@@ -92,13 +93,13 @@ func (s *Server) elbDescribe(svc *awsService) awsHandler {
 		}
 		name := ""
 		if len(names) == 1 {
-			c.op, name = api.OpGetLoadBalancer, names[0]
+			c.Op, name = api.OpGetLoadBalancer, names[0]
 		}
 		if _, ok := s.elbFault(w, r, c, name); !ok {
 			return
 		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
+		s.Mu.Lock()
+		defer s.Mu.Unlock()
 		body := struct {
 			Descriptions []elbDescription `xml:"LoadBalancerDescriptions>member"`
 		}{}
@@ -108,7 +109,7 @@ func (s *Server) elbDescribe(svc *awsService) awsHandler {
 				return
 			}
 		}
-		for _, rec := range s.st.LoadBalancers {
+		for _, rec := range s.St.LoadBalancers {
 			if rec.ELB != nil && (len(names) == 0 || slices.Contains(names, rec.Name)) {
 				body.Descriptions = append(body.Descriptions, s.elbDescriptionLocked(rec))
 			}
@@ -118,15 +119,15 @@ func (s *Server) elbDescribe(svc *awsService) awsHandler {
 }
 
 func (s *Server) elbDescribeAttributes(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		name := q.Get("LoadBalancerName")
-		s.elbRead(w, r, c, q, name, func(rec *lbRecord) {
+		s.elbRead(w, r, c, q, name, func(rec *model.LBRecord) {
 			if rec == nil {
 				elbFail(w, elbNotFound(name))
 				return
 			}
 			svc.Answer(w, "DescribeLoadBalancerAttributes", struct {
-				LoadBalancerAttributes elbAttributes
+				LoadBalancerAttributes model.ClassicAttributes
 			}{rec.ELB.Attributes})
 		})
 	}
@@ -135,7 +136,7 @@ func (s *Server) elbDescribeAttributes(svc *awsService) awsHandler {
 // elbRead answers a call about the classic load balancer called name
 // (nil if there is none) once its parameters are checked and the faults
 // of its operation applied, under the lock.
-func (s *Server) elbRead(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query, name string, answer func(rec *lbRecord)) {
+func (s *Server) elbRead(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query, name string, answer func(rec *model.LBRecord)) {
 	if e := q.Done(); e != nil {
 		elbFail(w, e)
 		return
@@ -143,13 +144,13 @@ func (s *Server) elbRead(w http.ResponseWriter, r *http.Request, c *call, q *aws
 	if _, ok := s.elbFault(w, r, c, name); !ok {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	answer(s.elbLocked(name))
 }
 
 func (s *Server) elbDescribeTags(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		names := q.List("LoadBalancerNames.member")
 		if e := q.Done(); e != nil {
 			elbFail(w, e)
@@ -158,8 +159,8 @@ func (s *Server) elbDescribeTags(svc *awsService) awsHandler {
 		if _, ok := s.elbFault(w, r, c, ""); !ok {
 			return
 		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
+		s.Mu.Lock()
+		defer s.Mu.Unlock()
 		type tag struct{ Key, Value string }
 		type described struct {
 			LoadBalancerName string
@@ -187,13 +188,13 @@ func (s *Server) elbDescribeTags(svc *awsService) awsHandler {
 // elbDelete deletes a classic load balancer; one that does not exist is
 // deleted already, as AWS answers.
 func (s *Server) elbDelete(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
-		s.elbRead(w, r, c, q, q.Get("LoadBalancerName"), func(rec *lbRecord) {
+	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
+		s.elbRead(w, r, c, q, q.Get("LoadBalancerName"), func(rec *model.LBRecord) {
 			if rec != nil {
-				s.dp.remove(rec.ID)
-				s.st.LoadBalancers = slices.DeleteFunc(s.st.LoadBalancers, func(l *lbRecord) bool { return l == rec })
-				if err := s.saveLocked(); err != nil {
-					saveFailed(w, err)
+				s.CloseLBLocked(rec.ID)
+				s.St.LoadBalancers = slices.DeleteFunc(s.St.LoadBalancers, func(l *model.LBRecord) bool { return l == rec })
+				if err := s.SaveLocked(); err != nil {
+					model.SaveFailed(w, err)
 					return
 				}
 			}

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/model"
 	"sigs.k8s.io/ccm-harness/fakecloud/server/awsquery"
 )
 
@@ -39,52 +40,6 @@ import (
 // clients (kubernetes.io/rule/nlb/client=<name>).
 
 const elbv2Version = "2015-12-01"
-
-// nlbLB is a network load balancer's ELBv2 view, as stored.
-type nlbLB struct {
-	ARN            string            `json:"arn"`
-	DNSName        string            `json:"dnsName"`
-	Scheme         string            `json:"scheme"`
-	Subnets        []string          `json:"subnets"`
-	SecurityGroups []string          `json:"securityGroups"`
-	Listeners      []nlbListener     `json:"listeners"`
-	Attributes     map[string]string `json:"attributes"`
-	Tags           []ec2Tag          `json:"tags"`
-}
-
-type nlbListener struct {
-	ARN         string `json:"arn"`
-	Port        int32  `json:"port"`
-	Protocol    string `json:"protocol"`
-	TargetGroup string `json:"targetGroup"`
-}
-
-// nlbTargetGroup is a target group as stored.
-type nlbTargetGroup struct {
-	ARN         string         `json:"arn"`
-	Name        string         `json:"name"`
-	Protocol    string         `json:"protocol"`
-	Port        int32          `json:"port"`
-	TargetType  string         `json:"targetType"`
-	HealthCheck nlbHealthCheck `json:"healthCheck"`
-	Targets     []nlbTarget    `json:"targets"`
-	Tags        []ec2Tag       `json:"tags"`
-}
-
-type nlbHealthCheck struct {
-	Protocol  string `json:"protocol"`
-	Port      string `json:"port"`
-	Path      string `json:"path,omitempty"`
-	Interval  int    `json:"interval"`
-	Timeout   int    `json:"timeout"`
-	Healthy   int    `json:"healthy"`
-	Unhealthy int    `json:"unhealthy"`
-}
-
-type nlbTarget struct {
-	ID   string `json:"id"`
-	Port int32  `json:"port"`
-}
 
 // nlbDefaultAttributes are a network load balancer's attributes as AWS
 // makes it.
@@ -133,12 +88,12 @@ func tgNotFound(arn string) *awsquery.Error {
 
 // nlbArn is an ELBv2 resource's ARN.
 func (s *Server) nlbArn(kind, name, id string) string {
-	return fmt.Sprintf("arn:aws:elasticloadbalancing:%s:%s:%s/%s/%s", s.region, api.AWSAccountID, kind, name, id)
+	return fmt.Sprintf("arn:aws:elasticloadbalancing:%s:%s:%s/%s/%s", s.Region(), api.AWSAccountID, kind, name, id)
 }
 
 // nlbLocked is the network load balancer with this ARN or name, or nil.
-func (s *Server) nlbLocked(ref string) *lbRecord {
-	for _, rec := range s.st.LoadBalancers {
+func (s *Server) nlbLocked(ref string) *model.LBRecord {
+	for _, rec := range s.St.LoadBalancers {
 		if rec.NLB != nil && (rec.NLB.ARN == ref || rec.Name == ref) {
 			return rec
 		}
@@ -146,8 +101,8 @@ func (s *Server) nlbLocked(ref string) *lbRecord {
 	return nil
 }
 
-func (s *Server) targetGroupLocked(arn string) *nlbTargetGroup {
-	for _, tg := range s.st.TargetGroups {
+func (s *Server) targetGroupLocked(arn string) *model.TargetGroup {
+	for _, tg := range s.St.TargetGroups {
 		if tg.ARN == arn {
 			return tg
 		}
@@ -160,7 +115,7 @@ func (s *Server) targetGroupLocked(arn string) *nlbTargetGroup {
 func nlbClientRule(name string) string { return "kubernetes.io/rule/nlb/client=" + name }
 
 // nlbSpecLocked derives the native spec from the ELBv2 view.
-func (s *Server) nlbSpecLocked(name string, n *nlbLB) (api.LoadBalancerSpec, error) {
+func (s *Server) nlbSpecLocked(name string, n *model.NetworkLB) (api.LoadBalancerSpec, error) {
 	spec := api.LoadBalancerSpec{Listeners: []api.Listener{}, Backends: []string{}, Tags: map[string]string{}}
 	for _, t := range n.Tags {
 		if t.Key == "kubernetes.io/service-name" {
@@ -174,7 +129,7 @@ func (s *Server) nlbSpecLocked(name string, n *nlbLB) (api.LoadBalancerSpec, err
 			nodePort = tg.Port
 			for _, t := range tg.Targets {
 				nodePort = t.Port
-				if s.instanceByIDLocked(t.ID) != nil && !slices.Contains(spec.Backends, t.ID) {
+				if s.InstanceByIDLocked(t.ID) != nil && !slices.Contains(spec.Backends, t.ID) {
 					spec.Backends = append(spec.Backends, t.ID)
 				}
 			}
@@ -205,12 +160,12 @@ func (s *Server) nlbSpecLocked(name string, n *nlbLB) (api.LoadBalancerSpec, err
 			}
 		}
 	}
-	return spec, validateLBSpec(spec)
+	return spec, model.ValidateLBSpec(spec)
 }
 
 // nlbCommitLocked makes next rec's ELBv2 view, with what an ignore fault
 // drops left as it was, and the native spec and listeners to match.
-func (s *Server) nlbCommitLocked(f *api.Fault, rec *lbRecord, isNew bool, next *nlbLB) *awsquery.Error {
+func (s *Server) nlbCommitLocked(f *api.Fault, rec *model.LBRecord, isNew bool, next *model.NetworkLB) *awsquery.Error {
 	if f != nil && f.Kind == api.FaultIgnore && f.Field == api.IgnoreListeners {
 		next.Listeners = nil
 		if !isNew {
@@ -224,13 +179,13 @@ func (s *Server) nlbCommitLocked(f *api.Fault, rec *lbRecord, isNew bool, next *
 		return elbValidation("%v", err)
 	}
 	upd.LoadBalancerSpec = spec
-	if err := s.openLocked(&upd, isNew); err != nil {
+	if err := s.OpenLocked(&upd, isNew); err != nil {
 		return awsquery.Errorf(http.StatusInternalServerError, "InternalFailure", "fakecloud could not open the listeners: %v", err)
 	}
 	*rec = upd
 	if isNew {
-		s.st.LoadBalancers = append(s.st.LoadBalancers, rec)
-		s.st.LastLBIP = rec.IP
+		s.St.LoadBalancers = append(s.St.LoadBalancers, rec)
+		s.St.LastLBIP = rec.IP
 	}
 	return nil
 }
@@ -238,7 +193,7 @@ func (s *Server) nlbCommitLocked(f *api.Fault, rec *lbRecord, isNew bool, next *
 // nlbRederiveLocked derives again the specs of the network load
 // balancers, after a change to a target group or the nodes' group.
 func (s *Server) nlbRederiveLocked() error {
-	for _, rec := range s.st.LoadBalancers {
+	for _, rec := range s.St.LoadBalancers {
 		if rec.NLB == nil {
 			continue
 		}
@@ -248,7 +203,7 @@ func (s *Server) nlbRederiveLocked() error {
 		}
 		upd := *rec
 		upd.LoadBalancerSpec = spec
-		if err := s.openLocked(&upd, false); err != nil {
+		if err := s.OpenLocked(&upd, false); err != nil {
 			return err
 		}
 		*rec = upd
@@ -276,7 +231,7 @@ type nlbWire struct {
 	SecurityGroups []string `xml:"SecurityGroups>member"`
 }
 
-func (s *Server) nlbWireLocked(rec *lbRecord) nlbWire {
+func (s *Server) nlbWireLocked(rec *model.LBRecord) nlbWire {
 	n := rec.NLB
 	w := nlbWire{LoadBalancerArn: n.ARN, LoadBalancerName: rec.Name, DNSName: n.DNSName, CanonicalHostedZoneID: "Z26RNL4JYFTOTI",
 		CreatedTime: rec.CreatedAt.UTC().Format("2006-01-02T15:04:05.000Z"), Scheme: n.Scheme, Type: "network",
@@ -294,7 +249,7 @@ func (s *Server) nlbWireLocked(rec *lbRecord) nlbWire {
 }
 
 func (s *Server) nlbCreate(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		name, typ, scheme := q.Get("Name"), q.Get("Type"), q.Get("Scheme")
 		_, _ = q.Get("IpAddressType"), q.Get("SecurityGroups")
 		subnets := q.List("Subnets.member")
@@ -326,39 +281,39 @@ func (s *Server) nlbCreate(svc *awsService) awsHandler {
 		if !ok {
 			return
 		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
+		s.Mu.Lock()
+		defer s.Mu.Unlock()
 		if e := s.elbCheckRefsLocked(subnets, groups); e != nil {
 			elbFail(w, e)
 			return
 		}
-		rec := s.lbByNameLocked(name)
+		rec := s.LBByNameLocked(name)
 		if rec != nil && rec.NLB == nil {
 			elbFail(w, awsquery.Errorf(http.StatusBadRequest, "DuplicateLoadBalancerName", "A load balancer with the same name '%s' exists, but with different settings", name))
 			return
 		}
 		if rec == nil {
-			ip, err := s.allocateLBIPLocked()
+			ip, err := s.AllocateLBIPLocked()
 			if err != nil {
 				elbFail(w, awsquery.Errorf(http.StatusBadRequest, "TooManyLoadBalancers", "%v", err))
 				return
 			}
-			rec = &lbRecord{Name: name, ID: s.newLBIDLocked(), IP: ip.String(), CreatedAt: time.Now().UTC()}
+			rec = &model.LBRecord{Name: name, ID: s.NewLBIDLocked(), IP: ip.String(), CreatedAt: time.Now().UTC()}
 			hash := awsHash(16, rec.ID)
-			next := &nlbLB{ARN: s.nlbArn("loadbalancer/net", name, hash), Scheme: scheme, Subnets: subnets, SecurityGroups: groups,
-				DNSName: fmt.Sprintf("%s-%s.elb.%s.amazonaws.com", name, hash, s.region), Attributes: map[string]string{}}
+			next := &model.NetworkLB{ARN: s.nlbArn("loadbalancer/net", name, hash), Scheme: scheme, Subnets: subnets, SecurityGroups: groups,
+				DNSName: fmt.Sprintf("%s-%s.elb.%s.amazonaws.com", name, hash, s.Region()), Attributes: map[string]string{}}
 			for k, v := range nlbDefaultAttributes {
 				next.Attributes[k] = v
 			}
 			for _, t := range tags {
-				next.Tags = append(next.Tags, ec2Tag{Key: t["Key"], Value: t["Value"]})
+				next.Tags = append(next.Tags, model.Tag{Key: t["Key"], Value: t["Value"]})
 			}
 			if e := s.nlbCommitLocked(f, rec, true, next); e != nil {
 				elbFail(w, e)
 				return
 			}
-			if err := s.saveLocked(); err != nil {
-				saveFailed(w, err)
+			if err := s.SaveLocked(); err != nil {
+				model.SaveFailed(w, err)
 				return
 			}
 		}
@@ -369,7 +324,7 @@ func (s *Server) nlbCreate(svc *awsService) awsHandler {
 }
 
 func (s *Server) nlbDescribe(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		refs := append(q.List("Names.member"), q.List("LoadBalancerArns.member")...)
 		_, _ = q.Get("Marker"), q.Get("PageSize")
 		if e := q.Done(); e != nil {
@@ -378,13 +333,13 @@ func (s *Server) nlbDescribe(svc *awsService) awsHandler {
 		}
 		name := ""
 		if len(refs) == 1 {
-			c.op, name = api.OpGetLoadBalancer, refs[0]
+			c.Op, name = api.OpGetLoadBalancer, refs[0]
 		}
 		if _, ok := s.elbFault(w, r, c, name); !ok {
 			return
 		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
+		s.Mu.Lock()
+		defer s.Mu.Unlock()
 		body := struct {
 			LoadBalancers []nlbWire `xml:"LoadBalancers>member"`
 		}{}
@@ -394,7 +349,7 @@ func (s *Server) nlbDescribe(svc *awsService) awsHandler {
 				return
 			}
 		}
-		for _, rec := range s.st.LoadBalancers {
+		for _, rec := range s.St.LoadBalancers {
 			if rec.NLB != nil && (len(refs) == 0 || slices.Contains(refs, rec.Name) || slices.Contains(refs, rec.NLB.ARN)) {
 				body.LoadBalancers = append(body.LoadBalancers, s.nlbWireLocked(rec))
 			}
@@ -407,14 +362,14 @@ func (s *Server) nlbDescribe(svc *awsService) awsHandler {
 // target groups stay, as in ELBv2. One that does not exist is deleted
 // already.
 func (s *Server) nlbDelete(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		arn := q.Get("LoadBalancerArn")
-		s.elbRead(w, r, c, q, arn, func(*lbRecord) {
+		s.elbRead(w, r, c, q, arn, func(*model.LBRecord) {
 			if rec := s.nlbLocked(arn); rec != nil {
-				s.dp.remove(rec.ID)
-				s.st.LoadBalancers = slices.DeleteFunc(s.st.LoadBalancers, func(l *lbRecord) bool { return l == rec })
-				if err := s.saveLocked(); err != nil {
-					saveFailed(w, err)
+				s.CloseLBLocked(rec.ID)
+				s.St.LoadBalancers = slices.DeleteFunc(s.St.LoadBalancers, func(l *model.LBRecord) bool { return l == rec })
+				if err := s.SaveLocked(); err != nil {
+					model.SaveFailed(w, err)
 					return
 				}
 			}
@@ -430,10 +385,10 @@ func (s *Server) nlbAttributes(svc *awsService, modify bool) awsHandler {
 	if modify {
 		action = "ModifyLoadBalancerAttributes"
 	}
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		arn := q.Get("LoadBalancerArn")
 		changes := q.Structs("Attributes.member", "Key", "Value")
-		s.elbRead(w, r, c, q, arn, func(*lbRecord) {
+		s.elbRead(w, r, c, q, arn, func(*model.LBRecord) {
 			rec := s.nlbLocked(arn)
 			if rec == nil {
 				elbFail(w, nlbNotFound("'"+arn+"'"))
@@ -443,8 +398,8 @@ func (s *Server) nlbAttributes(svc *awsService, modify bool) awsHandler {
 				rec.NLB.Attributes[a["Key"]] = a["Value"]
 			}
 			if modify {
-				if err := s.saveLocked(); err != nil {
-					saveFailed(w, err)
+				if err := s.SaveLocked(); err != nil {
+					model.SaveFailed(w, err)
 					return
 				}
 			}

@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"sigs.k8s.io/ccm-harness/fakecloud/model"
 	"sigs.k8s.io/ccm-harness/fakecloud/server/awsquery"
 )
 
@@ -38,7 +39,7 @@ type nlbListenerWire struct {
 	} `xml:"DefaultActions>member"`
 }
 
-func listenerWire(lb string, l nlbListener) nlbListenerWire {
+func listenerWire(lb string, l model.NetworkListener) nlbListenerWire {
 	out := nlbListenerWire{ListenerArn: l.ARN, LoadBalancerArn: lb, Port: l.Port, Protocol: l.Protocol}
 	out.DefaultActions = append(out.DefaultActions, struct {
 		Type           string
@@ -48,11 +49,11 @@ func listenerWire(lb string, l nlbListener) nlbListenerWire {
 }
 
 func (s *Server) nlbDescribeListeners(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		arn := q.Get("LoadBalancerArn")
 		arns := q.List("ListenerArns.member")
 		_, _ = q.Get("Marker"), q.Get("PageSize")
-		s.elbRead(w, r, c, q, arn, func(*lbRecord) {
+		s.elbRead(w, r, c, q, arn, func(*model.LBRecord) {
 			body := struct {
 				Listeners []nlbListenerWire `xml:"Listeners>member"`
 			}{}
@@ -60,7 +61,7 @@ func (s *Server) nlbDescribeListeners(svc *awsService) awsHandler {
 				elbFail(w, nlbNotFound("'"+arn+"'"))
 				return
 			}
-			for _, rec := range s.st.LoadBalancers {
+			for _, rec := range s.St.LoadBalancers {
 				if rec.NLB == nil || (arn != "" && rec.NLB.ARN != arn) {
 					continue
 				}
@@ -76,12 +77,12 @@ func (s *Server) nlbDescribeListeners(svc *awsService) awsHandler {
 }
 
 // nlbListenerOf is the load balancer holding the listener with this ARN.
-func (s *Server) nlbListenerOf(arn string) (*lbRecord, int) {
-	for _, rec := range s.st.LoadBalancers {
+func (s *Server) nlbListenerOf(arn string) (*model.LBRecord, int) {
+	for _, rec := range s.St.LoadBalancers {
 		if rec.NLB == nil {
 			continue
 		}
-		if i := slices.IndexFunc(rec.NLB.Listeners, func(l nlbListener) bool { return l.ARN == arn }); i >= 0 {
+		if i := slices.IndexFunc(rec.NLB.Listeners, func(l model.NetworkListener) bool { return l.ARN == arn }); i >= 0 {
 			return rec, i
 		}
 	}
@@ -90,7 +91,7 @@ func (s *Server) nlbListenerOf(arn string) (*lbRecord, int) {
 
 // nlbListenerChange creates, modifies or deletes a listener.
 func (s *Server) nlbListenerChange(svc *awsService, action string) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		lbArn, listenerArn := q.Get("LoadBalancerArn"), q.Get("ListenerArn")
 		port, proto := q.Get("Port"), strings.ToUpper(q.Get("Protocol"))
 		actions := q.Structs("DefaultActions.member", "Type", "TargetGroupArn")
@@ -104,9 +105,9 @@ func (s *Server) nlbListenerChange(svc *awsService, action string) awsHandler {
 		if !ok {
 			return
 		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		var rec *lbRecord
+		s.Mu.Lock()
+		defer s.Mu.Unlock()
+		var rec *model.LBRecord
 		i := -1
 		if action == "CreateListener" {
 			rec = s.nlbLocked(lbArn)
@@ -123,7 +124,7 @@ func (s *Server) nlbListenerChange(svc *awsService, action string) awsHandler {
 		if action == "DeleteListener" {
 			next.Listeners = slices.Delete(next.Listeners, i, i+1)
 		} else {
-			l := nlbListener{ARN: listenerArn}
+			l := model.NetworkListener{ARN: listenerArn}
 			if i >= 0 {
 				l = next.Listeners[i]
 			}
@@ -155,7 +156,7 @@ func (s *Server) nlbListenerChange(svc *awsService, action string) awsHandler {
 				elbFail(w, elbValidation("A listener needs a default action that forwards to a target group"))
 				return
 			}
-			if slices.ContainsFunc(next.Listeners, func(x nlbListener) bool { return x.Port == l.Port && x.ARN != l.ARN }) {
+			if slices.ContainsFunc(next.Listeners, func(x model.NetworkListener) bool { return x.Port == l.Port && x.ARN != l.ARN }) {
 				elbFail(w, awsquery.Errorf(http.StatusBadRequest, "DuplicateListener", "A listener already exists on this port for this load balancer"))
 				return
 			}
@@ -171,8 +172,8 @@ func (s *Server) nlbListenerChange(svc *awsService, action string) awsHandler {
 			elbFail(w, e)
 			return
 		}
-		if err := s.saveLocked(); err != nil {
-			saveFailed(w, err)
+		if err := s.SaveLocked(); err != nil {
+			model.SaveFailed(w, err)
 			return
 		}
 		body := struct {

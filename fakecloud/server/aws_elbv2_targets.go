@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/model"
 	"sigs.k8s.io/ccm-harness/fakecloud/server/awsquery"
 )
 
@@ -46,7 +47,7 @@ type tgWire struct {
 	LoadBalancerArns           []string `xml:"LoadBalancerArns>member"`
 }
 
-func (s *Server) tgWireLocked(tg *nlbTargetGroup) tgWire {
+func (s *Server) tgWireLocked(tg *model.TargetGroup) tgWire {
 	out := tgWire{TargetGroupArn: tg.ARN, TargetGroupName: tg.Name, Protocol: tg.Protocol, Port: tg.Port, VpcID: api.AWSVPCID,
 		TargetType: tg.TargetType, HealthCheckEnabled: true, HealthCheckProtocol: tg.HealthCheck.Protocol, HealthCheckPort: tg.HealthCheck.Port,
 		HealthCheckPath: tg.HealthCheck.Path, HealthCheckIntervalSeconds: tg.HealthCheck.Interval, HealthCheckTimeoutSeconds: tg.HealthCheck.Timeout,
@@ -59,8 +60,8 @@ func (s *Server) tgWireLocked(tg *nlbTargetGroup) tgWire {
 // target group.
 func (s *Server) tgUsersLocked(arn string) []string {
 	var out []string
-	for _, rec := range s.st.LoadBalancers {
-		if rec.NLB != nil && slices.ContainsFunc(rec.NLB.Listeners, func(l nlbListener) bool { return l.TargetGroup == arn }) {
+	for _, rec := range s.St.LoadBalancers {
+		if rec.NLB != nil && slices.ContainsFunc(rec.NLB.Listeners, func(l model.NetworkListener) bool { return l.TargetGroup == arn }) {
 			out = append(out, rec.NLB.ARN)
 		}
 	}
@@ -68,11 +69,11 @@ func (s *Server) tgUsersLocked(arn string) []string {
 }
 
 func (s *Server) nlbDescribeTargetGroups(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		lbArn := q.Get("LoadBalancerArn")
 		arns, names := q.List("TargetGroupArns.member"), q.List("Names.member")
 		_, _ = q.Get("Marker"), q.Get("PageSize")
-		s.elbRead(w, r, c, q, lbArn, func(*lbRecord) {
+		s.elbRead(w, r, c, q, lbArn, func(*model.LBRecord) {
 			if lbArn != "" && s.nlbLocked(lbArn) == nil {
 				elbFail(w, nlbNotFound("'"+lbArn+"'"))
 				return
@@ -86,7 +87,7 @@ func (s *Server) nlbDescribeTargetGroups(svc *awsService) awsHandler {
 			body := struct {
 				TargetGroups []tgWire `xml:"TargetGroups>member"`
 			}{}
-			for _, tg := range s.st.TargetGroups {
+			for _, tg := range s.St.TargetGroups {
 				if (lbArn != "" && !slices.Contains(s.tgUsersLocked(tg.ARN), lbArn)) || (len(arns) > 0 && !slices.Contains(arns, tg.ARN)) ||
 					(len(names) > 0 && !slices.Contains(names, tg.Name)) {
 					continue
@@ -99,7 +100,7 @@ func (s *Server) nlbDescribeTargetGroups(svc *awsService) awsHandler {
 }
 
 // healthCheckArgs reads a target group's health check settings into hc.
-func healthCheckArgs(q *awsquery.Query, hc *nlbHealthCheck) *awsquery.Error {
+func healthCheckArgs(q *awsquery.Query, hc *model.TargetHealthCheck) *awsquery.Error {
 	for k, dst := range map[string]*string{"HealthCheckProtocol": &hc.Protocol, "HealthCheckPort": &hc.Port, "HealthCheckPath": &hc.Path} {
 		if q.Has(k) {
 			*dst = q.Get(k)
@@ -130,12 +131,12 @@ func healthCheckArgs(q *awsquery.Query, hc *nlbHealthCheck) *awsquery.Error {
 }
 
 func (s *Server) nlbCreateTargetGroup(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
-		tg := &nlbTargetGroup{Name: q.Get("Name"), Protocol: strings.ToUpper(q.Get("Protocol")), TargetType: q.Get("TargetType"),
-			HealthCheck: nlbHealthCheck{Protocol: "TCP", Port: "traffic-port", Interval: 30, Timeout: 10, Healthy: 5, Unhealthy: 2}}
+	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
+		tg := &model.TargetGroup{Name: q.Get("Name"), Protocol: strings.ToUpper(q.Get("Protocol")), TargetType: q.Get("TargetType"),
+			HealthCheck: model.TargetHealthCheck{Protocol: "TCP", Port: "traffic-port", Interval: 30, Timeout: 10, Healthy: 5, Unhealthy: 2}}
 		port, vpc := q.Get("Port"), q.Get("VpcId")
 		for _, t := range q.Structs("Tags.member", "Key", "Value") {
-			tg.Tags = append(tg.Tags, ec2Tag{Key: t["Key"], Value: t["Value"]})
+			tg.Tags = append(tg.Tags, model.Tag{Key: t["Key"], Value: t["Value"]})
 		}
 		e := healthCheckArgs(q, &tg.HealthCheck)
 		if e == nil {
@@ -158,10 +159,10 @@ func (s *Server) nlbCreateTargetGroup(svc *awsService) awsHandler {
 			return
 		}
 		tg.Port, tg.TargetType = int32(n), "instance"
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if i := slices.IndexFunc(s.st.TargetGroups, func(x *nlbTargetGroup) bool { return x.Name == tg.Name }); i >= 0 {
-			old := s.st.TargetGroups[i]
+		s.Mu.Lock()
+		defer s.Mu.Unlock()
+		if i := slices.IndexFunc(s.St.TargetGroups, func(x *model.TargetGroup) bool { return x.Name == tg.Name }); i >= 0 {
+			old := s.St.TargetGroups[i]
 			if old.Protocol != tg.Protocol || old.Port != tg.Port || old.HealthCheck != tg.HealthCheck {
 				elbFail(w, awsquery.Errorf(http.StatusBadRequest, "DuplicateTargetGroupName", "A target group with the same name '%s' exists, but with different settings", tg.Name))
 				return
@@ -169,9 +170,9 @@ func (s *Server) nlbCreateTargetGroup(svc *awsService) awsHandler {
 			tg = old
 		} else {
 			tg.ARN = s.nlbArn("targetgroup", tg.Name, awsHash(16, tg.Name, time.Now().String()))
-			s.st.TargetGroups = append(s.st.TargetGroups, tg)
-			if err := s.saveLocked(); err != nil {
-				saveFailed(w, err)
+			s.St.TargetGroups = append(s.St.TargetGroups, tg)
+			if err := s.SaveLocked(); err != nil {
+				model.SaveFailed(w, err)
 				return
 			}
 		}
@@ -184,16 +185,16 @@ func (s *Server) nlbCreateTargetGroup(svc *awsService) awsHandler {
 // nlbTargetGroupChange modifies, deletes, or (de)registers the targets
 // of, a target group.
 func (s *Server) nlbTargetGroupChange(svc *awsService, action string) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		arn := q.Get("TargetGroupArn")
 		targets := q.Structs("Targets.member", "Id", "Port")
-		s.mu.Lock()
+		s.Mu.Lock()
 		tg := s.targetGroupLocked(arn)
-		var hc nlbHealthCheck
+		var hc model.TargetHealthCheck
 		if tg != nil {
 			hc = tg.HealthCheck
 		}
-		s.mu.Unlock()
+		s.Mu.Unlock()
 		var e *awsquery.Error
 		if action == "ModifyTargetGroup" {
 			e = healthCheckArgs(q, &hc)
@@ -205,7 +206,7 @@ func (s *Server) nlbTargetGroupChange(svc *awsService, action string) awsHandler
 			elbFail(w, e)
 			return
 		}
-		users := func() []string { s.mu.Lock(); defer s.mu.Unlock(); return s.tgUsersLocked(arn) }()
+		users := func() []string { s.Mu.Lock(); defer s.Mu.Unlock(); return s.tgUsersLocked(arn) }()
 		ref := ""
 		if len(users) > 0 {
 			ref = users[0]
@@ -214,8 +215,8 @@ func (s *Server) nlbTargetGroupChange(svc *awsService, action string) awsHandler
 		if !ok {
 			return
 		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
+		s.Mu.Lock()
+		defer s.Mu.Unlock()
 		tg = s.targetGroupLocked(arn)
 		if tg == nil {
 			elbFail(w, tgNotFound(arn))
@@ -234,7 +235,7 @@ func (s *Server) nlbTargetGroupChange(svc *awsService, action string) awsHandler
 				elbFail(w, awsquery.Errorf(http.StatusBadRequest, "ResourceInUse", "Target group '%s' is currently in use by a listener or a rule", arn))
 				return
 			}
-			s.st.TargetGroups = slices.DeleteFunc(s.st.TargetGroups, func(x *nlbTargetGroup) bool { return x == tg })
+			s.St.TargetGroups = slices.DeleteFunc(s.St.TargetGroups, func(x *model.TargetGroup) bool { return x == tg })
 		default:
 			for _, t := range targets {
 				port := tg.Port
@@ -246,7 +247,7 @@ func (s *Server) nlbTargetGroupChange(svc *awsService, action string) awsHandler
 					}
 					port = int32(n)
 				}
-				inst := s.instanceByIDLocked(t["Id"])
+				inst := s.InstanceByIDLocked(t["Id"])
 				if action == "RegisterTargets" && (inst == nil || inst.State == api.StateTerminated) {
 					elbFail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidTarget", "The following targets are not in a running state and cannot be registered: '%s'", t["Id"]))
 					return
@@ -254,8 +255,8 @@ func (s *Server) nlbTargetGroupChange(svc *awsService, action string) awsHandler
 				if ignored {
 					continue
 				}
-				target := nlbTarget{ID: t["Id"], Port: port}
-				tg.Targets = slices.DeleteFunc(tg.Targets, func(x nlbTarget) bool { return x == target })
+				target := model.Target{ID: t["Id"], Port: port}
+				tg.Targets = slices.DeleteFunc(tg.Targets, func(x model.Target) bool { return x == target })
 				if action == "RegisterTargets" {
 					tg.Targets = append(tg.Targets, target)
 				}
@@ -265,8 +266,8 @@ func (s *Server) nlbTargetGroupChange(svc *awsService, action string) awsHandler
 			elbFail(w, elbValidation("%v", err))
 			return
 		}
-		if err := s.saveLocked(); err != nil {
-			saveFailed(w, err)
+		if err := s.SaveLocked(); err != nil {
+			model.SaveFailed(w, err)
 			return
 		}
 		svc.Answer(w, action, body)
@@ -274,10 +275,10 @@ func (s *Server) nlbTargetGroupChange(svc *awsService, action string) awsHandler
 }
 
 func (s *Server) nlbDescribeTargetHealth(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		arn := q.Get("TargetGroupArn")
 		_ = q.Structs("Targets.member", "Id", "Port")
-		s.elbRead(w, r, c, q, "", func(*lbRecord) {
+		s.elbRead(w, r, c, q, "", func(*model.LBRecord) {
 			tg := s.targetGroupLocked(arn)
 			if tg == nil {
 				elbFail(w, tgNotFound(arn))
@@ -298,7 +299,7 @@ func (s *Server) nlbDescribeTargetHealth(svc *awsService) awsHandler {
 				h := health{HealthCheckPort: tg.HealthCheck.Port}
 				h.Target.ID, h.Target.Port = t.ID, t.Port
 				h.TargetHealth.State = "healthy"
-				if inst := s.instanceByIDLocked(t.ID); inst == nil || inst.State != api.StateRunning {
+				if inst := s.InstanceByIDLocked(t.ID); inst == nil || inst.State != api.StateRunning {
 					h.TargetHealth.State = "unhealthy"
 				} else if len(s.tgUsersLocked(arn)) == 0 {
 					h.TargetHealth.State = "unused"
@@ -314,13 +315,13 @@ func (s *Server) nlbDescribeTargetHealth(svc *awsService) awsHandler {
 // ARN (a target group's are none here: the CCM tags only its load
 // balancers), up to 20 at once as ELBv2 takes them.
 func (s *Server) nlbDescribeTags(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		arns := q.List("ResourceArns.member")
 		if len(arns) == 0 || len(arns) > 20 {
 			elbFail(w, awsquery.Errorf(http.StatusBadRequest, "ValidationError", "1 validation error detected: Value at 'resourceArns' failed to satisfy constraint: Member must have length less than or equal to 20 and greater than or equal to 1"))
 			return
 		}
-		s.elbRead(w, r, c, q, "", func(*lbRecord) {
+		s.elbRead(w, r, c, q, "", func(*model.LBRecord) {
 			type tag struct{ Key, Value string }
 			type described struct {
 				ResourceArn string

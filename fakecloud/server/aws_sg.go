@@ -19,7 +19,6 @@ package server
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"net/http"
 	"net/netip"
 	"slices"
@@ -27,6 +26,7 @@ import (
 	"strings"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/model"
 	"sigs.k8s.io/ccm-harness/fakecloud/server/awsquery"
 )
 
@@ -37,60 +37,22 @@ import (
 // (aws_elb.go). Nothing filters packets by them but a load balancer's
 // listeners.
 
-// awsSecurityGroup is a security group as stored.
-type awsSecurityGroup struct {
-	ID          string          `json:"id"`
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Tags        []ec2Tag        `json:"tags"`
-	Ingress     []awsPermission `json:"ingress"`
-}
-
-// awsPermission is one ingress rule: a protocol and port range, from CIDR
-// ranges and other groups. Ports are absent for protocol -1.
-type awsPermission struct {
-	Protocol string     `json:"protocol"`
-	FromPort *int32     `json:"fromPort,omitempty"`
-	ToPort   *int32     `json:"toPort,omitempty"`
-	Ranges   []awsRange `json:"ranges,omitempty"`
-	Groups   []string   `json:"groups,omitempty"`
-}
-
-type awsRange struct {
-	CIDR        string `json:"cidr"`
-	Description string `json:"description,omitempty"`
-}
-
-func (p awsPermission) sameRule(q awsPermission) bool {
-	eq := func(a, b *int32) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
-	return p.Protocol == q.Protocol && eq(p.FromPort, q.FromPort) && eq(p.ToPort, q.ToPort)
-}
-
-// describe names a rule as EC2's errors do.
-func (p awsPermission) describe(peer string) string {
-	ports := ""
-	if p.FromPort != nil {
-		ports = fmt.Sprintf(", from port: %d, to port: %d", *p.FromPort, *p.ToPort)
-	}
-	return fmt.Sprintf("peer: %s, %s%s, ALLOW", peer, strings.ToUpper(p.Protocol), ports)
-}
-
 // awsNodeGroupName is the nodes' group's name.
 const awsNodeGroupName = "ccm-harness-nodes"
 
 // awsGroupsLocked are the security groups, the nodes' first, made on
 // first use.
-func (s *Server) awsGroupsLocked() []*awsSecurityGroup {
-	if !slices.ContainsFunc(s.st.SecurityGroups, func(g *awsSecurityGroup) bool { return g.ID == api.AWSNodeSecurityGroup }) {
-		s.st.SecurityGroups = append([]*awsSecurityGroup{{
+func (s *Server) awsGroupsLocked() []*model.SecurityGroup {
+	if !slices.ContainsFunc(s.St.SecurityGroups, func(g *model.SecurityGroup) bool { return g.ID == api.AWSNodeSecurityGroup }) {
+		s.St.SecurityGroups = append([]*model.SecurityGroup{{
 			ID: api.AWSNodeSecurityGroup, Name: awsNodeGroupName, Description: "the cluster's nodes",
-			Tags: []ec2Tag{{Key: "Name", Value: awsNodeGroupName}, {Key: awsClusterTag, Value: "owned"}},
-		}}, s.st.SecurityGroups...)
+			Tags: []model.Tag{{Key: "Name", Value: awsNodeGroupName}, {Key: awsClusterTag, Value: "owned"}},
+		}}, s.St.SecurityGroups...)
 	}
-	return s.st.SecurityGroups
+	return s.St.SecurityGroups
 }
 
-func (s *Server) awsGroupLocked(id string) *awsSecurityGroup {
+func (s *Server) awsGroupLocked(id string) *model.SecurityGroup {
 	for _, g := range s.awsGroupsLocked() {
 		if g.ID == id {
 			return g
@@ -112,7 +74,7 @@ type ec2Group struct {
 	VpcID       string          `xml:"vpcId"`
 	Ingress     []ec2Permission `xml:"ipPermissions>item"`
 	Egress      []ec2Permission `xml:"ipPermissionsEgress>item"`
-	Tags        []ec2Tag        `xml:"tagSet>item"`
+	Tags        []model.Tag     `xml:"tagSet>item"`
 }
 
 type ec2Permission struct {
@@ -133,7 +95,7 @@ type ec2Range struct {
 	Description string `xml:"description,omitempty"`
 }
 
-func (g *awsSecurityGroup) wire() ec2Group {
+func groupWire(g *model.SecurityGroup) ec2Group {
 	out := ec2Group{OwnerID: api.AWSAccountID, ID: g.ID, Name: g.Name, Description: g.Description, VpcID: api.AWSVPCID, Tags: g.Tags,
 		Ingress: []ec2Permission{}, Egress: []ec2Permission{{Protocol: "-1", Ranges: []ec2Range{{CIDR: "0.0.0.0/0"}}}}}
 	for _, p := range g.Ingress {
@@ -150,7 +112,7 @@ func (g *awsSecurityGroup) wire() ec2Group {
 }
 
 func (s *Server) ec2DescribeSecurityGroups(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		ids, names := q.List("GroupId"), q.List("GroupName")
 		_, _ = q.Get("MaxResults"), q.Get("NextToken")
 		filters, e := describeFilters(q, "group-id", "group-name", "vpc-id", "ip-permission.group-id", "description")
@@ -158,8 +120,8 @@ func (s *Server) ec2DescribeSecurityGroups(svc *awsService) awsHandler {
 			ec2Fail(w, e)
 			return
 		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
+		s.Mu.Lock()
+		defer s.Mu.Unlock()
 		for _, id := range ids {
 			if s.awsGroupLocked(id) == nil {
 				ec2Fail(w, groupNotFound(id))
@@ -180,7 +142,7 @@ func (s *Server) ec2DescribeSecurityGroups(svc *awsService) awsHandler {
 			values := map[string][]string{"group-id": {g.ID}, "group-name": {g.Name}, "vpc-id": {api.AWSVPCID},
 				"ip-permission.group-id": peers, "description": {g.Description}}
 			if filters.match(values, g.Tags) {
-				body.Groups = append(body.Groups, g.wire())
+				body.Groups = append(body.Groups, groupWire(g))
 			}
 		}
 		svc.Answer(w, "DescribeSecurityGroups", body)
@@ -188,8 +150,8 @@ func (s *Server) ec2DescribeSecurityGroups(svc *awsService) awsHandler {
 }
 
 // tagSpecifications reads TagSpecification.N.Tag.M of resource type typ.
-func tagSpecifications(q *awsquery.Query, typ string) ([]ec2Tag, *awsquery.Error) {
-	var tags []ec2Tag
+func tagSpecifications(q *awsquery.Query, typ string) ([]model.Tag, *awsquery.Error) {
+	var tags []model.Tag
 	for i := 1; ; i++ {
 		k := "TagSpecification." + strconv.Itoa(i)
 		if !q.Has(k + ".ResourceType") {
@@ -199,13 +161,13 @@ func tagSpecifications(q *awsquery.Query, typ string) ([]ec2Tag, *awsquery.Error
 			return nil, awsquery.Errorf(http.StatusBadRequest, "InvalidParameterValue", "'%s' is not a valid taggable resource type for this operation.", rt)
 		}
 		for _, t := range q.Structs(k+".Tag", "Key", "Value") {
-			tags = append(tags, ec2Tag{Key: t["Key"], Value: t["Value"]})
+			tags = append(tags, model.Tag{Key: t["Key"], Value: t["Value"]})
 		}
 	}
 }
 
 func (s *Server) ec2CreateSecurityGroup(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		name, desc, vpc := q.Get("GroupName"), q.Get("GroupDescription"), q.Get("VpcId")
 		tags, e := tagSpecifications(q, "security-group")
 		if e == nil {
@@ -224,18 +186,18 @@ func (s *Server) ec2CreateSecurityGroup(svc *awsService) awsHandler {
 			ec2Fail(w, e)
 			return
 		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if slices.ContainsFunc(s.awsGroupsLocked(), func(g *awsSecurityGroup) bool { return g.Name == name }) {
+		s.Mu.Lock()
+		defer s.Mu.Unlock()
+		if slices.ContainsFunc(s.awsGroupsLocked(), func(g *model.SecurityGroup) bool { return g.Name == name }) {
 			ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidGroup.Duplicate", "The security group '%s' already exists for VPC '%s'", name, vpc))
 			return
 		}
 		b := make([]byte, 9)
 		rand.Read(b) // never fails, per crypto/rand
-		g := &awsSecurityGroup{ID: "sg-" + hex.EncodeToString(b)[:17], Name: name, Description: desc, Tags: tags}
-		s.st.SecurityGroups = append(s.st.SecurityGroups, g)
-		if err := s.saveLocked(); err != nil {
-			saveFailed(w, err)
+		g := &model.SecurityGroup{ID: "sg-" + hex.EncodeToString(b)[:17], Name: name, Description: desc, Tags: tags}
+		s.St.SecurityGroups = append(s.St.SecurityGroups, g)
+		if err := s.SaveLocked(); err != nil {
+			model.SaveFailed(w, err)
 			return
 		}
 		svc.Answer(w, "CreateSecurityGroup", struct {
@@ -246,14 +208,14 @@ func (s *Server) ec2CreateSecurityGroup(svc *awsService) awsHandler {
 }
 
 func (s *Server) ec2DeleteSecurityGroup(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		id := q.Get("GroupId")
 		if e := q.Done(); e != nil {
 			ec2Fail(w, e)
 			return
 		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
+		s.Mu.Lock()
+		defer s.Mu.Unlock()
 		g := s.awsGroupLocked(id)
 		if g == nil {
 			ec2Fail(w, groupNotFound(id))
@@ -262,10 +224,10 @@ func (s *Server) ec2DeleteSecurityGroup(svc *awsService) awsHandler {
 		// EC2 refuses to delete a group something still uses: an
 		// instance, a load balancer, another group's rule.
 		inUse := id == api.AWSNodeSecurityGroup
-		for _, lb := range s.st.LoadBalancers {
+		for _, lb := range s.St.LoadBalancers {
 			inUse = inUse || (lb.ELB != nil && slices.Contains(lb.ELB.SecurityGroups, id))
 		}
-		for _, other := range s.st.SecurityGroups {
+		for _, other := range s.St.SecurityGroups {
 			for _, p := range other.Ingress {
 				inUse = inUse || (other.ID != id && slices.Contains(p.Groups, id))
 			}
@@ -274,9 +236,9 @@ func (s *Server) ec2DeleteSecurityGroup(svc *awsService) awsHandler {
 			ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "DependencyViolation", "resource %s has a dependent object", id))
 			return
 		}
-		s.st.SecurityGroups = slices.DeleteFunc(s.st.SecurityGroups, func(x *awsSecurityGroup) bool { return x == g })
-		if err := s.saveLocked(); err != nil {
-			saveFailed(w, err)
+		s.St.SecurityGroups = slices.DeleteFunc(s.St.SecurityGroups, func(x *model.SecurityGroup) bool { return x == g })
+		if err := s.SaveLocked(); err != nil {
+			model.SaveFailed(w, err)
 			return
 		}
 		svc.Answer(w, "DeleteSecurityGroup", struct {
@@ -286,11 +248,11 @@ func (s *Server) ec2DeleteSecurityGroup(svc *awsService) awsHandler {
 }
 
 // permissions reads IpPermissions.N with their ranges and groups.
-func permissions(q *awsquery.Query) ([]awsPermission, *awsquery.Error) {
-	var out []awsPermission
+func permissions(q *awsquery.Query) ([]model.Permission, *awsquery.Error) {
+	var out []model.Permission
 	for i, p := range q.Structs("IpPermissions", "IpProtocol", "FromPort", "ToPort") {
 		k := "IpPermissions." + strconv.Itoa(i+1)
-		perm := awsPermission{Protocol: strings.ToLower(p["IpProtocol"])}
+		perm := model.Permission{Protocol: strings.ToLower(p["IpProtocol"])}
 		switch perm.Protocol {
 		case "tcp", "udp", "icmp", "6", "17", "1":
 		case "-1", "all":
@@ -321,7 +283,7 @@ func permissions(q *awsquery.Query) ([]awsPermission, *awsquery.Error) {
 			if _, err := netip.ParsePrefix(rg["CidrIp"]); err != nil {
 				return nil, awsquery.Errorf(http.StatusBadRequest, "InvalidParameterValue", "CIDR block %s is malformed", rg["CidrIp"])
 			}
-			perm.Ranges = append(perm.Ranges, awsRange{CIDR: rg["CidrIp"], Description: rg["Description"]})
+			perm.Ranges = append(perm.Ranges, model.IPRange{CIDR: rg["CidrIp"], Description: rg["Description"]})
 		}
 		for _, gp := range q.Structs(k+".Groups", "GroupId", "UserId") {
 			perm.Groups = append(perm.Groups, gp["GroupId"])
@@ -340,7 +302,7 @@ func (s *Server) ec2ChangeIngress(svc *awsService, add bool) awsHandler {
 	if add {
 		action = "AuthorizeSecurityGroupIngress"
 	}
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		id := q.Get("GroupId")
 		perms, e := permissions(q)
 		if e == nil {
@@ -350,8 +312,8 @@ func (s *Server) ec2ChangeIngress(svc *awsService, add bool) awsHandler {
 			ec2Fail(w, e)
 			return
 		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
+		s.Mu.Lock()
+		defer s.Mu.Unlock()
 		g := s.awsGroupLocked(id)
 		if g == nil {
 			ec2Fail(w, groupNotFound(id))
@@ -368,19 +330,19 @@ func (s *Server) ec2ChangeIngress(svc *awsService, add bool) awsHandler {
 					return
 				}
 			}
-			j := slices.IndexFunc(next, p.sameRule)
+			j := slices.IndexFunc(next, p.SameRule)
 			if add && j < 0 {
-				next = append(next, awsPermission{Protocol: p.Protocol, FromPort: p.FromPort, ToPort: p.ToPort})
+				next = append(next, model.Permission{Protocol: p.Protocol, FromPort: p.FromPort, ToPort: p.ToPort})
 				j = len(next) - 1
 			}
 			for _, rg := range p.Ranges {
 				k := -1
 				if j >= 0 {
-					k = slices.IndexFunc(next[j].Ranges, func(x awsRange) bool { return x.CIDR == rg.CIDR })
+					k = slices.IndexFunc(next[j].Ranges, func(x model.IPRange) bool { return x.CIDR == rg.CIDR })
 				}
 				switch {
 				case add && k >= 0:
-					ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidPermission.Duplicate", "the specified rule \"%s\" already exists", p.describe(rg.CIDR)))
+					ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidPermission.Duplicate", "the specified rule \"%s\" already exists", p.Describe(rg.CIDR)))
 					return
 				case add:
 					next[j].Ranges = append(next[j].Ranges, rg)
@@ -398,7 +360,7 @@ func (s *Server) ec2ChangeIngress(svc *awsService, add bool) awsHandler {
 				}
 				switch {
 				case add && k >= 0:
-					ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidPermission.Duplicate", "the specified rule \"%s\" already exists", p.describe(peer)))
+					ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidPermission.Duplicate", "the specified rule \"%s\" already exists", p.Describe(peer)))
 					return
 				case add:
 					next[j].Groups = append(next[j].Groups, peer)
@@ -410,7 +372,7 @@ func (s *Server) ec2ChangeIngress(svc *awsService, add bool) awsHandler {
 				}
 			}
 		}
-		g.Ingress = slices.DeleteFunc(next, func(p awsPermission) bool { return len(p.Ranges) == 0 && len(p.Groups) == 0 })
+		g.Ingress = slices.DeleteFunc(next, func(p model.Permission) bool { return len(p.Ranges) == 0 && len(p.Groups) == 0 })
 		rederive := func() error {
 			if id == api.AWSNodeSecurityGroup {
 				return s.nlbRederiveLocked()
@@ -421,8 +383,8 @@ func (s *Server) ec2ChangeIngress(svc *awsService, add bool) awsHandler {
 			ec2Fail(w, awsquery.Errorf(http.StatusInternalServerError, "InternalError", "%v", err))
 			return
 		}
-		if err := s.saveLocked(); err != nil {
-			saveFailed(w, err)
+		if err := s.SaveLocked(); err != nil {
+			model.SaveFailed(w, err)
 			return
 		}
 		svc.Answer(w, action, struct {
@@ -434,15 +396,15 @@ func (s *Server) ec2ChangeIngress(svc *awsService, add bool) awsHandler {
 // ec2CreateTags tags security groups, the one kind of resource the AWS
 // CCM tags here.
 func (s *Server) ec2CreateTags(svc *awsService) awsHandler {
-	return func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query) {
+	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		ids := q.List("ResourceId")
 		tags := q.Structs("Tag", "Key", "Value")
 		if e := q.Done(); e != nil {
 			ec2Fail(w, e)
 			return
 		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
+		s.Mu.Lock()
+		defer s.Mu.Unlock()
 		for _, id := range ids {
 			g := s.awsGroupLocked(id)
 			if g == nil {
@@ -450,12 +412,12 @@ func (s *Server) ec2CreateTags(svc *awsService) awsHandler {
 				return
 			}
 			for _, t := range tags {
-				g.Tags = slices.DeleteFunc(g.Tags, func(x ec2Tag) bool { return x.Key == t["Key"] })
-				g.Tags = append(g.Tags, ec2Tag{Key: t["Key"], Value: t["Value"]})
+				g.Tags = slices.DeleteFunc(g.Tags, func(x model.Tag) bool { return x.Key == t["Key"] })
+				g.Tags = append(g.Tags, model.Tag{Key: t["Key"], Value: t["Value"]})
 			}
 		}
-		if err := s.saveLocked(); err != nil {
-			saveFailed(w, err)
+		if err := s.SaveLocked(); err != nil {
+			model.SaveFailed(w, err)
 			return
 		}
 		svc.Answer(w, "CreateTags", struct {

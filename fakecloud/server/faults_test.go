@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/model"
 )
 
 func TestFaultKinds(t *testing.T) {
@@ -87,11 +88,9 @@ func TestFaultLatency(t *testing.T) {
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		f.srv.mu.Lock()
-		entries := f.srv.audit.entries
+		entries := f.srv.AuditSince(0)
 		last := entries[len(entries)-1]
-		f.srv.mu.Unlock()
-		if last.Operation == api.OpListInstances && last.Status == statusClientClosed {
+		if last.Operation == api.OpListInstances && last.Status == model.StatusClientClosed {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -176,27 +176,6 @@ func TestLBAddressPool(t *testing.T) {
 	}
 }
 
-func TestUsableLBAddr(t *testing.T) {
-	tests := []struct {
-		pool, addr string
-		want       bool
-	}{
-		{"127.20.0.0/16", "127.20.0.1", true},
-		{"127.20.0.0/16", "127.20.0.0", false},
-		{"127.20.0.0/16", "127.20.1.0", false}, // .0 inside the pool
-		{"127.20.0.0/16", "127.20.1.255", true},
-		{"127.20.0.0/16", "127.20.255.255", false},
-		{"127.20.0.7/32", "127.20.0.7", true},
-		{"127.20.0.0/32", "127.20.0.0", false},
-		{"::1/128", "::1", true},
-	}
-	for _, tt := range tests {
-		if got := usableLBAddr(netip.MustParsePrefix(tt.pool), netip.MustParseAddr(tt.addr)); got != tt.want {
-			t.Errorf("usableLBAddr(%s, %s) = %v, want %v", tt.pool, tt.addr, got, tt.want)
-		}
-	}
-}
-
 // TestCloseReleasesEverything holds a TCP connection and a UDP session open
 // through health-checked load balancers, closes the server, and checks that
 // every port is free and every goroutine it started has ended.

@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/model"
 )
 
 // Helpers for tests that move real bytes through load balancers. Every
@@ -57,7 +58,7 @@ func firstLBIP(cfg Config) netip.Addr {
 
 func internalIP(t *testing.T, inst api.Instance) netip.Addr {
 	t.Helper()
-	ip := firstInternalIP(&inst)
+	ip := model.FirstInternalIP(&inst)
 	if !ip.IsValid() {
 		t.Fatalf("instance %s has no InternalIP: %+v", inst.Name, inst.Addresses)
 	}

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/model"
 )
 
 // fakecloud speaks OpenStack too, over the same state: Keystone v3 hands
@@ -117,7 +118,7 @@ func nameOf(names map[int]string, status int, def string) string {
 	return def
 }
 
-func (d dialect) write(w http.ResponseWriter, status int, msg string) {
+func (d dialect) WriteError(w http.ResponseWriter, status int, msg string) {
 	body := d(status, msg)
 	// Glance's errors are webob's plain text.
 	if text, ok := body.(string); ok {
@@ -126,7 +127,7 @@ func (d dialect) write(w http.ResponseWriter, status int, msg string) {
 		_, _ = io.WriteString(w, text)
 		return
 	}
-	writeJSON(w, status, body)
+	model.WriteJSON(w, status, body)
 }
 
 // osTokens are the Keystone tokens handed out, with their expiry and whose
@@ -136,46 +137,46 @@ type osTokens map[string]osToken
 
 type osToken struct {
 	expires time.Time
-	who     caller
+	who     model.Caller
 }
 
 // osHandle registers an OpenStack route: its errors, injected faults
 // included, answer in d's shape, and it needs a live Keystone token in
 // X-Auth-Token.
-func (s *Server) osHandle(pattern string, d dialect, op string, h func(http.ResponseWriter, *http.Request, *call)) {
+func (s *Server) osHandle(pattern string, d dialect, op string, h func(http.ResponseWriter, *http.Request, *model.Call)) {
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		c := callOf(r)
-		c.op = op
-		c.dialect = d
+		c.Op = op
+		c.Dialect = d
 		who, ok := s.osAuthorized(r.Header.Get("X-Auth-Token"))
 		if !ok {
 			w.Header().Set("WWW-Authenticate", "Keystone uri=\""+osBaseURL(r)+osIdentity+"\"")
-			identityError.write(w, http.StatusUnauthorized, "The request you have made requires authentication.")
+			identityError.WriteError(w, http.StatusUnauthorized, "The request you have made requires authentication.")
 			return
 		}
-		c.caller = who
+		c.Caller = who
 		r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
 		h(w, r, c)
 	})
 }
 
-func (s *Server) osAuthorized(token string) (caller, bool) {
+func (s *Server) osAuthorized(token string) (model.Caller, bool) {
 	if token == "" {
 		return "", false
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	t, ok := s.osTokens[token]
 	return t.who, ok && time.Now().Before(t.expires)
 }
 
-func (s *Server) osIssueToken(who caller) (string, time.Time) {
+func (s *Server) osIssueToken(who model.Caller) (string, time.Time) {
 	b := make([]byte, 32)
 	rand.Read(b) // never fails, per crypto/rand
 	tok := "gAAAAA" + hex.EncodeToString(b)
 	exp := time.Now().Add(osTokenLife).UTC().Truncate(time.Second)
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	now := time.Now()
 	for t, e := range s.osTokens {
 		if now.After(e.expires) {
@@ -195,17 +196,17 @@ func osBaseURL(r *http.Request) string {
 func (s *Server) openstackRoutes() {
 	s.osTokens = osTokens{}
 	// Version discovery and token issue need no token.
-	s.handle("GET "+osIdentity+"/{$}", callerAnonymous, "", s.keystoneVersions)
-	s.handle("GET "+osIdentity+"/v3/{$}", callerAnonymous, "", s.keystoneVersion)
-	s.handle("GET "+osIdentity+"/v3", callerAnonymous, "", s.keystoneVersion)
-	s.handle("POST "+osIdentity+"/v3/auth/tokens", callerAnonymous, api.OpAuthenticate, s.keystoneAuthenticate)
+	s.handle("GET "+osIdentity+"/{$}", model.CallerAnonymous, "", s.keystoneVersions)
+	s.handle("GET "+osIdentity+"/v3/{$}", model.CallerAnonymous, "", s.keystoneVersion)
+	s.handle("GET "+osIdentity+"/v3", model.CallerAnonymous, "", s.keystoneVersion)
+	s.handle("POST "+osIdentity+"/v3/auth/tokens", model.CallerAnonymous, api.OpAuthenticate, s.keystoneAuthenticate)
 
 	// Each service's version document needs no token either, as in
 	// OpenStack; clients read it before their first call.
-	s.handle("GET "+osCompute+"/{$}", callerAnonymous, "", osVersions("v2.1", "2.1", osCompute+"/v2.1/"))
-	s.handle("GET "+osNetwork+"/{$}", callerAnonymous, "", osVersions("v2.0", "", osNetwork+"/v2.0/"))
-	s.handle("GET "+osLB+"/{$}", callerAnonymous, "", octaviaVersions)
-	s.handle("GET "+osImage+"/{$}", callerAnonymous, "", osVersions("v2.16", "", osImage+"/v2/"))
+	s.handle("GET "+osCompute+"/{$}", model.CallerAnonymous, "", osVersions("v2.1", "2.1", osCompute+"/v2.1/"))
+	s.handle("GET "+osNetwork+"/{$}", model.CallerAnonymous, "", osVersions("v2.0", "", osNetwork+"/v2.0/"))
+	s.handle("GET "+osLB+"/{$}", model.CallerAnonymous, "", octaviaVersions)
+	s.handle("GET "+osImage+"/{$}", model.CallerAnonymous, "", osVersions("v2.16", "", osImage+"/v2/"))
 
 	s.osHandle("GET "+osCompute+"/v2.1/servers/detail", computeError, api.OpListInstances, s.novaListServers)
 	s.osHandle("GET "+osCompute+"/v2.1/servers", computeError, api.OpListInstances, s.novaListServers)
@@ -245,27 +246,27 @@ func (s *Server) openstackRoutes() {
 	s.osHandle(osLB+"/", lbError, "", osNotFound(lbError))
 	s.osHandle("GET "+osImage+"/v2/images", imageError, "", glanceListImages)
 	s.osHandle(osImage+"/", imageError, "", osNotFound(imageError))
-	s.handle(osIdentity+"/", callerAnonymous, "", func(w http.ResponseWriter, r *http.Request, c *call) {
-		identityError.write(w, http.StatusNotFound, "The resource could not be found.")
+	s.handle(osIdentity+"/", model.CallerAnonymous, "", func(w http.ResponseWriter, r *http.Request, c *model.Call) {
+		identityError.WriteError(w, http.StatusNotFound, "The resource could not be found.")
 	})
 }
 
 // osVersions answers a service's unversioned discovery document: the one
 // version fakecloud emulates, with its highest microversion if it has
 // microversions.
-func osVersions(id, micro, path string) func(http.ResponseWriter, *http.Request, *call) {
-	return func(w http.ResponseWriter, r *http.Request, c *call) {
+func osVersions(id, micro, path string) func(http.ResponseWriter, *http.Request, *model.Call) {
+	return func(w http.ResponseWriter, r *http.Request, c *model.Call) {
 		v := map[string]any{"id": id, "status": "CURRENT", "links": []osLink{{Rel: "self", Href: osBaseURL(r) + path}}}
 		if micro != "" {
 			v["version"], v["min_version"] = micro, "2.1"
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"versions": []any{v}})
+		model.WriteJSON(w, http.StatusOK, map[string]any{"versions": []any{v}})
 	}
 }
 
-func osNotFound(d dialect) func(http.ResponseWriter, *http.Request, *call) {
-	return func(w http.ResponseWriter, r *http.Request, c *call) {
-		d.write(w, http.StatusNotFound, fmt.Sprintf("The resource could not be found: %s %s is not emulated by fakecloud.", r.Method, r.URL.Path))
+func osNotFound(d dialect) func(http.ResponseWriter, *http.Request, *model.Call) {
+	return func(w http.ResponseWriter, r *http.Request, c *model.Call) {
+		d.WriteError(w, http.StatusNotFound, fmt.Sprintf("The resource could not be found: %s %s is not emulated by fakecloud.", r.Method, r.URL.Path))
 	}
 }
 
@@ -276,7 +277,7 @@ func osQuery(w http.ResponseWriter, r *http.Request, d dialect, known ...string)
 	out := map[string]string{}
 	for k, v := range r.URL.Query() {
 		if !slices.Contains(known, k) {
-			d.write(w, http.StatusBadRequest, fmt.Sprintf("fakecloud does not emulate the query parameter %q of %s (it knows %s)", k, r.URL.Path, strings.Join(known, ", ")))
+			d.WriteError(w, http.StatusBadRequest, fmt.Sprintf("fakecloud does not emulate the query parameter %q of %s (it knows %s)", k, r.URL.Path, strings.Join(known, ", ")))
 			return nil, false
 		}
 		out[k] = v[0]

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/model"
 )
 
 // Nova, compute API v2.1 without a microversion: servers are the
@@ -154,15 +155,15 @@ func novaServer(inst api.Instance, base string) osServer {
 // liveInstancesLocked are the instances OpenStack shows: not terminated.
 func (s *Server) liveInstancesLocked() []api.Instance {
 	out := []api.Instance{}
-	for _, inst := range s.st.Instances {
+	for _, inst := range s.St.Instances {
 		if inst.State != api.StateTerminated {
-			out = append(out, copyInstance(inst))
+			out = append(out, model.CopyInstance(inst))
 		}
 	}
 	return out
 }
 
-func (s *Server) novaListServers(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) novaListServers(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	q, ok := osQuery(w, r, computeError, "name")
 	if !ok {
 		return
@@ -172,10 +173,10 @@ func (s *Server) novaListServers(w http.ResponseWriter, r *http.Request, c *call
 	if q["name"] != "" {
 		var err error
 		if name, err = regexp.Compile(q["name"]); err != nil {
-			computeError.write(w, http.StatusBadRequest, fmt.Sprintf("Invalid input for query parameter name: %v", err))
+			computeError.WriteError(w, http.StatusBadRequest, fmt.Sprintf("Invalid input for query parameter name: %v", err))
 			return
 		}
-		c.instance = q["name"]
+		c.Instance = q["name"]
 	}
 	insts, f, ok := s.osListInstances(w, r, c, func(inst api.Instance) bool { return name == nil || name.MatchString(inst.Name) })
 	if !ok {
@@ -183,17 +184,17 @@ func (s *Server) novaListServers(w http.ResponseWriter, r *http.Request, c *call
 	}
 	out := []osServer{}
 	for _, inst := range insts {
-		corrupt(f, &inst)
+		model.CorruptInstance(f, &inst)
 		out = append(out, novaServer(inst, osBaseURL(r)))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"servers": out})
+	model.WriteJSON(w, http.StatusOK, map[string]any{"servers": out})
 }
 
 // osListInstances is what an OpenStack list of instances' resources
 // shows: the live instances that match, read after any injected latency,
 // with the corrupt fault that fired, if any, for the caller to apply to
 // each. ok is false when a fault has answered.
-func (s *Server) osListInstances(w http.ResponseWriter, r *http.Request, c *call, match func(api.Instance) bool) (insts []api.Instance, f *api.Fault, ok bool) {
+func (s *Server) osListInstances(w http.ResponseWriter, r *http.Request, c *model.Call, match func(api.Instance) bool) (insts []api.Instance, f *api.Fault, ok bool) {
 	list := func() []api.Instance {
 		out := []api.Instance{}
 		for _, inst := range s.liveInstancesLocked() {
@@ -203,58 +204,58 @@ func (s *Server) osListInstances(w http.ResponseWriter, r *http.Request, c *call
 		}
 		return out
 	}
-	f, ok = s.applyFault(w, r, c, api.OpListInstances, func(ref string) bool {
-		return slices.ContainsFunc(list(), func(inst api.Instance) bool { return refersTo(ref, &inst) })
+	f, ok = s.ApplyFault(w, r, c, api.OpListInstances, func(ref string) bool {
+		return slices.ContainsFunc(list(), func(inst api.Instance) bool { return model.RefersTo(ref, &inst) })
 	})
 	if !ok {
 		return nil, nil, false
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	return list(), f, true
 }
 
 // osInstance is the live instance id, or nil.
 func (s *Server) osInstance(id string) *api.Instance {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	inst := s.instanceByIDLocked(id)
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	inst := s.InstanceByIDLocked(id)
 	if inst == nil || inst.State == api.StateTerminated {
 		return nil
 	}
-	out := copyInstance(inst)
+	out := model.CopyInstance(inst)
 	return &out
 }
 
-func (s *Server) novaGetServer(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) novaGetServer(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
-	c.instance = id
-	f, ok := s.applyFault(w, r, c, api.OpGetInstance, func(ref string) bool {
-		inst := s.instanceByIDLocked(id)
-		return ref == id || (inst != nil && refersTo(ref, inst))
+	c.Instance = id
+	f, ok := s.ApplyFault(w, r, c, api.OpGetInstance, func(ref string) bool {
+		inst := s.InstanceByIDLocked(id)
+		return ref == id || (inst != nil && model.RefersTo(ref, inst))
 	})
 	if !ok {
 		return
 	}
 	inst := s.osInstance(id)
 	if inst == nil {
-		computeError.write(w, http.StatusNotFound, fmt.Sprintf("Instance %s could not be found.", id))
+		computeError.WriteError(w, http.StatusNotFound, fmt.Sprintf("Instance %s could not be found.", id))
 		return
 	}
-	corrupt(f, inst)
-	writeJSON(w, http.StatusOK, map[string]any{"server": novaServer(*inst, osBaseURL(r))})
+	model.CorruptInstance(f, inst)
+	model.WriteJSON(w, http.StatusOK, map[string]any{"server": novaServer(*inst, osBaseURL(r))})
 }
 
 // novaGetFlavor answers the flavor an id names. fakecloud's instance
 // types have a name only, so every flavor reports the same sizes.
-func (s *Server) novaGetFlavor(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) novaGetFlavor(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
 	name, ok := flavorName(id)
 	if !ok {
-		computeError.write(w, http.StatusNotFound, fmt.Sprintf("Flavor %s could not be found.", id))
+		computeError.WriteError(w, http.StatusNotFound, fmt.Sprintf("Flavor %s could not be found.", id))
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"flavor": flavorWire(osBaseURL(r), id, name)})
+	model.WriteJSON(w, http.StatusOK, map[string]any{"flavor": flavorWire(osBaseURL(r), id, name)})
 }
 
 func flavorWire(base, id, name string) map[string]any {
@@ -269,58 +270,58 @@ func flavorWire(base, id, name string) map[string]any {
 // novaListFlavors lists a flavor for each instance type an instance has,
 // and the default one (GET /flavors and /flavors/detail, which the
 // openstack CLI's flavor list reads); all are public.
-func (s *Server) novaListFlavors(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) novaListFlavors(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	q, ok := osQuery(w, r, computeError, "is_public")
 	if !ok {
 		return
 	}
 	if v := q["is_public"]; v != "" && !slices.Contains([]string{"true", "True", "1", "none", "None"}, v) {
-		writeJSON(w, http.StatusOK, map[string]any{"flavors": []any{}})
+		model.WriteJSON(w, http.StatusOK, map[string]any{"flavors": []any{}})
 		return
 	}
-	s.mu.Lock()
-	types := []string{defaultInstanceType}
-	for _, inst := range s.st.Instances {
+	s.Mu.Lock()
+	types := []string{model.DefaultInstanceType}
+	for _, inst := range s.St.Instances {
 		if inst.State != api.StateTerminated && !slices.Contains(types, inst.InstanceType) {
 			types = append(types, inst.InstanceType)
 		}
 	}
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	slices.Sort(types)
 	out := []map[string]any{}
 	for _, t := range types {
 		out = append(out, flavorWire(osBaseURL(r), flavorID(t), t))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"flavors": out})
+	model.WriteJSON(w, http.StatusOK, map[string]any{"flavors": out})
 }
 
 // novaFlavorExtraSpecs answers a flavor's extra specs: fakecloud's
 // flavors have none.
-func novaFlavorExtraSpecs(w http.ResponseWriter, r *http.Request, c *call) {
+func novaFlavorExtraSpecs(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	if _, ok := flavorName(r.PathValue("id")); !ok {
-		computeError.write(w, http.StatusNotFound, fmt.Sprintf("Flavor %s could not be found.", r.PathValue("id")))
+		computeError.WriteError(w, http.StatusNotFound, fmt.Sprintf("Flavor %s could not be found.", r.PathValue("id")))
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"extra_specs": map[string]string{}})
+	model.WriteJSON(w, http.StatusOK, map[string]any{"extra_specs": map[string]string{}})
 }
 
 // novaAvailabilityZonesDetail is what Nova answers a project member who
 // asks for the zones with their hosts: its policy allows that to admins
 // only. The openstack CLI then asks for the zones alone.
-func (s *Server) novaAvailabilityZonesDetail(w http.ResponseWriter, r *http.Request, c *call) {
-	computeError.write(w, http.StatusForbidden, "Policy doesn't allow os_compute_api:os-availability-zone:detail to be performed.")
+func (s *Server) novaAvailabilityZonesDetail(w http.ResponseWriter, r *http.Request, c *model.Call) {
+	computeError.WriteError(w, http.StatusForbidden, "Policy doesn't allow os_compute_api:os-availability-zone:detail to be performed.")
 }
 
-func (s *Server) novaAvailabilityZones(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) novaAvailabilityZones(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	out := []map[string]any{}
-	for _, z := range s.zones {
+	for _, z := range s.Zones() {
 		out = append(out, map[string]any{"zoneName": z, "zoneState": map[string]bool{"available": true}, "hosts": nil})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"availabilityZoneInfo": out})
+	model.WriteJSON(w, http.StatusOK, map[string]any{"availabilityZoneInfo": out})
 }
 
-func (s *Server) novaVersion(w http.ResponseWriter, r *http.Request, c *call) {
-	writeJSON(w, http.StatusOK, map[string]any{"version": map[string]any{
+func (s *Server) novaVersion(w http.ResponseWriter, r *http.Request, c *model.Call) {
+	model.WriteJSON(w, http.StatusOK, map[string]any{"version": map[string]any{
 		"id": "v2.1", "status": "CURRENT", "version": "2.1", "min_version": "2.1",
 		"updated": "2013-07-23T11:33:21Z",
 		"links":   []osLink{{Rel: "self", Href: osBaseURL(r) + osCompute + "/v2.1/"}},
@@ -331,11 +332,11 @@ func (s *Server) novaVersion(w http.ResponseWriter, r *http.Request, c *call) {
 // image it knows (their image is ""). Glance is in the catalog because
 // clients need its endpoint before they list servers (the openstack CLI
 // looks image names up there).
-func glanceListImages(w http.ResponseWriter, r *http.Request, c *call) {
+func glanceListImages(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	if _, ok := osQuery(w, r, imageError, "limit", "marker", "sort_key", "sort_dir", "sort", "visibility", "name", "status", "owner", "member_status"); !ok {
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"images": []any{}, "first": "/v2/images", "schema": "/v2/schemas/images"})
+	model.WriteJSON(w, http.StatusOK, map[string]any{"images": []any{}, "first": "/v2/images", "schema": "/v2/schemas/images"})
 }
 
 // novaServerAction answers the server actions the harness's inspector
@@ -343,12 +344,12 @@ func glanceListImages(w http.ResponseWriter, r *http.Request, c *call) {
 // body, as Nova answers before the server has changed (fakecloud's has
 // changed already); 409 for a server not in a state to take the action,
 // 404 for a deleted one, 400 for any other action.
-func (s *Server) novaServerAction(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) novaServerAction(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
-	c.instance = id
+	c.Instance = id
 	var body map[string]json.RawMessage
 	if err := json.NewDecoder(r.Body).Decode(&body); err != nil || len(body) != 1 {
-		computeError.write(w, http.StatusBadRequest, "Malformed request body")
+		computeError.WriteError(w, http.StatusBadRequest, "Malformed request body")
 		return
 	}
 	var action string
@@ -363,22 +364,22 @@ func (s *Server) novaServerAction(w http.ResponseWriter, r *http.Request, c *cal
 	case "os-start":
 		to, verb = api.StateRunning, "start"
 	default:
-		computeError.write(w, http.StatusBadRequest, fmt.Sprintf("There is no such action: %s (fakecloud emulates os-stop and os-start)", action))
+		computeError.WriteError(w, http.StatusBadRequest, fmt.Sprintf("There is no such action: %s (fakecloud emulates os-stop and os-start)", action))
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	inst := s.instanceByIDLocked(id)
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	inst := s.InstanceByIDLocked(id)
 	if inst == nil || inst.State == api.StateTerminated {
-		computeError.write(w, http.StatusNotFound, fmt.Sprintf("Instance %s could not be found.", id))
+		computeError.WriteError(w, http.StatusNotFound, fmt.Sprintf("Instance %s could not be found.", id))
 		return
 	}
 	if inst.State == to {
-		computeError.write(w, http.StatusConflict, fmt.Sprintf("Cannot '%s' instance %s while it is in vm_state %s", verb, id, novaVMState(inst.State)))
+		computeError.WriteError(w, http.StatusConflict, fmt.Sprintf("Cannot '%s' instance %s while it is in vm_state %s", verb, id, novaVMState(inst.State)))
 		return
 	}
-	if err := s.setStateLocked(inst, to); err != nil {
-		saveFailed(w, err)
+	if err := s.SetStateLocked(inst, to); err != nil {
+		model.SaveFailed(w, err)
 		return
 	}
 	w.WriteHeader(http.StatusAccepted)
@@ -395,18 +396,18 @@ func novaVMState(st api.InstanceState) string {
 // novaDeleteServer deletes a server (DELETE /servers/{id}): 204, and
 // from then on Nova lists it no more and answers 404 for it, as for one
 // it never had.
-func (s *Server) novaDeleteServer(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) novaDeleteServer(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
-	c.instance = id
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	inst := s.instanceByIDLocked(id)
+	c.Instance = id
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	inst := s.InstanceByIDLocked(id)
 	if inst == nil || inst.State == api.StateTerminated {
-		computeError.write(w, http.StatusNotFound, fmt.Sprintf("Instance %s could not be found.", id))
+		computeError.WriteError(w, http.StatusNotFound, fmt.Sprintf("Instance %s could not be found.", id))
 		return
 	}
-	if err := s.setStateLocked(inst, api.StateTerminated); err != nil {
-		saveFailed(w, err)
+	if err := s.SetStateLocked(inst, api.StateTerminated); err != nil {
+		model.SaveFailed(w, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/model"
 )
 
 // Keystone v3: version discovery and POST /v3/auth/tokens with password or
@@ -35,12 +36,12 @@ func keystoneVersionDoc(base string) map[string]any {
 	}
 }
 
-func (s *Server) keystoneVersions(w http.ResponseWriter, r *http.Request, c *call) {
-	writeJSON(w, http.StatusMultipleChoices, map[string]any{"versions": map[string]any{"values": []any{keystoneVersionDoc(osBaseURL(r))}}})
+func (s *Server) keystoneVersions(w http.ResponseWriter, r *http.Request, c *model.Call) {
+	model.WriteJSON(w, http.StatusMultipleChoices, map[string]any{"versions": map[string]any{"values": []any{keystoneVersionDoc(osBaseURL(r))}}})
 }
 
-func (s *Server) keystoneVersion(w http.ResponseWriter, r *http.Request, c *call) {
-	writeJSON(w, http.StatusOK, map[string]any{"version": keystoneVersionDoc(osBaseURL(r))})
+func (s *Server) keystoneVersion(w http.ResponseWriter, r *http.Request, c *model.Call) {
+	model.WriteJSON(w, http.StatusOK, map[string]any{"version": keystoneVersionDoc(osBaseURL(r))})
 }
 
 // keystoneAuthRequest is the part of Keystone's auth request fakecloud
@@ -89,27 +90,27 @@ type keystoneScope struct {
 	Domain *osNameRef `json:"domain"`
 }
 
-func (s *Server) keystoneAuthenticate(w http.ResponseWriter, r *http.Request, c *call) {
-	c.dialect = identityError
+func (s *Server) keystoneAuthenticate(w http.ResponseWriter, r *http.Request, c *model.Call) {
+	c.Dialect = identityError
 	var req keystoneAuthRequest
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBodyBytes)).Decode(&req); err != nil {
-		identityError.write(w, http.StatusBadRequest, "Expecting to find auth in request body: "+err.Error())
+		identityError.WriteError(w, http.StatusBadRequest, "Expecting to find auth in request body: "+err.Error())
 		return
 	}
 	// The inspector's user is spared the CCM's faults, as on every API;
 	// whether its password is right is checked below, as anyone's.
-	userName, userID, want := osUserName, osUserID, callerCloud
+	userName, userID, want := osUserName, osUserID, model.CallerCloud
 	if p := req.Auth.Identity.Password; p != nil && len(s.inspToken) > 0 && (p.User.Name == api.OpenStackInspectorUser || p.User.ID == osInspectorUserID) {
-		userName, userID, want = api.OpenStackInspectorUser, osInspectorUserID, callerInspector
-		c.caller = want
+		userName, userID, want = api.OpenStackInspectorUser, osInspectorUserID, model.CallerInspector
+		c.Caller = want
 	}
-	if _, ok := s.applyFault(w, r, c, api.OpAuthenticate, func(string) bool { return true }); !ok {
+	if _, ok := s.ApplyFault(w, r, c, api.OpAuthenticate, func(string) bool { return true }); !ok {
 		return
 	}
 	// One message for every refusal, as Keystone gives: it does not say
 	// whether the user or the password was wrong.
 	refuse := func() {
-		identityError.write(w, http.StatusUnauthorized, "The request you have made requires authentication.")
+		identityError.WriteError(w, http.StatusUnauthorized, "The request you have made requires authentication.")
 	}
 	id := req.Auth.Identity
 	var method string
@@ -117,7 +118,7 @@ func (s *Server) keystoneAuthenticate(w http.ResponseWriter, r *http.Request, c 
 	case len(id.Methods) == 1 && id.Methods[0] == "password" && id.Password != nil:
 		u := id.Password.User
 		method = "password"
-		c.instance = u.Name
+		c.Instance = u.Name
 		byName := u.ID == "" && u.Name == userName && u.Domain != nil && u.Domain.is(osDomainID, osDomain)
 		if who, ok := s.cloudCaller(u.Password); !(u.ID == userID || byName) || !ok || who != want {
 			refuse()
@@ -127,18 +128,18 @@ func (s *Server) keystoneAuthenticate(w http.ResponseWriter, r *http.Request, c 
 		ac := id.ApplicationCredential
 		method = "application_credential"
 		byName := ac.ID == "" && ac.Name == osUserName && ac.User != nil && (ac.User.ID == osUserID || ac.User.Name == osUserName)
-		if who, ok := s.cloudCaller(ac.Secret); !(ac.ID == osAppCredID || byName) || !ok || who != callerCloud {
+		if who, ok := s.cloudCaller(ac.Secret); !(ac.ID == osAppCredID || byName) || !ok || who != model.CallerCloud {
 			refuse()
 			return
 		}
 	default:
-		identityError.write(w, http.StatusBadRequest, "fakecloud's Keystone takes one method, password or application_credential")
+		identityError.WriteError(w, http.StatusBadRequest, "fakecloud's Keystone takes one method, password or application_credential")
 		return
 	}
 	if len(req.Auth.Scope) > 0 && string(req.Auth.Scope) != "null" && string(req.Auth.Scope) != `"unscoped"` {
 		var sc keystoneScope
 		if err := json.Unmarshal(req.Auth.Scope, &sc); err != nil {
-			identityError.write(w, http.StatusBadRequest, "scope: "+err.Error())
+			identityError.WriteError(w, http.StatusBadRequest, "scope: "+err.Error())
 			return
 		}
 		switch {
@@ -149,21 +150,21 @@ func (s *Server) keystoneAuthenticate(w http.ResponseWriter, r *http.Request, c 
 			}
 		case sc.Domain != nil:
 			// A domain-scoped token has no catalog a CCM could use.
-			identityError.write(w, http.StatusForbidden, "fakecloud's user has no role on a domain; scope to project "+osProject)
+			identityError.WriteError(w, http.StatusForbidden, "fakecloud's user has no role on a domain; scope to project "+osProject)
 			return
 		}
 	}
-	c.caller = want
+	c.Caller = want
 	tok, exp := s.osIssueToken(want)
 	base := osBaseURL(r)
 	endpoint := func(name, typ, url string) map[string]any {
 		return map[string]any{"id": "svc-" + name, "name": name, "type": typ, "endpoints": []map[string]string{{
-			"id": "ep-" + name, "interface": "public", "region": s.region, "region_id": s.region, "url": url,
+			"id": "ep-" + name, "interface": "public", "region": s.Region(), "region_id": s.Region(), "url": url,
 		}}}
 	}
 	domain := map[string]string{"id": osDomainID, "name": osDomain}
 	w.Header().Set("X-Subject-Token", tok)
-	writeJSON(w, http.StatusCreated, map[string]any{"token": map[string]any{
+	model.WriteJSON(w, http.StatusCreated, map[string]any{"token": map[string]any{
 		"methods":    []string{method},
 		"user":       map[string]any{"id": userID, "name": userName, "domain": domain, "password_expires_at": nil},
 		"project":    map[string]any{"id": osProjectID, "name": osProject, "domain": domain},

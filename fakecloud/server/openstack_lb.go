@@ -17,7 +17,6 @@ limitations under the License.
 package server
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/netip"
 	"slices"
@@ -30,6 +29,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/pools"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/model"
 )
 
 // Octavia, load-balancer API v2: a load balancer is one of fakecloud's,
@@ -54,133 +54,6 @@ const octaviaBusy = 300 * time.Millisecond
 // turns on tags (2.5), allowed_cidrs (2.12) and HTTP monitors on UDP pools
 // (2.16) by it.
 const octaviaVersion = 27
-
-// Octavia's provisioning statuses.
-const (
-	octaviaActive        = "ACTIVE"
-	octaviaPendingCreate = "PENDING_CREATE"
-	octaviaPendingUpdate = "PENDING_UPDATE"
-)
-
-// octaviaLB is the Octavia view of a load balancer, as stored.
-type octaviaLB struct {
-	Description string             `json:"description"`
-	Provider    string             `json:"provider"`
-	Tags        []string           `json:"tags"`
-	Listeners   []*octaviaListener `json:"listeners"`
-	Pools       []*octaviaPool     `json:"pools"`
-	// Pending and BusyUntil: the status a change left it in, and until
-	// when.
-	Pending   string    `json:"pending,omitempty"`
-	BusyUntil time.Time `json:"busyUntil"`
-	UpdatedAt time.Time `json:"updatedAt"`
-}
-
-type octaviaListener struct {
-	ID                     string            `json:"id"`
-	Name                   string            `json:"name"`
-	Description            string            `json:"description"`
-	Protocol               string            `json:"protocol"`
-	ProtocolPort           int               `json:"protocol_port"`
-	ConnectionLimit        int               `json:"connection_limit"`
-	DefaultPoolID          string            `json:"default_pool_id"`
-	DefaultTLSContainerRef string            `json:"default_tls_container_ref"`
-	AllowedCIDRs           []string          `json:"allowed_cidrs"`
-	InsertHeaders          map[string]string `json:"insert_headers"`
-	TimeoutClientData      int               `json:"timeout_client_data"`
-	TimeoutMemberConnect   int               `json:"timeout_member_connect"`
-	TimeoutMemberData      int               `json:"timeout_member_data"`
-	TimeoutTCPInspect      int               `json:"timeout_tcp_inspect"`
-	Tags                   []string          `json:"tags"`
-}
-
-type octaviaPool struct {
-	ID          string          `json:"id"`
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Protocol    string          `json:"protocol"`
-	LBAlgorithm string          `json:"lb_algorithm"`
-	ListenerID  string          `json:"listenerID,omitempty"`
-	Persistence *octaviaPersist `json:"session_persistence"`
-	Members     []octaviaMember `json:"members"`
-	Monitor     *octaviaMonitor `json:"monitor,omitempty"`
-	Tags        []string        `json:"tags"`
-}
-
-type octaviaPersist struct {
-	Type       string `json:"type"`
-	CookieName string `json:"cookie_name,omitempty"`
-}
-
-type octaviaMember struct {
-	ID           string   `json:"id"`
-	Name         string   `json:"name"`
-	Address      string   `json:"address"`
-	ProtocolPort int      `json:"protocol_port"`
-	SubnetID     string   `json:"subnet_id"`
-	Weight       int      `json:"weight"`
-	MonitorPort  *int     `json:"monitor_port"`
-	Backup       bool     `json:"backup"`
-	Tags         []string `json:"tags"`
-}
-
-type octaviaMonitor struct {
-	ID             string   `json:"id"`
-	Name           string   `json:"name"`
-	Type           string   `json:"type"`
-	Delay          int      `json:"delay"`
-	Timeout        int      `json:"timeout"`
-	MaxRetries     int      `json:"max_retries"`
-	MaxRetriesDown int      `json:"max_retries_down"`
-	URLPath        string   `json:"url_path,omitempty"`
-	HTTPMethod     string   `json:"http_method,omitempty"`
-	ExpectedCodes  string   `json:"expected_codes,omitempty"`
-	Tags           []string `json:"tags"`
-}
-
-// clone deep-copies o, so a change can be made to a copy and dropped.
-func (o *octaviaLB) clone() *octaviaLB {
-	b, _ := json.Marshal(o) // plain data: never fails
-	var out octaviaLB
-	_ = json.Unmarshal(b, &out)
-	return &out
-}
-
-func (o *octaviaLB) listener(id string) *octaviaListener {
-	for _, l := range o.Listeners {
-		if l.ID == id {
-			return l
-		}
-	}
-	return nil
-}
-
-func (o *octaviaLB) pool(id string) *octaviaPool {
-	for _, p := range o.Pools {
-		if p.ID == id {
-			return p
-		}
-	}
-	return nil
-}
-
-// poolOf is the pool a listener sends to, or nil.
-func (o *octaviaLB) poolOf(listenerID string) *octaviaPool {
-	for _, p := range o.Pools {
-		if p.ListenerID == listenerID {
-			return p
-		}
-	}
-	return nil
-}
-
-// status is the load balancer's provisioning status now.
-func (o *octaviaLB) status(now time.Time) string {
-	if o.Pending != "" && now.Before(o.BusyUntil) {
-		return o.Pending
-	}
-	return octaviaActive
-}
 
 // serviceOfLBName is the namespace/name a load balancer's name carries
 // when the OpenStack CCM made it: kube_service_<cluster>_<ns>_<name>.
@@ -214,11 +87,11 @@ func allowsAll(cidr string) bool {
 // the address, and both forward nothing (as a next hop no instance has
 // is a blackhole route). Refusing them instead would refuse every later
 // change of the load balancer, the one that removes them too.
-func (s *Server) octaviaSpecLocked(name string, o *octaviaLB) (api.LoadBalancerSpec, error) {
+func (s *Server) octaviaSpecLocked(name string, o *model.OctaviaLB) (api.LoadBalancerSpec, error) {
 	spec := api.LoadBalancerSpec{Listeners: []api.Listener{}, Backends: []string{}, Tags: map[string]string{api.TagService: serviceOfLBName(name)}}
 	byAddr := map[string]string{}
-	for _, inst := range s.st.Instances {
-		ip := firstInternalIP(inst)
+	for _, inst := range s.St.Instances {
+		ip := model.FirstInternalIP(inst)
 		if !ip.IsValid() {
 			continue
 		}
@@ -230,7 +103,7 @@ func (s *Server) octaviaSpecLocked(name string, o *octaviaLB) (api.LoadBalancerS
 	}
 	for _, l := range o.Listeners {
 		out := api.Listener{Port: int32(l.ProtocolPort), Protocol: api.Protocol(l.Protocol)}
-		if p := o.poolOf(l.ID); p != nil {
+		if p := o.PoolOf(l.ID); p != nil {
 			for _, m := range p.Members {
 				addr, err := netip.ParseAddr(m.Address)
 				if err != nil {
@@ -256,28 +129,28 @@ func (s *Server) octaviaSpecLocked(name string, o *octaviaLB) (api.LoadBalancerS
 		}
 		spec.Listeners = append(spec.Listeners, out)
 	}
-	return spec, validateLBSpec(spec)
+	return spec, model.ValidateLBSpec(spec)
 }
 
 // octaviaIgnore undoes, in next, the part of a change an ignore fault
 // drops: the request succeeds, the cloud keeps what it had.
-func octaviaIgnore(f *api.Fault, before, next *octaviaLB) {
+func octaviaIgnore(f *api.Fault, before, next *model.OctaviaLB) {
 	if f == nil || f.Kind != api.FaultIgnore {
 		return
 	}
-	prevPool := func(id string) *octaviaPool {
+	prevPool := func(id string) *model.OctaviaPool {
 		if before == nil {
 			return nil
 		}
-		return before.pool(id)
+		return before.Pool(id)
 	}
 	switch f.Field {
 	case api.IgnoreListeners:
 		next.Listeners = nil
 		if before != nil {
-			next.Listeners = before.clone().Listeners
+			next.Listeners = before.Clone().Listeners
 		}
-		next.Pools = slices.DeleteFunc(next.Pools, func(p *octaviaPool) bool { return next.listener(p.ListenerID) == nil })
+		next.Pools = slices.DeleteFunc(next.Pools, func(p *model.OctaviaPool) bool { return next.Listener(p.ListenerID) == nil })
 	case api.IgnoreBackends:
 		for _, p := range next.Pools {
 			p.Members = nil
@@ -288,8 +161,8 @@ func octaviaIgnore(f *api.Fault, before, next *octaviaLB) {
 	case api.IgnoreSourceRanges:
 		for _, l := range next.Listeners {
 			l.AllowedCIDRs = nil
-			if before != nil && before.listener(l.ID) != nil {
-				l.AllowedCIDRs = before.listener(l.ID).AllowedCIDRs
+			if before != nil && before.Listener(l.ID) != nil {
+				l.AllowedCIDRs = before.Listener(l.ID).AllowedCIDRs
 			}
 		}
 	case api.IgnoreHealthCheck:
@@ -302,7 +175,7 @@ func octaviaIgnore(f *api.Fault, before, next *octaviaLB) {
 			for i := range p.Members {
 				p.Members[i].MonitorPort = nil
 				if old != nil {
-					if j := slices.IndexFunc(old.Members, func(m octaviaMember) bool { return m.ID == p.Members[i].ID }); j >= 0 {
+					if j := slices.IndexFunc(old.Members, func(m model.OctaviaMember) bool { return m.ID == p.Members[i].ID }); j >= 0 {
 						p.Members[i].MonitorPort = old.Members[j].MonitorPort
 					}
 				}
@@ -319,7 +192,7 @@ type octaviaRef struct {
 
 func octaviaTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05") }
 
-func (s *Server) octaviaLBWire(rec *lbRecord, ip string, now time.Time) map[string]any {
+func (s *Server) octaviaLBWire(rec *model.LBRecord, ip string, now time.Time) map[string]any {
 	o := rec.Octavia
 	ls, ps := []octaviaRef{}, []octaviaRef{}
 	for _, l := range o.Listeners {
@@ -331,7 +204,7 @@ func (s *Server) octaviaLBWire(rec *lbRecord, ip string, now time.Time) map[stri
 	return map[string]any{
 		"id": rec.ID, "name": rec.Name, "description": o.Description, "provider": o.Provider,
 		"admin_state_up": true, "project_id": osProjectID, "tenant_id": osProjectID,
-		"provisioning_status": o.status(now), "operating_status": "ONLINE",
+		"provisioning_status": o.Status(now), "operating_status": "ONLINE",
 		"vip_address": ip, "vip_port_id": "port-vip-" + rec.ID, "vip_subnet_id": osPrivateSubnetID,
 		"vip_network_id": osPrivateNetID, "vip_qos_policy_id": nil, "flavor_id": nil, "availability_zone": nil,
 		"listeners": ls, "pools": ps, "tags": nonNil(o.Tags), "additional_vips": []any{},
@@ -339,7 +212,7 @@ func (s *Server) octaviaLBWire(rec *lbRecord, ip string, now time.Time) map[stri
 	}
 }
 
-func octaviaListenerWire(rec *lbRecord, l *octaviaListener, now time.Time) map[string]any {
+func octaviaListenerWire(rec *model.LBRecord, l *model.OctaviaListener, now time.Time) map[string]any {
 	var pools []octaviaRef
 	if l.DefaultPoolID != "" {
 		pools = append(pools, octaviaRef{l.DefaultPoolID})
@@ -353,11 +226,11 @@ func octaviaListenerWire(rec *lbRecord, l *octaviaListener, now time.Time) map[s
 		"timeout_member_data": l.TimeoutMemberData, "timeout_tcp_inspect": l.TimeoutTCPInspect,
 		"loadbalancers": []octaviaRef{{rec.ID}}, "pools": nonNil(pools), "l7policies": []any{},
 		"admin_state_up": true, "project_id": osProjectID, "tags": nonNil(l.Tags),
-		"provisioning_status": rec.Octavia.status(now), "operating_status": "ONLINE",
+		"provisioning_status": rec.Octavia.Status(now), "operating_status": "ONLINE",
 	}
 }
 
-func octaviaPoolWire(rec *lbRecord, p *octaviaPool, now time.Time) map[string]any {
+func octaviaPoolWire(rec *model.LBRecord, p *model.OctaviaPool, now time.Time) map[string]any {
 	ms := []octaviaRef{}
 	for _, m := range p.Members {
 		ms = append(ms, octaviaRef{m.ID})
@@ -374,28 +247,28 @@ func octaviaPoolWire(rec *lbRecord, p *octaviaPool, now time.Time) map[string]an
 		"id": p.ID, "name": p.Name, "description": p.Description, "protocol": p.Protocol, "lb_algorithm": p.LBAlgorithm,
 		"session_persistence": p.Persistence, "listeners": nonNil(ls), "loadbalancers": []octaviaRef{{rec.ID}},
 		"members": ms, "healthmonitor_id": nilIfEmpty(monitorID), "admin_state_up": true, "project_id": osProjectID,
-		"tags": nonNil(p.Tags), "tls_enabled": false, "provisioning_status": rec.Octavia.status(now), "operating_status": "ONLINE",
+		"tags": nonNil(p.Tags), "tls_enabled": false, "provisioning_status": rec.Octavia.Status(now), "operating_status": "ONLINE",
 	}
 }
 
-func octaviaMemberWire(rec *lbRecord, m octaviaMember, now time.Time) map[string]any {
+func octaviaMemberWire(rec *model.LBRecord, m model.OctaviaMember, now time.Time) map[string]any {
 	return map[string]any{
 		"id": m.ID, "name": m.Name, "address": m.Address, "protocol_port": m.ProtocolPort, "subnet_id": nilIfEmpty(m.SubnetID),
 		"weight": m.Weight, "monitor_port": m.MonitorPort, "monitor_address": nil, "backup": m.Backup,
 		"admin_state_up": true, "project_id": osProjectID, "tags": nonNil(m.Tags),
-		"provisioning_status": rec.Octavia.status(now), "operating_status": "NO_MONITOR",
+		"provisioning_status": rec.Octavia.Status(now), "operating_status": "NO_MONITOR",
 		"created_at": octaviaTime(rec.CreatedAt), "updated_at": octaviaTime(rec.Octavia.UpdatedAt),
 	}
 }
 
-func octaviaMonitorWire(rec *lbRecord, p *octaviaPool, now time.Time) map[string]any {
+func octaviaMonitorWire(rec *model.LBRecord, p *model.OctaviaPool, now time.Time) map[string]any {
 	m := p.Monitor
 	return map[string]any{
 		"id": m.ID, "name": m.Name, "type": m.Type, "delay": m.Delay, "timeout": m.Timeout,
 		"max_retries": m.MaxRetries, "max_retries_down": m.MaxRetriesDown, "url_path": m.URLPath,
 		"http_method": m.HTTPMethod, "expected_codes": m.ExpectedCodes, "pools": []octaviaRef{{p.ID}},
 		"admin_state_up": true, "project_id": osProjectID, "tags": nonNil(m.Tags),
-		"provisioning_status": rec.Octavia.status(now), "operating_status": "ONLINE",
+		"provisioning_status": rec.Octavia.Status(now), "operating_status": "ONLINE",
 	}
 }
 
@@ -440,11 +313,11 @@ type octaviaLBReq struct {
 }
 
 func (s *Server) newOctaviaIDLocked(prefix string) string {
-	return prefix + "-" + strings.TrimPrefix(s.newLBIDLocked(), "lb-")
+	return prefix + "-" + strings.TrimPrefix(s.NewLBIDLocked(), "lb-")
 }
 
-func listenerFromOpts(id string, o listeners.CreateOpts) *octaviaListener {
-	l := &octaviaListener{
+func listenerFromOpts(id string, o listeners.CreateOpts) *model.OctaviaListener {
+	l := &model.OctaviaListener{
 		ID: id, Name: o.Name, Description: o.Description, Protocol: string(o.Protocol), ProtocolPort: o.ProtocolPort,
 		ConnectionLimit: -1, DefaultTLSContainerRef: o.DefaultTlsContainerRef, AllowedCIDRs: o.AllowedCIDRs,
 		InsertHeaders: o.InsertHeaders, Tags: o.Tags,
@@ -462,16 +335,16 @@ func listenerFromOpts(id string, o listeners.CreateOpts) *octaviaListener {
 	return l
 }
 
-func (s *Server) poolFromOptsLocked(o octaviaPoolReq, listenerID string) *octaviaPool {
-	p := &octaviaPool{
+func (s *Server) poolFromOptsLocked(o octaviaPoolReq, listenerID string) *model.OctaviaPool {
+	p := &model.OctaviaPool{
 		ID: s.newOctaviaIDLocked("pool"), Name: o.Name, Description: o.Description, Protocol: string(o.Protocol),
 		LBAlgorithm: string(o.LBMethod), ListenerID: listenerID, Tags: o.Tags,
 	}
 	if o.Persistence != nil {
-		p.Persistence = &octaviaPersist{Type: o.Persistence.Type, CookieName: o.Persistence.CookieName}
+		p.Persistence = &model.OctaviaPersistence{Type: o.Persistence.Type, CookieName: o.Persistence.CookieName}
 	}
 	for _, m := range o.Members {
-		p.Members = append(p.Members, octaviaMember{
+		p.Members = append(p.Members, model.OctaviaMember{
 			ID: s.newOctaviaIDLocked("member"), Name: m.Name, Address: m.Address, ProtocolPort: m.ProtocolPort,
 			SubnetID: m.SubnetID, Weight: weightOr(m.Weight), MonitorPort: m.MonitorPort, Tags: m.Tags,
 		})
@@ -482,8 +355,8 @@ func (s *Server) poolFromOptsLocked(o octaviaPoolReq, listenerID string) *octavi
 	return p
 }
 
-func (s *Server) monitorFromOptsLocked(o monitors.CreateOpts) *octaviaMonitor {
-	return &octaviaMonitor{
+func (s *Server) monitorFromOptsLocked(o monitors.CreateOpts) *model.OctaviaMonitor {
+	return &model.OctaviaMonitor{
 		ID: s.newOctaviaIDLocked("hm"), Name: o.Name, Type: o.Type, Delay: o.Delay, Timeout: o.Timeout,
 		MaxRetries: o.MaxRetries, MaxRetriesDown: maxRetriesDownOr(o.MaxRetriesDown), URLPath: o.URLPath,
 		HTTPMethod: o.HTTPMethod, ExpectedCodes: o.ExpectedCodes, Tags: o.Tags,
@@ -507,7 +380,7 @@ func maxRetriesDownOr(n int) int {
 
 // validateOctavia checks what Octavia checks of the objects themselves,
 // with its messages' shape.
-func validateOctavia(o *octaviaLB) error {
+func validateOctavia(o *model.OctaviaLB) error {
 	seen := map[string]bool{}
 	for _, l := range o.Listeners {
 		if l.ProtocolPort < 1 || l.ProtocolPort > 65535 {

@@ -27,6 +27,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/loadbalancers"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/model"
 )
 
 // Octavia's API over octaviaLB (openstack_lb.go): the handlers, each
@@ -58,7 +59,7 @@ func (s *Server) octaviaRoutes() {
 
 // octaviaVersions answers the version document: every 2.x version up to
 // octaviaVersion, the last one CURRENT, as Octavia lists them.
-func octaviaVersions(w http.ResponseWriter, r *http.Request, c *call) {
+func octaviaVersions(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	var vs []map[string]any
 	for i := 0; i <= octaviaVersion; i++ {
 		status := "SUPPORTED"
@@ -68,22 +69,22 @@ func octaviaVersions(w http.ResponseWriter, r *http.Request, c *call) {
 		vs = append(vs, map[string]any{"id": fmt.Sprintf("v2.%d", i), "status": status, "updated": "2023-01-01T00:00:00Z",
 			"links": []osLink{{Rel: "self", Href: osBaseURL(r) + osLB + "/v2/"}}})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"versions": vs})
+	model.WriteJSON(w, http.StatusOK, map[string]any{"versions": vs})
 }
 
 func octaviaDecode(w http.ResponseWriter, r *http.Request, key string, v any) bool {
 	var body map[string]json.RawMessage
 	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-		lbError.write(w, http.StatusBadRequest, "Invalid request body: "+err.Error())
+		lbError.WriteError(w, http.StatusBadRequest, "Invalid request body: "+err.Error())
 		return false
 	}
 	raw, ok := body[key]
 	if !ok {
-		lbError.write(w, http.StatusBadRequest, fmt.Sprintf("Missing mandatory field/attribute: %s", key))
+		lbError.WriteError(w, http.StatusBadRequest, fmt.Sprintf("Missing mandatory field/attribute: %s", key))
 		return false
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
-		lbError.write(w, http.StatusBadRequest, fmt.Sprintf("Invalid input for field/attribute %s: %v", key, err))
+		lbError.WriteError(w, http.StatusBadRequest, fmt.Sprintf("Invalid input for field/attribute %s: %v", key, err))
 		return false
 	}
 	return true
@@ -98,12 +99,12 @@ type octaviaErr struct {
 func (e octaviaErr) Error() string { return e.msg }
 
 func octaviaNotFound(w http.ResponseWriter, what, id string) {
-	lbError.write(w, http.StatusNotFound, fmt.Sprintf("%s %s not found.", what, id))
+	lbError.WriteError(w, http.StatusNotFound, fmt.Sprintf("%s %s not found.", what, id))
 }
 
 // octaviaLBLocked is the load balancer id made through Octavia, or nil.
-func (s *Server) octaviaLBLocked(id string) *lbRecord {
-	for _, lb := range s.st.LoadBalancers {
+func (s *Server) octaviaLBLocked(id string) *model.LBRecord {
+	for _, lb := range s.St.LoadBalancers {
 		if lb.ID == id && lb.Octavia != nil {
 			return lb
 		}
@@ -112,8 +113,8 @@ func (s *Server) octaviaLBLocked(id string) *lbRecord {
 }
 
 // octaviaFindLocked is the load balancer holding the object match finds.
-func (s *Server) octaviaFindLocked(match func(*octaviaLB) bool) *lbRecord {
-	for _, lb := range s.st.LoadBalancers {
+func (s *Server) octaviaFindLocked(match func(*model.OctaviaLB) bool) *model.LBRecord {
+	for _, lb := range s.St.LoadBalancers {
 		if lb.Octavia != nil && match(lb.Octavia) {
 			return lb
 		}
@@ -125,60 +126,60 @@ func (s *Server) octaviaFindLocked(match func(*octaviaLB) bool) *lbRecord {
 // the change creates): it is refused while rec is PENDING_*, the ignore
 // fault f drops its part, the native spec is derived and the listeners
 // opened; answer writes the reply from the change as asked (nil: no body).
-func (s *Server) octaviaChangeLocked(w http.ResponseWriter, f *api.Fault, rec *lbRecord, isNew bool, next *octaviaLB, status int, answer func(shown *lbRecord) any) {
+func (s *Server) octaviaChangeLocked(w http.ResponseWriter, f *api.Fault, rec *model.LBRecord, isNew bool, next *model.OctaviaLB, status int, answer func(shown *model.LBRecord) any) {
 	now := time.Now()
-	var before *octaviaLB
+	var before *model.OctaviaLB
 	if !isNew {
 		before = rec.Octavia
-		if st := before.status(now); st != octaviaActive {
-			lbError.write(w, http.StatusConflict, fmt.Sprintf("Invalid state %s of loadbalancer resource %s", st, rec.ID))
+		if st := before.Status(now); st != model.OctaviaActive {
+			lbError.WriteError(w, http.StatusConflict, fmt.Sprintf("Invalid state %s of loadbalancer resource %s", st, rec.ID))
 			return
 		}
 	}
 	if err := validateOctavia(next); err != nil {
-		lbError.write(w, http.StatusBadRequest, err.Error())
+		lbError.WriteError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	asked := next.clone()
+	asked := next.Clone()
 	octaviaIgnore(f, before, next)
 	upd := *rec
 	upd.Octavia = next
 	spec, err := s.octaviaSpecLocked(upd.Name, next)
 	if err != nil {
-		lbError.write(w, http.StatusBadRequest, err.Error())
+		lbError.WriteError(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	upd.LoadBalancerSpec = spec
-	if err := s.openLocked(&upd, isNew); err != nil {
-		lbError.write(w, http.StatusConflict, "fakecloud could not open the listeners: "+err.Error())
+	if err := s.OpenLocked(&upd, isNew); err != nil {
+		lbError.WriteError(w, http.StatusConflict, "fakecloud could not open the listeners: "+err.Error())
 		return
 	}
-	pending := octaviaPendingUpdate
+	pending := model.OctaviaPendingUpdate
 	if isNew {
-		pending = octaviaPendingCreate
+		pending = model.OctaviaPendingCreate
 	}
-	for _, o := range []*octaviaLB{next, asked} {
+	for _, o := range []*model.OctaviaLB{next, asked} {
 		o.Pending, o.BusyUntil, o.UpdatedAt = pending, now.Add(octaviaBusy), now.UTC()
 	}
 	*rec = upd
 	if isNew {
-		s.st.LoadBalancers = append(s.st.LoadBalancers, rec)
-		s.st.LastLBIP = rec.IP
+		s.St.LoadBalancers = append(s.St.LoadBalancers, rec)
+		s.St.LastLBIP = rec.IP
 	}
-	if err := s.saveLocked(); err != nil {
-		saveFailed(w, err)
+	if err := s.SaveLocked(); err != nil {
+		model.SaveFailed(w, err)
 		return
 	}
 	shown := *rec
 	shown.Octavia = asked
 	if body := answer(&shown); body != nil {
-		writeJSON(w, status, body)
+		model.WriteJSON(w, status, body)
 		return
 	}
 	w.WriteHeader(status)
 }
 
-func noBody(*lbRecord) any { return nil }
+func noBody(*model.LBRecord) any { return nil }
 
 // octaviaQuery is osQuery in Octavia's shape; Octavia also accepts the
 // fields clients ask for, which change nothing here.
@@ -186,79 +187,79 @@ func octaviaQuery(w http.ResponseWriter, r *http.Request, known ...string) (map[
 	return osQuery(w, r, lbError, append(known, "fields")...)
 }
 
-func (s *Server) octaviaListLBs(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) octaviaListLBs(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	q, ok := octaviaQuery(w, r, "name", "id")
 	if !ok {
 		return
 	}
-	f, ok := s.applyFault(w, r, c, api.OpListLoadBalancers, func(ref string) bool { return s.lbByRefLocked(ref) != nil })
+	f, ok := s.ApplyFault(w, r, c, api.OpListLoadBalancers, func(ref string) bool { return s.LBByRefLocked(ref) != nil })
 	if !ok {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	now := time.Now()
 	out := []map[string]any{}
-	for _, lb := range s.st.LoadBalancers {
+	for _, lb := range s.St.LoadBalancers {
 		if lb.Octavia == nil || (q["name"] != "" && lb.Name != q["name"]) || (q["id"] != "" && lb.ID != q["id"]) {
 			continue
 		}
-		view := s.lbViewLocked(lb)
-		corruptLB(f, &view)
+		view := s.LBViewLocked(lb)
+		model.CorruptLB(f, &view)
 		out = append(out, s.octaviaLBWire(lb, view.IP, now))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"loadbalancers": out, "loadbalancers_links": []any{}})
+	model.WriteJSON(w, http.StatusOK, map[string]any{"loadbalancers": out, "loadbalancers_links": []any{}})
 }
 
-func (s *Server) octaviaGetLB(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) octaviaGetLB(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
-	c.instance = id
-	f, ok := s.applyFault(w, r, c, api.OpGetLoadBalancer, func(ref string) bool {
-		lb := s.lbByRefLocked(id)
+	c.Instance = id
+	f, ok := s.ApplyFault(w, r, c, api.OpGetLoadBalancer, func(ref string) bool {
+		lb := s.LBByRefLocked(id)
 		return ref == id || (lb != nil && lb.Name == ref)
 	})
 	if !ok {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	lb := s.octaviaLBLocked(id)
 	if lb == nil {
 		octaviaNotFound(w, "Load Balancer", id)
 		return
 	}
-	view := s.lbViewLocked(lb)
-	corruptLB(f, &view)
-	writeJSON(w, http.StatusOK, map[string]any{"loadbalancer": s.octaviaLBWire(lb, view.IP, time.Now())})
+	view := s.LBViewLocked(lb)
+	model.CorruptLB(f, &view)
+	model.WriteJSON(w, http.StatusOK, map[string]any{"loadbalancer": s.octaviaLBWire(lb, view.IP, time.Now())})
 }
 
 // octaviaCreateLB creates a load balancer, fully populated if the request
 // holds its listeners with their default pools, members and monitors.
-func (s *Server) octaviaCreateLB(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) octaviaCreateLB(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	var req octaviaLBReq
 	if !octaviaDecode(w, r, "loadbalancer", &req) {
 		return
 	}
-	c.instance = req.Name
-	f, ok := s.applyFault(w, r, c, api.OpEnsureLoadBalancer, s.aboutLB(req.Name))
+	c.Instance = req.Name
+	f, ok := s.ApplyFault(w, r, c, api.OpEnsureLoadBalancer, s.AboutLB(req.Name))
 	if !ok {
 		return
 	}
-	if err := validateName("load balancer", req.Name); err != nil {
-		lbError.write(w, http.StatusBadRequest, err.Error())
+	if err := model.ValidateName("load balancer", req.Name); err != nil {
+		lbError.WriteError(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	if req.VipSubnetID != "" && req.VipSubnetID != osPrivateSubnetID && req.VipSubnetID != osPublicSubnetID {
-		lbError.write(w, http.StatusBadRequest, fmt.Sprintf("Validation failure: Subnet %s not found.", req.VipSubnetID))
+		lbError.WriteError(w, http.StatusBadRequest, fmt.Sprintf("Validation failure: Subnet %s not found.", req.VipSubnetID))
 		return
 	}
 	if req.VipSubnetID == "" && req.VipNetworkID == "" && req.VipPortID == "" {
-		lbError.write(w, http.StatusBadRequest, "Validation failure: VIP must contain one of: vip_port_id, vip_network_id, vip_subnet_id.")
+		lbError.WriteError(w, http.StatusBadRequest, "Validation failure: VIP must contain one of: vip_port_id, vip_network_id, vip_subnet_id.")
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	next := &octaviaLB{Description: req.Description, Provider: req.Provider, Tags: req.Tags}
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	next := &model.OctaviaLB{Description: req.Description, Provider: req.Provider, Tags: req.Tags}
 	if next.Provider == "" {
 		next.Provider = "amphora"
 	}
@@ -271,31 +272,31 @@ func (s *Server) octaviaCreateLB(w http.ResponseWriter, r *http.Request, c *call
 			next.Pools = append(next.Pools, p)
 		}
 	}
-	ip, err := s.allocateLBIPLocked()
+	ip, err := s.AllocateLBIPLocked()
 	if err != nil {
-		lbError.write(w, http.StatusConflict, "Quota has been met for resources: "+err.Error())
+		lbError.WriteError(w, http.StatusConflict, "Quota has been met for resources: "+err.Error())
 		return
 	}
-	rec := &lbRecord{Name: req.Name, ID: s.newLBIDLocked(), IP: ip.String(), CreatedAt: time.Now().UTC()}
-	s.octaviaChangeLocked(w, f, rec, true, next, http.StatusCreated, func(shown *lbRecord) any {
+	rec := &model.LBRecord{Name: req.Name, ID: s.NewLBIDLocked(), IP: ip.String(), CreatedAt: time.Now().UTC()}
+	s.octaviaChangeLocked(w, f, rec, true, next, http.StatusCreated, func(shown *model.LBRecord) any {
 		return map[string]any{"loadbalancer": s.octaviaLBWire(shown, shown.IP, time.Now())}
 	})
 }
 
-func (s *Server) octaviaUpdateLB(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) octaviaUpdateLB(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
 	var req loadbalancers.UpdateOpts
 	if !octaviaDecode(w, r, "loadbalancer", &req) {
 		return
 	}
-	s.octaviaMutate(w, r, c, func(o *octaviaLB) bool { return false }, id, func(rec *lbRecord, next *octaviaLB) (int, func(*lbRecord) any, error) {
+	s.octaviaMutate(w, r, c, func(o *model.OctaviaLB) bool { return false }, id, func(rec *model.LBRecord, next *model.OctaviaLB) (int, func(*model.LBRecord) any, error) {
 		if req.Description != nil {
 			next.Description = *req.Description
 		}
 		if req.Tags != nil {
 			next.Tags = *req.Tags
 		}
-		return http.StatusOK, func(shown *lbRecord) any {
+		return http.StatusOK, func(shown *model.LBRecord) any {
 			return map[string]any{"loadbalancer": s.octaviaLBWire(shown, shown.IP, time.Now())}
 		}, nil
 	})
@@ -304,9 +305,9 @@ func (s *Server) octaviaUpdateLB(w http.ResponseWriter, r *http.Request, c *call
 // octaviaMutate runs a change to the load balancer that holds an object:
 // the one find matches, or the load balancer lbID. change edits next, a
 // copy, and returns the status, the answer, or a 404 message.
-func (s *Server) octaviaMutate(w http.ResponseWriter, r *http.Request, c *call, find func(*octaviaLB) bool, lbID string,
-	change func(rec *lbRecord, next *octaviaLB) (int, func(*lbRecord) any, error)) {
-	s.mu.Lock()
+func (s *Server) octaviaMutate(w http.ResponseWriter, r *http.Request, c *model.Call, find func(*model.OctaviaLB) bool, lbID string,
+	change func(rec *model.LBRecord, next *model.OctaviaLB) (int, func(*model.LBRecord) any, error)) {
+	s.Mu.Lock()
 	rec := s.octaviaLBLocked(lbID)
 	if rec == nil {
 		rec = s.octaviaFindLocked(find)
@@ -315,27 +316,27 @@ func (s *Server) octaviaMutate(w http.ResponseWriter, r *http.Request, c *call, 
 	if rec != nil {
 		name = rec.Name
 	}
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	if rec == nil {
 		octaviaNotFound(w, "Load Balancer", lbID)
 		return
 	}
-	c.instance = name
-	f, ok := s.applyFault(w, r, c, api.OpEnsureLoadBalancer, s.aboutLB(name))
+	c.Instance = name
+	f, ok := s.ApplyFault(w, r, c, api.OpEnsureLoadBalancer, s.AboutLB(name))
 	if !ok {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rec = s.lbByNameLocked(name)
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	rec = s.LBByNameLocked(name)
 	if rec == nil || rec.Octavia == nil {
 		octaviaNotFound(w, "Load Balancer", lbID)
 		return
 	}
-	next := rec.Octavia.clone()
+	next := rec.Octavia.Clone()
 	status, answer, err := change(rec, next)
 	if e, ok := err.(octaviaErr); ok {
-		lbError.write(w, e.status, e.msg)
+		lbError.WriteError(w, e.status, e.msg)
 		return
 	}
 	s.octaviaChangeLocked(w, f, rec, false, next, status, answer)
@@ -344,45 +345,45 @@ func (s *Server) octaviaMutate(w http.ResponseWriter, r *http.Request, c *call, 
 // octaviaDeleteLB deletes a load balancer; with cascade=true its
 // listeners, pools and monitors go with it, without it Octavia refuses
 // while it has any.
-func (s *Server) octaviaDeleteLB(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) octaviaDeleteLB(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
-	c.instance = id
+	c.Instance = id
 	q, ok := octaviaQuery(w, r, "cascade")
 	if !ok {
 		return
 	}
-	if _, ok := s.applyFault(w, r, c, api.OpDeleteLoadBalancer, func(ref string) bool {
-		lb := s.lbByRefLocked(id)
+	if _, ok := s.ApplyFault(w, r, c, api.OpDeleteLoadBalancer, func(ref string) bool {
+		lb := s.LBByRefLocked(id)
 		return ref == id || (lb != nil && lb.Name == ref)
 	}); !ok {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	lb := s.octaviaLBLocked(id)
 	if lb == nil {
 		octaviaNotFound(w, "Load Balancer", id)
 		return
 	}
-	if st := lb.Octavia.status(time.Now()); st != octaviaActive {
-		lbError.write(w, http.StatusConflict, fmt.Sprintf("Invalid state %s of loadbalancer resource %s", st, id))
+	if st := lb.Octavia.Status(time.Now()); st != model.OctaviaActive {
+		lbError.WriteError(w, http.StatusConflict, fmt.Sprintf("Invalid state %s of loadbalancer resource %s", st, id))
 		return
 	}
 	if q["cascade"] != "true" && len(lb.Octavia.Listeners)+len(lb.Octavia.Pools) > 0 {
-		lbError.write(w, http.StatusBadRequest, fmt.Sprintf("Validation failure: Cannot delete Load Balancer %s - it has children", id))
+		lbError.WriteError(w, http.StatusBadRequest, fmt.Sprintf("Validation failure: Cannot delete Load Balancer %s - it has children", id))
 		return
 	}
-	s.dp.remove(lb.ID)
-	s.st.LoadBalancers = slices.DeleteFunc(s.st.LoadBalancers, func(l *lbRecord) bool { return l == lb })
-	if err := s.saveLocked(); err != nil {
-		saveFailed(w, err)
+	s.CloseLBLocked(lb.ID)
+	s.St.LoadBalancers = slices.DeleteFunc(s.St.LoadBalancers, func(l *model.LBRecord) bool { return l == lb })
+	if err := s.SaveLocked(); err != nil {
+		model.SaveFailed(w, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
 }
 
-func (s *Server) octaviaListListeners(w http.ResponseWriter, r *http.Request, c *call) {
-	s.octaviaListChildren(w, r, c, "listeners", func(lb *lbRecord, f *api.Fault, now time.Time) []octaviaChild {
+func (s *Server) octaviaListListeners(w http.ResponseWriter, r *http.Request, c *model.Call) {
+	s.octaviaListChildren(w, r, c, "listeners", func(lb *model.LBRecord, f *api.Fault, now time.Time) []octaviaChild {
 		var out []octaviaChild
 		// A corrupt listeners fault shows the load balancer without any.
 		if f != nil && f.Kind == api.FaultCorrupt && f.Field == api.CorruptListeners {
@@ -404,23 +405,23 @@ type octaviaChild struct {
 // octaviaListChildren answers a list of the objects each Octavia load
 // balancer holds, filtered by load balancer, name and id: operation
 // GetLoadBalancer, about the load balancer asked for.
-func (s *Server) octaviaListChildren(w http.ResponseWriter, r *http.Request, c *call, key string, children func(*lbRecord, *api.Fault, time.Time) []octaviaChild) {
+func (s *Server) octaviaListChildren(w http.ResponseWriter, r *http.Request, c *model.Call, key string, children func(*model.LBRecord, *api.Fault, time.Time) []octaviaChild) {
 	q, ok := octaviaQuery(w, r, "loadbalancer_id", "name", "id")
 	if !ok {
 		return
 	}
-	f, ok := s.applyFault(w, r, c, api.OpGetLoadBalancer, func(ref string) bool {
-		lb := s.lbByRefLocked(q["loadbalancer_id"])
+	f, ok := s.ApplyFault(w, r, c, api.OpGetLoadBalancer, func(ref string) bool {
+		lb := s.LBByRefLocked(q["loadbalancer_id"])
 		return lb != nil && (lb.ID == ref || lb.Name == ref)
 	})
 	if !ok {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	now := time.Now()
 	out := []map[string]any{}
-	for _, lb := range s.st.LoadBalancers {
+	for _, lb := range s.St.LoadBalancers {
 		if lb.Octavia == nil || (q["loadbalancer_id"] != "" && lb.ID != q["loadbalancer_id"]) {
 			continue
 		}
@@ -430,31 +431,31 @@ func (s *Server) octaviaListChildren(w http.ResponseWriter, r *http.Request, c *
 			}
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{key: out, key + "_links": []any{}})
+	model.WriteJSON(w, http.StatusOK, map[string]any{key: out, key + "_links": []any{}})
 }
 
-func (s *Server) octaviaCreateListener(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) octaviaCreateListener(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	var req listeners.CreateOpts
 	if !octaviaDecode(w, r, "listener", &req) {
 		return
 	}
-	s.octaviaMutate(w, r, c, func(*octaviaLB) bool { return false }, req.LoadbalancerID, func(rec *lbRecord, next *octaviaLB) (int, func(*lbRecord) any, error) {
+	s.octaviaMutate(w, r, c, func(*model.OctaviaLB) bool { return false }, req.LoadbalancerID, func(rec *model.LBRecord, next *model.OctaviaLB) (int, func(*model.LBRecord) any, error) {
 		l := listenerFromOpts(s.newOctaviaIDLocked("listener"), req)
 		next.Listeners = append(next.Listeners, l)
-		return http.StatusCreated, func(shown *lbRecord) any {
-			return map[string]any{"listener": octaviaListenerWire(shown, shown.Octavia.listener(l.ID), time.Now())}
+		return http.StatusCreated, func(shown *model.LBRecord) any {
+			return map[string]any{"listener": octaviaListenerWire(shown, shown.Octavia.Listener(l.ID), time.Now())}
 		}, nil
 	})
 }
 
-func (s *Server) octaviaUpdateListener(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) octaviaUpdateListener(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
 	var req listeners.UpdateOpts
 	if !octaviaDecode(w, r, "listener", &req) {
 		return
 	}
-	s.octaviaMutate(w, r, c, func(o *octaviaLB) bool { return o.listener(id) != nil }, "", func(rec *lbRecord, next *octaviaLB) (int, func(*lbRecord) any, error) {
-		l := next.listener(id)
+	s.octaviaMutate(w, r, c, func(o *model.OctaviaLB) bool { return o.Listener(id) != nil }, "", func(rec *model.LBRecord, next *model.OctaviaLB) (int, func(*model.LBRecord) any, error) {
+		l := next.Listener(id)
 		if l == nil {
 			return 0, nil, octaviaErr{http.StatusNotFound, "Listener " + id + " not found."}
 		}
@@ -481,16 +482,16 @@ func (s *Server) octaviaUpdateListener(w http.ResponseWriter, r *http.Request, c
 				*to = *from
 			}
 		}
-		return http.StatusOK, func(shown *lbRecord) any {
-			return map[string]any{"listener": octaviaListenerWire(shown, shown.Octavia.listener(id), time.Now())}
+		return http.StatusOK, func(shown *model.LBRecord) any {
+			return map[string]any{"listener": octaviaListenerWire(shown, shown.Octavia.Listener(id), time.Now())}
 		}, nil
 	})
 }
 
-func (s *Server) octaviaDeleteListener(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) octaviaDeleteListener(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
-	s.octaviaMutate(w, r, c, func(o *octaviaLB) bool { return o.listener(id) != nil }, "", func(rec *lbRecord, next *octaviaLB) (int, func(*lbRecord) any, error) {
-		next.Listeners = slices.DeleteFunc(next.Listeners, func(l *octaviaListener) bool { return l.ID == id })
+	s.octaviaMutate(w, r, c, func(o *model.OctaviaLB) bool { return o.Listener(id) != nil }, "", func(rec *model.LBRecord, next *model.OctaviaLB) (int, func(*model.LBRecord) any, error) {
+		next.Listeners = slices.DeleteFunc(next.Listeners, func(l *model.OctaviaListener) bool { return l.ID == id })
 		// Its pool stays, unbound, as in Octavia.
 		for _, p := range next.Pools {
 			if p.ListenerID == id {

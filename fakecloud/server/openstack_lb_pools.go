@@ -26,10 +26,11 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/pools"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/model"
 )
 
-func (s *Server) octaviaListPools(w http.ResponseWriter, r *http.Request, c *call) {
-	s.octaviaListChildren(w, r, c, "pools", func(lb *lbRecord, _ *api.Fault, now time.Time) []octaviaChild {
+func (s *Server) octaviaListPools(w http.ResponseWriter, r *http.Request, c *model.Call) {
+	s.octaviaListChildren(w, r, c, "pools", func(lb *model.LBRecord, _ *api.Fault, now time.Time) []octaviaChild {
 		var out []octaviaChild
 		for _, p := range lb.Octavia.Pools {
 			out = append(out, octaviaChild{p.ID, p.Name, octaviaPoolWire(lb, p, now)})
@@ -38,41 +39,41 @@ func (s *Server) octaviaListPools(w http.ResponseWriter, r *http.Request, c *cal
 	})
 }
 
-func (s *Server) octaviaCreatePool(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) octaviaCreatePool(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	var req octaviaPoolReq
 	if !octaviaDecode(w, r, "pool", &req) {
 		return
 	}
 	lbID := req.LoadbalancerID
-	s.octaviaMutate(w, r, c, func(o *octaviaLB) bool { return o.listener(req.ListenerID) != nil }, lbID, func(rec *lbRecord, next *octaviaLB) (int, func(*lbRecord) any, error) {
+	s.octaviaMutate(w, r, c, func(o *model.OctaviaLB) bool { return o.Listener(req.ListenerID) != nil }, lbID, func(rec *model.LBRecord, next *model.OctaviaLB) (int, func(*model.LBRecord) any, error) {
 		if req.ListenerID != "" {
-			l := next.listener(req.ListenerID)
+			l := next.Listener(req.ListenerID)
 			if l == nil {
 				return 0, nil, octaviaErr{http.StatusNotFound, "Listener " + req.ListenerID + " not found."}
 			}
-			if p := next.poolOf(l.ID); p != nil {
+			if p := next.PoolOf(l.ID); p != nil {
 				return 0, nil, octaviaErr{http.StatusConflict, fmt.Sprintf("Listener %s already has default pool %s.", l.ID, p.ID)}
 			}
 		}
 		p := s.poolFromOptsLocked(req, req.ListenerID)
 		next.Pools = append(next.Pools, p)
-		if l := next.listener(req.ListenerID); l != nil {
+		if l := next.Listener(req.ListenerID); l != nil {
 			l.DefaultPoolID = p.ID
 		}
-		return http.StatusCreated, func(shown *lbRecord) any {
-			return map[string]any{"pool": octaviaPoolWire(shown, shown.Octavia.pool(p.ID), time.Now())}
+		return http.StatusCreated, func(shown *model.LBRecord) any {
+			return map[string]any{"pool": octaviaPoolWire(shown, shown.Octavia.Pool(p.ID), time.Now())}
 		}, nil
 	})
 }
 
-func (s *Server) octaviaUpdatePool(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) octaviaUpdatePool(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
 	var req pools.UpdateOpts
 	if !octaviaDecode(w, r, "pool", &req) {
 		return
 	}
-	s.octaviaMutate(w, r, c, func(o *octaviaLB) bool { return o.pool(id) != nil }, "", func(rec *lbRecord, next *octaviaLB) (int, func(*lbRecord) any, error) {
-		p := next.pool(id)
+	s.octaviaMutate(w, r, c, func(o *model.OctaviaLB) bool { return o.Pool(id) != nil }, "", func(rec *model.LBRecord, next *model.OctaviaLB) (int, func(*model.LBRecord) any, error) {
+		p := next.Pool(id)
 		if p == nil {
 			return 0, nil, octaviaErr{http.StatusNotFound, "Pool " + id + " not found."}
 		}
@@ -85,16 +86,16 @@ func (s *Server) octaviaUpdatePool(w http.ResponseWriter, r *http.Request, c *ca
 		if req.Tags != nil {
 			p.Tags = *req.Tags
 		}
-		return http.StatusOK, func(shown *lbRecord) any {
-			return map[string]any{"pool": octaviaPoolWire(shown, shown.Octavia.pool(id), time.Now())}
+		return http.StatusOK, func(shown *model.LBRecord) any {
+			return map[string]any{"pool": octaviaPoolWire(shown, shown.Octavia.Pool(id), time.Now())}
 		}, nil
 	})
 }
 
-func (s *Server) octaviaDeletePool(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) octaviaDeletePool(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
-	s.octaviaMutate(w, r, c, func(o *octaviaLB) bool { return o.pool(id) != nil }, "", func(rec *lbRecord, next *octaviaLB) (int, func(*lbRecord) any, error) {
-		next.Pools = slices.DeleteFunc(next.Pools, func(p *octaviaPool) bool { return p.ID == id })
+	s.octaviaMutate(w, r, c, func(o *model.OctaviaLB) bool { return o.Pool(id) != nil }, "", func(rec *model.LBRecord, next *model.OctaviaLB) (int, func(*model.LBRecord) any, error) {
+		next.Pools = slices.DeleteFunc(next.Pools, func(p *model.OctaviaPool) bool { return p.ID == id })
 		for _, l := range next.Listeners {
 			if l.DefaultPoolID == id {
 				l.DefaultPoolID = ""
@@ -104,56 +105,56 @@ func (s *Server) octaviaDeletePool(w http.ResponseWriter, r *http.Request, c *ca
 	})
 }
 
-func (s *Server) octaviaListMembers(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) octaviaListMembers(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
 	if _, ok := octaviaQuery(w, r); !ok {
 		return
 	}
-	if _, ok := s.applyFault(w, r, c, api.OpGetLoadBalancer, func(ref string) bool {
-		lb := s.octaviaFindLocked(func(o *octaviaLB) bool { return o.pool(id) != nil })
+	if _, ok := s.ApplyFault(w, r, c, api.OpGetLoadBalancer, func(ref string) bool {
+		lb := s.octaviaFindLocked(func(o *model.OctaviaLB) bool { return o.Pool(id) != nil })
 		return lb != nil && (lb.ID == ref || lb.Name == ref)
 	}); !ok {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	lb := s.octaviaFindLocked(func(o *octaviaLB) bool { return o.pool(id) != nil })
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	lb := s.octaviaFindLocked(func(o *model.OctaviaLB) bool { return o.Pool(id) != nil })
 	if lb == nil {
 		octaviaNotFound(w, "Pool", id)
 		return
 	}
 	now := time.Now()
 	out := []map[string]any{}
-	for _, m := range lb.Octavia.pool(id).Members {
+	for _, m := range lb.Octavia.Pool(id).Members {
 		out = append(out, octaviaMemberWire(lb, m, now))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"members": out, "members_links": []any{}})
+	model.WriteJSON(w, http.StatusOK, map[string]any{"members": out, "members_links": []any{}})
 }
 
 // octaviaBatchMembers replaces a pool's members: those the request names
 // by address and port keep their id, the rest are new or gone. Octavia
 // answers 202 and applies it asynchronously.
-func (s *Server) octaviaBatchMembers(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) octaviaBatchMembers(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
 	var req []pools.BatchUpdateMemberOpts
 	if !octaviaDecode(w, r, "members", &req) {
 		return
 	}
-	s.octaviaMutate(w, r, c, func(o *octaviaLB) bool { return o.pool(id) != nil }, "", func(rec *lbRecord, next *octaviaLB) (int, func(*lbRecord) any, error) {
-		p := next.pool(id)
+	s.octaviaMutate(w, r, c, func(o *model.OctaviaLB) bool { return o.Pool(id) != nil }, "", func(rec *model.LBRecord, next *model.OctaviaLB) (int, func(*model.LBRecord) any, error) {
+		p := next.Pool(id)
 		if p == nil {
 			return 0, nil, octaviaErr{http.StatusNotFound, "Pool " + id + " not found."}
 		}
-		var members []octaviaMember
+		var members []model.OctaviaMember
 		for _, m := range req {
-			nm := octaviaMember{Address: m.Address, ProtocolPort: m.ProtocolPort, Weight: weightOr(m.Weight), MonitorPort: m.MonitorPort, Tags: m.Tags}
+			nm := model.OctaviaMember{Address: m.Address, ProtocolPort: m.ProtocolPort, Weight: weightOr(m.Weight), MonitorPort: m.MonitorPort, Tags: m.Tags}
 			if m.Name != nil {
 				nm.Name = *m.Name
 			}
 			if m.SubnetID != nil {
 				nm.SubnetID = *m.SubnetID
 			}
-			if j := slices.IndexFunc(p.Members, func(o octaviaMember) bool { return o.Address == m.Address && o.ProtocolPort == m.ProtocolPort }); j >= 0 {
+			if j := slices.IndexFunc(p.Members, func(o model.OctaviaMember) bool { return o.Address == m.Address && o.ProtocolPort == m.ProtocolPort }); j >= 0 {
 				nm.ID = p.Members[j].ID
 			} else {
 				nm.ID = s.newOctaviaIDLocked("member")
@@ -165,19 +166,19 @@ func (s *Server) octaviaBatchMembers(w http.ResponseWriter, r *http.Request, c *
 	})
 }
 
-func (s *Server) octaviaGetMonitor(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) octaviaGetMonitor(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
-	hasMonitor := func(o *octaviaLB) bool {
-		return slices.ContainsFunc(o.Pools, func(p *octaviaPool) bool { return p.Monitor != nil && p.Monitor.ID == id })
+	hasMonitor := func(o *model.OctaviaLB) bool {
+		return slices.ContainsFunc(o.Pools, func(p *model.OctaviaPool) bool { return p.Monitor != nil && p.Monitor.ID == id })
 	}
-	if _, ok := s.applyFault(w, r, c, api.OpGetLoadBalancer, func(ref string) bool {
+	if _, ok := s.ApplyFault(w, r, c, api.OpGetLoadBalancer, func(ref string) bool {
 		lb := s.octaviaFindLocked(hasMonitor)
 		return lb != nil && (lb.ID == ref || lb.Name == ref)
 	}); !ok {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	lb := s.octaviaFindLocked(hasMonitor)
 	if lb == nil {
 		octaviaNotFound(w, "Health Monitor", id)
@@ -185,19 +186,19 @@ func (s *Server) octaviaGetMonitor(w http.ResponseWriter, r *http.Request, c *ca
 	}
 	for _, p := range lb.Octavia.Pools {
 		if p.Monitor != nil && p.Monitor.ID == id {
-			writeJSON(w, http.StatusOK, map[string]any{"healthmonitor": octaviaMonitorWire(lb, p, time.Now())})
+			model.WriteJSON(w, http.StatusOK, map[string]any{"healthmonitor": octaviaMonitorWire(lb, p, time.Now())})
 			return
 		}
 	}
 }
 
-func (s *Server) octaviaCreateMonitor(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) octaviaCreateMonitor(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	var req monitors.CreateOpts
 	if !octaviaDecode(w, r, "healthmonitor", &req) {
 		return
 	}
-	s.octaviaMutate(w, r, c, func(o *octaviaLB) bool { return o.pool(req.PoolID) != nil }, "", func(rec *lbRecord, next *octaviaLB) (int, func(*lbRecord) any, error) {
-		p := next.pool(req.PoolID)
+	s.octaviaMutate(w, r, c, func(o *model.OctaviaLB) bool { return o.Pool(req.PoolID) != nil }, "", func(rec *model.LBRecord, next *model.OctaviaLB) (int, func(*model.LBRecord) any, error) {
+		p := next.Pool(req.PoolID)
 		if p == nil {
 			return 0, nil, octaviaErr{http.StatusNotFound, "Pool " + req.PoolID + " not found."}
 		}
@@ -205,19 +206,19 @@ func (s *Server) octaviaCreateMonitor(w http.ResponseWriter, r *http.Request, c 
 			return 0, nil, octaviaErr{http.StatusConflict, fmt.Sprintf("This Pool %s already has a Health Monitor %s.", p.ID, p.Monitor.ID)}
 		}
 		p.Monitor = s.monitorFromOptsLocked(req)
-		return http.StatusCreated, func(shown *lbRecord) any {
-			return map[string]any{"healthmonitor": octaviaMonitorWire(shown, shown.Octavia.pool(p.ID), time.Now())}
+		return http.StatusCreated, func(shown *model.LBRecord) any {
+			return map[string]any{"healthmonitor": octaviaMonitorWire(shown, shown.Octavia.Pool(p.ID), time.Now())}
 		}, nil
 	})
 }
 
-func (s *Server) octaviaUpdateMonitor(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) octaviaUpdateMonitor(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
 	var req monitors.UpdateOpts
 	if !octaviaDecode(w, r, "healthmonitor", &req) {
 		return
 	}
-	s.octaviaMonitorChange(w, r, c, id, func(p *octaviaPool) (int, any) {
+	s.octaviaMonitorChange(w, r, c, id, func(p *model.OctaviaPool) (int, any) {
 		m := p.Monitor
 		if req.Name != nil {
 			m.Name = *req.Name
@@ -238,9 +239,9 @@ func (s *Server) octaviaUpdateMonitor(w http.ResponseWriter, r *http.Request, c 
 	})
 }
 
-func (s *Server) octaviaDeleteMonitor(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) octaviaDeleteMonitor(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
-	s.octaviaMonitorChange(w, r, c, id, func(p *octaviaPool) (int, any) {
+	s.octaviaMonitorChange(w, r, c, id, func(p *model.OctaviaPool) (int, any) {
 		p.Monitor = nil
 		return http.StatusNoContent, nil
 	})
@@ -248,8 +249,8 @@ func (s *Server) octaviaDeleteMonitor(w http.ResponseWriter, r *http.Request, c 
 
 // octaviaMonitorChange changes the health monitor id through its pool;
 // change returns the status and, to answer with the monitor, the pool's id.
-func (s *Server) octaviaMonitorChange(w http.ResponseWriter, r *http.Request, c *call, id string, change func(*octaviaPool) (int, any)) {
-	poolOf := func(o *octaviaLB) *octaviaPool {
+func (s *Server) octaviaMonitorChange(w http.ResponseWriter, r *http.Request, c *model.Call, id string, change func(*model.OctaviaPool) (int, any)) {
+	poolOf := func(o *model.OctaviaLB) *model.OctaviaPool {
 		for _, p := range o.Pools {
 			if p.Monitor != nil && p.Monitor.ID == id {
 				return p
@@ -257,17 +258,17 @@ func (s *Server) octaviaMonitorChange(w http.ResponseWriter, r *http.Request, c 
 		}
 		return nil
 	}
-	s.octaviaMutate(w, r, c, func(o *octaviaLB) bool { return poolOf(o) != nil }, "", func(rec *lbRecord, next *octaviaLB) (int, func(*lbRecord) any, error) {
+	s.octaviaMutate(w, r, c, func(o *model.OctaviaLB) bool { return poolOf(o) != nil }, "", func(rec *model.LBRecord, next *model.OctaviaLB) (int, func(*model.LBRecord) any, error) {
 		p := poolOf(next)
 		if p == nil {
 			return 0, nil, octaviaErr{http.StatusNotFound, "Health Monitor " + id + " not found."}
 		}
 		status, poolID := change(p)
-		return status, func(shown *lbRecord) any {
+		return status, func(shown *model.LBRecord) any {
 			if poolID == nil {
 				return nil
 			}
-			return map[string]any{"healthmonitor": octaviaMonitorWire(shown, shown.Octavia.pool(poolID.(string)), time.Now())}
+			return map[string]any{"healthmonitor": octaviaMonitorWire(shown, shown.Octavia.Pool(poolID.(string)), time.Now())}
 		}, nil
 	})
 }

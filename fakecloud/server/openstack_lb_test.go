@@ -36,6 +36,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/model"
 )
 
 func (f *fixture) octavia() *gophercloud.ServiceClient {
@@ -60,7 +61,7 @@ func waitActive(t *testing.T, c *gophercloud.ServiceClient, id string) *loadbala
 		if err != nil {
 			t.Fatal(err)
 		}
-		if lb.ProvisioningStatus == octaviaActive {
+		if lb.ProvisioningStatus == model.OctaviaActive {
 			return lb
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -70,7 +71,7 @@ func waitActive(t *testing.T, c *gophercloud.ServiceClient, id string) *loadbala
 }
 
 func addrOf(inst api.Instance) string {
-	return firstInternalIP(&inst).String()
+	return model.FirstInternalIP(&inst).String()
 }
 
 func TestOctavia(t *testing.T) {
@@ -106,7 +107,7 @@ func TestOctavia(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lb.ProvisioningStatus != octaviaPendingCreate || lb.VipAddress == "" || lb.VipPortID == "" {
+	if lb.ProvisioningStatus != model.OctaviaPendingCreate || lb.VipAddress == "" || lb.VipPortID == "" {
 		t.Errorf("created %+v, want PENDING_CREATE with a VIP and its port", lb)
 	}
 	// Octavia refuses a change while the load balancer is PENDING_*.

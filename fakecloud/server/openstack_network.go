@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/model"
 )
 
 // Neutron, networking API v2.0: a tenant network "private" on fakecloud's
@@ -101,10 +102,10 @@ func neutronPort(inst api.Instance, pairs []string) osPort {
 
 // addressPairs are the allowed address pairs set on each instance's port.
 func (s *Server) addressPairs() map[string][]string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	out := map[string][]string{}
-	for id, pairs := range s.st.AddressPairs {
+	for id, pairs := range s.St.AddressPairs {
 		out[id] = slices.Clone(pairs)
 	}
 	return out
@@ -117,7 +118,7 @@ func hasFixedIP(p osPort, filter string) bool {
 	return ok && slices.ContainsFunc(p.FixedIPs, func(f osFixedIP) bool { return f.IPAddress == ip })
 }
 
-func (s *Server) neutronListPorts(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) neutronListPorts(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	q, ok := neutronQuery(w, r, "device_id", "network_id", "id", "fixed_ips")
 	if !ok {
 		return
@@ -136,7 +137,7 @@ func (s *Server) neutronListPorts(w http.ResponseWriter, r *http.Request, c *cal
 		writeNeutron(w, r, map[string]any{"ports": ports})
 		return
 	}
-	c.instance = q["device_id"]
+	c.Instance = q["device_id"]
 	pairs := s.addressPairs()
 	match := func(inst api.Instance) bool { return matchPort(neutronPort(inst, pairs[inst.ID])) }
 	// A port carries its instance's addresses: the instance faults apply.
@@ -146,29 +147,29 @@ func (s *Server) neutronListPorts(w http.ResponseWriter, r *http.Request, c *cal
 	}
 	out := []osPort{}
 	for _, inst := range insts {
-		corrupt(f, &inst)
+		model.CorruptInstance(f, &inst)
 		out = append(out, neutronPort(inst, pairs[inst.ID]))
 	}
 	writeNeutron(w, r, map[string]any{"ports": out})
 }
 
-func (s *Server) neutronGetPort(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) neutronGetPort(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
 	instID := id[min(len(id), len("port-")):]
-	c.instance = instID
-	f, ok := s.applyFault(w, r, c, api.OpGetInstance, func(ref string) bool {
-		inst := s.instanceByIDLocked(instID)
-		return inst != nil && refersTo(ref, inst)
+	c.Instance = instID
+	f, ok := s.ApplyFault(w, r, c, api.OpGetInstance, func(ref string) bool {
+		inst := s.InstanceByIDLocked(instID)
+		return inst != nil && model.RefersTo(ref, inst)
 	})
 	if !ok {
 		return
 	}
 	inst := s.osInstance(instID)
 	if inst == nil || osPortID(inst.ID) != id {
-		networkError.write(w, http.StatusNotFound, fmt.Sprintf("Port %s could not be found.", id))
+		networkError.WriteError(w, http.StatusNotFound, fmt.Sprintf("Port %s could not be found.", id))
 		return
 	}
-	corrupt(f, inst)
+	model.CorruptInstance(f, inst)
 	writeNeutron(w, r, map[string]any{"port": neutronPort(*inst, s.addressPairs()[inst.ID])})
 }
 
@@ -177,7 +178,7 @@ func (s *Server) osNetworks() []map[string]any {
 		return map[string]any{
 			"id": id, "name": name, "status": "ACTIVE", "admin_state_up": true, "shared": false,
 			"subnets": []string{subnet}, "router:external": external, "mtu": 1500,
-			"tenant_id": osProjectID, "project_id": osProjectID, "availability_zones": s.zones,
+			"tenant_id": osProjectID, "project_id": osProjectID, "availability_zones": s.Zones(),
 			"port_security_enabled": true, "tags": []string{}, "description": "",
 		}
 	}
@@ -201,8 +202,8 @@ func (s *Server) osSubnets() []map[string]any {
 		}
 	}
 	return []map[string]any{
-		subnet(osPrivateSubnetID, osNetworkName+"-subnet", osPrivateNetID, s.internal),
-		subnet(osPublicSubnetID, "public-subnet", osPublicNetID, s.external),
+		subnet(osPrivateSubnetID, osNetworkName+"-subnet", osPrivateNetID, s.InternalPool()),
+		subnet(osPublicSubnetID, "public-subnet", osPublicNetID, s.ExternalPool()),
 	}
 }
 
@@ -234,31 +235,31 @@ func neutronGet(w http.ResponseWriter, r *http.Request, key, what string, objs [
 			return
 		}
 	}
-	networkError.write(w, http.StatusNotFound, fmt.Sprintf("%s %s could not be found.", what, id))
+	networkError.WriteError(w, http.StatusNotFound, fmt.Sprintf("%s %s could not be found.", what, id))
 }
 
-func (s *Server) neutronListNetworks(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) neutronListNetworks(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	neutronList(w, r, "networks", s.osNetworks(), "id", "name", "router:external")
 }
 
-func (s *Server) neutronGetNetwork(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) neutronGetNetwork(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	neutronGet(w, r, "network", "Network", s.osNetworks())
 }
 
-func (s *Server) neutronListSubnets(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) neutronListSubnets(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	neutronList(w, r, "subnets", s.osSubnets(), "id", "name", "network_id")
 }
 
-func (s *Server) neutronGetSubnet(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) neutronGetSubnet(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	neutronGet(w, r, "subnet", "Subnet", s.osSubnets())
 }
 
 // neutronListFloatingIPs lists a floating IP for each ExternalIP of a
 // live instance, bound to its port.
-func (s *Server) neutronListFloatingIPs(w http.ResponseWriter, r *http.Request, c *call) {
-	s.mu.Lock()
+func (s *Server) neutronListFloatingIPs(w http.ResponseWriter, r *http.Request, c *model.Call) {
+	s.Mu.Lock()
 	insts := s.liveInstancesLocked()
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	var fips []map[string]any
 	for _, inst := range insts {
 		fixed := ""
@@ -287,7 +288,7 @@ func (s *Server) neutronListFloatingIPs(w http.ResponseWriter, r *http.Request, 
 // neutronExtensions lists the extensions fakecloud emulates: a client
 // that checks for one before using it (the OpenStack CCM checks
 // extraroute before claiming routes) sees what it can rely on.
-func (s *Server) neutronExtensions(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) neutronExtensions(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	out := []map[string]any{}
 	for _, e := range [][2]string{
 		{"external-net", "Neutron external network"},
@@ -306,7 +307,7 @@ func (s *Server) neutronExtensions(w http.ResponseWriter, r *http.Request, c *ca
 // neutronListSecurityGroups lists the one security group fakecloud has,
 // "default"; a lookup by any other name finds none, as the OpenStack CCM
 // expects when it cleans up a group it never made.
-func (s *Server) neutronListSecurityGroups(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) neutronListSecurityGroups(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	neutronList(w, r, "security_groups", []map[string]any{{
 		"id": osSecGroupID, "name": "default", "description": "Default security group", "stateful": true,
 		"tenant_id": osProjectID, "project_id": osProjectID, "security_group_rules": []any{}, "tags": []string{},
@@ -327,17 +328,17 @@ func neutronQuery(w http.ResponseWriter, r *http.Request, known ...string) (map[
 func writeNeutron(w http.ResponseWriter, r *http.Request, body map[string]any) {
 	fields := r.URL.Query()["fields"]
 	if len(fields) == 0 {
-		writeJSON(w, http.StatusOK, body)
+		model.WriteJSON(w, http.StatusOK, body)
 		return
 	}
 	data, err := json.Marshal(body)
 	if err != nil {
-		networkError.write(w, http.StatusInternalServerError, err.Error())
+		networkError.WriteError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
 	var generic map[string]any
 	if err := json.Unmarshal(data, &generic); err != nil {
-		networkError.write(w, http.StatusInternalServerError, err.Error())
+		networkError.WriteError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
 	cut := func(o any) any {
@@ -363,5 +364,5 @@ func writeNeutron(w http.ResponseWriter, r *http.Request, body map[string]any) {
 			generic[k] = cut(v)
 		}
 	}
-	writeJSON(w, http.StatusOK, generic)
+	model.WriteJSON(w, http.StatusOK, generic)
 }

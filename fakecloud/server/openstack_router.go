@@ -28,6 +28,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/model"
 )
 
 // Neutron's one router, whose extra routes are fakecloud's routes: a
@@ -56,7 +57,7 @@ func (s *Server) routerPort() osPort {
 		ID: osRouterPortID, NetworkID: osPrivateNetID, TenantID: osProjectID, ProjectID: osProjectID,
 		MACAddress: osMAC(osRouterID), AdminStateUp: true, Status: "ACTIVE",
 		DeviceID: osRouterID, DeviceOwner: "network:router_interface",
-		FixedIPs:            []osFixedIP{{SubnetID: osPrivateSubnetID, IPAddress: s.internal.Addr().Next().String()}},
+		FixedIPs:            []osFixedIP{{SubnetID: osPrivateSubnetID, IPAddress: s.InternalPool().Addr().Next().String()}},
 		AllowedAddressPairs: []map[string]string{}, SecurityGroups: []string{}, Tags: []string{}, RevisionNumber: 1,
 		CreatedAt: "2026-01-01T00:00:00Z", UpdatedAt: "2026-01-01T00:00:00Z",
 	}
@@ -70,13 +71,13 @@ type osRoute struct {
 // routerRoutesLocked are the router's routes, in creation order.
 func (s *Server) routerRoutesLocked() []osRoute {
 	out := []osRoute{}
-	for _, r := range s.st.Routes {
+	for _, r := range s.St.Routes {
 		if r.Cluster != osRouterID {
 			continue
 		}
 		hop := r.TargetInstance
-		if inst := s.instanceByIDLocked(r.TargetInstance); inst != nil {
-			if ip := firstInternalIP(inst); ip.IsValid() {
+		if inst := s.InstanceByIDLocked(r.TargetInstance); inst != nil {
+			if ip := model.FirstInternalIP(inst); ip.IsValid() {
 				hop = ip.String()
 			}
 		}
@@ -90,12 +91,12 @@ func (s *Server) routerWireLocked() map[string]any {
 		"id": osRouterID, "name": "router1", "description": "", "status": "ACTIVE", "admin_state_up": true,
 		"tenant_id": osProjectID, "project_id": osProjectID, "distributed": false, "ha": false,
 		"external_gateway_info": map[string]any{"network_id": osPublicNetID, "enable_snat": true,
-			"external_fixed_ips": []osFixedIP{{SubnetID: osPublicSubnetID, IPAddress: s.external.Addr().Next().String()}}},
+			"external_fixed_ips": []osFixedIP{{SubnetID: osPublicSubnetID, IPAddress: s.ExternalPool().Addr().Next().String()}}},
 		"routes": s.routerRoutesLocked(), "availability_zones": []string{}, "tags": []string{}, "revision_number": 1,
 	}
 }
 
-func (s *Server) neutronListRouters(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) neutronListRouters(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	s.routerAnswer(w, r, c, func() map[string]any {
 		q := r.URL.Query()
 		if (q.Get("id") != "" && q.Get("id") != osRouterID) || (q.Get("name") != "" && q.Get("name") != "router1") {
@@ -105,9 +106,9 @@ func (s *Server) neutronListRouters(w http.ResponseWriter, r *http.Request, c *c
 	})
 }
 
-func (s *Server) neutronGetRouter(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) neutronGetRouter(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	if id := r.PathValue("id"); id != osRouterID {
-		networkError.write(w, http.StatusNotFound, fmt.Sprintf("Router %s could not be found.", id))
+		networkError.WriteError(w, http.StatusNotFound, fmt.Sprintf("Router %s could not be found.", id))
 		return
 	}
 	s.routerAnswer(w, r, c, func() map[string]any { return map[string]any{"router": s.routerWireLocked()} })
@@ -115,17 +116,17 @@ func (s *Server) neutronGetRouter(w http.ResponseWriter, r *http.Request, c *cal
 
 // routerAnswer answers a read of the router, which lists its routes:
 // operation ListRoutes.
-func (s *Server) routerAnswer(w http.ResponseWriter, r *http.Request, c *call, answer func() map[string]any) {
+func (s *Server) routerAnswer(w http.ResponseWriter, r *http.Request, c *model.Call, answer func() map[string]any) {
 	if _, ok := neutronQuery(w, r, "id", "name"); !ok {
 		return
 	}
-	if _, ok := s.applyFault(w, r, c, api.OpListRoutes, func(ref string) bool {
-		return slices.ContainsFunc(s.st.Routes, func(rt *routeRecord) bool { return rt.Cluster == osRouterID && rt.Name == ref })
+	if _, ok := s.ApplyFault(w, r, c, api.OpListRoutes, func(ref string) bool {
+		return slices.ContainsFunc(s.St.Routes, func(rt *model.RouteRecord) bool { return rt.Cluster == osRouterID && rt.Name == ref })
 	}); !ok {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	writeNeutron(w, r, answer())
 }
 
@@ -133,7 +134,7 @@ func (s *Server) routerAnswer(w http.ResponseWriter, r *http.Request, c *call, a
 // each route checked as Neutron checks it.
 func decodeRoutes(w http.ResponseWriter, r *http.Request) ([]osRoute, bool) {
 	if id := r.PathValue("id"); id != osRouterID {
-		networkError.write(w, http.StatusNotFound, fmt.Sprintf("Router %s could not be found.", id))
+		networkError.WriteError(w, http.StatusNotFound, fmt.Sprintf("Router %s could not be found.", id))
 		return nil, false
 	}
 	var body struct {
@@ -142,18 +143,18 @@ func decodeRoutes(w http.ResponseWriter, r *http.Request) ([]osRoute, bool) {
 		} `json:"router"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&body); err != nil || body.Router.Routes == nil {
-		networkError.write(w, http.StatusBadRequest, fmt.Sprintf("Bad routes request: a body {\"router\": {\"routes\": [...]}} is required (%v)", err))
+		networkError.WriteError(w, http.StatusBadRequest, fmt.Sprintf("Bad routes request: a body {\"router\": {\"routes\": [...]}} is required (%v)", err))
 		return nil, false
 	}
 	out := *body.Router.Routes
 	for i, rt := range out {
 		p, err := netip.ParsePrefix(rt.Destination)
 		if err != nil || p != p.Masked() {
-			networkError.write(w, http.StatusBadRequest, fmt.Sprintf("Invalid input for routes. Reason: '%s' is not a valid IP subnet.", rt.Destination))
+			networkError.WriteError(w, http.StatusBadRequest, fmt.Sprintf("Invalid input for routes. Reason: '%s' is not a valid IP subnet.", rt.Destination))
 			return nil, false
 		}
 		if _, err := netip.ParseAddr(rt.NextHop); err != nil {
-			networkError.write(w, http.StatusBadRequest, fmt.Sprintf("Invalid input for routes. Reason: '%s' is not a valid IP address.", rt.NextHop))
+			networkError.WriteError(w, http.StatusBadRequest, fmt.Sprintf("Invalid input for routes. Reason: '%s' is not a valid IP address.", rt.NextHop))
 			return nil, false
 		}
 		out[i].Destination = p.String()
@@ -163,8 +164,8 @@ func decodeRoutes(w http.ResponseWriter, r *http.Request) ([]osRoute, bool) {
 
 // instanceAtLocked is the instance whose InternalIP addr is, or "".
 func (s *Server) instanceAtLocked(addr string) string {
-	for _, inst := range s.st.Instances {
-		if inst.State != api.StateTerminated && firstInternalIP(inst).String() == addr {
+	for _, inst := range s.St.Instances {
+		if inst.State != api.StateTerminated && model.FirstInternalIP(inst).String() == addr {
 			return inst.ID
 		}
 	}
@@ -175,8 +176,8 @@ func (s *Server) instanceAtLocked(addr string) string {
 // (remove_extraroutes) routes, leaving the others, and answers the router:
 // operations CreateRoute and DeleteRoute. An ignore fault on CreateRoute
 // answers as if the routes were added and adds none.
-func (s *Server) neutronExtraRoutes(add bool) func(http.ResponseWriter, *http.Request, *call) {
-	return func(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) neutronExtraRoutes(add bool) func(http.ResponseWriter, *http.Request, *model.Call) {
+	return func(w http.ResponseWriter, r *http.Request, c *model.Call) {
 		routes, ok := decodeRoutes(w, r)
 		if !ok {
 			return
@@ -189,16 +190,16 @@ func (s *Server) neutronExtraRoutes(add bool) func(http.ResponseWriter, *http.Re
 		for _, rt := range routes {
 			names[osRouteName(rt.Destination, rt.NextHop)] = true
 		}
-		f, ok := s.applyFault(w, r, c, op, func(ref string) bool { return names[ref] })
+		f, ok := s.ApplyFault(w, r, c, op, func(ref string) bool { return names[ref] })
 		if !ok {
 			return
 		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
+		s.Mu.Lock()
+		defer s.Mu.Unlock()
 		if !add || f == nil || f.Kind != api.FaultIgnore {
 			s.changeRoutesLocked(routes, add)
-			if err := s.saveLocked(); err != nil {
-				saveFailed(w, err)
+			if err := s.SaveLocked(); err != nil {
+				model.SaveFailed(w, err)
 				return
 			}
 		}
@@ -212,41 +213,41 @@ func (s *Server) neutronExtraRoutes(add bool) func(http.ResponseWriter, *http.Re
 			}
 			answer["routes"] = shown
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"router": answer})
+		model.WriteJSON(w, http.StatusOK, map[string]any{"router": answer})
 	}
 }
 
 func (s *Server) changeRoutesLocked(routes []osRoute, add bool) {
 	for _, rt := range routes {
 		name := osRouteName(rt.Destination, rt.NextHop)
-		i := slices.IndexFunc(s.st.Routes, func(r *routeRecord) bool { return r.Name == name })
+		i := slices.IndexFunc(s.St.Routes, func(r *model.RouteRecord) bool { return r.Name == name })
 		switch {
 		case add && i < 0:
 			target := s.instanceAtLocked(rt.NextHop)
 			if target == "" {
 				target = rt.NextHop
 			}
-			s.st.Routes = append(s.st.Routes, &routeRecord{Name: name, CreatedAt: time.Now().UTC(),
+			s.St.Routes = append(s.St.Routes, &model.RouteRecord{Name: name, CreatedAt: time.Now().UTC(),
 				RouteSpec: api.RouteSpec{Cluster: osRouterID, DestinationCIDR: rt.Destination, TargetInstance: target}})
 		case !add && i >= 0:
-			s.st.Routes = slices.Delete(s.st.Routes, i, i+1)
+			s.St.Routes = slices.Delete(s.St.Routes, i, i+1)
 		}
 	}
 }
 
 // neutronUpdateRouter replaces the router's routes (the extraroute
 // extension's way, without -atomic): operation CreateRoute.
-func (s *Server) neutronUpdateRouter(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) neutronUpdateRouter(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	routes, ok := decodeRoutes(w, r)
 	if !ok {
 		return
 	}
-	f, ok := s.applyFault(w, r, c, api.OpCreateRoute, func(ref string) bool { return false })
+	f, ok := s.ApplyFault(w, r, c, api.OpCreateRoute, func(ref string) bool { return false })
 	if !ok {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	if f == nil || f.Kind != api.FaultIgnore {
 		var gone []osRoute
 		for _, rt := range s.routerRoutesLocked() {
@@ -256,36 +257,36 @@ func (s *Server) neutronUpdateRouter(w http.ResponseWriter, r *http.Request, c *
 		}
 		s.changeRoutesLocked(gone, false)
 		s.changeRoutesLocked(routes, true)
-		if err := s.saveLocked(); err != nil {
-			saveFailed(w, err)
+		if err := s.SaveLocked(); err != nil {
+			model.SaveFailed(w, err)
 			return
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"router": s.routerWireLocked()})
+	model.WriteJSON(w, http.StatusOK, map[string]any{"router": s.routerWireLocked()})
 }
 
 // neutronUpdatePort sets a port's allowed address pairs, the one change
 // to a port fakecloud emulates.
-func (s *Server) neutronUpdatePort(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) neutronUpdatePort(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
 	var body struct {
 		Port ports.UpdateOpts `json:"port"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-		networkError.write(w, http.StatusBadRequest, "Bad port request: "+err.Error())
+		networkError.WriteError(w, http.StatusBadRequest, "Bad port request: "+err.Error())
 		return
 	}
 	u := body.Port
 	if u.Name != nil || u.Description != nil || u.AdminStateUp != nil || u.FixedIPs != nil || u.DeviceID != nil || u.DeviceOwner != nil || u.SecurityGroups != nil {
-		networkError.write(w, http.StatusBadRequest, "fakecloud emulates only allowed_address_pairs of a port update")
+		networkError.WriteError(w, http.StatusBadRequest, "fakecloud emulates only allowed_address_pairs of a port update")
 		return
 	}
 	instID := strings.TrimPrefix(id, "port-")
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	inst := s.instanceByIDLocked(instID)
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	inst := s.InstanceByIDLocked(instID)
 	if inst == nil || inst.State == api.StateTerminated || osPortID(inst.ID) != id {
-		networkError.write(w, http.StatusNotFound, fmt.Sprintf("Port %s could not be found.", id))
+		networkError.WriteError(w, http.StatusNotFound, fmt.Sprintf("Port %s could not be found.", id))
 		return
 	}
 	if u.AllowedAddressPairs != nil {
@@ -293,17 +294,17 @@ func (s *Server) neutronUpdatePort(w http.ResponseWriter, r *http.Request, c *ca
 		for _, p := range *u.AllowedAddressPairs {
 			pairs = append(pairs, p.IPAddress)
 		}
-		if s.st.AddressPairs == nil {
-			s.st.AddressPairs = map[string][]string{}
+		if s.St.AddressPairs == nil {
+			s.St.AddressPairs = map[string][]string{}
 		}
-		s.st.AddressPairs[inst.ID] = pairs
+		s.St.AddressPairs[inst.ID] = pairs
 		if len(pairs) == 0 {
-			delete(s.st.AddressPairs, inst.ID)
+			delete(s.St.AddressPairs, inst.ID)
 		}
-		if err := s.saveLocked(); err != nil {
-			saveFailed(w, err)
+		if err := s.SaveLocked(); err != nil {
+			model.SaveFailed(w, err)
 			return
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"port": neutronPort(copyInstance(inst), s.st.AddressPairs[inst.ID])})
+	model.WriteJSON(w, http.StatusOK, map[string]any{"port": neutronPort(model.CopyInstance(inst), s.St.AddressPairs[inst.ID])})
 }

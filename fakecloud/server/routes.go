@@ -19,196 +19,131 @@ package server
 import (
 	"fmt"
 	"net/http"
-	"net/netip"
 	"slices"
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/model"
 )
 
 // Routes are bookkeeping only: nothing is routed. What a test checks is
 // that the CCM keeps them in line with the nodes' pod CIDRs.
 
-// routeRecord is a route as stored; Blackhole is derived when answering,
-// from the target instance as it is then.
-type routeRecord struct {
-	Name string `json:"name"`
-	api.RouteSpec
-	CreatedAt time.Time `json:"createdAt"`
-}
-
-func (s *Server) routeByNameLocked(name string) *routeRecord {
-	for _, route := range s.st.Routes {
-		if route.Name == name {
-			return route
-		}
-	}
-	return nil
-}
-
-func (s *Server) routeViewLocked(route *routeRecord) api.Route {
-	inst := s.instanceByIDLocked(route.TargetInstance)
-	return api.Route{
-		Name:      route.Name,
-		RouteSpec: route.RouteSpec,
-		Blackhole: inst == nil || inst.State == api.StateTerminated,
-		CreatedAt: route.CreatedAt,
-	}
-}
-
 func routeNotFound(w http.ResponseWriter, name string) {
-	writeError(w, http.StatusNotFound, api.CodeNotFound, fmt.Sprintf("route %q not found", name))
-}
-
-// validateRoute checks spec and returns it with its CIDR in canonical form,
-// so that two spellings of one destination compare equal.
-func validateRoute(spec api.RouteSpec) (api.RouteSpec, error) {
-	if spec.Cluster == "" {
-		return spec, fmt.Errorf("cluster is required")
-	}
-	if spec.TargetInstance == "" {
-		return spec, fmt.Errorf("targetInstance is required (an instance ID)")
-	}
-	p, err := netip.ParsePrefix(spec.DestinationCIDR)
-	if err != nil {
-		return spec, fmt.Errorf("destinationCIDR %q is not a CIDR such as 10.244.1.0/24", spec.DestinationCIDR)
-	}
-	if p != p.Masked() {
-		return spec, fmt.Errorf("destinationCIDR %q has host bits set (did you mean %s?)", spec.DestinationCIDR, p.Masked())
-	}
-	spec.DestinationCIDR = p.String()
-	return spec, nil
-}
-
-// checkRoutes vets the routes of a state file.
-func checkRoutes(routes []*routeRecord) error {
-	names := map[string]bool{}
-	for i, route := range routes {
-		if route == nil || route.Name == "" {
-			return fmt.Errorf("route %d has no name", i+1)
-		}
-		if names[route.Name] {
-			return fmt.Errorf("route %d repeats the name %q", i+1, route.Name)
-		}
-		names[route.Name] = true
-		if _, err := validateRoute(route.RouteSpec); err != nil {
-			return fmt.Errorf("route %q: %v", route.Name, err)
-		}
-	}
-	return nil
+	model.WriteError(w, http.StatusNotFound, api.CodeNotFound, fmt.Sprintf("route %q not found", name))
 }
 
 // Cloud API.
 
-func (s *Server) listRoutes(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) listRoutes(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	cluster := r.URL.Query().Get("cluster")
 	list := func() []api.Route {
 		out := []api.Route{}
-		for _, route := range s.st.Routes {
+		for _, route := range s.St.Routes {
 			if cluster == "" || route.Cluster == cluster {
-				out = append(out, s.routeViewLocked(route))
+				out = append(out, s.RouteViewLocked(route))
 			}
 		}
 		return out
 	}
-	if _, ok := s.applyFault(w, r, c, api.OpListRoutes, func(ref string) bool {
+	if _, ok := s.ApplyFault(w, r, c, api.OpListRoutes, func(ref string) bool {
 		return slices.ContainsFunc(list(), func(route api.Route) bool { return route.Name == ref })
 	}); !ok {
 		return
 	}
-	s.mu.Lock()
+	s.Mu.Lock()
 	out := list()
-	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, api.RouteList{Routes: out})
+	s.Mu.Unlock()
+	model.WriteJSON(w, http.StatusOK, api.RouteList{Routes: out})
 }
 
 // createRoute is idempotent for an identical spec, so a CCM retrying a call
 // whose answer it lost is not told off; a different spec under the name is a
 // conflict the caller must resolve by deleting first.
-func (s *Server) createRoute(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) createRoute(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	name := r.PathValue("name")
-	c.instance = name
+	c.Instance = name
 	var spec api.RouteSpec
 	if !decodeBody(w, r, &spec) {
 		return
 	}
 	// A fault may name the route, or the instance it leads to: a route's
 	// name is the CCM's (a node's UID), the instance's the test's.
-	f, ok := s.applyFault(w, r, c, api.OpCreateRoute, func(ref string) bool {
+	f, ok := s.ApplyFault(w, r, c, api.OpCreateRoute, func(ref string) bool {
 		if ref == name {
 			return true
 		}
-		inst := s.instanceByIDLocked(spec.TargetInstance)
-		return inst != nil && refersTo(ref, inst)
+		inst := s.InstanceByIDLocked(spec.TargetInstance)
+		return inst != nil && model.RefersTo(ref, inst)
 	})
 	if !ok {
 		return
 	}
-	if err := validateName("route", name); err != nil {
-		writeError(w, http.StatusBadRequest, api.CodeInvalid, err.Error())
+	if err := model.ValidateName("route", name); err != nil {
+		model.WriteError(w, http.StatusBadRequest, api.CodeInvalid, err.Error())
 		return
 	}
-	spec, err := validateRoute(spec)
+	spec, err := model.ValidateRoute(spec)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, api.CodeInvalid, err.Error())
+		model.WriteError(w, http.StatusBadRequest, api.CodeInvalid, err.Error())
 		return
 	}
 
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if route := s.routeByNameLocked(name); route != nil {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	if route := s.RouteByNameLocked(name); route != nil {
 		if route.RouteSpec != spec {
-			writeError(w, http.StatusConflict, api.CodeConflict,
+			model.WriteError(w, http.StatusConflict, api.CodeConflict,
 				fmt.Sprintf("route %q already exists with cluster %q, destinationCIDR %s, targetInstance %s; delete it first",
 					name, route.Cluster, route.DestinationCIDR, route.TargetInstance))
 			return
 		}
-		writeJSON(w, http.StatusOK, s.routeViewLocked(route))
+		model.WriteJSON(w, http.StatusOK, s.RouteViewLocked(route))
 		return
 	}
-	inst := s.instanceByIDLocked(spec.TargetInstance)
+	inst := s.InstanceByIDLocked(spec.TargetInstance)
 	if inst == nil {
-		writeError(w, http.StatusBadRequest, api.CodeInvalid, fmt.Sprintf("targetInstance: instance %q not found", spec.TargetInstance))
+		model.WriteError(w, http.StatusBadRequest, api.CodeInvalid, fmt.Sprintf("targetInstance: instance %q not found", spec.TargetInstance))
 		return
 	}
 	if inst.State == api.StateTerminated {
-		writeError(w, http.StatusBadRequest, api.CodeInvalid, fmt.Sprintf("targetInstance: instance %q (%s) is terminated", inst.ID, inst.Name))
+		model.WriteError(w, http.StatusBadRequest, api.CodeInvalid, fmt.Sprintf("targetInstance: instance %q (%s) is terminated", inst.ID, inst.Name))
 		return
 	}
-	route := &routeRecord{Name: name, RouteSpec: spec, CreatedAt: time.Now().UTC()}
+	route := &model.RouteRecord{Name: name, RouteSpec: spec, CreatedAt: time.Now().UTC()}
 	if f != nil && f.Kind == api.FaultIgnore {
 		// Said to be made, never made.
-		writeJSON(w, http.StatusCreated, s.routeViewLocked(route))
+		model.WriteJSON(w, http.StatusCreated, s.RouteViewLocked(route))
 		return
 	}
-	s.st.Routes = append(s.st.Routes, route)
-	if err := s.saveLocked(); err != nil {
-		saveFailed(w, err)
+	s.St.Routes = append(s.St.Routes, route)
+	if err := s.SaveLocked(); err != nil {
+		model.SaveFailed(w, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, s.routeViewLocked(route))
+	model.WriteJSON(w, http.StatusCreated, s.RouteViewLocked(route))
 }
 
-func (s *Server) deleteRoute(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) deleteRoute(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	name := r.PathValue("name")
-	c.instance = name
-	if _, ok := s.applyFault(w, r, c, api.OpDeleteRoute, func(ref string) bool { return ref == name }); !ok {
+	c.Instance = name
+	if _, ok := s.ApplyFault(w, r, c, api.OpDeleteRoute, func(ref string) bool { return ref == name }); !ok {
 		return
 	}
 	s.removeRoute(w, name)
 }
 
 func (s *Server) removeRoute(w http.ResponseWriter, name string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	i := slices.IndexFunc(s.st.Routes, func(route *routeRecord) bool { return route.Name == name })
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	i := slices.IndexFunc(s.St.Routes, func(route *model.RouteRecord) bool { return route.Name == name })
 	if i < 0 {
 		routeNotFound(w, name)
 		return
 	}
-	s.st.Routes = slices.Delete(s.st.Routes, i, i+1)
-	if err := s.saveLocked(); err != nil {
-		saveFailed(w, err)
+	s.St.Routes = slices.Delete(s.St.Routes, i, i+1)
+	if err := s.SaveLocked(); err != nil {
+		model.SaveFailed(w, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -216,20 +151,20 @@ func (s *Server) removeRoute(w http.ResponseWriter, name string) {
 
 // Admin API.
 
-func (s *Server) adminListRoutes(w http.ResponseWriter, r *http.Request, c *call) {
-	s.mu.Lock()
-	out := make([]api.Route, 0, len(s.st.Routes))
-	for _, route := range s.st.Routes {
-		out = append(out, s.routeViewLocked(route))
+func (s *Server) adminListRoutes(w http.ResponseWriter, r *http.Request, c *model.Call) {
+	s.Mu.Lock()
+	out := make([]api.Route, 0, len(s.St.Routes))
+	for _, route := range s.St.Routes {
+		out = append(out, s.RouteViewLocked(route))
 	}
-	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, api.RouteList{Routes: out})
+	s.Mu.Unlock()
+	model.WriteJSON(w, http.StatusOK, api.RouteList{Routes: out})
 }
 
 // adminDeleteRoute removes a route behind the CCM's back, to test that it
 // puts the route back.
-func (s *Server) adminDeleteRoute(w http.ResponseWriter, r *http.Request, c *call) {
+func (s *Server) adminDeleteRoute(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	name := r.PathValue("name")
-	c.instance = name
+	c.Instance = name
 	s.removeRoute(w, name)
 }

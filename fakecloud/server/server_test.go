@@ -278,38 +278,6 @@ func TestAddressPoolExhausted(t *testing.T) {
 	}
 }
 
-func TestNextAddress(t *testing.T) {
-	tests := []struct {
-		pool, last, want string
-	}{
-		{"127.1.0.0/16", "", "127.1.0.1"},
-		{"127.1.0.0/16", "127.1.0.255", "127.1.1.0"},
-		{"127.1.0.0/16", "127.1.255.253", "127.1.255.254"},
-		{"127.1.0.0/16", "127.1.255.254", ""}, // next is the broadcast address
-		{"127.1.0.0/16", "10.0.0.1", "127.1.0.1"},
-		{"127.1.0.0/16", "garbage", "127.1.0.1"},
-		{"fd00::/120", "", "fd00::1"},
-		{"fd00::/120", "fd00::fe", "fd00::ff"},
-		{"fd00::/120", "fd00::ff", ""},
-	}
-	for _, tt := range tests {
-		p, err := parsePool("test", tt.pool, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := nextAddress(p, tt.last)
-		if tt.want == "" {
-			if err == nil {
-				t.Errorf("nextAddress(%s, %q) = %s, want pool exhausted", tt.pool, tt.last, got)
-			}
-			continue
-		}
-		if err != nil || got.String() != tt.want {
-			t.Errorf("nextAddress(%s, %q) = %v, %v; want %s", tt.pool, tt.last, got, err, tt.want)
-		}
-	}
-}
-
 func TestListAndGet(t *testing.T) {
 	f := newFixture(t, Config{})
 	n1 := f.create("n1")

@@ -17,6 +17,7 @@ limitations under the License.
 package server
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -26,6 +27,7 @@ import (
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/model"
 )
 
 func TestStateSurvivesRestart(t *testing.T) {
@@ -216,10 +218,10 @@ func TestNoSyncStateWriteIsPutOff(t *testing.T) {
 		want = append(want, fmt.Sprintf("n%d", i))
 		f.create(want[i-1])
 	}
-	deadline := time.Now().Add(5 * saveDelay)
+	deadline := time.Now().Add(5 * model.SaveDelay)
 	for names() != strings.Join(want, ",") {
 		if time.Now().After(deadline) {
-			t.Fatalf("state file holds %s %s after the changes, want n1..n20", names(), 5*saveDelay)
+			t.Fatalf("state file holds %s %s after the changes, want n1..n20", names(), 5*model.SaveDelay)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -228,4 +230,21 @@ func TestNoSyncStateWriteIsPutOff(t *testing.T) {
 	if got := names(); !strings.HasSuffix(got, ",last") {
 		t.Errorf("after Close the state file holds %s, want the last change written", got)
 	}
+}
+
+// loadState reads the state file as a restarted cloud would find it; only
+// what these tests look at is decoded.
+func loadState(path string) (*struct {
+	Instances []api.Instance `json:"instances"`
+	Faults    []api.Fault    `json:"faults"`
+}, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var st struct {
+		Instances []api.Instance `json:"instances"`
+		Faults    []api.Fault    `json:"faults"`
+	}
+	return &st, json.Unmarshal(b, &st)
 }

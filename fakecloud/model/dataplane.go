@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package server
+package model
 
 import (
 	"context"
@@ -34,8 +34,8 @@ import (
 
 // The data plane makes load balancers real: each listener is a socket on
 // the load balancer's IP that forwards to the backends' InternalIPs. It is
-// driven by the server under Server.mu and never calls back into it, so
-// its own locks always come after Server.mu.
+// driven by the server under Cloud.Mu and never calls back into it, so
+// its own locks always come after Cloud.Mu.
 
 const (
 	// udpIdleTimeout ends a UDP session nobody has sent on for this long,
@@ -49,7 +49,9 @@ const (
 	dialTimeout = 2 * time.Second
 )
 
-var errDataplaneClosed = errors.New("fakecloud is shutting down: load balancers can no longer be changed")
+// ErrDataplaneClosed is what a change to a load balancer gets once Close
+// has run: the API still answers, but sockets can no longer be opened.
+var ErrDataplaneClosed = errors.New("fakecloud is shutting down: load balancers can no longer be changed")
 
 type listenerKey struct {
 	port     int32
@@ -82,7 +84,7 @@ type lbConfig struct {
 	keepClient bool
 }
 
-func newLBConfig(lb *lbRecord, backends []backend, proxy bool) (*lbConfig, error) {
+func newLBConfig(lb *LBRecord, backends []backend, proxy bool) (*lbConfig, error) {
 	cfg := &lbConfig{hcPort: uint16(lb.HealthCheckNodePort), backends: backends, nodePorts: map[listenerKey]uint16{},
 		keepClient: keepsClient(lb, proxy)}
 	for _, l := range lb.Listeners {
@@ -116,7 +118,7 @@ func (c *lbConfig) allows(src netip.Addr) bool {
 // cloud is told that its own proxy (proxy); a classic Elastic Load
 // Balancer and Octavia's amphorae proxy, so their backends see the load
 // balancer's address.
-func keepsClient(lb *lbRecord, proxy bool) bool {
+func keepsClient(lb *LBRecord, proxy bool) bool {
 	switch {
 	case lb.ELB != nil, lb.Octavia != nil:
 		return false
@@ -252,7 +254,7 @@ type frontend interface {
 // apply makes the sockets of lb match it: listeners that are new are
 // opened first, and if one cannot be, the ones just opened are closed and
 // nothing changes. Listeners that stay are left open.
-func (dp *dataplane) apply(lb *lbRecord, backends []backend) error {
+func (dp *dataplane) apply(lb *LBRecord, backends []backend) error {
 	cfg, err := newLBConfig(lb, backends, dp.proxy)
 	if err != nil {
 		return err
@@ -260,7 +262,7 @@ func (dp *dataplane) apply(lb *lbRecord, backends []backend) error {
 	dp.mu.Lock()
 	defer dp.mu.Unlock()
 	if dp.closed {
-		return errDataplaneClosed
+		return ErrDataplaneClosed
 	}
 	rt := dp.lbs[lb.ID]
 	created := rt == nil

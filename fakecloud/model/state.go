@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package server
+package model
 
 import (
 	"bytes"
@@ -31,17 +31,17 @@ import (
 
 const stateVersion = 1
 
-// state is everything that must survive a restart. It is guarded by
-// Server.mu and written whole to the state file after every change.
-type state struct {
+// State is everything that must survive a restart. It is guarded by
+// Cloud.Mu and written whole to the state file after every change.
+type State struct {
 	Version int `json:"version"`
 	// Instances are in creation order, which is what "newest" means.
 	Instances []*api.Instance `json:"instances"`
 	Faults    []api.Fault     `json:"faults"`
 	// LoadBalancers and Routes are in creation order. Files written before
 	// they existed lack them, which reads as none.
-	LoadBalancers []*lbRecord    `json:"loadBalancers"`
-	Routes        []*routeRecord `json:"routes"`
+	LoadBalancers []*LBRecord    `json:"loadBalancers"`
+	Routes        []*RouteRecord `json:"routes"`
 	// AddressPairs are the allowed address pairs of each instance's port
 	// in the OpenStack dialect, by instance ID.
 	AddressPairs map[string][]string `json:"addressPairs,omitempty"`
@@ -49,9 +49,9 @@ type state struct {
 	// is off in the AWS dialect, by instance ID.
 	NoSourceDestCheck []string `json:"noSourceDestCheck,omitempty"`
 	// SecurityGroups are the AWS dialect's security groups.
-	SecurityGroups []*awsSecurityGroup `json:"securityGroups,omitempty"`
+	SecurityGroups []*SecurityGroup `json:"securityGroups,omitempty"`
 	// TargetGroups are the AWS dialect's ELBv2 target groups.
-	TargetGroups []*nlbTargetGroup `json:"targetGroups,omitempty"`
+	TargetGroups []*TargetGroup `json:"targetGroups,omitempty"`
 	// The allocators' positions: reusing an address or a fault ID after a
 	// restart would make old audit entries and test expectations ambiguous.
 	NextFaultID    int64  `json:"nextFaultID"`
@@ -63,13 +63,13 @@ type state struct {
 	AuditSeqFloor int64 `json:"auditSeqFloor"`
 }
 
-func newState() state {
-	return state{Version: stateVersion, Instances: []*api.Instance{}, Faults: []api.Fault{},
-		LoadBalancers: []*lbRecord{}, Routes: []*routeRecord{}, NextFaultID: 1}
+func newState() State {
+	return State{Version: stateVersion, Instances: []*api.Instance{}, Faults: []api.Fault{},
+		LoadBalancers: []*LBRecord{}, Routes: []*RouteRecord{}, NextFaultID: 1}
 }
 
 // loadState returns nil, nil when the file does not exist yet.
-func loadState(path string) (*state, error) {
+func loadState(path string) (*State, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -112,10 +112,10 @@ func loadState(path string) (*state, error) {
 		st.Instances = []*api.Instance{}
 	}
 	if st.LoadBalancers == nil {
-		st.LoadBalancers = []*lbRecord{}
+		st.LoadBalancers = []*LBRecord{}
 	}
 	if st.Routes == nil {
-		st.Routes = []*routeRecord{}
+		st.Routes = []*RouteRecord{}
 	}
 	if st.Faults == nil {
 		st.Faults = []api.Fault{}
@@ -123,12 +123,12 @@ func loadState(path string) (*state, error) {
 	return &st, nil
 }
 
-// saveLocked writes the state file atomically: a crash leaves either the old
+// SaveLocked writes the state file atomically: a crash leaves either the old
 // file or the new one, never half of one. With NoSync the write is put off
 // by up to saveDelay and shared by every change meanwhile: a cloud that
 // takes 1,000 instances at once would otherwise re-encode its whole state
 // 1,000 times. Close writes what is still pending.
-func (s *Server) saveLocked() error {
+func (s *Cloud) SaveLocked() error {
 	if s.stateFile == "" {
 		return nil
 	}
@@ -141,19 +141,19 @@ func (s *Server) saveLocked() error {
 	}
 	if !s.savePending {
 		s.savePending = true
-		s.saveTimer = time.AfterFunc(saveDelay, s.flushState)
+		s.saveTimer = time.AfterFunc(SaveDelay, s.flushState)
 	}
 	return nil
 }
 
-// saveDelay bounds how stale the state file of a NoSync cloud may be.
-const saveDelay = 100 * time.Millisecond
+// SaveDelay bounds how stale the state file of a NoSync cloud may be.
+const SaveDelay = 100 * time.Millisecond
 
 // flushState writes a pending save; a failure is reported by the next
 // change.
-func (s *Server) flushState() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (s *Cloud) flushState() {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	if !s.savePending {
 		return
 	}
@@ -161,11 +161,11 @@ func (s *Server) flushState() {
 	s.saveErr = s.writeStateLocked()
 }
 
-func (s *Server) writeStateLocked() error {
+func (s *Cloud) writeStateLocked() error {
 	if s.stateFile == "" {
 		return nil
 	}
-	b, err := json.Marshal(s.st)
+	b, err := json.Marshal(s.St)
 	if err != nil {
 		return fmt.Errorf("encoding state: %w", err)
 	}
