@@ -60,6 +60,9 @@ type Config struct {
 	Machines                   func(name string, state api.InstanceState)
 }
 
+// MaxBodyBytes bounds a request body, in every API.
+const MaxBodyBytes = 1 << 20
+
 const (
 	defaultRegion       = "fake-region-1"
 	defaultInternalCIDR = "127.1.0.0/16"

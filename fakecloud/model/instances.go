@@ -20,6 +20,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"net/http"
 	"net/netip"
 	"slices"
 
@@ -168,4 +169,52 @@ func (s *Cloud) SetStateLocked(inst *api.Instance, to api.InstanceState) error {
 		s.machines <- machineChange{name: inst.Name, state: to}
 	}
 	return s.SaveLocked()
+}
+
+// LiveInstancesLocked are the instances OpenStack shows: not terminated.
+func (s *Cloud) LiveInstancesLocked() []api.Instance {
+	out := []api.Instance{}
+	for _, inst := range s.St.Instances {
+		if inst.State != api.StateTerminated {
+			out = append(out, CopyInstance(inst))
+		}
+	}
+	return out
+}
+
+// ListLiveInstances is what an OpenStack list of instances' resources
+// shows: the live instances that match, read after any injected latency,
+// with the corrupt fault that fired, if any, for the caller to apply to
+// each. ok is false when a fault has answered.
+func (s *Cloud) ListLiveInstances(w http.ResponseWriter, r *http.Request, c *Call, match func(api.Instance) bool) (insts []api.Instance, f *api.Fault, ok bool) {
+	list := func() []api.Instance {
+		out := []api.Instance{}
+		for _, inst := range s.LiveInstancesLocked() {
+			if match(inst) {
+				out = append(out, inst)
+			}
+		}
+		return out
+	}
+	f, ok = s.ApplyFault(w, r, c, api.OpListInstances, func(ref string) bool {
+		return slices.ContainsFunc(list(), func(inst api.Instance) bool { return RefersTo(ref, &inst) })
+	})
+	if !ok {
+		return nil, nil, false
+	}
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	return list(), f, true
+}
+
+// LiveInstance is the live instance id, or nil.
+func (s *Cloud) LiveInstance(id string) *api.Instance {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	inst := s.InstanceByIDLocked(id)
+	if inst == nil || inst.State == api.StateTerminated {
+		return nil
+	}
+	out := CopyInstance(inst)
+	return &out
 }

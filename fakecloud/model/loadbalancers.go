@@ -318,3 +318,12 @@ func (s *Cloud) OpenLocked(lb *LBRecord, isNew bool) error {
 // CloseLBLocked closes a load balancer's listeners and connections and
 // stops its health checks, for a front that deletes it from St.LoadBalancers.
 func (s *Cloud) CloseLBLocked(id string) { s.dp.remove(id) }
+
+// AllowsAll reports whether a source range (Octavia's allowed_cidrs,
+// EC2's ingress CIDRs) admits every address:
+// what the CCM sends for a Service without source ranges, and what the
+// native spec says with none.
+func AllowsAll(cidr string) bool {
+	p, err := netip.ParsePrefix(cidr)
+	return err == nil && p.Bits() == 0
+}

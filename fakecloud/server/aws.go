@@ -83,7 +83,7 @@ func (s *Server) awsServe(w http.ResponseWriter, r *http.Request, svc *awsServic
 	c := callOf(r)
 	c.Dialect = shape
 	fail := func(e *awsquery.Error) { svc.Fail(w, e) }
-	r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
+	r.Body = http.MaxBytesReader(w, r.Body, model.MaxBodyBytes)
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		fail(awsquery.Errorf(http.StatusBadRequest, "InvalidRequest", "cannot read the request body: %v", err))

@@ -28,6 +28,7 @@ import (
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
 	"sigs.k8s.io/ccm-harness/fakecloud/model"
+	"sigs.k8s.io/ccm-harness/fakecloud/openstack/openstackjson"
 	"sigs.k8s.io/ccm-harness/fakecloud/server/awsquery"
 )
 
@@ -191,7 +192,7 @@ func (s *Server) ec2InstanceOf(inst api.Instance, sourceDestCheck bool) ec2Insta
 	}
 	nic := ec2NetworkInterface{
 		ID: "eni-" + awsHash(17, inst.ID), SubnetID: out.SubnetID, VpcID: api.AWSVPCID, OwnerID: api.AWSAccountID,
-		Status: "in-use", MacAddress: osMAC(inst.ID), SourceDestCheck: sourceDestCheck,
+		Status: "in-use", MacAddress: openstackjson.MAC(inst.ID), SourceDestCheck: sourceDestCheck,
 	}
 	nic.Attachment.AttachmentID, nic.Attachment.Status = "eni-attach-"+awsHash(17, inst.ID, "attach"), "attached"
 	var public, publicDNS string

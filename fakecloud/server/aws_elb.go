@@ -184,7 +184,7 @@ func (s *Server) elbSpecLocked(e *model.ClassicLB) (api.LoadBalancerSpec, error)
 				continue
 			}
 			for _, r := range p.Ranges {
-				if !allowsAll(r.CIDR) && !slices.Contains(spec.SourceRanges, r.CIDR) {
+				if !model.AllowsAll(r.CIDR) && !slices.Contains(spec.SourceRanges, r.CIDR) {
 					spec.SourceRanges = append(spec.SourceRanges, r.CIDR)
 				}
 			}

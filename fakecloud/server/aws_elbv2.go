@@ -154,7 +154,7 @@ func (s *Server) nlbSpecLocked(name string, n *model.NetworkLB) (api.LoadBalance
 	if g := s.awsGroupLocked(api.AWSNodeSecurityGroup); g != nil {
 		for _, p := range g.Ingress {
 			for _, r := range p.Ranges {
-				if r.Description == nlbClientRule(name) && !allowsAll(r.CIDR) && !slices.Contains(spec.SourceRanges, r.CIDR) {
+				if r.Description == nlbClientRule(name) && !model.AllowsAll(r.CIDR) && !slices.Contains(spec.SourceRanges, r.CIDR) {
 					spec.SourceRanges = append(spec.SourceRanges, r.CIDR)
 				}
 			}

@@ -25,6 +25,8 @@ import (
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/openstack/keystone"
+	"sigs.k8s.io/ccm-harness/fakecloud/openstack/openstackjson"
 )
 
 // TestOfficialCLIs runs the clouds' own command lines against fakecloud,
@@ -95,8 +97,8 @@ func TestOfficialCLIs(t *testing.T) {
 	t.Run("openstack", func(t *testing.T) {
 		t.Parallel()
 		need(t, "openstack", "python3-openstackclient and python3-octaviaclient")
-		env := []string{"OS_AUTH_URL=" + f.url + osIdentity + "/v3", "OS_USERNAME=" + osUserName, "OS_PASSWORD=" + cloudToken,
-			"OS_PROJECT_NAME=" + osProject, "OS_USER_DOMAIN_NAME=" + osDomain, "OS_PROJECT_DOMAIN_NAME=" + osDomain,
+		env := []string{"OS_AUTH_URL=" + f.url + openstackjson.Identity + "/v3", "OS_USERNAME=" + keystone.UserName, "OS_PASSWORD=" + cloudToken,
+			"OS_PROJECT_NAME=" + keystone.Project, "OS_USER_DOMAIN_NAME=" + keystone.Domain, "OS_PROJECT_DOMAIN_NAME=" + keystone.Domain,
 			"OS_REGION_NAME=fake-region-1", "OS_IDENTITY_API_VERSION=3"}
 		for _, c := range []struct {
 			args  []string
@@ -108,9 +110,9 @@ func TestOfficialCLIs(t *testing.T) {
 			{[]string{"port", "list"}, []string{"port-" + inst.ID}},
 			{[]string{"security", "group", "list"}, []string{"default"}},
 			{[]string{"availability", "zone", "list"}, []string{"fake-region-1a", "available"}},
-			{[]string{"network", "list"}, []string{osPrivateNetID}},
-			{[]string{"subnet", "list"}, []string{osPrivateSubnetID}},
-			{[]string{"router", "show", osRouterID}, []string{osRouterID}},
+			{[]string{"network", "list"}, []string{openstackjson.PrivateNetID}},
+			{[]string{"subnet", "list"}, []string{openstackjson.PrivateSubnetID}},
+			{[]string{"router", "show", api.OpenStackRouterID}, []string{api.OpenStackRouterID}},
 			{[]string{"loadbalancer", "list", "-f", "json"}, []string{"[]"}},
 		} {
 			out := run(t, env, "openstack", c.args...)

@@ -37,6 +37,7 @@ import (
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
 	"sigs.k8s.io/ccm-harness/fakecloud/model"
+	"sigs.k8s.io/ccm-harness/fakecloud/openstack/openstackjson"
 )
 
 func (f *fixture) octavia() *gophercloud.ServiceClient {
@@ -94,7 +95,7 @@ func TestOctavia(t *testing.T) {
 	const name = "kube_service_kubernetes_shop_web"
 	hc := 31000
 	lb, err := loadbalancers.Create(ctx, c, loadbalancers.CreateOpts{
-		Name: name, VipSubnetID: osPrivateSubnetID, Tags: []string{name},
+		Name: name, VipSubnetID: openstackjson.PrivateSubnetID, Tags: []string{name},
 		Listeners: []listeners.CreateOpts{{
 			Name: "listener_0", Protocol: listeners.ProtocolTCP, ProtocolPort: 80, AllowedCIDRs: []string{"0.0.0.0/0"},
 			DefaultPool: &pools.CreateOpts{
@@ -232,15 +233,15 @@ func TestNeutronRouter(t *testing.T) {
 
 	// The CCM finds the router's networks by its ports, then a node's port
 	// by its fixed IP on them.
-	rp, err := ports.List(network, ports.ListOpts{DeviceID: osRouterID}).AllPages(ctx)
+	rp, err := ports.List(network, ports.ListOpts{DeviceID: api.OpenStackRouterID}).AllPages(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rports, _ := ports.ExtractPorts(rp)
-	if len(rports) != 1 || rports[0].NetworkID != osPrivateNetID {
-		t.Fatalf("router ports %+v, want one on %s", rports, osPrivateNetID)
+	if len(rports) != 1 || rports[0].NetworkID != openstackjson.PrivateNetID {
+		t.Fatalf("router ports %+v, want one on %s", rports, openstackjson.PrivateNetID)
 	}
-	pp, err := ports.List(network, ports.ListOpts{NetworkID: osPrivateNetID, FixedIPs: []ports.FixedIPOpts{{IPAddress: addrOf(a)}}}).AllPages(ctx)
+	pp, err := ports.List(network, ports.ListOpts{NetworkID: openstackjson.PrivateNetID, FixedIPs: []ports.FixedIPOpts{{IPAddress: addrOf(a)}}}).AllPages(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,10 +251,10 @@ func TestNeutronRouter(t *testing.T) {
 	}
 
 	route := []routers.Route{{DestinationCIDR: "10.244.1.0/24", NextHop: addrOf(a)}}
-	if _, err := extraroutes.Add(ctx, network, osRouterID, extraroutes.Opts{Routes: &route}).Extract(); err != nil {
+	if _, err := extraroutes.Add(ctx, network, api.OpenStackRouterID, extraroutes.Opts{Routes: &route}).Extract(); err != nil {
 		t.Fatal(err)
 	}
-	router, err := routers.Get(ctx, network, osRouterID).Extract()
+	router, err := routers.Get(ctx, network, api.OpenStackRouterID).Extract()
 	if err != nil || len(router.Routes) != 1 || router.Routes[0] != route[0] {
 		t.Fatalf("router %+v (%v), want the route", router, err)
 	}
@@ -272,20 +273,20 @@ func TestNeutronRouter(t *testing.T) {
 	// An ignore fault: the router answers with the route, and has none.
 	f.addFault(api.Fault{Operation: api.OpCreateRoute, Kind: api.FaultIgnore, Field: api.IgnoreRoute, Count: 1})
 	route2 := []routers.Route{{DestinationCIDR: "10.244.2.0/24", NextHop: addrOf(a)}}
-	if r, err := extraroutes.Add(ctx, network, osRouterID, extraroutes.Opts{Routes: &route2}).Extract(); err != nil || len(r.Routes) != 2 {
+	if r, err := extraroutes.Add(ctx, network, api.OpenStackRouterID, extraroutes.Opts{Routes: &route2}).Extract(); err != nil || len(r.Routes) != 2 {
 		t.Fatalf("ignored add: %+v %v, want both routes shown", r, err)
 	}
-	if router, _ := routers.Get(ctx, network, osRouterID).Extract(); len(router.Routes) != 1 {
+	if router, _ := routers.Get(ctx, network, api.OpenStackRouterID).Extract(); len(router.Routes) != 1 {
 		t.Errorf("after an ignored add: %+v, want one route", router.Routes)
 	}
-	if _, err := extraroutes.Remove(ctx, network, osRouterID, extraroutes.Opts{Routes: &route}).Extract(); err != nil {
+	if _, err := extraroutes.Remove(ctx, network, api.OpenStackRouterID, extraroutes.Opts{Routes: &route}).Extract(); err != nil {
 		t.Fatal(err)
 	}
-	if router, _ := routers.Get(ctx, network, osRouterID).Extract(); len(router.Routes) != 0 {
+	if router, _ := routers.Get(ctx, network, api.OpenStackRouterID).Extract(); len(router.Routes) != 0 {
 		t.Errorf("after remove: %+v", router.Routes)
 	}
 	bad := []routers.Route{{DestinationCIDR: "10.244.1.1/24", NextHop: addrOf(a)}}
-	if _, err := extraroutes.Add(ctx, network, osRouterID, extraroutes.Opts{Routes: &bad}).Extract(); !gophercloud.ResponseCodeIs(err, http.StatusBadRequest) {
+	if _, err := extraroutes.Add(ctx, network, api.OpenStackRouterID, extraroutes.Opts{Routes: &bad}).Extract(); !gophercloud.ResponseCodeIs(err, http.StatusBadRequest) {
 		t.Errorf("host bits: %v, want 400", err)
 	}
 }
@@ -295,7 +296,7 @@ func TestNeutronRouter(t *testing.T) {
 func TestOctaviaOwnsItsLoadBalancers(t *testing.T) {
 	f := newFixture(t, Config{})
 	c := f.octavia()
-	lb, err := loadbalancers.Create(context.Background(), c, loadbalancers.CreateOpts{Name: "kube_service_k_ns_web", VipSubnetID: osPrivateSubnetID}).Extract()
+	lb, err := loadbalancers.Create(context.Background(), c, loadbalancers.CreateOpts{Name: "kube_service_k_ns_web", VipSubnetID: openstackjson.PrivateSubnetID}).Extract()
 	if err != nil {
 		t.Fatal(err)
 	}

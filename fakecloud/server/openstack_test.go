@@ -34,6 +34,8 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/subnets"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/openstack/keystone"
+	"sigs.k8s.io/ccm-harness/fakecloud/openstack/openstackjson"
 )
 
 // The OpenStack dialect is tested with gophercloud, the client the
@@ -41,7 +43,7 @@ import (
 
 func (f *fixture) osLogin(opts gophercloud.AuthOptions) (*gophercloud.ProviderClient, error) {
 	f.t.Helper()
-	opts.IdentityEndpoint = f.url + osIdentity + "/v3"
+	opts.IdentityEndpoint = f.url + openstackjson.Identity + "/v3"
 	pc, err := openstack.NewClient(opts.IdentityEndpoint)
 	if err != nil {
 		f.t.Fatal(err)
@@ -50,8 +52,8 @@ func (f *fixture) osLogin(opts gophercloud.AuthOptions) (*gophercloud.ProviderCl
 }
 
 func passwordAuth(password string) gophercloud.AuthOptions {
-	return gophercloud.AuthOptions{Username: osUserName, Password: password, DomainName: osDomain,
-		Scope: &gophercloud.AuthScope{ProjectName: osProject, DomainName: osDomain}}
+	return gophercloud.AuthOptions{Username: keystone.UserName, Password: password, DomainName: keystone.Domain,
+		Scope: &gophercloud.AuthScope{ProjectName: keystone.Project, DomainName: keystone.Domain}}
 }
 
 func (f *fixture) osClients() (compute, network *gophercloud.ServiceClient) {
@@ -75,15 +77,15 @@ func TestKeystone(t *testing.T) {
 	if _, err := f.osLogin(passwordAuth(cloudToken)); err != nil {
 		t.Errorf("password login: %v", err)
 	}
-	if _, err := f.osLogin(gophercloud.AuthOptions{ApplicationCredentialID: osAppCredID, ApplicationCredentialSecret: cloudToken}); err != nil {
+	if _, err := f.osLogin(gophercloud.AuthOptions{ApplicationCredentialID: keystone.AppCredID, ApplicationCredentialSecret: cloudToken}); err != nil {
 		t.Errorf("application credential login: %v", err)
 	}
 	for name, opts := range map[string]gophercloud.AuthOptions{
 		"wrong password":     passwordAuth("wrong"),
 		"admin token":        passwordAuth(adminToken),
-		"wrong secret":       {ApplicationCredentialID: osAppCredID, ApplicationCredentialSecret: "wrong"},
-		"unknown user":       {Username: "admin", Password: cloudToken, DomainName: osDomain},
-		"unknown project":    {Username: osUserName, Password: cloudToken, DomainName: osDomain, Scope: &gophercloud.AuthScope{ProjectName: "admin", DomainName: osDomain}},
+		"wrong secret":       {ApplicationCredentialID: keystone.AppCredID, ApplicationCredentialSecret: "wrong"},
+		"unknown user":       {Username: "admin", Password: cloudToken, DomainName: keystone.Domain},
+		"unknown project":    {Username: keystone.UserName, Password: cloudToken, DomainName: keystone.Domain, Scope: &gophercloud.AuthScope{ProjectName: "admin", DomainName: keystone.Domain}},
 		"unknown credential": {ApplicationCredentialID: "ac-other", ApplicationCredentialSecret: cloudToken},
 	} {
 		if _, err := f.osLogin(opts); !gophercloud.ResponseCodeIs(err, http.StatusUnauthorized) {
@@ -92,7 +94,7 @@ func TestKeystone(t *testing.T) {
 	}
 	// A service refuses a missing or made-up token in Keystone's shape.
 	for _, tok := range []string{"", "gAAAAAmadeup"} {
-		req, _ := http.NewRequest("GET", f.url+osCompute+"/v2.1/servers", nil)
+		req, _ := http.NewRequest("GET", f.url+openstackjson.Compute+"/v2.1/servers", nil)
 		if tok != "" {
 			req.Header.Set("X-Auth-Token", tok)
 		}
@@ -201,7 +203,7 @@ func TestNeutron(t *testing.T) {
 		t.Errorf("port %+v: want fixed IPs %v, ACTIVE", ps[0], internal)
 	}
 	net, err := networks.Get(ctx, network, ps[0].NetworkID).Extract()
-	if err != nil || net.Name != osNetworkName {
+	if err != nil || net.Name != openstackjson.NetworkName {
 		t.Errorf("port's network: %v %+v", err, net)
 	}
 	sn, err := subnets.Get(ctx, network, ps[0].FixedIPs[0].SubnetID).Extract()

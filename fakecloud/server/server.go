@@ -39,6 +39,7 @@ import (
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
 	"sigs.k8s.io/ccm-harness/fakecloud/model"
+	"sigs.k8s.io/ccm-harness/fakecloud/openstack/keystone"
 )
 
 // Config configures a Server. Only the tokens are required.
@@ -98,9 +99,6 @@ type Config struct {
 	Machines func(name string, state api.InstanceState)
 }
 
-// maxBodyBytes bounds a request body, in every dialect.
-const maxBodyBytes = 1 << 20
-
 // Server is the fakecloud service. It is an http.Handler. It embeds the
 // cloud it serves, so that each API's handlers reach the model's state and
 // operations directly.
@@ -111,8 +109,8 @@ type Server struct {
 	inspToken  []byte
 	mux        *http.ServeMux
 
-	// osTokens are the Keystone tokens handed out, guarded by Cloud.Mu.
-	osTokens osTokens
+	// keystone hands out the tokens the other OpenStack fronts take.
+	keystone *keystone.Front
 }
 
 // New builds a Server from cfg, loading cfg.StateFile if it exists and
@@ -221,7 +219,7 @@ func (s *Server) handle(pattern string, who model.Caller, op string, h func(http
 			return
 		}
 		c.Caller = as
-		r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
+		r.Body = http.MaxBytesReader(w, r.Body, model.MaxBodyBytes)
 		h(w, r, c)
 	})
 }

@@ -14,7 +14,14 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package server
+// Package octavia is fakecloud's Octavia, the load-balancer API v2: a
+// load balancer made through it is one of the cloud's, whose spec is
+// derived from the tree Octavia shows (model.OctaviaLB: listeners, pools,
+// members, health monitors). octavia.go derives and shows that tree,
+// api.go serves load balancers and listeners, pools.go pools, members and
+// monitors. It is a front over package model; what it shares with the
+// other OpenStack services is in openstackjson.
+package octavia
 
 import (
 	"fmt"
@@ -30,7 +37,22 @@ import (
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
 	"sigs.k8s.io/ccm-harness/fakecloud/model"
+	"sigs.k8s.io/ccm-harness/fakecloud/openstack/openstackjson"
 )
+
+// Front is Octavia, the load-balancer API v2, over the cloud.
+type Front struct{ *model.Cloud }
+
+// New is Octavia over cloud.
+func New(cloud *model.Cloud) *Front { return &Front{cloud} }
+
+var lbError openstackjson.Dialect = func(status int, msg string) any {
+	code := "Server"
+	if status < 500 {
+		code = "Client"
+	}
+	return map[string]any{"faultcode": code, "faultstring": msg, "debuginfo": nil}
+}
 
 // Octavia, load-balancer API v2: a load balancer is one of fakecloud's,
 // with its real listeners. Octavia's objects (listeners, pools with their
@@ -71,14 +93,6 @@ func serviceOfLBName(name string) string {
 	return f[len(f)-2] + "/" + f[len(f)-1]
 }
 
-// allowsAll reports whether an allowed_cidrs entry admits every address:
-// what the CCM sends for a Service without source ranges, and what the
-// native spec says with none.
-func allowsAll(cidr string) bool {
-	p, err := netip.ParsePrefix(cidr)
-	return err == nil && p.Bits() == 0
-}
-
 // octaviaSpecLocked derives the native spec from the Octavia view: a
 // member is the backend of the instance whose InternalIP its address is.
 // Octavia keeps a member it cannot reach (its monitor marks it ERROR), and
@@ -87,7 +101,7 @@ func allowsAll(cidr string) bool {
 // the address, and both forward nothing (as a next hop no instance has
 // is a blackhole route). Refusing them instead would refuse every later
 // change of the load balancer, the one that removes them too.
-func (s *Server) octaviaSpecLocked(name string, o *model.OctaviaLB) (api.LoadBalancerSpec, error) {
+func (s *Front) octaviaSpecLocked(name string, o *model.OctaviaLB) (api.LoadBalancerSpec, error) {
 	spec := api.LoadBalancerSpec{Listeners: []api.Listener{}, Backends: []string{}, Tags: map[string]string{api.TagService: serviceOfLBName(name)}}
 	byAddr := map[string]string{}
 	for _, inst := range s.St.Instances {
@@ -123,7 +137,7 @@ func (s *Server) octaviaSpecLocked(name string, o *model.OctaviaLB) (api.LoadBal
 			}
 		}
 		for _, c := range l.AllowedCIDRs {
-			if !allowsAll(c) && !slices.Contains(spec.SourceRanges, c) {
+			if !model.AllowsAll(c) && !slices.Contains(spec.SourceRanges, c) {
 				spec.SourceRanges = append(spec.SourceRanges, c)
 			}
 		}
@@ -192,7 +206,7 @@ type octaviaRef struct {
 
 func octaviaTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05") }
 
-func (s *Server) octaviaLBWire(rec *model.LBRecord, ip string, now time.Time) map[string]any {
+func (s *Front) octaviaLBWire(rec *model.LBRecord, ip string, now time.Time) map[string]any {
 	o := rec.Octavia
 	ls, ps := []octaviaRef{}, []octaviaRef{}
 	for _, l := range o.Listeners {
@@ -203,10 +217,10 @@ func (s *Server) octaviaLBWire(rec *model.LBRecord, ip string, now time.Time) ma
 	}
 	return map[string]any{
 		"id": rec.ID, "name": rec.Name, "description": o.Description, "provider": o.Provider,
-		"admin_state_up": true, "project_id": osProjectID, "tenant_id": osProjectID,
+		"admin_state_up": true, "project_id": openstackjson.ProjectID, "tenant_id": openstackjson.ProjectID,
 		"provisioning_status": o.Status(now), "operating_status": "ONLINE",
-		"vip_address": ip, "vip_port_id": "port-vip-" + rec.ID, "vip_subnet_id": osPrivateSubnetID,
-		"vip_network_id": osPrivateNetID, "vip_qos_policy_id": nil, "flavor_id": nil, "availability_zone": nil,
+		"vip_address": ip, "vip_port_id": "port-vip-" + rec.ID, "vip_subnet_id": openstackjson.PrivateSubnetID,
+		"vip_network_id": openstackjson.PrivateNetID, "vip_qos_policy_id": nil, "flavor_id": nil, "availability_zone": nil,
 		"listeners": ls, "pools": ps, "tags": nonNil(o.Tags), "additional_vips": []any{},
 		"created_at": octaviaTime(rec.CreatedAt), "updated_at": octaviaTime(o.UpdatedAt),
 	}
@@ -225,7 +239,7 @@ func octaviaListenerWire(rec *model.LBRecord, l *model.OctaviaListener, now time
 		"timeout_client_data": l.TimeoutClientData, "timeout_member_connect": l.TimeoutMemberConnect,
 		"timeout_member_data": l.TimeoutMemberData, "timeout_tcp_inspect": l.TimeoutTCPInspect,
 		"loadbalancers": []octaviaRef{{rec.ID}}, "pools": nonNil(pools), "l7policies": []any{},
-		"admin_state_up": true, "project_id": osProjectID, "tags": nonNil(l.Tags),
+		"admin_state_up": true, "project_id": openstackjson.ProjectID, "tags": nonNil(l.Tags),
 		"provisioning_status": rec.Octavia.Status(now), "operating_status": "ONLINE",
 	}
 }
@@ -246,7 +260,7 @@ func octaviaPoolWire(rec *model.LBRecord, p *model.OctaviaPool, now time.Time) m
 	return map[string]any{
 		"id": p.ID, "name": p.Name, "description": p.Description, "protocol": p.Protocol, "lb_algorithm": p.LBAlgorithm,
 		"session_persistence": p.Persistence, "listeners": nonNil(ls), "loadbalancers": []octaviaRef{{rec.ID}},
-		"members": ms, "healthmonitor_id": nilIfEmpty(monitorID), "admin_state_up": true, "project_id": osProjectID,
+		"members": ms, "healthmonitor_id": nilIfEmpty(monitorID), "admin_state_up": true, "project_id": openstackjson.ProjectID,
 		"tags": nonNil(p.Tags), "tls_enabled": false, "provisioning_status": rec.Octavia.Status(now), "operating_status": "ONLINE",
 	}
 }
@@ -255,7 +269,7 @@ func octaviaMemberWire(rec *model.LBRecord, m model.OctaviaMember, now time.Time
 	return map[string]any{
 		"id": m.ID, "name": m.Name, "address": m.Address, "protocol_port": m.ProtocolPort, "subnet_id": nilIfEmpty(m.SubnetID),
 		"weight": m.Weight, "monitor_port": m.MonitorPort, "monitor_address": nil, "backup": m.Backup,
-		"admin_state_up": true, "project_id": osProjectID, "tags": nonNil(m.Tags),
+		"admin_state_up": true, "project_id": openstackjson.ProjectID, "tags": nonNil(m.Tags),
 		"provisioning_status": rec.Octavia.Status(now), "operating_status": "NO_MONITOR",
 		"created_at": octaviaTime(rec.CreatedAt), "updated_at": octaviaTime(rec.Octavia.UpdatedAt),
 	}
@@ -267,7 +281,7 @@ func octaviaMonitorWire(rec *model.LBRecord, p *model.OctaviaPool, now time.Time
 		"id": m.ID, "name": m.Name, "type": m.Type, "delay": m.Delay, "timeout": m.Timeout,
 		"max_retries": m.MaxRetries, "max_retries_down": m.MaxRetriesDown, "url_path": m.URLPath,
 		"http_method": m.HTTPMethod, "expected_codes": m.ExpectedCodes, "pools": []octaviaRef{{p.ID}},
-		"admin_state_up": true, "project_id": osProjectID, "tags": nonNil(m.Tags),
+		"admin_state_up": true, "project_id": openstackjson.ProjectID, "tags": nonNil(m.Tags),
 		"provisioning_status": rec.Octavia.Status(now), "operating_status": "ONLINE",
 	}
 }
@@ -312,7 +326,7 @@ type octaviaLBReq struct {
 	Listeners []octaviaListenerReq `json:"listeners,omitempty"`
 }
 
-func (s *Server) newOctaviaIDLocked(prefix string) string {
+func (s *Front) newOctaviaIDLocked(prefix string) string {
 	return prefix + "-" + strings.TrimPrefix(s.NewLBIDLocked(), "lb-")
 }
 
@@ -335,7 +349,7 @@ func listenerFromOpts(id string, o listeners.CreateOpts) *model.OctaviaListener 
 	return l
 }
 
-func (s *Server) poolFromOptsLocked(o octaviaPoolReq, listenerID string) *model.OctaviaPool {
+func (s *Front) poolFromOptsLocked(o octaviaPoolReq, listenerID string) *model.OctaviaPool {
 	p := &model.OctaviaPool{
 		ID: s.newOctaviaIDLocked("pool"), Name: o.Name, Description: o.Description, Protocol: string(o.Protocol),
 		LBAlgorithm: string(o.LBMethod), ListenerID: listenerID, Tags: o.Tags,
@@ -355,7 +369,7 @@ func (s *Server) poolFromOptsLocked(o octaviaPoolReq, listenerID string) *model.
 	return p
 }
 
-func (s *Server) monitorFromOptsLocked(o monitors.CreateOpts) *model.OctaviaMonitor {
+func (s *Front) monitorFromOptsLocked(o monitors.CreateOpts) *model.OctaviaMonitor {
 	return &model.OctaviaMonitor{
 		ID: s.newOctaviaIDLocked("hm"), Name: o.Name, Type: o.Type, Delay: o.Delay, Timeout: o.Timeout,
 		MaxRetries: o.MaxRetries, MaxRetriesDown: maxRetriesDownOr(o.MaxRetriesDown), URLPath: o.URLPath,

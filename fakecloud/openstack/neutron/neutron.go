@@ -14,7 +14,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package server
+// Package neutron is fakecloud's Neutron, the networking API v2.0: each
+// live instance's port, the private and public networks on the cloud's
+// pools, floating IPs, the one security group, and the one router whose
+// extra routes are the cloud's routes (router.go). It is a front over
+// package model; what it shares with the other OpenStack services is in
+// openstackjson.
+package neutron
 
 import (
 	"encoding/json"
@@ -27,20 +33,54 @@ import (
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
 	"sigs.k8s.io/ccm-harness/fakecloud/model"
+	"sigs.k8s.io/ccm-harness/fakecloud/openstack/openstackjson"
 )
+
+// Front is Neutron, the networking API v2.0, over the cloud.
+type Front struct{ *model.Cloud }
+
+// New is Neutron over cloud.
+func New(cloud *model.Cloud) *Front { return &Front{cloud} }
+
+var networkError openstackjson.Dialect = func(status int, msg string) any {
+	return map[string]any{"NeutronError": map[string]any{"type": openstackjson.StatusName(neutronErrors, status, "HTTPInternalServerError"), "message": msg, "detail": ""}}
+}
+
+// neutronErrors names an error status as Neutron does.
+var neutronErrors = map[int]string{
+	http.StatusBadRequest: "HTTPBadRequest", http.StatusNotFound: "HTTPNotFound",
+	http.StatusConflict: "HTTPConflict", http.StatusTooManyRequests: "HTTPTooManyRequests",
+	http.StatusNotImplemented: "HTTPNotImplemented",
+}
+
+// Register adds Neutron's routes.
+func (s *Front) Register(r openstackjson.Router) {
+	r.Open("GET "+openstackjson.Network+"/{$}", "", openstackjson.Versions("v2.0", "", openstackjson.Network+"/v2.0/"))
+	r.Handle("GET "+openstackjson.Network+"/v2.0/ports", networkError, api.OpListInstances, s.neutronListPorts)
+	r.Handle("GET "+openstackjson.Network+"/v2.0/ports/{id}", networkError, api.OpGetInstance, s.neutronGetPort)
+	r.Handle("GET "+openstackjson.Network+"/v2.0/networks", networkError, "", s.neutronListNetworks)
+	r.Handle("GET "+openstackjson.Network+"/v2.0/networks/{id}", networkError, "", s.neutronGetNetwork)
+	r.Handle("GET "+openstackjson.Network+"/v2.0/subnets", networkError, "", s.neutronListSubnets)
+	r.Handle("GET "+openstackjson.Network+"/v2.0/subnets/{id}", networkError, "", s.neutronGetSubnet)
+	r.Handle("GET "+openstackjson.Network+"/v2.0/floatingips", networkError, "", s.neutronListFloatingIPs)
+	r.Handle("GET "+openstackjson.Network+"/v2.0/extensions", networkError, "", s.neutronExtensions)
+	r.Handle("GET "+openstackjson.Network+"/v2.0/security-groups", networkError, "", s.neutronListSecurityGroups)
+	r.Handle("PUT "+openstackjson.Network+"/v2.0/ports/{id}", networkError, "", s.neutronUpdatePort)
+	r.Handle("GET "+openstackjson.Network+"/v2.0/routers", networkError, api.OpListRoutes, s.neutronListRouters)
+	r.Handle("GET "+openstackjson.Network+"/v2.0/routers/{id}", networkError, api.OpListRoutes, s.neutronGetRouter)
+	r.Handle("PUT "+openstackjson.Network+"/v2.0/routers/{id}", networkError, api.OpCreateRoute, s.neutronUpdateRouter)
+	r.Handle("PUT "+openstackjson.Network+"/v2.0/routers/{id}/add_extraroutes", networkError, api.OpCreateRoute, s.neutronExtraRoutes(true))
+	r.Handle("PUT "+openstackjson.Network+"/v2.0/routers/{id}/remove_extraroutes", networkError, api.OpDeleteRoute, s.neutronExtraRoutes(false))
+	r.Handle(openstackjson.Network+"/", networkError, "", openstackjson.NotFound(networkError))
+}
 
 // Neutron, networking API v2.0: a tenant network "private" on fakecloud's
 // internal pool, where each live instance has one port holding its
 // InternalIPs, and an external network "public" on the external pool,
 // whose floating IPs are the instances' ExternalIPs.
 
-const (
-	osPrivateNetID    = "net-private"
-	osPrivateSubnetID = api.OpenStackSubnetID
-	osPublicNetID     = "net-public"
-	osPublicSubnetID  = "subnet-public"
-	osSecGroupID      = "sg-default"
-)
+// osSecGroupID is the one security group, default.
+const osSecGroupID = "sg-default"
 
 func osPortID(instanceID string) string { return "port-" + instanceID }
 
@@ -80,8 +120,8 @@ func neutronPort(inst api.Instance, pairs []string) osPort {
 		status = "DOWN"
 	}
 	p := osPort{
-		ID: osPortID(inst.ID), NetworkID: osPrivateNetID, TenantID: osProjectID, ProjectID: osProjectID,
-		MACAddress: osMAC(inst.ID), AdminStateUp: true, Status: status,
+		ID: osPortID(inst.ID), NetworkID: openstackjson.PrivateNetID, TenantID: openstackjson.ProjectID, ProjectID: openstackjson.ProjectID,
+		MACAddress: openstackjson.MAC(inst.ID), AdminStateUp: true, Status: status,
 		DeviceID: inst.ID, DeviceOwner: "compute:" + inst.Zone,
 		FixedIPs: []osFixedIP{}, AllowedAddressPairs: []map[string]string{},
 		SecurityGroups: []string{osSecGroupID}, PortSecurityEnabled: true, Tags: []string{},
@@ -91,7 +131,7 @@ func neutronPort(inst api.Instance, pairs []string) osPort {
 	}
 	for _, a := range inst.Addresses {
 		if a.Type == api.AddressInternalIP {
-			p.FixedIPs = append(p.FixedIPs, osFixedIP{SubnetID: osPrivateSubnetID, IPAddress: a.Address})
+			p.FixedIPs = append(p.FixedIPs, osFixedIP{SubnetID: openstackjson.PrivateSubnetID, IPAddress: a.Address})
 		}
 	}
 	for _, pair := range pairs {
@@ -101,7 +141,7 @@ func neutronPort(inst api.Instance, pairs []string) osPort {
 }
 
 // addressPairs are the allowed address pairs set on each instance's port.
-func (s *Server) addressPairs() map[string][]string {
+func (s *Front) addressPairs() map[string][]string {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
 	out := map[string][]string{}
@@ -118,7 +158,7 @@ func hasFixedIP(p osPort, filter string) bool {
 	return ok && slices.ContainsFunc(p.FixedIPs, func(f osFixedIP) bool { return f.IPAddress == ip })
 }
 
-func (s *Server) neutronListPorts(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) neutronListPorts(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	q, ok := neutronQuery(w, r, "device_id", "network_id", "id", "fixed_ips")
 	if !ok {
 		return
@@ -141,7 +181,7 @@ func (s *Server) neutronListPorts(w http.ResponseWriter, r *http.Request, c *mod
 	pairs := s.addressPairs()
 	match := func(inst api.Instance) bool { return matchPort(neutronPort(inst, pairs[inst.ID])) }
 	// A port carries its instance's addresses: the instance faults apply.
-	insts, f, ok := s.osListInstances(w, r, c, match)
+	insts, f, ok := s.ListLiveInstances(w, r, c, match)
 	if !ok {
 		return
 	}
@@ -153,7 +193,7 @@ func (s *Server) neutronListPorts(w http.ResponseWriter, r *http.Request, c *mod
 	writeNeutron(w, r, map[string]any{"ports": out})
 }
 
-func (s *Server) neutronGetPort(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) neutronGetPort(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
 	instID := id[min(len(id), len("port-")):]
 	c.Instance = instID
@@ -164,7 +204,7 @@ func (s *Server) neutronGetPort(w http.ResponseWriter, r *http.Request, c *model
 	if !ok {
 		return
 	}
-	inst := s.osInstance(instID)
+	inst := s.LiveInstance(instID)
 	if inst == nil || osPortID(inst.ID) != id {
 		networkError.WriteError(w, http.StatusNotFound, fmt.Sprintf("Port %s could not be found.", id))
 		return
@@ -173,22 +213,22 @@ func (s *Server) neutronGetPort(w http.ResponseWriter, r *http.Request, c *model
 	writeNeutron(w, r, map[string]any{"port": neutronPort(*inst, s.addressPairs()[inst.ID])})
 }
 
-func (s *Server) osNetworks() []map[string]any {
+func (s *Front) osNetworks() []map[string]any {
 	net := func(id, name, subnet string, external bool) map[string]any {
 		return map[string]any{
 			"id": id, "name": name, "status": "ACTIVE", "admin_state_up": true, "shared": false,
 			"subnets": []string{subnet}, "router:external": external, "mtu": 1500,
-			"tenant_id": osProjectID, "project_id": osProjectID, "availability_zones": s.Zones(),
+			"tenant_id": openstackjson.ProjectID, "project_id": openstackjson.ProjectID, "availability_zones": s.Zones(),
 			"port_security_enabled": true, "tags": []string{}, "description": "",
 		}
 	}
 	return []map[string]any{
-		net(osPrivateNetID, osNetworkName, osPrivateSubnetID, false),
-		net(osPublicNetID, "public", osPublicSubnetID, true),
+		net(openstackjson.PrivateNetID, openstackjson.NetworkName, openstackjson.PrivateSubnetID, false),
+		net(openstackjson.PublicNetID, "public", openstackjson.PublicSubnetID, true),
 	}
 }
 
-func (s *Server) osSubnets() []map[string]any {
+func (s *Front) osSubnets() []map[string]any {
 	subnet := func(id, name, network string, cidr netip.Prefix) map[string]any {
 		version := 4
 		if cidr.Addr().Is6() {
@@ -198,12 +238,12 @@ func (s *Server) osSubnets() []map[string]any {
 			"id": id, "name": name, "network_id": network, "cidr": cidr.String(), "ip_version": version,
 			"gateway_ip": cidr.Addr().Next().String(), "enable_dhcp": true, "dns_nameservers": []string{},
 			"allocation_pools": []map[string]string{}, "host_routes": []map[string]string{},
-			"tenant_id": osProjectID, "project_id": osProjectID, "tags": []string{}, "description": "",
+			"tenant_id": openstackjson.ProjectID, "project_id": openstackjson.ProjectID, "tags": []string{}, "description": "",
 		}
 	}
 	return []map[string]any{
-		subnet(osPrivateSubnetID, osNetworkName+"-subnet", osPrivateNetID, s.InternalPool()),
-		subnet(osPublicSubnetID, "public-subnet", osPublicNetID, s.ExternalPool()),
+		subnet(openstackjson.PrivateSubnetID, openstackjson.NetworkName+"-subnet", openstackjson.PrivateNetID, s.InternalPool()),
+		subnet(openstackjson.PublicSubnetID, "public-subnet", openstackjson.PublicNetID, s.ExternalPool()),
 	}
 }
 
@@ -238,27 +278,27 @@ func neutronGet(w http.ResponseWriter, r *http.Request, key, what string, objs [
 	networkError.WriteError(w, http.StatusNotFound, fmt.Sprintf("%s %s could not be found.", what, id))
 }
 
-func (s *Server) neutronListNetworks(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) neutronListNetworks(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	neutronList(w, r, "networks", s.osNetworks(), "id", "name", "router:external")
 }
 
-func (s *Server) neutronGetNetwork(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) neutronGetNetwork(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	neutronGet(w, r, "network", "Network", s.osNetworks())
 }
 
-func (s *Server) neutronListSubnets(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) neutronListSubnets(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	neutronList(w, r, "subnets", s.osSubnets(), "id", "name", "network_id")
 }
 
-func (s *Server) neutronGetSubnet(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) neutronGetSubnet(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	neutronGet(w, r, "subnet", "Subnet", s.osSubnets())
 }
 
 // neutronListFloatingIPs lists a floating IP for each ExternalIP of a
 // live instance, bound to its port.
-func (s *Server) neutronListFloatingIPs(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) neutronListFloatingIPs(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	s.Mu.Lock()
-	insts := s.liveInstancesLocked()
+	insts := s.LiveInstancesLocked()
 	s.Mu.Unlock()
 	var fips []map[string]any
 	for _, inst := range insts {
@@ -276,8 +316,8 @@ func (s *Server) neutronListFloatingIPs(w http.ResponseWriter, r *http.Request, 
 			n++
 			fips = append(fips, map[string]any{
 				"id": fmt.Sprintf("fip-%s-%d", inst.ID, n), "floating_ip_address": a.Address,
-				"fixed_ip_address": fixed, "port_id": osPortID(inst.ID), "floating_network_id": osPublicNetID,
-				"router_id": nil, "status": "ACTIVE", "tenant_id": osProjectID, "project_id": osProjectID,
+				"fixed_ip_address": fixed, "port_id": osPortID(inst.ID), "floating_network_id": openstackjson.PublicNetID,
+				"router_id": nil, "status": "ACTIVE", "tenant_id": openstackjson.ProjectID, "project_id": openstackjson.ProjectID,
 				"description": "", "tags": []string{},
 			})
 		}
@@ -288,7 +328,7 @@ func (s *Server) neutronListFloatingIPs(w http.ResponseWriter, r *http.Request, 
 // neutronExtensions lists the extensions fakecloud emulates: a client
 // that checks for one before using it (the OpenStack CCM checks
 // extraroute before claiming routes) sees what it can rely on.
-func (s *Server) neutronExtensions(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) neutronExtensions(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	out := []map[string]any{}
 	for _, e := range [][2]string{
 		{"external-net", "Neutron external network"},
@@ -307,10 +347,10 @@ func (s *Server) neutronExtensions(w http.ResponseWriter, r *http.Request, c *mo
 // neutronListSecurityGroups lists the one security group fakecloud has,
 // "default"; a lookup by any other name finds none, as the OpenStack CCM
 // expects when it cleans up a group it never made.
-func (s *Server) neutronListSecurityGroups(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) neutronListSecurityGroups(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	neutronList(w, r, "security_groups", []map[string]any{{
 		"id": osSecGroupID, "name": "default", "description": "Default security group", "stateful": true,
-		"tenant_id": osProjectID, "project_id": osProjectID, "security_group_rules": []any{}, "tags": []string{},
+		"tenant_id": openstackjson.ProjectID, "project_id": openstackjson.ProjectID, "security_group_rules": []any{}, "tags": []string{},
 	}}, "id", "name")
 }
 
@@ -318,7 +358,7 @@ func (s *Server) neutronListSecurityGroups(w http.ResponseWriter, r *http.Reques
 // fields=, repeatable, which picks the attributes shown of each object
 // (the openstack CLI asks for its columns so); the rest are filters.
 func neutronQuery(w http.ResponseWriter, r *http.Request, known ...string) (map[string]string, bool) {
-	q, ok := osQuery(w, r, networkError, append(known, "fields")...)
+	q, ok := openstackjson.Query(w, r, networkError, append(known, "fields")...)
 	delete(q, "fields")
 	return q, ok
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package server
+package octavia
 
 import (
 	"fmt"
@@ -29,7 +29,7 @@ import (
 	"sigs.k8s.io/ccm-harness/fakecloud/model"
 )
 
-func (s *Server) octaviaListPools(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) octaviaListPools(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	s.octaviaListChildren(w, r, c, "pools", func(lb *model.LBRecord, _ *api.Fault, now time.Time) []octaviaChild {
 		var out []octaviaChild
 		for _, p := range lb.Octavia.Pools {
@@ -39,7 +39,7 @@ func (s *Server) octaviaListPools(w http.ResponseWriter, r *http.Request, c *mod
 	})
 }
 
-func (s *Server) octaviaCreatePool(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) octaviaCreatePool(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	var req octaviaPoolReq
 	if !octaviaDecode(w, r, "pool", &req) {
 		return
@@ -66,7 +66,7 @@ func (s *Server) octaviaCreatePool(w http.ResponseWriter, r *http.Request, c *mo
 	})
 }
 
-func (s *Server) octaviaUpdatePool(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) octaviaUpdatePool(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
 	var req pools.UpdateOpts
 	if !octaviaDecode(w, r, "pool", &req) {
@@ -92,7 +92,7 @@ func (s *Server) octaviaUpdatePool(w http.ResponseWriter, r *http.Request, c *mo
 	})
 }
 
-func (s *Server) octaviaDeletePool(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) octaviaDeletePool(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
 	s.octaviaMutate(w, r, c, func(o *model.OctaviaLB) bool { return o.Pool(id) != nil }, "", func(rec *model.LBRecord, next *model.OctaviaLB) (int, func(*model.LBRecord) any, error) {
 		next.Pools = slices.DeleteFunc(next.Pools, func(p *model.OctaviaPool) bool { return p.ID == id })
@@ -105,7 +105,7 @@ func (s *Server) octaviaDeletePool(w http.ResponseWriter, r *http.Request, c *mo
 	})
 }
 
-func (s *Server) octaviaListMembers(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) octaviaListMembers(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
 	if _, ok := octaviaQuery(w, r); !ok {
 		return
@@ -134,7 +134,7 @@ func (s *Server) octaviaListMembers(w http.ResponseWriter, r *http.Request, c *m
 // octaviaBatchMembers replaces a pool's members: those the request names
 // by address and port keep their id, the rest are new or gone. Octavia
 // answers 202 and applies it asynchronously.
-func (s *Server) octaviaBatchMembers(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) octaviaBatchMembers(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
 	var req []pools.BatchUpdateMemberOpts
 	if !octaviaDecode(w, r, "members", &req) {
@@ -166,7 +166,7 @@ func (s *Server) octaviaBatchMembers(w http.ResponseWriter, r *http.Request, c *
 	})
 }
 
-func (s *Server) octaviaGetMonitor(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) octaviaGetMonitor(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
 	hasMonitor := func(o *model.OctaviaLB) bool {
 		return slices.ContainsFunc(o.Pools, func(p *model.OctaviaPool) bool { return p.Monitor != nil && p.Monitor.ID == id })
@@ -192,7 +192,7 @@ func (s *Server) octaviaGetMonitor(w http.ResponseWriter, r *http.Request, c *mo
 	}
 }
 
-func (s *Server) octaviaCreateMonitor(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) octaviaCreateMonitor(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	var req monitors.CreateOpts
 	if !octaviaDecode(w, r, "healthmonitor", &req) {
 		return
@@ -212,7 +212,7 @@ func (s *Server) octaviaCreateMonitor(w http.ResponseWriter, r *http.Request, c 
 	})
 }
 
-func (s *Server) octaviaUpdateMonitor(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) octaviaUpdateMonitor(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
 	var req monitors.UpdateOpts
 	if !octaviaDecode(w, r, "healthmonitor", &req) {
@@ -239,7 +239,7 @@ func (s *Server) octaviaUpdateMonitor(w http.ResponseWriter, r *http.Request, c 
 	})
 }
 
-func (s *Server) octaviaDeleteMonitor(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) octaviaDeleteMonitor(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
 	s.octaviaMonitorChange(w, r, c, id, func(p *model.OctaviaPool) (int, any) {
 		p.Monitor = nil
@@ -249,7 +249,7 @@ func (s *Server) octaviaDeleteMonitor(w http.ResponseWriter, r *http.Request, c 
 
 // octaviaMonitorChange changes the health monitor id through its pool;
 // change returns the status and, to answer with the monitor, the pool's id.
-func (s *Server) octaviaMonitorChange(w http.ResponseWriter, r *http.Request, c *model.Call, id string, change func(*model.OctaviaPool) (int, any)) {
+func (s *Front) octaviaMonitorChange(w http.ResponseWriter, r *http.Request, c *model.Call, id string, change func(*model.OctaviaPool) (int, any)) {
 	poolOf := func(o *model.OctaviaLB) *model.OctaviaPool {
 		for _, p := range o.Pools {
 			if p.Monitor != nil && p.Monitor.ID == id {

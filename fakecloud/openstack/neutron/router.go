@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package server
+package neutron
 
 import (
 	"encoding/json"
@@ -29,6 +29,7 @@ import (
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
 	"sigs.k8s.io/ccm-harness/fakecloud/model"
+	"sigs.k8s.io/ccm-harness/fakecloud/openstack/openstackjson"
 )
 
 // Neutron's one router, whose extra routes are fakecloud's routes: a
@@ -52,12 +53,12 @@ func osRouteName(dest, nexthop string) string {
 
 // routerPort is the router's interface on the tenant network, at its
 // subnet's gateway: how a client finds the networks the router serves.
-func (s *Server) routerPort() osPort {
+func (s *Front) routerPort() osPort {
 	return osPort{
-		ID: osRouterPortID, NetworkID: osPrivateNetID, TenantID: osProjectID, ProjectID: osProjectID,
-		MACAddress: osMAC(osRouterID), AdminStateUp: true, Status: "ACTIVE",
+		ID: osRouterPortID, NetworkID: openstackjson.PrivateNetID, TenantID: openstackjson.ProjectID, ProjectID: openstackjson.ProjectID,
+		MACAddress: openstackjson.MAC(osRouterID), AdminStateUp: true, Status: "ACTIVE",
 		DeviceID: osRouterID, DeviceOwner: "network:router_interface",
-		FixedIPs:            []osFixedIP{{SubnetID: osPrivateSubnetID, IPAddress: s.InternalPool().Addr().Next().String()}},
+		FixedIPs:            []osFixedIP{{SubnetID: openstackjson.PrivateSubnetID, IPAddress: s.InternalPool().Addr().Next().String()}},
 		AllowedAddressPairs: []map[string]string{}, SecurityGroups: []string{}, Tags: []string{}, RevisionNumber: 1,
 		CreatedAt: "2026-01-01T00:00:00Z", UpdatedAt: "2026-01-01T00:00:00Z",
 	}
@@ -69,7 +70,7 @@ type osRoute struct {
 }
 
 // routerRoutesLocked are the router's routes, in creation order.
-func (s *Server) routerRoutesLocked() []osRoute {
+func (s *Front) routerRoutesLocked() []osRoute {
 	out := []osRoute{}
 	for _, r := range s.St.Routes {
 		if r.Cluster != osRouterID {
@@ -86,17 +87,17 @@ func (s *Server) routerRoutesLocked() []osRoute {
 	return out
 }
 
-func (s *Server) routerWireLocked() map[string]any {
+func (s *Front) routerWireLocked() map[string]any {
 	return map[string]any{
 		"id": osRouterID, "name": "router1", "description": "", "status": "ACTIVE", "admin_state_up": true,
-		"tenant_id": osProjectID, "project_id": osProjectID, "distributed": false, "ha": false,
-		"external_gateway_info": map[string]any{"network_id": osPublicNetID, "enable_snat": true,
-			"external_fixed_ips": []osFixedIP{{SubnetID: osPublicSubnetID, IPAddress: s.ExternalPool().Addr().Next().String()}}},
+		"tenant_id": openstackjson.ProjectID, "project_id": openstackjson.ProjectID, "distributed": false, "ha": false,
+		"external_gateway_info": map[string]any{"network_id": openstackjson.PublicNetID, "enable_snat": true,
+			"external_fixed_ips": []osFixedIP{{SubnetID: openstackjson.PublicSubnetID, IPAddress: s.ExternalPool().Addr().Next().String()}}},
 		"routes": s.routerRoutesLocked(), "availability_zones": []string{}, "tags": []string{}, "revision_number": 1,
 	}
 }
 
-func (s *Server) neutronListRouters(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) neutronListRouters(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	s.routerAnswer(w, r, c, func() map[string]any {
 		q := r.URL.Query()
 		if (q.Get("id") != "" && q.Get("id") != osRouterID) || (q.Get("name") != "" && q.Get("name") != "router1") {
@@ -106,7 +107,7 @@ func (s *Server) neutronListRouters(w http.ResponseWriter, r *http.Request, c *m
 	})
 }
 
-func (s *Server) neutronGetRouter(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) neutronGetRouter(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	if id := r.PathValue("id"); id != osRouterID {
 		networkError.WriteError(w, http.StatusNotFound, fmt.Sprintf("Router %s could not be found.", id))
 		return
@@ -116,7 +117,7 @@ func (s *Server) neutronGetRouter(w http.ResponseWriter, r *http.Request, c *mod
 
 // routerAnswer answers a read of the router, which lists its routes:
 // operation ListRoutes.
-func (s *Server) routerAnswer(w http.ResponseWriter, r *http.Request, c *model.Call, answer func() map[string]any) {
+func (s *Front) routerAnswer(w http.ResponseWriter, r *http.Request, c *model.Call, answer func() map[string]any) {
 	if _, ok := neutronQuery(w, r, "id", "name"); !ok {
 		return
 	}
@@ -163,7 +164,7 @@ func decodeRoutes(w http.ResponseWriter, r *http.Request) ([]osRoute, bool) {
 }
 
 // instanceAtLocked is the instance whose InternalIP addr is, or "".
-func (s *Server) instanceAtLocked(addr string) string {
+func (s *Front) instanceAtLocked(addr string) string {
 	for _, inst := range s.St.Instances {
 		if inst.State != api.StateTerminated && model.FirstInternalIP(inst).String() == addr {
 			return inst.ID
@@ -176,7 +177,7 @@ func (s *Server) instanceAtLocked(addr string) string {
 // (remove_extraroutes) routes, leaving the others, and answers the router:
 // operations CreateRoute and DeleteRoute. An ignore fault on CreateRoute
 // answers as if the routes were added and adds none.
-func (s *Server) neutronExtraRoutes(add bool) func(http.ResponseWriter, *http.Request, *model.Call) {
+func (s *Front) neutronExtraRoutes(add bool) func(http.ResponseWriter, *http.Request, *model.Call) {
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call) {
 		routes, ok := decodeRoutes(w, r)
 		if !ok {
@@ -217,7 +218,7 @@ func (s *Server) neutronExtraRoutes(add bool) func(http.ResponseWriter, *http.Re
 	}
 }
 
-func (s *Server) changeRoutesLocked(routes []osRoute, add bool) {
+func (s *Front) changeRoutesLocked(routes []osRoute, add bool) {
 	for _, rt := range routes {
 		name := osRouteName(rt.Destination, rt.NextHop)
 		i := slices.IndexFunc(s.St.Routes, func(r *model.RouteRecord) bool { return r.Name == name })
@@ -237,7 +238,7 @@ func (s *Server) changeRoutesLocked(routes []osRoute, add bool) {
 
 // neutronUpdateRouter replaces the router's routes (the extraroute
 // extension's way, without -atomic): operation CreateRoute.
-func (s *Server) neutronUpdateRouter(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) neutronUpdateRouter(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	routes, ok := decodeRoutes(w, r)
 	if !ok {
 		return
@@ -267,7 +268,7 @@ func (s *Server) neutronUpdateRouter(w http.ResponseWriter, r *http.Request, c *
 
 // neutronUpdatePort sets a port's allowed address pairs, the one change
 // to a port fakecloud emulates.
-func (s *Server) neutronUpdatePort(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) neutronUpdatePort(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
 	var body struct {
 		Port ports.UpdateOpts `json:"port"`

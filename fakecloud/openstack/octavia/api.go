@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package server
+package octavia
 
 import (
 	"encoding/json"
@@ -28,33 +28,37 @@ import (
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
 	"sigs.k8s.io/ccm-harness/fakecloud/model"
+	"sigs.k8s.io/ccm-harness/fakecloud/openstack/openstackjson"
 )
 
 // Octavia's API over octaviaLB (openstack_lb.go): the handlers, each
 // change made to a copy and kept only if Octavia would accept it and the
 // listeners open.
 
-func (s *Server) octaviaRoutes() {
-	const base = osLB + "/v2.0/lbaas"
-	s.osHandle("GET "+base+"/loadbalancers", lbError, api.OpListLoadBalancers, s.octaviaListLBs)
-	s.osHandle("POST "+base+"/loadbalancers", lbError, api.OpEnsureLoadBalancer, s.octaviaCreateLB)
-	s.osHandle("GET "+base+"/loadbalancers/{id}", lbError, api.OpGetLoadBalancer, s.octaviaGetLB)
-	s.osHandle("PUT "+base+"/loadbalancers/{id}", lbError, api.OpEnsureLoadBalancer, s.octaviaUpdateLB)
-	s.osHandle("DELETE "+base+"/loadbalancers/{id}", lbError, api.OpDeleteLoadBalancer, s.octaviaDeleteLB)
-	s.osHandle("GET "+base+"/listeners", lbError, api.OpGetLoadBalancer, s.octaviaListListeners)
-	s.osHandle("POST "+base+"/listeners", lbError, api.OpEnsureLoadBalancer, s.octaviaCreateListener)
-	s.osHandle("PUT "+base+"/listeners/{id}", lbError, api.OpEnsureLoadBalancer, s.octaviaUpdateListener)
-	s.osHandle("DELETE "+base+"/listeners/{id}", lbError, api.OpEnsureLoadBalancer, s.octaviaDeleteListener)
-	s.osHandle("GET "+base+"/pools", lbError, api.OpGetLoadBalancer, s.octaviaListPools)
-	s.osHandle("POST "+base+"/pools", lbError, api.OpEnsureLoadBalancer, s.octaviaCreatePool)
-	s.osHandle("PUT "+base+"/pools/{id}", lbError, api.OpEnsureLoadBalancer, s.octaviaUpdatePool)
-	s.osHandle("DELETE "+base+"/pools/{id}", lbError, api.OpEnsureLoadBalancer, s.octaviaDeletePool)
-	s.osHandle("GET "+base+"/pools/{id}/members", lbError, api.OpGetLoadBalancer, s.octaviaListMembers)
-	s.osHandle("PUT "+base+"/pools/{id}/members", lbError, api.OpEnsureLoadBalancer, s.octaviaBatchMembers)
-	s.osHandle("GET "+base+"/healthmonitors/{id}", lbError, api.OpGetLoadBalancer, s.octaviaGetMonitor)
-	s.osHandle("POST "+base+"/healthmonitors", lbError, api.OpEnsureLoadBalancer, s.octaviaCreateMonitor)
-	s.osHandle("PUT "+base+"/healthmonitors/{id}", lbError, api.OpEnsureLoadBalancer, s.octaviaUpdateMonitor)
-	s.osHandle("DELETE "+base+"/healthmonitors/{id}", lbError, api.OpEnsureLoadBalancer, s.octaviaDeleteMonitor)
+// Register adds Octavia's routes.
+func (s *Front) Register(r openstackjson.Router) {
+	r.Open("GET "+openstackjson.LB+"/{$}", "", octaviaVersions)
+	r.Handle(openstackjson.LB+"/", lbError, "", openstackjson.NotFound(lbError))
+	const base = openstackjson.LB + "/v2.0/lbaas"
+	r.Handle("GET "+base+"/loadbalancers", lbError, api.OpListLoadBalancers, s.octaviaListLBs)
+	r.Handle("POST "+base+"/loadbalancers", lbError, api.OpEnsureLoadBalancer, s.octaviaCreateLB)
+	r.Handle("GET "+base+"/loadbalancers/{id}", lbError, api.OpGetLoadBalancer, s.octaviaGetLB)
+	r.Handle("PUT "+base+"/loadbalancers/{id}", lbError, api.OpEnsureLoadBalancer, s.octaviaUpdateLB)
+	r.Handle("DELETE "+base+"/loadbalancers/{id}", lbError, api.OpDeleteLoadBalancer, s.octaviaDeleteLB)
+	r.Handle("GET "+base+"/listeners", lbError, api.OpGetLoadBalancer, s.octaviaListListeners)
+	r.Handle("POST "+base+"/listeners", lbError, api.OpEnsureLoadBalancer, s.octaviaCreateListener)
+	r.Handle("PUT "+base+"/listeners/{id}", lbError, api.OpEnsureLoadBalancer, s.octaviaUpdateListener)
+	r.Handle("DELETE "+base+"/listeners/{id}", lbError, api.OpEnsureLoadBalancer, s.octaviaDeleteListener)
+	r.Handle("GET "+base+"/pools", lbError, api.OpGetLoadBalancer, s.octaviaListPools)
+	r.Handle("POST "+base+"/pools", lbError, api.OpEnsureLoadBalancer, s.octaviaCreatePool)
+	r.Handle("PUT "+base+"/pools/{id}", lbError, api.OpEnsureLoadBalancer, s.octaviaUpdatePool)
+	r.Handle("DELETE "+base+"/pools/{id}", lbError, api.OpEnsureLoadBalancer, s.octaviaDeletePool)
+	r.Handle("GET "+base+"/pools/{id}/members", lbError, api.OpGetLoadBalancer, s.octaviaListMembers)
+	r.Handle("PUT "+base+"/pools/{id}/members", lbError, api.OpEnsureLoadBalancer, s.octaviaBatchMembers)
+	r.Handle("GET "+base+"/healthmonitors/{id}", lbError, api.OpGetLoadBalancer, s.octaviaGetMonitor)
+	r.Handle("POST "+base+"/healthmonitors", lbError, api.OpEnsureLoadBalancer, s.octaviaCreateMonitor)
+	r.Handle("PUT "+base+"/healthmonitors/{id}", lbError, api.OpEnsureLoadBalancer, s.octaviaUpdateMonitor)
+	r.Handle("DELETE "+base+"/healthmonitors/{id}", lbError, api.OpEnsureLoadBalancer, s.octaviaDeleteMonitor)
 }
 
 // octaviaVersions answers the version document: every 2.x version up to
@@ -67,7 +71,7 @@ func octaviaVersions(w http.ResponseWriter, r *http.Request, c *model.Call) {
 			status = "CURRENT"
 		}
 		vs = append(vs, map[string]any{"id": fmt.Sprintf("v2.%d", i), "status": status, "updated": "2023-01-01T00:00:00Z",
-			"links": []osLink{{Rel: "self", Href: osBaseURL(r) + osLB + "/v2/"}}})
+			"links": []openstackjson.Link{{Rel: "self", Href: openstackjson.BaseURL(r) + openstackjson.LB + "/v2/"}}})
 	}
 	model.WriteJSON(w, http.StatusOK, map[string]any{"versions": vs})
 }
@@ -103,7 +107,7 @@ func octaviaNotFound(w http.ResponseWriter, what, id string) {
 }
 
 // octaviaLBLocked is the load balancer id made through Octavia, or nil.
-func (s *Server) octaviaLBLocked(id string) *model.LBRecord {
+func (s *Front) octaviaLBLocked(id string) *model.LBRecord {
 	for _, lb := range s.St.LoadBalancers {
 		if lb.ID == id && lb.Octavia != nil {
 			return lb
@@ -113,7 +117,7 @@ func (s *Server) octaviaLBLocked(id string) *model.LBRecord {
 }
 
 // octaviaFindLocked is the load balancer holding the object match finds.
-func (s *Server) octaviaFindLocked(match func(*model.OctaviaLB) bool) *model.LBRecord {
+func (s *Front) octaviaFindLocked(match func(*model.OctaviaLB) bool) *model.LBRecord {
 	for _, lb := range s.St.LoadBalancers {
 		if lb.Octavia != nil && match(lb.Octavia) {
 			return lb
@@ -126,7 +130,7 @@ func (s *Server) octaviaFindLocked(match func(*model.OctaviaLB) bool) *model.LBR
 // the change creates): it is refused while rec is PENDING_*, the ignore
 // fault f drops its part, the native spec is derived and the listeners
 // opened; answer writes the reply from the change as asked (nil: no body).
-func (s *Server) octaviaChangeLocked(w http.ResponseWriter, f *api.Fault, rec *model.LBRecord, isNew bool, next *model.OctaviaLB, status int, answer func(shown *model.LBRecord) any) {
+func (s *Front) octaviaChangeLocked(w http.ResponseWriter, f *api.Fault, rec *model.LBRecord, isNew bool, next *model.OctaviaLB, status int, answer func(shown *model.LBRecord) any) {
 	now := time.Now()
 	var before *model.OctaviaLB
 	if !isNew {
@@ -184,10 +188,10 @@ func noBody(*model.LBRecord) any { return nil }
 // octaviaQuery is osQuery in Octavia's shape; Octavia also accepts the
 // fields clients ask for, which change nothing here.
 func octaviaQuery(w http.ResponseWriter, r *http.Request, known ...string) (map[string]string, bool) {
-	return osQuery(w, r, lbError, append(known, "fields")...)
+	return openstackjson.Query(w, r, lbError, append(known, "fields")...)
 }
 
-func (s *Server) octaviaListLBs(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) octaviaListLBs(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	q, ok := octaviaQuery(w, r, "name", "id")
 	if !ok {
 		return
@@ -211,7 +215,7 @@ func (s *Server) octaviaListLBs(w http.ResponseWriter, r *http.Request, c *model
 	model.WriteJSON(w, http.StatusOK, map[string]any{"loadbalancers": out, "loadbalancers_links": []any{}})
 }
 
-func (s *Server) octaviaGetLB(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) octaviaGetLB(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
 	c.Instance = id
 	f, ok := s.ApplyFault(w, r, c, api.OpGetLoadBalancer, func(ref string) bool {
@@ -235,7 +239,7 @@ func (s *Server) octaviaGetLB(w http.ResponseWriter, r *http.Request, c *model.C
 
 // octaviaCreateLB creates a load balancer, fully populated if the request
 // holds its listeners with their default pools, members and monitors.
-func (s *Server) octaviaCreateLB(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) octaviaCreateLB(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	var req octaviaLBReq
 	if !octaviaDecode(w, r, "loadbalancer", &req) {
 		return
@@ -249,7 +253,7 @@ func (s *Server) octaviaCreateLB(w http.ResponseWriter, r *http.Request, c *mode
 		lbError.WriteError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	if req.VipSubnetID != "" && req.VipSubnetID != osPrivateSubnetID && req.VipSubnetID != osPublicSubnetID {
+	if req.VipSubnetID != "" && req.VipSubnetID != openstackjson.PrivateSubnetID && req.VipSubnetID != openstackjson.PublicSubnetID {
 		lbError.WriteError(w, http.StatusBadRequest, fmt.Sprintf("Validation failure: Subnet %s not found.", req.VipSubnetID))
 		return
 	}
@@ -283,7 +287,7 @@ func (s *Server) octaviaCreateLB(w http.ResponseWriter, r *http.Request, c *mode
 	})
 }
 
-func (s *Server) octaviaUpdateLB(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) octaviaUpdateLB(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
 	var req loadbalancers.UpdateOpts
 	if !octaviaDecode(w, r, "loadbalancer", &req) {
@@ -305,7 +309,7 @@ func (s *Server) octaviaUpdateLB(w http.ResponseWriter, r *http.Request, c *mode
 // octaviaMutate runs a change to the load balancer that holds an object:
 // the one find matches, or the load balancer lbID. change edits next, a
 // copy, and returns the status, the answer, or a 404 message.
-func (s *Server) octaviaMutate(w http.ResponseWriter, r *http.Request, c *model.Call, find func(*model.OctaviaLB) bool, lbID string,
+func (s *Front) octaviaMutate(w http.ResponseWriter, r *http.Request, c *model.Call, find func(*model.OctaviaLB) bool, lbID string,
 	change func(rec *model.LBRecord, next *model.OctaviaLB) (int, func(*model.LBRecord) any, error)) {
 	s.Mu.Lock()
 	rec := s.octaviaLBLocked(lbID)
@@ -345,7 +349,7 @@ func (s *Server) octaviaMutate(w http.ResponseWriter, r *http.Request, c *model.
 // octaviaDeleteLB deletes a load balancer; with cascade=true its
 // listeners, pools and monitors go with it, without it Octavia refuses
 // while it has any.
-func (s *Server) octaviaDeleteLB(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) octaviaDeleteLB(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
 	c.Instance = id
 	q, ok := octaviaQuery(w, r, "cascade")
@@ -382,7 +386,7 @@ func (s *Server) octaviaDeleteLB(w http.ResponseWriter, r *http.Request, c *mode
 	w.WriteHeader(http.StatusNoContent)
 }
 
-func (s *Server) octaviaListListeners(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) octaviaListListeners(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	s.octaviaListChildren(w, r, c, "listeners", func(lb *model.LBRecord, f *api.Fault, now time.Time) []octaviaChild {
 		var out []octaviaChild
 		// A corrupt listeners fault shows the load balancer without any.
@@ -405,7 +409,7 @@ type octaviaChild struct {
 // octaviaListChildren answers a list of the objects each Octavia load
 // balancer holds, filtered by load balancer, name and id: operation
 // GetLoadBalancer, about the load balancer asked for.
-func (s *Server) octaviaListChildren(w http.ResponseWriter, r *http.Request, c *model.Call, key string, children func(*model.LBRecord, *api.Fault, time.Time) []octaviaChild) {
+func (s *Front) octaviaListChildren(w http.ResponseWriter, r *http.Request, c *model.Call, key string, children func(*model.LBRecord, *api.Fault, time.Time) []octaviaChild) {
 	q, ok := octaviaQuery(w, r, "loadbalancer_id", "name", "id")
 	if !ok {
 		return
@@ -434,7 +438,7 @@ func (s *Server) octaviaListChildren(w http.ResponseWriter, r *http.Request, c *
 	model.WriteJSON(w, http.StatusOK, map[string]any{key: out, key + "_links": []any{}})
 }
 
-func (s *Server) octaviaCreateListener(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) octaviaCreateListener(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	var req listeners.CreateOpts
 	if !octaviaDecode(w, r, "listener", &req) {
 		return
@@ -448,7 +452,7 @@ func (s *Server) octaviaCreateListener(w http.ResponseWriter, r *http.Request, c
 	})
 }
 
-func (s *Server) octaviaUpdateListener(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) octaviaUpdateListener(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
 	var req listeners.UpdateOpts
 	if !octaviaDecode(w, r, "listener", &req) {
@@ -488,7 +492,7 @@ func (s *Server) octaviaUpdateListener(w http.ResponseWriter, r *http.Request, c
 	})
 }
 
-func (s *Server) octaviaDeleteListener(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) octaviaDeleteListener(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
 	s.octaviaMutate(w, r, c, func(o *model.OctaviaLB) bool { return o.Listener(id) != nil }, "", func(rec *model.LBRecord, next *model.OctaviaLB) (int, func(*model.LBRecord) any, error) {
 		next.Listeners = slices.DeleteFunc(next.Listeners, func(l *model.OctaviaListener) bool { return l.ID == id })

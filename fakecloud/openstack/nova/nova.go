@@ -14,7 +14,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package server
+// Package nova is fakecloud's Nova, the compute API v2.1 (and the one
+// list of Glance's that the OpenStack CCM reads): the cloud's live
+// instances as servers, their flavors and zones, and the inspector's power
+// actions. It is a front over package model, separate from the other
+// OpenStack services as the real ones are; what they share is in
+// openstackjson.
+package nova
 
 import (
 	"crypto/sha256"
@@ -22,23 +28,69 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/netip"
 	"regexp"
 	"slices"
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
 	"sigs.k8s.io/ccm-harness/fakecloud/model"
+	"sigs.k8s.io/ccm-harness/fakecloud/openstack/openstackjson"
 )
+
+// Front is Nova, the compute API v2.1, over the cloud.
+type Front struct{ *model.Cloud }
+
+// New is Nova over cloud.
+func New(cloud *model.Cloud) *Front { return &Front{cloud} }
+
+var (
+	// Nova names the body after the fault: itemNotFound, badRequest, ...
+	computeError openstackjson.Dialect = func(status int, msg string) any {
+		return map[string]any{openstackjson.StatusName(novaFaults, status, "computeFault"): map[string]any{"code": status, "message": msg}}
+	}
+	imageError openstackjson.Dialect = func(status int, msg string) any {
+		return fmt.Sprintf("%d %s\n\n%s\n\n   ", status, http.StatusText(status), msg)
+	}
+)
+
+// novaFaults names an error status as Nova does.
+var novaFaults = map[int]string{
+	http.StatusBadRequest: "badRequest", http.StatusForbidden: "forbidden",
+	http.StatusNotFound: "itemNotFound", http.StatusConflict: "conflictingRequest",
+	http.StatusTooManyRequests: "overLimit", http.StatusNotImplemented: "notImplemented",
+	http.StatusServiceUnavailable: "serviceUnavailable",
+}
+
+// Register adds Nova's routes, and the image list of Glance that the
+// OpenStack CCM reads.
+func (s *Front) Register(r openstackjson.Router) {
+	// Each service's version document needs no token, as in OpenStack;
+	// clients read it before their first call.
+	r.Open("GET "+openstackjson.Compute+"/{$}", "", openstackjson.Versions("v2.1", "2.1", openstackjson.Compute+"/v2.1/"))
+	r.Open("GET "+openstackjson.Image+"/{$}", "", openstackjson.Versions("v2.16", "", openstackjson.Image+"/v2/"))
+	r.Handle("GET "+openstackjson.Compute+"/v2.1/servers/detail", computeError, api.OpListInstances, s.novaListServers)
+	r.Handle("GET "+openstackjson.Compute+"/v2.1/servers", computeError, api.OpListInstances, s.novaListServers)
+	r.Handle("GET "+openstackjson.Compute+"/v2.1/servers/{id}", computeError, api.OpGetInstance, s.novaGetServer)
+	// The inspector's power actions; the CCM makes none.
+	r.Handle("POST "+openstackjson.Compute+"/v2.1/servers/{id}/action", computeError, "", s.novaServerAction)
+	r.Handle("DELETE "+openstackjson.Compute+"/v2.1/servers/{id}", computeError, "", s.novaDeleteServer)
+	r.Handle("GET "+openstackjson.Compute+"/v2.1/flavors", computeError, "", s.novaListFlavors)
+	r.Handle("GET "+openstackjson.Compute+"/v2.1/flavors/detail", computeError, "", s.novaListFlavors)
+	r.Handle("GET "+openstackjson.Compute+"/v2.1/flavors/{id}", computeError, "", s.novaGetFlavor)
+	r.Handle("GET "+openstackjson.Compute+"/v2.1/flavors/{id}/os-extra_specs", computeError, "", novaFlavorExtraSpecs)
+	r.Handle("GET "+openstackjson.Compute+"/v2.1/os-availability-zone", computeError, "", s.novaAvailabilityZones)
+	r.Handle("GET "+openstackjson.Compute+"/v2.1/os-availability-zone/detail", computeError, "", s.novaAvailabilityZonesDetail)
+	r.Handle("GET "+openstackjson.Compute+"/v2.1/{$}", computeError, "", s.novaVersion)
+	// What fakecloud does not emulate answers as the service does for a
+	// path it has no route for: 404 in its shape, after authentication.
+	r.Handle(openstackjson.Compute+"/", computeError, "", openstackjson.NotFound(computeError))
+	r.Handle("GET "+openstackjson.Image+"/v2/images", imageError, "", glanceListImages)
+	r.Handle(openstackjson.Image+"/", imageError, "", openstackjson.NotFound(imageError))
+}
 
 // Nova, compute API v2.1 without a microversion: servers are the
 // instances that are not terminated (Nova lists no deleted server and
 // answers 404 for one), their flavor is named for the instance type.
-
-// osNetworkName is the tenant network every instance has its port on;
-// its fixed addresses are the instance's InternalIPs, its floating ones
-// the ExternalIPs.
-const osNetworkName = "private"
 
 // osServer is a Nova server as the v2.1 API shows it.
 type osServer struct {
@@ -56,7 +108,7 @@ type osServer struct {
 	Flavor           osLinkRef              `json:"flavor"`
 	Image            string                 `json:"image"`
 	Metadata         map[string]string      `json:"metadata"`
-	Links            []osLink               `json:"links"`
+	Links            []openstackjson.Link   `json:"links"`
 	KeyName          *string                `json:"key_name"`
 	SecurityGroups   []map[string]string    `json:"security_groups"`
 	AvailabilityZone string                 `json:"OS-EXT-AZ:availability_zone"`
@@ -76,13 +128,8 @@ type osAddress struct {
 }
 
 type osLinkRef struct {
-	ID    string   `json:"id"`
-	Links []osLink `json:"links"`
-}
-
-type osLink struct {
-	Rel  string `json:"rel"`
-	Href string `json:"href"`
+	ID    string               `json:"id"`
+	Links []openstackjson.Link `json:"links"`
 }
 
 // flavorID names a flavor after the instance type, reversibly, and
@@ -99,38 +146,24 @@ func flavorName(id string) (string, bool) {
 	return string(b), err == nil
 }
 
-// osMAC is the MAC address of an instance's port, in OpenStack's fa:16:3e
-// prefix.
-func osMAC(instanceID string) string {
-	h := sha256.Sum256([]byte(instanceID))
-	return fmt.Sprintf("fa:16:3e:%02x:%02x:%02x", h[0], h[1], h[2])
-}
-
-func ipVersion(addr string) int {
-	if a, err := netip.ParseAddr(addr); err == nil && a.Is6() {
-		return 6
-	}
-	return 4
-}
-
 func novaServer(inst api.Instance, base string) osServer {
 	status, vmState, power := "ACTIVE", "active", 1
 	if inst.State == api.StateStopped {
 		status, vmState, power = "SHUTOFF", "stopped", 4
 	}
-	mac := osMAC(inst.ID)
+	mac := openstackjson.MAC(inst.ID)
 	out := osServer{
 		ID: inst.ID, Name: inst.Name, Status: status,
-		TenantID: osProjectID, UserID: osUserID,
-		HostID:    fmt.Sprintf("%x", sha256.Sum224([]byte(osProjectID+inst.Zone))),
+		TenantID: openstackjson.ProjectID, UserID: openstackjson.UserID,
+		HostID:    fmt.Sprintf("%x", sha256.Sum224([]byte(openstackjson.ProjectID+inst.Zone))),
 		Created:   inst.CreatedAt.UTC().Format(time.RFC3339),
 		Updated:   inst.CreatedAt.UTC().Format(time.RFC3339),
 		Addresses: map[string][]osAddress{},
-		Flavor: osLinkRef{ID: flavorID(inst.InstanceType), Links: []osLink{{Rel: "bookmark",
-			Href: base + osCompute + "/flavors/" + flavorID(inst.InstanceType)}}},
+		Flavor: osLinkRef{ID: flavorID(inst.InstanceType), Links: []openstackjson.Link{{Rel: "bookmark",
+			Href: base + openstackjson.Compute + "/flavors/" + flavorID(inst.InstanceType)}}},
 		Metadata: map[string]string{},
-		Links: []osLink{{Rel: "self", Href: base + osCompute + "/v2.1/servers/" + inst.ID},
-			{Rel: "bookmark", Href: base + osCompute + "/servers/" + inst.ID}},
+		Links: []openstackjson.Link{{Rel: "self", Href: base + openstackjson.Compute + "/v2.1/servers/" + inst.ID},
+			{Rel: "bookmark", Href: base + openstackjson.Compute + "/servers/" + inst.ID}},
 		SecurityGroups:   []map[string]string{{"name": "default"}},
 		AvailabilityZone: inst.Zone,
 		VMState:          vmState,
@@ -140,9 +173,9 @@ func novaServer(inst api.Instance, base string) osServer {
 	for _, a := range inst.Addresses {
 		switch a.Type {
 		case api.AddressInternalIP:
-			out.Addresses[osNetworkName] = append(out.Addresses[osNetworkName], osAddress{Addr: a.Address, Version: ipVersion(a.Address), Type: "fixed", MAC: mac})
+			out.Addresses[openstackjson.NetworkName] = append(out.Addresses[openstackjson.NetworkName], osAddress{Addr: a.Address, Version: openstackjson.IPVersion(a.Address), Type: "fixed", MAC: mac})
 		case api.AddressExternalIP:
-			out.Addresses[osNetworkName] = append(out.Addresses[osNetworkName], osAddress{Addr: a.Address, Version: ipVersion(a.Address), Type: "floating", MAC: mac})
+			out.Addresses[openstackjson.NetworkName] = append(out.Addresses[openstackjson.NetworkName], osAddress{Addr: a.Address, Version: openstackjson.IPVersion(a.Address), Type: "floating", MAC: mac})
 		case api.AddressHostname:
 			// The OpenStack CCM reports a server's "hostname" metadata
 			// as its Hostname address.
@@ -152,19 +185,8 @@ func novaServer(inst api.Instance, base string) osServer {
 	return out
 }
 
-// liveInstancesLocked are the instances OpenStack shows: not terminated.
-func (s *Server) liveInstancesLocked() []api.Instance {
-	out := []api.Instance{}
-	for _, inst := range s.St.Instances {
-		if inst.State != api.StateTerminated {
-			out = append(out, model.CopyInstance(inst))
-		}
-	}
-	return out
-}
-
-func (s *Server) novaListServers(w http.ResponseWriter, r *http.Request, c *model.Call) {
-	q, ok := osQuery(w, r, computeError, "name")
+func (s *Front) novaListServers(w http.ResponseWriter, r *http.Request, c *model.Call) {
+	q, ok := openstackjson.Query(w, r, computeError, "name")
 	if !ok {
 		return
 	}
@@ -178,56 +200,19 @@ func (s *Server) novaListServers(w http.ResponseWriter, r *http.Request, c *mode
 		}
 		c.Instance = q["name"]
 	}
-	insts, f, ok := s.osListInstances(w, r, c, func(inst api.Instance) bool { return name == nil || name.MatchString(inst.Name) })
+	insts, f, ok := s.ListLiveInstances(w, r, c, func(inst api.Instance) bool { return name == nil || name.MatchString(inst.Name) })
 	if !ok {
 		return
 	}
 	out := []osServer{}
 	for _, inst := range insts {
 		model.CorruptInstance(f, &inst)
-		out = append(out, novaServer(inst, osBaseURL(r)))
+		out = append(out, novaServer(inst, openstackjson.BaseURL(r)))
 	}
 	model.WriteJSON(w, http.StatusOK, map[string]any{"servers": out})
 }
 
-// osListInstances is what an OpenStack list of instances' resources
-// shows: the live instances that match, read after any injected latency,
-// with the corrupt fault that fired, if any, for the caller to apply to
-// each. ok is false when a fault has answered.
-func (s *Server) osListInstances(w http.ResponseWriter, r *http.Request, c *model.Call, match func(api.Instance) bool) (insts []api.Instance, f *api.Fault, ok bool) {
-	list := func() []api.Instance {
-		out := []api.Instance{}
-		for _, inst := range s.liveInstancesLocked() {
-			if match(inst) {
-				out = append(out, inst)
-			}
-		}
-		return out
-	}
-	f, ok = s.ApplyFault(w, r, c, api.OpListInstances, func(ref string) bool {
-		return slices.ContainsFunc(list(), func(inst api.Instance) bool { return model.RefersTo(ref, &inst) })
-	})
-	if !ok {
-		return nil, nil, false
-	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	return list(), f, true
-}
-
-// osInstance is the live instance id, or nil.
-func (s *Server) osInstance(id string) *api.Instance {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	inst := s.InstanceByIDLocked(id)
-	if inst == nil || inst.State == api.StateTerminated {
-		return nil
-	}
-	out := model.CopyInstance(inst)
-	return &out
-}
-
-func (s *Server) novaGetServer(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) novaGetServer(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
 	c.Instance = id
 	f, ok := s.ApplyFault(w, r, c, api.OpGetInstance, func(ref string) bool {
@@ -237,25 +222,25 @@ func (s *Server) novaGetServer(w http.ResponseWriter, r *http.Request, c *model.
 	if !ok {
 		return
 	}
-	inst := s.osInstance(id)
+	inst := s.LiveInstance(id)
 	if inst == nil {
 		computeError.WriteError(w, http.StatusNotFound, fmt.Sprintf("Instance %s could not be found.", id))
 		return
 	}
 	model.CorruptInstance(f, inst)
-	model.WriteJSON(w, http.StatusOK, map[string]any{"server": novaServer(*inst, osBaseURL(r))})
+	model.WriteJSON(w, http.StatusOK, map[string]any{"server": novaServer(*inst, openstackjson.BaseURL(r))})
 }
 
 // novaGetFlavor answers the flavor an id names. fakecloud's instance
 // types have a name only, so every flavor reports the same sizes.
-func (s *Server) novaGetFlavor(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) novaGetFlavor(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
 	name, ok := flavorName(id)
 	if !ok {
 		computeError.WriteError(w, http.StatusNotFound, fmt.Sprintf("Flavor %s could not be found.", id))
 		return
 	}
-	model.WriteJSON(w, http.StatusOK, map[string]any{"flavor": flavorWire(osBaseURL(r), id, name)})
+	model.WriteJSON(w, http.StatusOK, map[string]any{"flavor": flavorWire(openstackjson.BaseURL(r), id, name)})
 }
 
 func flavorWire(base, id, name string) map[string]any {
@@ -263,15 +248,15 @@ func flavorWire(base, id, name string) map[string]any {
 		"id": id, "name": name, "ram": 4096, "vcpus": 2, "disk": 20, "swap": "",
 		"OS-FLV-EXT-DATA:ephemeral": 0, "OS-FLV-DISABLED:disabled": false,
 		"rxtx_factor": 1.0, "os-flavor-access:is_public": true,
-		"links": []osLink{{Rel: "self", Href: base + osCompute + "/v2.1/flavors/" + id}},
+		"links": []openstackjson.Link{{Rel: "self", Href: base + openstackjson.Compute + "/v2.1/flavors/" + id}},
 	}
 }
 
 // novaListFlavors lists a flavor for each instance type an instance has,
 // and the default one (GET /flavors and /flavors/detail, which the
 // openstack CLI's flavor list reads); all are public.
-func (s *Server) novaListFlavors(w http.ResponseWriter, r *http.Request, c *model.Call) {
-	q, ok := osQuery(w, r, computeError, "is_public")
+func (s *Front) novaListFlavors(w http.ResponseWriter, r *http.Request, c *model.Call) {
+	q, ok := openstackjson.Query(w, r, computeError, "is_public")
 	if !ok {
 		return
 	}
@@ -290,7 +275,7 @@ func (s *Server) novaListFlavors(w http.ResponseWriter, r *http.Request, c *mode
 	slices.Sort(types)
 	out := []map[string]any{}
 	for _, t := range types {
-		out = append(out, flavorWire(osBaseURL(r), flavorID(t), t))
+		out = append(out, flavorWire(openstackjson.BaseURL(r), flavorID(t), t))
 	}
 	model.WriteJSON(w, http.StatusOK, map[string]any{"flavors": out})
 }
@@ -308,11 +293,11 @@ func novaFlavorExtraSpecs(w http.ResponseWriter, r *http.Request, c *model.Call)
 // novaAvailabilityZonesDetail is what Nova answers a project member who
 // asks for the zones with their hosts: its policy allows that to admins
 // only. The openstack CLI then asks for the zones alone.
-func (s *Server) novaAvailabilityZonesDetail(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) novaAvailabilityZonesDetail(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	computeError.WriteError(w, http.StatusForbidden, "Policy doesn't allow os_compute_api:os-availability-zone:detail to be performed.")
 }
 
-func (s *Server) novaAvailabilityZones(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) novaAvailabilityZones(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	out := []map[string]any{}
 	for _, z := range s.Zones() {
 		out = append(out, map[string]any{"zoneName": z, "zoneState": map[string]bool{"available": true}, "hosts": nil})
@@ -320,11 +305,11 @@ func (s *Server) novaAvailabilityZones(w http.ResponseWriter, r *http.Request, c
 	model.WriteJSON(w, http.StatusOK, map[string]any{"availabilityZoneInfo": out})
 }
 
-func (s *Server) novaVersion(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) novaVersion(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	model.WriteJSON(w, http.StatusOK, map[string]any{"version": map[string]any{
 		"id": "v2.1", "status": "CURRENT", "version": "2.1", "min_version": "2.1",
 		"updated": "2013-07-23T11:33:21Z",
-		"links":   []osLink{{Rel: "self", Href: osBaseURL(r) + osCompute + "/v2.1/"}},
+		"links":   []openstackjson.Link{{Rel: "self", Href: openstackjson.BaseURL(r) + openstackjson.Compute + "/v2.1/"}},
 	}})
 }
 
@@ -333,7 +318,7 @@ func (s *Server) novaVersion(w http.ResponseWriter, r *http.Request, c *model.Ca
 // clients need its endpoint before they list servers (the openstack CLI
 // looks image names up there).
 func glanceListImages(w http.ResponseWriter, r *http.Request, c *model.Call) {
-	if _, ok := osQuery(w, r, imageError, "limit", "marker", "sort_key", "sort_dir", "sort", "visibility", "name", "status", "owner", "member_status"); !ok {
+	if _, ok := openstackjson.Query(w, r, imageError, "limit", "marker", "sort_key", "sort_dir", "sort", "visibility", "name", "status", "owner", "member_status"); !ok {
 		return
 	}
 	model.WriteJSON(w, http.StatusOK, map[string]any{"images": []any{}, "first": "/v2/images", "schema": "/v2/schemas/images"})
@@ -344,7 +329,7 @@ func glanceListImages(w http.ResponseWriter, r *http.Request, c *model.Call) {
 // body, as Nova answers before the server has changed (fakecloud's has
 // changed already); 409 for a server not in a state to take the action,
 // 404 for a deleted one, 400 for any other action.
-func (s *Server) novaServerAction(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) novaServerAction(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
 	c.Instance = id
 	var body map[string]json.RawMessage
@@ -396,7 +381,7 @@ func novaVMState(st api.InstanceState) string {
 // novaDeleteServer deletes a server (DELETE /servers/{id}): 204, and
 // from then on Nova lists it no more and answers 404 for it, as for one
 // it never had.
-func (s *Server) novaDeleteServer(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) novaDeleteServer(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
 	c.Instance = id
 	s.Mu.Lock()
