@@ -18,6 +18,7 @@ package model
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"net/http"
@@ -217,4 +218,12 @@ func (s *Cloud) LiveInstance(id string) *api.Instance {
 	}
 	out := CopyInstance(inst)
 	return &out
+}
+
+// MAC is the MAC address of an instance's network interface, in
+// OpenStack's fa:16:3e prefix: EC2 shows it on the network interface,
+// Nova among the addresses, Neutron on the port.
+func MAC(instanceID string) string {
+	h := sha256.Sum256([]byte(instanceID))
+	return fmt.Sprintf("fa:16:3e:%02x:%02x:%02x", h[0], h[1], h[2])
 }

@@ -124,7 +124,7 @@ func (s *Server) ensureLoadBalancer(w http.ResponseWriter, r *http.Request, c *m
 	if existing != nil && (existing.Octavia != nil || existing.ELB != nil || existing.NLB != nil) {
 		// Its spec is derived from its Octavia or ELB objects, which a
 		// native change would leave saying something else.
-		model.WriteError(w, http.StatusConflict, api.CodeConflict, fmt.Sprintf("load balancer %q was made through another openstackjson.Dialect's API (OpenStack's Octavia or AWS's Elastic Load Balancing): change it there", name))
+		model.WriteError(w, http.StatusConflict, api.CodeConflict, fmt.Sprintf("load balancer %q was made through another dialect's API (OpenStack's Octavia or AWS's Elastic Load Balancing): change it there", name))
 		return
 	}
 	status := http.StatusOK

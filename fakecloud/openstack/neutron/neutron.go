@@ -121,7 +121,7 @@ func neutronPort(inst api.Instance, pairs []string) osPort {
 	}
 	p := osPort{
 		ID: osPortID(inst.ID), NetworkID: openstackjson.PrivateNetID, TenantID: openstackjson.ProjectID, ProjectID: openstackjson.ProjectID,
-		MACAddress: openstackjson.MAC(inst.ID), AdminStateUp: true, Status: status,
+		MACAddress: model.MAC(inst.ID), AdminStateUp: true, Status: status,
 		DeviceID: inst.ID, DeviceOwner: "compute:" + inst.Zone,
 		FixedIPs: []osFixedIP{}, AllowedAddressPairs: []map[string]string{},
 		SecurityGroups: []string{osSecGroupID}, PortSecurityEnabled: true, Tags: []string{},

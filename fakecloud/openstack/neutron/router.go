@@ -56,7 +56,7 @@ func osRouteName(dest, nexthop string) string {
 func (s *Front) routerPort() osPort {
 	return osPort{
 		ID: osRouterPortID, NetworkID: openstackjson.PrivateNetID, TenantID: openstackjson.ProjectID, ProjectID: openstackjson.ProjectID,
-		MACAddress: openstackjson.MAC(osRouterID), AdminStateUp: true, Status: "ACTIVE",
+		MACAddress: model.MAC(osRouterID), AdminStateUp: true, Status: "ACTIVE",
 		DeviceID: osRouterID, DeviceOwner: "network:router_interface",
 		FixedIPs:            []osFixedIP{{SubnetID: openstackjson.PrivateSubnetID, IPAddress: s.InternalPool().Addr().Next().String()}},
 		AllowedAddressPairs: []map[string]string{}, SecurityGroups: []string{}, Tags: []string{}, RevisionNumber: 1,

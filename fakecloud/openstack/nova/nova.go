@@ -151,7 +151,7 @@ func novaServer(inst api.Instance, base string) osServer {
 	if inst.State == api.StateStopped {
 		status, vmState, power = "SHUTOFF", "stopped", 4
 	}
-	mac := openstackjson.MAC(inst.ID)
+	mac := model.MAC(inst.ID)
 	out := osServer{
 		ID: inst.ID, Name: inst.Name, Status: status,
 		TenantID: openstackjson.ProjectID, UserID: openstackjson.UserID,

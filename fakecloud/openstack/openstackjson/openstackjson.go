@@ -26,7 +26,6 @@ limitations under the License.
 package openstackjson
 
 import (
-	"crypto/sha256"
 	"fmt"
 	"io"
 	"net/http"
@@ -155,13 +154,6 @@ func Query(w http.ResponseWriter, r *http.Request, d Dialect, known ...string) (
 		out[k] = v[0]
 	}
 	return out, true
-}
-
-// MAC is the MAC address of an instance's port, in OpenStack's fa:16:3e
-// prefix: Nova shows it among the addresses, Neutron on the port.
-func MAC(instanceID string) string {
-	h := sha256.Sum256([]byte(instanceID))
-	return fmt.Sprintf("fa:16:3e:%02x:%02x:%02x", h[0], h[1], h[2])
 }
 
 // IPVersion is 6 for an IPv6 address, else 4.

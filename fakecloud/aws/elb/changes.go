@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package server
+package elb
 
 import (
 	"net/http"
@@ -23,8 +23,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/aws/awsquery"
 	"sigs.k8s.io/ccm-harness/fakecloud/model"
-	"sigs.k8s.io/ccm-harness/fakecloud/server/awsquery"
 )
 
 func elbCreateListeners(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error) {
@@ -48,7 +48,7 @@ func elbDeleteListeners(q *awsquery.Query, rec *model.LBRecord, next *model.Clas
 	for _, p := range q.List("LoadBalancerPorts.member") {
 		n, err := strconv.ParseInt(p, 10, 32)
 		if err != nil {
-			return nil, elbValidation("LoadBalancerPorts %q is not a number", p)
+			return nil, Validation("LoadBalancerPorts %q is not a number", p)
 		}
 		next.Listeners = slices.DeleteFunc(next.Listeners, func(l model.ClassicListener) bool { return l.LoadBalancerPort == int32(n) })
 	}
@@ -60,7 +60,7 @@ func elbConfigureHealthCheck(q *awsquery.Query, rec *model.LBRecord, next *model
 	for f, dst := range map[string]*int{"Interval": &hc.Interval, "Timeout": &hc.Timeout, "UnhealthyThreshold": &hc.UnhealthyThreshold, "HealthyThreshold": &hc.HealthyThreshold} {
 		n, err := strconv.Atoi(q.Get("HealthCheck." + f))
 		if err != nil {
-			return nil, elbValidation("HealthCheck.%s must be a number", f)
+			return nil, Validation("HealthCheck.%s must be a number", f)
 		}
 		*dst = n
 	}
@@ -69,13 +69,13 @@ func elbConfigureHealthCheck(q *awsquery.Query, rec *model.LBRecord, next *model
 	n, err := strconv.Atoi(port)
 	switch {
 	case proto != "TCP" && proto != "SSL" && proto != "HTTP" && proto != "HTTPS":
-		return nil, elbValidation("HealthCheck Target %q must be TCP, SSL, HTTP or HTTPS, a port, and for HTTP(S) a path", hc.Target)
+		return nil, Validation("HealthCheck Target %q must be TCP, SSL, HTTP or HTTPS, a port, and for HTTP(S) a path", hc.Target)
 	case err != nil || n < 1 || n > 65535:
-		return nil, elbValidation("HealthCheck Target %q: the port must be 1 to 65535", hc.Target)
+		return nil, Validation("HealthCheck Target %q: the port must be 1 to 65535", hc.Target)
 	case (proto == "HTTP" || proto == "HTTPS") != (path != "" || strings.HasSuffix(rest, "/")):
-		return nil, elbValidation("HealthCheck Target %q: a path goes with HTTP and HTTPS only, and they need one", hc.Target)
+		return nil, Validation("HealthCheck Target %q: a path goes with HTTP and HTTPS only, and they need one", hc.Target)
 	case hc.Interval < 5 || hc.Timeout < 2 || hc.Timeout >= hc.Interval || hc.HealthyThreshold < 2 || hc.UnhealthyThreshold < 2:
-		return nil, elbValidation("HealthCheck: Interval 5-300, Timeout 2-60 and below Interval, thresholds 2-10")
+		return nil, Validation("HealthCheck: Interval 5-300, Timeout 2-60 and below Interval, thresholds 2-10")
 	}
 	next.HealthCheck = hc
 	return struct {
@@ -97,7 +97,7 @@ func elbInstanceList(ids []string) any {
 	return out
 }
 
-func (s *Server) elbInstances(register bool) func(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error) {
+func (s *Front) elbInstances(register bool) func(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error) {
 	return func(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error) {
 		for _, m := range q.Structs("Instances.member", "InstanceId") {
 			id := m["InstanceId"]
@@ -126,7 +126,7 @@ func elbModifyAttributes(q *awsquery.Query, rec *model.LBRecord, next *model.Cla
 		if q.Has(p + k) {
 			v, err := strconv.ParseBool(q.Get(p + k))
 			if err != nil {
-				return nil, elbValidation("%s%s must be true or false", p, k)
+				return nil, Validation("%s%s must be true or false", p, k)
 			}
 			*dst = v
 		}
@@ -135,7 +135,7 @@ func elbModifyAttributes(q *awsquery.Query, rec *model.LBRecord, next *model.Cla
 		if q.Has(p + k) {
 			v, err := strconv.Atoi(q.Get(p + k))
 			if err != nil {
-				return nil, elbValidation("%s%s must be a number", p, k)
+				return nil, Validation("%s%s must be a number", p, k)
 			}
 			*dst = v
 		}
@@ -159,9 +159,9 @@ func elbAddTags(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (
 	return nil, nil
 }
 
-func (s *Server) elbApplySecurityGroups(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error) {
+func (s *Front) elbApplySecurityGroups(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error) {
 	groups := q.List("SecurityGroups.member")
-	if e := s.elbCheckRefsLocked(nil, groups); e != nil {
+	if e := s.CheckRefsLocked(nil, groups); e != nil {
 		return nil, e
 	}
 	next.SecurityGroups = groups
@@ -170,10 +170,10 @@ func (s *Server) elbApplySecurityGroups(q *awsquery.Query, rec *model.LBRecord, 
 	}{groups}, nil
 }
 
-func (s *Server) elbSubnets(attach bool) func(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error) {
+func (s *Front) elbSubnets(attach bool) func(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error) {
 	return func(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error) {
 		subnets := q.List("Subnets.member")
-		if e := s.elbCheckRefsLocked(subnets, nil); e != nil {
+		if e := s.CheckRefsLocked(subnets, nil); e != nil {
 			return nil, e
 		}
 		for _, id := range subnets {

@@ -14,20 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package server
-
-import (
-	"fmt"
-	"net/http"
-	"slices"
-	"strconv"
-	"time"
-
-	"sigs.k8s.io/ccm-harness/fakecloud/api"
-	"sigs.k8s.io/ccm-harness/fakecloud/model"
-	"sigs.k8s.io/ccm-harness/fakecloud/server/awsquery"
-)
-
+// Package elbv2 is fakecloud's Elastic Load Balancing v2, a front over
+// package model speaking the AWS query protocol (package awsquery).
+//
 // Elastic Load Balancing v2, API version 2015-12-01, for Network Load
 // Balancers: a network load balancer is one of fakecloud's, with real
 // TCP and UDP listeners on its address. Target groups are resources of
@@ -38,6 +27,24 @@ import (
 // check node port an HTTP health check's port, the source ranges the
 // nodes' group's rules the AWS CCM describes as the load balancer's
 // clients (kubernetes.io/rule/nlb/client=<name>).
+//
+// Its files: elbv2.go (load balancers), listeners.go and targets.go
+// (target groups and their targets). What it shares with the classic API
+// it takes from package elb, and the VPC's subnets from package ec2.
+package elbv2
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/aws/awsquery"
+	"sigs.k8s.io/ccm-harness/fakecloud/aws/ec2"
+	"sigs.k8s.io/ccm-harness/fakecloud/aws/elb"
+	"sigs.k8s.io/ccm-harness/fakecloud/model"
+)
 
 const elbv2Version = "2015-12-01"
 
@@ -48,32 +55,33 @@ var nlbDefaultAttributes = map[string]string{
 	"access_logs.s3.bucket": "", "access_logs.s3.prefix": "", "deletion_protection.enabled": "false",
 }
 
-func (s *Server) elbv2Service() *awsService {
-	svc := &awsService{Service: awsquery.Service{
+// Endpoint is the service's endpoint, with its actions.
+func (s *Front) Endpoint() *awsquery.Endpoint {
+	svc := &awsquery.Endpoint{Service: awsquery.Service{
 		Path:       api.AWSPath + "elbv2/",
 		Signing:    "elasticloadbalancing",
 		Version:    elbv2Version,
 		XMLNS:      "http://elasticloadbalancing.amazonaws.com/doc/" + elbv2Version + "/",
 		ErrorShape: awsquery.ELBErrorXML,
 	}}
-	svc.actions = map[string]awsAction{
-		"DescribeLoadBalancers":          {api.OpListLoadBalancers, s.nlbDescribe(svc)},
-		"CreateLoadBalancer":             {api.OpEnsureLoadBalancer, s.nlbCreate(svc)},
-		"DeleteLoadBalancer":             {api.OpDeleteLoadBalancer, s.nlbDelete(svc)},
-		"DescribeLoadBalancerAttributes": {api.OpGetLoadBalancer, s.nlbAttributes(svc, false)},
-		"ModifyLoadBalancerAttributes":   {api.OpEnsureLoadBalancer, s.nlbAttributes(svc, true)},
-		"DescribeListeners":              {api.OpGetLoadBalancer, s.nlbDescribeListeners(svc)},
-		"CreateListener":                 {api.OpEnsureLoadBalancer, s.nlbListenerChange(svc, "CreateListener")},
-		"ModifyListener":                 {api.OpEnsureLoadBalancer, s.nlbListenerChange(svc, "ModifyListener")},
-		"DeleteListener":                 {api.OpEnsureLoadBalancer, s.nlbListenerChange(svc, "DeleteListener")},
-		"DescribeTargetGroups":           {api.OpGetLoadBalancer, s.nlbDescribeTargetGroups(svc)},
-		"CreateTargetGroup":              {api.OpEnsureLoadBalancer, s.nlbCreateTargetGroup(svc)},
-		"ModifyTargetGroup":              {api.OpEnsureLoadBalancer, s.nlbTargetGroupChange(svc, "ModifyTargetGroup")},
-		"DeleteTargetGroup":              {api.OpEnsureLoadBalancer, s.nlbTargetGroupChange(svc, "DeleteTargetGroup")},
-		"RegisterTargets":                {api.OpEnsureLoadBalancer, s.nlbTargetGroupChange(svc, "RegisterTargets")},
-		"DeregisterTargets":              {api.OpEnsureLoadBalancer, s.nlbTargetGroupChange(svc, "DeregisterTargets")},
-		"DescribeTargetHealth":           {api.OpGetLoadBalancer, s.nlbDescribeTargetHealth(svc)},
-		"DescribeTags":                   {api.OpGetLoadBalancer, s.nlbDescribeTags(svc)},
+	svc.Actions = map[string]awsquery.Action{
+		"DescribeLoadBalancers":          {Op: api.OpListLoadBalancers, H: s.nlbDescribe(svc)},
+		"CreateLoadBalancer":             {Op: api.OpEnsureLoadBalancer, H: s.nlbCreate(svc)},
+		"DeleteLoadBalancer":             {Op: api.OpDeleteLoadBalancer, H: s.nlbDelete(svc)},
+		"DescribeLoadBalancerAttributes": {Op: api.OpGetLoadBalancer, H: s.nlbAttributes(svc, false)},
+		"ModifyLoadBalancerAttributes":   {Op: api.OpEnsureLoadBalancer, H: s.nlbAttributes(svc, true)},
+		"DescribeListeners":              {Op: api.OpGetLoadBalancer, H: s.nlbDescribeListeners(svc)},
+		"CreateListener":                 {Op: api.OpEnsureLoadBalancer, H: s.nlbListenerChange(svc, "CreateListener")},
+		"ModifyListener":                 {Op: api.OpEnsureLoadBalancer, H: s.nlbListenerChange(svc, "ModifyListener")},
+		"DeleteListener":                 {Op: api.OpEnsureLoadBalancer, H: s.nlbListenerChange(svc, "DeleteListener")},
+		"DescribeTargetGroups":           {Op: api.OpGetLoadBalancer, H: s.nlbDescribeTargetGroups(svc)},
+		"CreateTargetGroup":              {Op: api.OpEnsureLoadBalancer, H: s.nlbCreateTargetGroup(svc)},
+		"ModifyTargetGroup":              {Op: api.OpEnsureLoadBalancer, H: s.nlbTargetGroupChange(svc, "ModifyTargetGroup")},
+		"DeleteTargetGroup":              {Op: api.OpEnsureLoadBalancer, H: s.nlbTargetGroupChange(svc, "DeleteTargetGroup")},
+		"RegisterTargets":                {Op: api.OpEnsureLoadBalancer, H: s.nlbTargetGroupChange(svc, "RegisterTargets")},
+		"DeregisterTargets":              {Op: api.OpEnsureLoadBalancer, H: s.nlbTargetGroupChange(svc, "DeregisterTargets")},
+		"DescribeTargetHealth":           {Op: api.OpGetLoadBalancer, H: s.nlbDescribeTargetHealth(svc)},
+		"DescribeTags":                   {Op: api.OpGetLoadBalancer, H: s.nlbDescribeTags(svc)},
 	}
 	return svc
 }
@@ -87,12 +95,12 @@ func tgNotFound(arn string) *awsquery.Error {
 }
 
 // nlbArn is an ELBv2 resource's ARN.
-func (s *Server) nlbArn(kind, name, id string) string {
+func (s *Front) nlbArn(kind, name, id string) string {
 	return fmt.Sprintf("arn:aws:elasticloadbalancing:%s:%s:%s/%s/%s", s.Region(), api.AWSAccountID, kind, name, id)
 }
 
 // nlbLocked is the network load balancer with this ARN or name, or nil.
-func (s *Server) nlbLocked(ref string) *model.LBRecord {
+func (s *Front) nlbLocked(ref string) *model.LBRecord {
 	for _, rec := range s.St.LoadBalancers {
 		if rec.NLB != nil && (rec.NLB.ARN == ref || rec.Name == ref) {
 			return rec
@@ -101,71 +109,9 @@ func (s *Server) nlbLocked(ref string) *model.LBRecord {
 	return nil
 }
 
-func (s *Server) targetGroupLocked(arn string) *model.TargetGroup {
-	for _, tg := range s.St.TargetGroups {
-		if tg.ARN == arn {
-			return tg
-		}
-	}
-	return nil
-}
-
-// nlbClientRule is how the AWS CCM describes the nodes' group rules that
-// admit a network load balancer's clients.
-func nlbClientRule(name string) string { return "kubernetes.io/rule/nlb/client=" + name }
-
-// nlbSpecLocked derives the native spec from the ELBv2 view.
-func (s *Server) nlbSpecLocked(name string, n *model.NetworkLB) (api.LoadBalancerSpec, error) {
-	spec := api.LoadBalancerSpec{Listeners: []api.Listener{}, Backends: []string{}, Tags: map[string]string{}}
-	for _, t := range n.Tags {
-		if t.Key == "kubernetes.io/service-name" {
-			spec.Tags[api.TagService] = t.Value
-		}
-	}
-	for _, l := range n.Listeners {
-		tg := s.targetGroupLocked(l.TargetGroup)
-		nodePort := int32(0)
-		if tg != nil {
-			nodePort = tg.Port
-			for _, t := range tg.Targets {
-				nodePort = t.Port
-				if s.InstanceByIDLocked(t.ID) != nil && !slices.Contains(spec.Backends, t.ID) {
-					spec.Backends = append(spec.Backends, t.ID)
-				}
-			}
-			if tg.HealthCheck.Protocol == "HTTP" || tg.HealthCheck.Protocol == "HTTPS" {
-				if p, err := strconv.ParseInt(tg.HealthCheck.Port, 10, 32); err == nil {
-					spec.HealthCheckNodePort = int32(p)
-				}
-			}
-		}
-		protocols := []string{l.Protocol}
-		if l.Protocol == "TCP_UDP" {
-			protocols = []string{"TCP", "UDP"}
-		}
-		for _, p := range protocols {
-			proto := api.ProtocolTCP
-			if p == "UDP" {
-				proto = api.ProtocolUDP
-			}
-			spec.Listeners = append(spec.Listeners, api.Listener{Port: l.Port, Protocol: proto, NodePort: nodePort})
-		}
-	}
-	if g := s.awsGroupLocked(api.AWSNodeSecurityGroup); g != nil {
-		for _, p := range g.Ingress {
-			for _, r := range p.Ranges {
-				if r.Description == nlbClientRule(name) && !model.AllowsAll(r.CIDR) && !slices.Contains(spec.SourceRanges, r.CIDR) {
-					spec.SourceRanges = append(spec.SourceRanges, r.CIDR)
-				}
-			}
-		}
-	}
-	return spec, model.ValidateLBSpec(spec)
-}
-
 // nlbCommitLocked makes next rec's ELBv2 view, with what an ignore fault
 // drops left as it was, and the native spec and listeners to match.
-func (s *Server) nlbCommitLocked(f *api.Fault, rec *model.LBRecord, isNew bool, next *model.NetworkLB) *awsquery.Error {
+func (s *Front) nlbCommitLocked(f *api.Fault, rec *model.LBRecord, isNew bool, next *model.NetworkLB) *awsquery.Error {
 	if f != nil && f.Kind == api.FaultIgnore && f.Field == api.IgnoreListeners {
 		next.Listeners = nil
 		if !isNew {
@@ -174,9 +120,9 @@ func (s *Server) nlbCommitLocked(f *api.Fault, rec *model.LBRecord, isNew bool, 
 	}
 	upd := *rec
 	upd.NLB = next
-	spec, err := s.nlbSpecLocked(upd.Name, next)
+	spec, err := s.NetworkSpecLocked(upd.Name, next)
 	if err != nil {
-		return elbValidation("%v", err)
+		return elb.Validation("%v", err)
 	}
 	upd.LoadBalancerSpec = spec
 	if err := s.OpenLocked(&upd, isNew); err != nil {
@@ -186,27 +132,6 @@ func (s *Server) nlbCommitLocked(f *api.Fault, rec *model.LBRecord, isNew bool, 
 	if isNew {
 		s.St.LoadBalancers = append(s.St.LoadBalancers, rec)
 		s.St.LastLBIP = rec.IP
-	}
-	return nil
-}
-
-// nlbRederiveLocked derives again the specs of the network load
-// balancers, after a change to a target group or the nodes' group.
-func (s *Server) nlbRederiveLocked() error {
-	for _, rec := range s.St.LoadBalancers {
-		if rec.NLB == nil {
-			continue
-		}
-		spec, err := s.nlbSpecLocked(rec.Name, rec.NLB)
-		if err != nil {
-			return err
-		}
-		upd := *rec
-		upd.LoadBalancerSpec = spec
-		if err := s.OpenLocked(&upd, false); err != nil {
-			return err
-		}
-		*rec = upd
 	}
 	return nil
 }
@@ -231,13 +156,13 @@ type nlbWire struct {
 	SecurityGroups []string `xml:"SecurityGroups>member"`
 }
 
-func (s *Server) nlbWireLocked(rec *model.LBRecord) nlbWire {
+func (s *Front) nlbWireLocked(rec *model.LBRecord) nlbWire {
 	n := rec.NLB
 	w := nlbWire{LoadBalancerArn: n.ARN, LoadBalancerName: rec.Name, DNSName: n.DNSName, CanonicalHostedZoneID: "Z26RNL4JYFTOTI",
 		CreatedTime: rec.CreatedAt.UTC().Format("2006-01-02T15:04:05.000Z"), Scheme: n.Scheme, Type: "network",
 		VpcID: api.AWSVPCID, IPAddressType: "ipv4", SecurityGroups: n.SecurityGroups}
 	w.State.Code = "active"
-	for _, sn := range s.ec2Subnets() {
+	for _, sn := range ec2.New(s.Cloud).Subnets() {
 		if slices.Contains(n.Subnets, sn.ID) {
 			w.AvailabilityZones = append(w.AvailabilityZones, struct {
 				ZoneName string
@@ -248,7 +173,7 @@ func (s *Server) nlbWireLocked(rec *model.LBRecord) nlbWire {
 	return w
 }
 
-func (s *Server) nlbCreate(svc *awsService) awsHandler {
+func (s *Front) nlbCreate(svc *awsquery.Endpoint) awsquery.Handler {
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		name, typ, scheme := q.Get("Name"), q.Get("Type"), q.Get("Scheme")
 		_, _ = q.Get("IpAddressType"), q.Get("SecurityGroups")
@@ -261,45 +186,45 @@ func (s *Server) nlbCreate(svc *awsService) awsHandler {
 		e := q.Done()
 		switch {
 		case e != nil:
-		case !elbName(name):
-			e = elbValidation("Name %q must be 1 to 32 letters, digits and hyphens, not starting with a hyphen", name)
+		case !elb.ValidName(name):
+			e = elb.Validation("Name %q must be 1 to 32 letters, digits and hyphens, not starting with a hyphen", name)
 		case typ != "network":
-			e = elbValidation("fakecloud emulates load balancers of Type network only, not %q", typ)
+			e = elb.Validation("fakecloud emulates load balancers of Type network only, not %q", typ)
 		case len(subnets) == 0:
-			e = elbValidation("At least one subnet must be specified")
+			e = elb.Validation("At least one subnet must be specified")
 		case scheme != "" && scheme != "internal" && scheme != "internet-facing":
-			e = elbValidation("Invalid scheme '%s'", scheme)
+			e = elb.Validation("Invalid scheme '%s'", scheme)
 		}
 		if e != nil {
-			elbFail(w, e)
+			elb.Fail(w, e)
 			return
 		}
 		if scheme == "" {
 			scheme = "internet-facing"
 		}
-		f, ok := s.elbFault(w, r, c, name)
+		f, ok := s.elb.Fault(w, r, c, name)
 		if !ok {
 			return
 		}
 		s.Mu.Lock()
 		defer s.Mu.Unlock()
-		if e := s.elbCheckRefsLocked(subnets, groups); e != nil {
-			elbFail(w, e)
+		if e := s.elb.CheckRefsLocked(subnets, groups); e != nil {
+			elb.Fail(w, e)
 			return
 		}
 		rec := s.LBByNameLocked(name)
 		if rec != nil && rec.NLB == nil {
-			elbFail(w, awsquery.Errorf(http.StatusBadRequest, "DuplicateLoadBalancerName", "A load balancer with the same name '%s' exists, but with different settings", name))
+			elb.Fail(w, awsquery.Errorf(http.StatusBadRequest, "DuplicateLoadBalancerName", "A load balancer with the same name '%s' exists, but with different settings", name))
 			return
 		}
 		if rec == nil {
 			ip, err := s.AllocateLBIPLocked()
 			if err != nil {
-				elbFail(w, awsquery.Errorf(http.StatusBadRequest, "TooManyLoadBalancers", "%v", err))
+				elb.Fail(w, awsquery.Errorf(http.StatusBadRequest, "TooManyLoadBalancers", "%v", err))
 				return
 			}
 			rec = &model.LBRecord{Name: name, ID: s.NewLBIDLocked(), IP: ip.String(), CreatedAt: time.Now().UTC()}
-			hash := awsHash(16, rec.ID)
+			hash := awsquery.Hash(16, rec.ID)
 			next := &model.NetworkLB{ARN: s.nlbArn("loadbalancer/net", name, hash), Scheme: scheme, Subnets: subnets, SecurityGroups: groups,
 				DNSName: fmt.Sprintf("%s-%s.elb.%s.amazonaws.com", name, hash, s.Region()), Attributes: map[string]string{}}
 			for k, v := range nlbDefaultAttributes {
@@ -309,7 +234,7 @@ func (s *Server) nlbCreate(svc *awsService) awsHandler {
 				next.Tags = append(next.Tags, model.Tag{Key: t["Key"], Value: t["Value"]})
 			}
 			if e := s.nlbCommitLocked(f, rec, true, next); e != nil {
-				elbFail(w, e)
+				elb.Fail(w, e)
 				return
 			}
 			if err := s.SaveLocked(); err != nil {
@@ -323,19 +248,19 @@ func (s *Server) nlbCreate(svc *awsService) awsHandler {
 	}
 }
 
-func (s *Server) nlbDescribe(svc *awsService) awsHandler {
+func (s *Front) nlbDescribe(svc *awsquery.Endpoint) awsquery.Handler {
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		refs := append(q.List("Names.member"), q.List("LoadBalancerArns.member")...)
 		_, _ = q.Get("Marker"), q.Get("PageSize")
 		if e := q.Done(); e != nil {
-			elbFail(w, e)
+			elb.Fail(w, e)
 			return
 		}
 		name := ""
 		if len(refs) == 1 {
 			c.Op, name = api.OpGetLoadBalancer, refs[0]
 		}
-		if _, ok := s.elbFault(w, r, c, name); !ok {
+		if _, ok := s.elb.Fault(w, r, c, name); !ok {
 			return
 		}
 		s.Mu.Lock()
@@ -345,7 +270,7 @@ func (s *Server) nlbDescribe(svc *awsService) awsHandler {
 		}{}
 		for _, ref := range refs {
 			if s.nlbLocked(ref) == nil {
-				elbFail(w, nlbNotFound("'"+ref+"'"))
+				elb.Fail(w, nlbNotFound("'"+ref+"'"))
 				return
 			}
 		}
@@ -361,10 +286,10 @@ func (s *Server) nlbDescribe(svc *awsService) awsHandler {
 // nlbDelete deletes a network load balancer and its listeners; its
 // target groups stay, as in ELBv2. One that does not exist is deleted
 // already.
-func (s *Server) nlbDelete(svc *awsService) awsHandler {
+func (s *Front) nlbDelete(svc *awsquery.Endpoint) awsquery.Handler {
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		arn := q.Get("LoadBalancerArn")
-		s.elbRead(w, r, c, q, arn, func(*model.LBRecord) {
+		s.elb.Read(w, r, c, q, arn, func(*model.LBRecord) {
 			if rec := s.nlbLocked(arn); rec != nil {
 				s.CloseLBLocked(rec.ID)
 				s.St.LoadBalancers = slices.DeleteFunc(s.St.LoadBalancers, func(l *model.LBRecord) bool { return l == rec })
@@ -380,7 +305,7 @@ func (s *Server) nlbDelete(svc *awsService) awsHandler {
 
 type nlbAttribute struct{ Key, Value string }
 
-func (s *Server) nlbAttributes(svc *awsService, modify bool) awsHandler {
+func (s *Front) nlbAttributes(svc *awsquery.Endpoint, modify bool) awsquery.Handler {
 	action := "DescribeLoadBalancerAttributes"
 	if modify {
 		action = "ModifyLoadBalancerAttributes"
@@ -388,10 +313,10 @@ func (s *Server) nlbAttributes(svc *awsService, modify bool) awsHandler {
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		arn := q.Get("LoadBalancerArn")
 		changes := q.Structs("Attributes.member", "Key", "Value")
-		s.elbRead(w, r, c, q, arn, func(*model.LBRecord) {
+		s.elb.Read(w, r, c, q, arn, func(*model.LBRecord) {
 			rec := s.nlbLocked(arn)
 			if rec == nil {
-				elbFail(w, nlbNotFound("'"+arn+"'"))
+				elb.Fail(w, nlbNotFound("'"+arn+"'"))
 				return
 			}
 			for _, a := range changes {
@@ -406,10 +331,21 @@ func (s *Server) nlbAttributes(svc *awsService, modify bool) awsHandler {
 			body := struct {
 				Attributes []nlbAttribute `xml:"Attributes>member"`
 			}{}
-			for _, k := range sortedKeys(rec.NLB.Attributes) {
+			for _, k := range awsquery.SortedKeys(rec.NLB.Attributes) {
 				body.Attributes = append(body.Attributes, nlbAttribute{k, rec.NLB.Attributes[k]})
 			}
 			svc.Answer(w, action, body)
 		})
 	}
 }
+
+// Front is Elastic Load Balancing v2 over the cloud.
+type Front struct {
+	*model.Cloud
+	// elb is the classic API, whose errors, names, fault handling and
+	// reads v2 shares.
+	elb *elb.Front
+}
+
+// New is Elastic Load Balancing v2 over cloud.
+func New(cloud *model.Cloud) *Front { return &Front{Cloud: cloud, elb: elb.New(cloud)} }

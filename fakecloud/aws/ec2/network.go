@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package server
+package ec2
 
 import (
 	"fmt"
@@ -23,8 +23,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/aws/awsquery"
 	"sigs.k8s.io/ccm-harness/fakecloud/model"
-	"sigs.k8s.io/ccm-harness/fakecloud/server/awsquery"
 )
 
 // ec2ZoneID is a zone's ID, as EC2 names them: the region's initials,
@@ -41,7 +41,7 @@ func ec2ZoneID(region string, i int) string {
 	return fmt.Sprintf("%s-az%d", b.String(), i+1)
 }
 
-func (s *Server) ec2DescribeAvailabilityZones(svc *awsService) awsHandler {
+func (s *Front) ec2DescribeAvailabilityZones(svc *awsquery.Endpoint) awsquery.Handler {
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		names := q.List("ZoneName")
 		ids := q.List("ZoneId")
@@ -85,9 +85,9 @@ func ec2DescribeInstanceTopology(w http.ResponseWriter, r *http.Request, c *mode
 }
 
 // awsVPCCIDR is the VPC's CIDR: the instances' internal address pool.
-func (s *Server) awsVPCCIDR() string { return s.InternalPool().Masked().String() }
+func (s *Front) awsVPCCIDR() string { return s.InternalPool().Masked().String() }
 
-func (s *Server) ec2DescribeVpcs(svc *awsService) awsHandler {
+func (s *Front) ec2DescribeVpcs(svc *awsquery.Endpoint) awsquery.Handler {
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		ids := q.List("VpcId")
 		filters, e := describeFilters(q, "vpc-id", "cidr", "state", "is-default")
@@ -109,7 +109,7 @@ func (s *Server) ec2DescribeVpcs(svc *awsService) awsHandler {
 			IsDefault bool        `xml:"isDefault"`
 			Tags      []model.Tag `xml:"tagSet>item"`
 		}
-		v := vpc{api.AWSVPCID, api.AWSAccountID, "available", s.awsVPCCIDR(), false, []model.Tag{{Key: "Name", Value: "ccm-harness"}, {Key: awsClusterTag, Value: "owned"}}}
+		v := vpc{api.AWSVPCID, api.AWSAccountID, "available", s.awsVPCCIDR(), false, []model.Tag{{Key: "Name", Value: "ccm-harness"}, {Key: model.ClusterTag, Value: "owned"}}}
 		body := struct {
 			Vpcs []vpc `xml:"vpcSet>item"`
 		}{Vpcs: []vpc{}}
@@ -120,9 +120,9 @@ func (s *Server) ec2DescribeVpcs(svc *awsService) awsHandler {
 	}
 }
 
-// ec2Subnet is a zone's subnet, tagged for the cluster and for internet-
+// Subnet is a zone's subnet, tagged for the cluster and for internet-
 // facing load balancers.
-type ec2Subnet struct {
+type Subnet struct {
 	ID        string      `xml:"subnetId"`
 	VpcID     string      `xml:"vpcId"`
 	OwnerID   string      `xml:"ownerId"`
@@ -134,21 +134,21 @@ type ec2Subnet struct {
 	Tags      []model.Tag `xml:"tagSet>item"`
 }
 
-func (s *Server) ec2Subnets() []ec2Subnet {
-	out := make([]ec2Subnet, 0, len(s.Zones()))
+func (s *Front) Subnets() []Subnet {
+	out := make([]Subnet, 0, len(s.Zones()))
 	for i, z := range s.Zones() {
 		// Every subnet is the VPC's whole range: fakecloud hands out
 		// addresses from one pool, whatever the zone.
-		out = append(out, ec2Subnet{
+		out = append(out, Subnet{
 			ID: api.AWSSubnetID(i), VpcID: api.AWSVPCID, OwnerID: api.AWSAccountID, State: "available",
 			CidrBlock: s.awsVPCCIDR(), Zone: z, ZoneID: ec2ZoneID(s.Region(), i), Available: 4091,
-			Tags: []model.Tag{{Key: "Name", Value: "ccm-harness-" + z}, {Key: awsClusterTag, Value: "owned"}, {Key: awsTagELBRole, Value: "1"}},
+			Tags: []model.Tag{{Key: "Name", Value: "ccm-harness-" + z}, {Key: model.ClusterTag, Value: "owned"}, {Key: awsTagELBRole, Value: "1"}},
 		})
 	}
 	return out
 }
 
-func (s *Server) ec2DescribeSubnets(svc *awsService) awsHandler {
+func (s *Front) ec2DescribeSubnets(svc *awsquery.Endpoint) awsquery.Handler {
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		ids := q.List("SubnetId")
 		filters, e := describeFilters(q, "subnet-id", "vpc-id", "availability-zone", "state", "cidr-block")
@@ -156,16 +156,16 @@ func (s *Server) ec2DescribeSubnets(svc *awsService) awsHandler {
 			ec2Fail(w, e)
 			return
 		}
-		all := s.ec2Subnets()
+		all := s.Subnets()
 		for _, id := range ids {
-			if !slices.ContainsFunc(all, func(sn ec2Subnet) bool { return sn.ID == id }) {
+			if !slices.ContainsFunc(all, func(sn Subnet) bool { return sn.ID == id }) {
 				ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidSubnetID.NotFound", "The subnet ID '%s' does not exist", id))
 				return
 			}
 		}
 		body := struct {
-			Subnets []ec2Subnet `xml:"subnetSet>item"`
-		}{Subnets: []ec2Subnet{}}
+			Subnets []Subnet `xml:"subnetSet>item"`
+		}{Subnets: []Subnet{}}
 		for _, sn := range all {
 			if len(ids) > 0 && !slices.Contains(ids, sn.ID) {
 				continue

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package server
+package elbv2
 
 import (
 	"net/http"
@@ -24,8 +24,9 @@ import (
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/aws/awsquery"
+	"sigs.k8s.io/ccm-harness/fakecloud/aws/elb"
 	"sigs.k8s.io/ccm-harness/fakecloud/model"
-	"sigs.k8s.io/ccm-harness/fakecloud/server/awsquery"
 )
 
 // tgWire is a target group as ELBv2 answers it.
@@ -47,7 +48,7 @@ type tgWire struct {
 	LoadBalancerArns           []string `xml:"LoadBalancerArns>member"`
 }
 
-func (s *Server) tgWireLocked(tg *model.TargetGroup) tgWire {
+func (s *Front) tgWireLocked(tg *model.TargetGroup) tgWire {
 	out := tgWire{TargetGroupArn: tg.ARN, TargetGroupName: tg.Name, Protocol: tg.Protocol, Port: tg.Port, VpcID: api.AWSVPCID,
 		TargetType: tg.TargetType, HealthCheckEnabled: true, HealthCheckProtocol: tg.HealthCheck.Protocol, HealthCheckPort: tg.HealthCheck.Port,
 		HealthCheckPath: tg.HealthCheck.Path, HealthCheckIntervalSeconds: tg.HealthCheck.Interval, HealthCheckTimeoutSeconds: tg.HealthCheck.Timeout,
@@ -58,7 +59,7 @@ func (s *Server) tgWireLocked(tg *model.TargetGroup) tgWire {
 
 // tgUsersLocked are the load balancers whose listeners forward to a
 // target group.
-func (s *Server) tgUsersLocked(arn string) []string {
+func (s *Front) tgUsersLocked(arn string) []string {
 	var out []string
 	for _, rec := range s.St.LoadBalancers {
 		if rec.NLB != nil && slices.ContainsFunc(rec.NLB.Listeners, func(l model.NetworkListener) bool { return l.TargetGroup == arn }) {
@@ -68,19 +69,19 @@ func (s *Server) tgUsersLocked(arn string) []string {
 	return out
 }
 
-func (s *Server) nlbDescribeTargetGroups(svc *awsService) awsHandler {
+func (s *Front) nlbDescribeTargetGroups(svc *awsquery.Endpoint) awsquery.Handler {
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		lbArn := q.Get("LoadBalancerArn")
 		arns, names := q.List("TargetGroupArns.member"), q.List("Names.member")
 		_, _ = q.Get("Marker"), q.Get("PageSize")
-		s.elbRead(w, r, c, q, lbArn, func(*model.LBRecord) {
+		s.elb.Read(w, r, c, q, lbArn, func(*model.LBRecord) {
 			if lbArn != "" && s.nlbLocked(lbArn) == nil {
-				elbFail(w, nlbNotFound("'"+lbArn+"'"))
+				elb.Fail(w, nlbNotFound("'"+lbArn+"'"))
 				return
 			}
 			for _, arn := range arns {
-				if s.targetGroupLocked(arn) == nil {
-					elbFail(w, tgNotFound(arn))
+				if s.TargetGroupLocked(arn) == nil {
+					elb.Fail(w, tgNotFound(arn))
 					return
 				}
 			}
@@ -111,7 +112,7 @@ func healthCheckArgs(q *awsquery.Query, hc *model.TargetHealthCheck) *awsquery.E
 		if q.Has(k) {
 			n, err := strconv.Atoi(q.Get(k))
 			if err != nil {
-				return elbValidation("%s must be a number", k)
+				return elb.Validation("%s must be a number", k)
 			}
 			*dst = n
 		}
@@ -120,17 +121,17 @@ func healthCheckArgs(q *awsquery.Query, hc *model.TargetHealthCheck) *awsquery.E
 	switch hc.Protocol {
 	case "TCP", "HTTP", "HTTPS":
 	default:
-		return elbValidation("Health check protocol '%s' is not TCP, HTTP or HTTPS", hc.Protocol)
+		return elb.Validation("Health check protocol '%s' is not TCP, HTTP or HTTPS", hc.Protocol)
 	}
 	if hc.Port != "traffic-port" {
 		if n, err := strconv.Atoi(hc.Port); err != nil || n < 1 || n > 65535 {
-			return elbValidation("Health check port '%s' is not traffic-port or 1 to 65535", hc.Port)
+			return elb.Validation("Health check port '%s' is not traffic-port or 1 to 65535", hc.Port)
 		}
 	}
 	return nil
 }
 
-func (s *Server) nlbCreateTargetGroup(svc *awsService) awsHandler {
+func (s *Front) nlbCreateTargetGroup(svc *awsquery.Endpoint) awsquery.Handler {
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		tg := &model.TargetGroup{Name: q.Get("Name"), Protocol: strings.ToUpper(q.Get("Protocol")), TargetType: q.Get("TargetType"),
 			HealthCheck: model.TargetHealthCheck{Protocol: "TCP", Port: "traffic-port", Interval: 30, Timeout: 10, Healthy: 5, Unhealthy: 2}}
@@ -146,16 +147,16 @@ func (s *Server) nlbCreateTargetGroup(svc *awsService) awsHandler {
 		switch {
 		case e != nil:
 		case tg.Name == "" || len(tg.Name) > 32:
-			e = elbValidation("Target group name %q must be 1 to 32 characters", tg.Name)
+			e = elb.Validation("Target group name %q must be 1 to 32 characters", tg.Name)
 		case err != nil || n < 1 || n > 65535:
-			e = elbValidation("Port %q must be 1 to 65535", port)
+			e = elb.Validation("Port %q must be 1 to 65535", port)
 		case vpc != api.AWSVPCID:
 			e = awsquery.Errorf(http.StatusBadRequest, "ValidationError", "The VPC ID '%s' is not found", vpc)
 		case tg.TargetType != "" && tg.TargetType != "instance":
-			e = elbValidation("fakecloud emulates target type instance only, not %q", tg.TargetType)
+			e = elb.Validation("fakecloud emulates target type instance only, not %q", tg.TargetType)
 		}
 		if e != nil {
-			elbFail(w, e)
+			elb.Fail(w, e)
 			return
 		}
 		tg.Port, tg.TargetType = int32(n), "instance"
@@ -164,12 +165,12 @@ func (s *Server) nlbCreateTargetGroup(svc *awsService) awsHandler {
 		if i := slices.IndexFunc(s.St.TargetGroups, func(x *model.TargetGroup) bool { return x.Name == tg.Name }); i >= 0 {
 			old := s.St.TargetGroups[i]
 			if old.Protocol != tg.Protocol || old.Port != tg.Port || old.HealthCheck != tg.HealthCheck {
-				elbFail(w, awsquery.Errorf(http.StatusBadRequest, "DuplicateTargetGroupName", "A target group with the same name '%s' exists, but with different settings", tg.Name))
+				elb.Fail(w, awsquery.Errorf(http.StatusBadRequest, "DuplicateTargetGroupName", "A target group with the same name '%s' exists, but with different settings", tg.Name))
 				return
 			}
 			tg = old
 		} else {
-			tg.ARN = s.nlbArn("targetgroup", tg.Name, awsHash(16, tg.Name, time.Now().String()))
+			tg.ARN = s.nlbArn("targetgroup", tg.Name, awsquery.Hash(16, tg.Name, time.Now().String()))
 			s.St.TargetGroups = append(s.St.TargetGroups, tg)
 			if err := s.SaveLocked(); err != nil {
 				model.SaveFailed(w, err)
@@ -184,12 +185,12 @@ func (s *Server) nlbCreateTargetGroup(svc *awsService) awsHandler {
 
 // nlbTargetGroupChange modifies, deletes, or (de)registers the targets
 // of, a target group.
-func (s *Server) nlbTargetGroupChange(svc *awsService, action string) awsHandler {
+func (s *Front) nlbTargetGroupChange(svc *awsquery.Endpoint, action string) awsquery.Handler {
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		arn := q.Get("TargetGroupArn")
 		targets := q.Structs("Targets.member", "Id", "Port")
 		s.Mu.Lock()
-		tg := s.targetGroupLocked(arn)
+		tg := s.TargetGroupLocked(arn)
 		var hc model.TargetHealthCheck
 		if tg != nil {
 			hc = tg.HealthCheck
@@ -203,7 +204,7 @@ func (s *Server) nlbTargetGroupChange(svc *awsService, action string) awsHandler
 			e = q.Done()
 		}
 		if e != nil {
-			elbFail(w, e)
+			elb.Fail(w, e)
 			return
 		}
 		users := func() []string { s.Mu.Lock(); defer s.Mu.Unlock(); return s.tgUsersLocked(arn) }()
@@ -211,15 +212,15 @@ func (s *Server) nlbTargetGroupChange(svc *awsService, action string) awsHandler
 		if len(users) > 0 {
 			ref = users[0]
 		}
-		f, ok := s.elbFault(w, r, c, ref)
+		f, ok := s.elb.Fault(w, r, c, ref)
 		if !ok {
 			return
 		}
 		s.Mu.Lock()
 		defer s.Mu.Unlock()
-		tg = s.targetGroupLocked(arn)
+		tg = s.TargetGroupLocked(arn)
 		if tg == nil {
-			elbFail(w, tgNotFound(arn))
+			elb.Fail(w, tgNotFound(arn))
 			return
 		}
 		ignored := f != nil && f.Kind == api.FaultIgnore && f.Field == api.IgnoreBackends && (action == "RegisterTargets" || action == "DeregisterTargets")
@@ -232,7 +233,7 @@ func (s *Server) nlbTargetGroupChange(svc *awsService, action string) awsHandler
 			}{[]tgWire{s.tgWireLocked(tg)}}
 		case "DeleteTargetGroup":
 			if len(s.tgUsersLocked(arn)) > 0 {
-				elbFail(w, awsquery.Errorf(http.StatusBadRequest, "ResourceInUse", "Target group '%s' is currently in use by a listener or a rule", arn))
+				elb.Fail(w, awsquery.Errorf(http.StatusBadRequest, "ResourceInUse", "Target group '%s' is currently in use by a listener or a rule", arn))
 				return
 			}
 			s.St.TargetGroups = slices.DeleteFunc(s.St.TargetGroups, func(x *model.TargetGroup) bool { return x == tg })
@@ -242,14 +243,14 @@ func (s *Server) nlbTargetGroupChange(svc *awsService, action string) awsHandler
 				if t["Port"] != "" {
 					n, err := strconv.ParseInt(t["Port"], 10, 32)
 					if err != nil {
-						elbFail(w, elbValidation("Target port %q is not a number", t["Port"]))
+						elb.Fail(w, elb.Validation("Target port %q is not a number", t["Port"]))
 						return
 					}
 					port = int32(n)
 				}
 				inst := s.InstanceByIDLocked(t["Id"])
 				if action == "RegisterTargets" && (inst == nil || inst.State == api.StateTerminated) {
-					elbFail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidTarget", "The following targets are not in a running state and cannot be registered: '%s'", t["Id"]))
+					elb.Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidTarget", "The following targets are not in a running state and cannot be registered: '%s'", t["Id"]))
 					return
 				}
 				if ignored {
@@ -262,8 +263,8 @@ func (s *Server) nlbTargetGroupChange(svc *awsService, action string) awsHandler
 				}
 			}
 		}
-		if err := s.nlbRederiveLocked(); err != nil {
-			elbFail(w, elbValidation("%v", err))
+		if err := s.NetworkRederiveLocked(); err != nil {
+			elb.Fail(w, elb.Validation("%v", err))
 			return
 		}
 		if err := s.SaveLocked(); err != nil {
@@ -274,14 +275,14 @@ func (s *Server) nlbTargetGroupChange(svc *awsService, action string) awsHandler
 	}
 }
 
-func (s *Server) nlbDescribeTargetHealth(svc *awsService) awsHandler {
+func (s *Front) nlbDescribeTargetHealth(svc *awsquery.Endpoint) awsquery.Handler {
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		arn := q.Get("TargetGroupArn")
 		_ = q.Structs("Targets.member", "Id", "Port")
-		s.elbRead(w, r, c, q, "", func(*model.LBRecord) {
-			tg := s.targetGroupLocked(arn)
+		s.elb.Read(w, r, c, q, "", func(*model.LBRecord) {
+			tg := s.TargetGroupLocked(arn)
 			if tg == nil {
-				elbFail(w, tgNotFound(arn))
+				elb.Fail(w, tgNotFound(arn))
 				return
 			}
 			type health struct {
@@ -314,14 +315,14 @@ func (s *Server) nlbDescribeTargetHealth(svc *awsService) awsHandler {
 // nlbDescribeTags answers the tags of load balancers and target groups by
 // ARN (a target group's are none here: the CCM tags only its load
 // balancers), up to 20 at once as ELBv2 takes them.
-func (s *Server) nlbDescribeTags(svc *awsService) awsHandler {
+func (s *Front) nlbDescribeTags(svc *awsquery.Endpoint) awsquery.Handler {
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		arns := q.List("ResourceArns.member")
 		if len(arns) == 0 || len(arns) > 20 {
-			elbFail(w, awsquery.Errorf(http.StatusBadRequest, "ValidationError", "1 validation error detected: Value at 'resourceArns' failed to satisfy constraint: Member must have length less than or equal to 20 and greater than or equal to 1"))
+			elb.Fail(w, awsquery.Errorf(http.StatusBadRequest, "ValidationError", "1 validation error detected: Value at 'resourceArns' failed to satisfy constraint: Member must have length less than or equal to 20 and greater than or equal to 1"))
 			return
 		}
-		s.elbRead(w, r, c, q, "", func(*model.LBRecord) {
+		s.elb.Read(w, r, c, q, "", func(*model.LBRecord) {
 			type tag struct{ Key, Value string }
 			type described struct {
 				ResourceArn string
@@ -337,12 +338,12 @@ func (s *Server) nlbDescribeTags(svc *awsService) awsHandler {
 					for _, t := range rec.NLB.Tags {
 						d.Tags = append(d.Tags, tag{t.Key, t.Value})
 					}
-				case s.targetGroupLocked(arn) != nil:
+				case s.TargetGroupLocked(arn) != nil:
 				case strings.Contains(arn, ":targetgroup/"):
-					elbFail(w, tgNotFound(arn))
+					elb.Fail(w, tgNotFound(arn))
 					return
 				default:
-					elbFail(w, nlbNotFound(arn))
+					elb.Fail(w, nlbNotFound(arn))
 					return
 				}
 				body.Descriptions = append(body.Descriptions, d)

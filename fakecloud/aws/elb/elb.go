@@ -14,21 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package server
-
-import (
-	"fmt"
-	"net/http"
-	"slices"
-	"strconv"
-	"strings"
-	"time"
-
-	"sigs.k8s.io/ccm-harness/fakecloud/api"
-	"sigs.k8s.io/ccm-harness/fakecloud/model"
-	"sigs.k8s.io/ccm-harness/fakecloud/server/awsquery"
-)
-
+// Package elb is fakecloud's classic Elastic Load Balancing, a front over
+// package model speaking the AWS query protocol (package awsquery).
+//
 // Elastic Load Balancing, classic load balancers, API version 2012-06-01:
 // a classic load balancer is one of fakecloud's, with its real listeners on
 // its address, whose DNS name (what the AWS CCM puts in a Service's
@@ -41,26 +29,48 @@ import (
 // check's target, the source ranges its groups' CIDR rules. So the
 // inspector, the data plane and the faults work on classic load balancers
 // as on native ones.
+//
+// Its files: elb.go (the service, creation and changes), changes.go (each
+// change action) and describe.go (reads and deletion). Its errors, names,
+// fault handling and reads are Elastic Load Balancing's whichever version,
+// so package elbv2 takes them from here (Fail, Validation, ValidName,
+// Front.Fault, Front.Read, Front.CheckRefsLocked).
+package elb
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/aws/awsquery"
+	"sigs.k8s.io/ccm-harness/fakecloud/aws/ec2"
+	"sigs.k8s.io/ccm-harness/fakecloud/model"
+)
 
 const elbVersion = "2012-06-01"
 
-func (s *Server) elbService() *awsService {
-	svc := &awsService{Service: awsquery.Service{
+// Endpoint is the service's endpoint, with its actions.
+func (s *Front) Endpoint() *awsquery.Endpoint {
+	svc := &awsquery.Endpoint{Service: awsquery.Service{
 		Path:       api.AWSPath + "elb/",
 		Signing:    "elasticloadbalancing",
 		Version:    elbVersion,
 		XMLNS:      "http://elasticloadbalancing.amazonaws.com/doc/" + elbVersion + "/",
 		ErrorShape: awsquery.ELBErrorXML,
 	}}
-	change := func(action string, apply func(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error)) awsAction {
-		return awsAction{api.OpEnsureLoadBalancer, s.elbChange(svc, action, apply)}
+	change := func(action string, apply func(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error)) awsquery.Action {
+		return awsquery.Action{Op: api.OpEnsureLoadBalancer, H: s.elbChange(svc, action, apply)}
 	}
-	svc.actions = map[string]awsAction{
-		"DescribeLoadBalancers":               {api.OpListLoadBalancers, s.elbDescribe(svc)},
-		"CreateLoadBalancer":                  {api.OpEnsureLoadBalancer, s.elbCreate(svc)},
-		"DeleteLoadBalancer":                  {api.OpDeleteLoadBalancer, s.elbDelete(svc)},
-		"DescribeLoadBalancerAttributes":      {api.OpGetLoadBalancer, s.elbDescribeAttributes(svc)},
-		"DescribeTags":                        {api.OpGetLoadBalancer, s.elbDescribeTags(svc)},
+	svc.Actions = map[string]awsquery.Action{
+		"DescribeLoadBalancers":               {Op: api.OpListLoadBalancers, H: s.elbDescribe(svc)},
+		"CreateLoadBalancer":                  {Op: api.OpEnsureLoadBalancer, H: s.elbCreate(svc)},
+		"DeleteLoadBalancer":                  {Op: api.OpDeleteLoadBalancer, H: s.elbDelete(svc)},
+		"DescribeLoadBalancerAttributes":      {Op: api.OpGetLoadBalancer, H: s.elbDescribeAttributes(svc)},
+		"DescribeTags":                        {Op: api.OpGetLoadBalancer, H: s.elbDescribeTags(svc)},
 		"CreateLoadBalancerListeners":         change("CreateLoadBalancerListeners", elbCreateListeners),
 		"DeleteLoadBalancerListeners":         change("DeleteLoadBalancerListeners", elbDeleteListeners),
 		"ConfigureHealthCheck":                change("ConfigureHealthCheck", elbConfigureHealthCheck),
@@ -75,7 +85,7 @@ func (s *Server) elbService() *awsService {
 	return svc
 }
 
-func elbFail(w http.ResponseWriter, e *awsquery.Error) {
+func Fail(w http.ResponseWriter, e *awsquery.Error) {
 	awsquery.ELBErrorXML(w, e.Status, e.Code, e.Msg, awsquery.RequestID())
 }
 
@@ -83,12 +93,12 @@ func elbNotFound(name string) *awsquery.Error {
 	return awsquery.Errorf(http.StatusBadRequest, "LoadBalancerNotFound", "There is no ACTIVE Load Balancer named '%s'", name)
 }
 
-func elbValidation(format string, args ...any) *awsquery.Error {
+func Validation(format string, args ...any) *awsquery.Error {
 	return awsquery.Errorf(http.StatusBadRequest, "ValidationError", format, args...)
 }
 
 // elbLocked is the classic load balancer called name, or nil.
-func (s *Server) elbLocked(name string) *model.LBRecord {
+func (s *Front) elbLocked(name string) *model.LBRecord {
 	rec := s.LBByNameLocked(name)
 	if rec == nil || rec.ELB == nil {
 		return nil
@@ -98,9 +108,9 @@ func (s *Server) elbLocked(name string) *model.LBRecord {
 
 // elbDNSName is a classic load balancer's DNS name, as AWS forms it: an
 // internal one's starts with "internal-".
-func (s *Server) elbDNSName(name, id, scheme string) string {
+func (s *Front) elbDNSName(name, id, scheme string) string {
 	n := 0
-	for _, b := range []byte(awsHash(8, id)) {
+	for _, b := range []byte(awsquery.Hash(8, id)) {
 		n = n*16 + strings.IndexByte("0123456789abcdef", b)
 	}
 	prefix := ""
@@ -122,7 +132,7 @@ func elbListeners(q *awsquery.Query) ([]model.ClassicListener, *awsquery.Error) 
 		for f, dst := range map[string]*int32{"LoadBalancerPort": &l.LoadBalancerPort, "InstancePort": &l.InstancePort} {
 			n, err := strconv.ParseInt(m[f], 10, 32)
 			if err != nil {
-				return nil, elbValidation("Listeners.member.%d.%s %q is not a number", i+1, f, m[f])
+				return nil, Validation("Listeners.member.%d.%s %q is not a number", i+1, f, m[f])
 			}
 			*dst = int32(n)
 		}
@@ -139,58 +149,16 @@ func validateELBListener(l model.ClassicListener) *awsquery.Error {
 	switch l.Protocol {
 	case "TCP", "SSL", "HTTP", "HTTPS":
 	default:
-		return elbValidation("Invalid protocol '%s': a classic load balancer's listener is TCP, SSL, HTTP or HTTPS", l.Protocol)
+		return Validation("Invalid protocol '%s': a classic load balancer's listener is TCP, SSL, HTTP or HTTPS", l.Protocol)
 	}
 	p := l.LoadBalancerPort
 	if !(p == 25 || p == 80 || p == 443 || p == 465 || p == 587 || (p >= 1024 && p <= 65535)) {
-		return elbValidation("LoadBalancerPort must be either 25, 80, 443, 465, 587, or 1024 to 65535 inclusive (was %d)", p)
+		return Validation("LoadBalancerPort must be either 25, 80, 443, 465, 587, or 1024 to 65535 inclusive (was %d)", p)
 	}
 	if l.InstancePort < 1 || l.InstancePort > 65535 {
-		return elbValidation("InstancePort must be between 1 and 65535 (was %d)", l.InstancePort)
+		return Validation("InstancePort must be between 1 and 65535 (was %d)", l.InstancePort)
 	}
 	return nil
-}
-
-// elbSpecLocked derives the native spec from the classic view.
-func (s *Server) elbSpecLocked(e *model.ClassicLB) (api.LoadBalancerSpec, error) {
-	spec := api.LoadBalancerSpec{Listeners: []api.Listener{}, Backends: []string{}, Tags: map[string]string{}}
-	for _, t := range e.Tags {
-		if t.Key == "kubernetes.io/service-name" {
-			spec.Tags[api.TagService] = t.Value
-		}
-	}
-	// A classic load balancer carries every listener protocol over TCP.
-	for _, l := range e.Listeners {
-		spec.Listeners = append(spec.Listeners, api.Listener{Port: l.LoadBalancerPort, Protocol: api.ProtocolTCP, NodePort: l.InstancePort})
-	}
-	for _, id := range e.Instances {
-		if s.InstanceByIDLocked(id) != nil {
-			spec.Backends = append(spec.Backends, id)
-		}
-	}
-	if proto, rest, ok := strings.Cut(e.HealthCheck.Target, ":"); ok && (proto == "HTTP" || proto == "HTTPS") {
-		port, _, _ := strings.Cut(rest, "/")
-		if n, err := strconv.ParseInt(port, 10, 32); err == nil {
-			spec.HealthCheckNodePort = int32(n)
-		}
-	}
-	for _, id := range e.SecurityGroups {
-		g := s.awsGroupLocked(id)
-		if g == nil {
-			continue
-		}
-		for _, p := range g.Ingress {
-			if p.Protocol != "tcp" && p.Protocol != "6" && p.Protocol != "-1" {
-				continue
-			}
-			for _, r := range p.Ranges {
-				if !model.AllowsAll(r.CIDR) && !slices.Contains(spec.SourceRanges, r.CIDR) {
-					spec.SourceRanges = append(spec.SourceRanges, r.CIDR)
-				}
-			}
-		}
-	}
-	return spec, model.ValidateLBSpec(spec)
 }
 
 // elbIgnore undoes, in next, the part of a change an ignore fault drops.
@@ -213,7 +181,7 @@ func elbIgnore(f *api.Fault, before, next *model.ClassicLB) {
 
 // elbCommitLocked makes next rec's classic view, with what an ignore
 // fault drops left as it was, and the native spec and listeners to match.
-func (s *Server) elbCommitLocked(f *api.Fault, rec *model.LBRecord, isNew bool, next *model.ClassicLB) *awsquery.Error {
+func (s *Front) elbCommitLocked(f *api.Fault, rec *model.LBRecord, isNew bool, next *model.ClassicLB) *awsquery.Error {
 	var before *model.ClassicLB
 	if !isNew {
 		before = rec.ELB
@@ -221,9 +189,9 @@ func (s *Server) elbCommitLocked(f *api.Fault, rec *model.LBRecord, isNew bool, 
 	elbIgnore(f, before, next)
 	upd := *rec
 	upd.ELB = next
-	spec, err := s.elbSpecLocked(next)
+	spec, err := s.ClassicSpecLocked(next)
 	if err != nil {
-		return elbValidation("%v", err)
+		return Validation("%v", err)
 	}
 	upd.LoadBalancerSpec = spec
 	if err := s.OpenLocked(&upd, isNew); err != nil {
@@ -240,30 +208,9 @@ func (s *Server) elbCommitLocked(f *api.Fault, rec *model.LBRecord, isNew bool, 
 	return nil
 }
 
-// elbRederiveLocked derives again the specs of the classic load balancers
-// in security group id, whose rules changed.
-func (s *Server) elbRederiveLocked(id string) error {
-	for _, rec := range s.St.LoadBalancers {
-		if rec.ELB == nil || !slices.Contains(rec.ELB.SecurityGroups, id) {
-			continue
-		}
-		spec, err := s.elbSpecLocked(rec.ELB)
-		if err != nil {
-			return err
-		}
-		upd := *rec
-		upd.LoadBalancerSpec = spec
-		if err := s.OpenLocked(&upd, false); err != nil {
-			return err
-		}
-		*rec = upd
-	}
-	return nil
-}
-
-// elbFault applies the faults of the call's operation about the load
+// Fault applies the faults of the call's operation about the load
 // balancer called name.
-func (s *Server) elbFault(w http.ResponseWriter, r *http.Request, c *model.Call, name string) (*api.Fault, bool) {
+func (s *Front) Fault(w http.ResponseWriter, r *http.Request, c *model.Call, name string) (*api.Fault, bool) {
 	c.Instance = name
 	return s.ApplyFault(w, r, c, c.Op, func(ref string) bool {
 		lb := s.LBByRefLocked(ref)
@@ -271,7 +218,7 @@ func (s *Server) elbFault(w http.ResponseWriter, r *http.Request, c *model.Call,
 	})
 }
 
-func (s *Server) elbCreate(svc *awsService) awsHandler {
+func (s *Front) elbCreate(svc *awsquery.Endpoint) awsquery.Handler {
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		name, scheme := q.Get("LoadBalancerName"), q.Get("Scheme")
 		listeners, e := elbListeners(q)
@@ -283,34 +230,34 @@ func (s *Server) elbCreate(svc *awsService) awsHandler {
 		}
 		switch {
 		case e != nil:
-		case !elbName(name):
-			e = elbValidation("LoadBalancerName %q must be 1 to 32 letters, digits and hyphens, not starting with a hyphen", name)
+		case !ValidName(name):
+			e = Validation("LoadBalancerName %q must be 1 to 32 letters, digits and hyphens, not starting with a hyphen", name)
 		case len(listeners) == 0:
 			// What AWS answers an empty Listeners=, as the AWS CCM sends for
 			// a Service without node ports.
-			e = elbValidation("1 validation error detected: Value null at 'listeners' failed to satisfy constraint: Member must not be null")
+			e = Validation("1 validation error detected: Value null at 'listeners' failed to satisfy constraint: Member must not be null")
 		case len(zones) > 0:
-			e = elbValidation("fakecloud's load balancers are in a VPC: give Subnets, not AvailabilityZones")
+			e = Validation("fakecloud's load balancers are in a VPC: give Subnets, not AvailabilityZones")
 		case len(subnets) == 0:
-			e = elbValidation("Subnets must be given for a load balancer in a VPC")
+			e = Validation("Subnets must be given for a load balancer in a VPC")
 		case scheme != "" && scheme != "internal" && scheme != "internet-facing":
-			e = elbValidation("Invalid scheme '%s'", scheme)
+			e = Validation("Invalid scheme '%s'", scheme)
 		}
 		if e != nil {
-			elbFail(w, e)
+			Fail(w, e)
 			return
 		}
 		if scheme == "" {
 			scheme = "internet-facing"
 		}
-		f, ok := s.elbFault(w, r, c, name)
+		f, ok := s.Fault(w, r, c, name)
 		if !ok {
 			return
 		}
 		s.Mu.Lock()
 		defer s.Mu.Unlock()
-		if e := s.elbCheckRefsLocked(subnets, groups); e != nil {
-			elbFail(w, e)
+		if e := s.CheckRefsLocked(subnets, groups); e != nil {
+			Fail(w, e)
 			return
 		}
 		next := &model.ClassicLB{Scheme: scheme, Subnets: subnets, SecurityGroups: groups, Listeners: listeners,
@@ -322,24 +269,24 @@ func (s *Server) elbCreate(svc *awsService) awsHandler {
 		rec := s.LBByNameLocked(name)
 		switch {
 		case rec != nil && rec.ELB == nil:
-			elbFail(w, awsquery.Errorf(http.StatusBadRequest, "DuplicateLoadBalancerName", "A load balancer of another kind is named '%s'", name))
+			Fail(w, awsquery.Errorf(http.StatusBadRequest, "DuplicateLoadBalancerName", "A load balancer of another kind is named '%s'", name))
 			return
 		case rec != nil:
 			// CreateLoadBalancer of one that exists with the same
 			// listeners answers it; with others, AWS refuses.
 			if !slices.Equal(rec.ELB.Listeners, listeners) {
-				elbFail(w, awsquery.Errorf(http.StatusBadRequest, "DuplicateLoadBalancerName", "Load balancer %s already exists with different listeners", name))
+				Fail(w, awsquery.Errorf(http.StatusBadRequest, "DuplicateLoadBalancerName", "Load balancer %s already exists with different listeners", name))
 				return
 			}
 		default:
 			ip, err := s.AllocateLBIPLocked()
 			if err != nil {
-				elbFail(w, awsquery.Errorf(http.StatusConflict, "TooManyLoadBalancers", "%v", err))
+				Fail(w, awsquery.Errorf(http.StatusConflict, "TooManyLoadBalancers", "%v", err))
 				return
 			}
 			rec = &model.LBRecord{Name: name, ID: s.NewLBIDLocked(), IP: ip.String(), CreatedAt: time.Now().UTC()}
 			if e := s.elbCommitLocked(f, rec, true, next); e != nil {
-				elbFail(w, e)
+				Fail(w, e)
 				return
 			}
 			if err := s.SaveLocked(); err != nil {
@@ -353,25 +300,25 @@ func (s *Server) elbCreate(svc *awsService) awsHandler {
 	}
 }
 
-// elbName reports whether name is a load balancer's name as Elastic Load
+// ValidName reports whether name is a load balancer's name as Elastic Load
 // Balancing allows: 1 to 32 letters, digits and hyphens, not starting with
 // a hyphen.
-func elbName(name string) bool {
+func ValidName(name string) bool {
 	return name != "" && len(name) <= 32 && !strings.HasPrefix(name, "-") &&
 		strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-") == ""
 }
 
-// elbCheckRefsLocked refuses subnets and security groups that do not
+// CheckRefsLocked refuses subnets and security groups that do not
 // exist, as AWS does.
-func (s *Server) elbCheckRefsLocked(subnets, groups []string) *awsquery.Error {
-	known := s.ec2Subnets()
+func (s *Front) CheckRefsLocked(subnets, groups []string) *awsquery.Error {
+	known := ec2.New(s.Cloud).Subnets()
 	for _, id := range subnets {
-		if !slices.ContainsFunc(known, func(sn ec2Subnet) bool { return sn.ID == id }) {
+		if !slices.ContainsFunc(known, func(sn ec2.Subnet) bool { return sn.ID == id }) {
 			return awsquery.Errorf(http.StatusBadRequest, "SubnetNotFound", "One or more subnets ('%s') were not found", id)
 		}
 	}
 	for _, id := range groups {
-		if s.awsGroupLocked(id) == nil {
+		if s.SecurityGroupLocked(id) == nil {
 			return awsquery.Errorf(http.StatusBadRequest, "InvalidSecurityGroup", "One or more security groups ('%s') are invalid", id)
 		}
 	}
@@ -380,7 +327,7 @@ func (s *Server) elbCheckRefsLocked(subnets, groups []string) *awsquery.Error {
 
 // elbChange is an action that changes one classic load balancer, named by
 // LoadBalancerName: apply reads the rest and changes next, a copy.
-func (s *Server) elbChange(svc *awsService, action string, apply func(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error)) awsHandler {
+func (s *Front) elbChange(svc *awsquery.Endpoint, action string, apply func(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error)) awsquery.Handler {
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		name := q.Get("LoadBalancerName")
 		if name == "" {
@@ -389,7 +336,7 @@ func (s *Server) elbChange(svc *awsService, action string, apply func(q *awsquer
 				name = names[0]
 			}
 		}
-		f, ok := s.elbFault(w, r, c, name)
+		f, ok := s.Fault(w, r, c, name)
 		if !ok {
 			return
 		}
@@ -399,7 +346,7 @@ func (s *Server) elbChange(svc *awsService, action string, apply func(q *awsquer
 		if rec == nil {
 			// The rest is read for the unknown-parameter check only.
 			_, _ = apply(q, &model.LBRecord{}, &model.ClassicLB{})
-			elbFail(w, elbNotFound(name))
+			Fail(w, elbNotFound(name))
 			return
 		}
 		next := rec.ELB.Clone()
@@ -411,7 +358,7 @@ func (s *Server) elbChange(svc *awsService, action string, apply func(q *awsquer
 			e = s.elbCommitLocked(f, rec, false, next)
 		}
 		if e != nil {
-			elbFail(w, e)
+			Fail(w, e)
 			return
 		}
 		if err := s.SaveLocked(); err != nil {
@@ -421,3 +368,9 @@ func (s *Server) elbChange(svc *awsService, action string, apply func(q *awsquer
 		svc.Answer(w, action, body)
 	}
 }
+
+// Front is classic Elastic Load Balancing over the cloud.
+type Front struct{ *model.Cloud }
+
+// New is classic Elastic Load Balancing over cloud.
+func New(cloud *model.Cloud) *Front { return &Front{cloud} }

@@ -14,11 +14,25 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package server
+// Package ec2 is fakecloud's EC2, a front over package model speaking the
+// AWS query protocol (package awsquery).
+//
+// EC2, API version 2016-11-15: an instance is an EC2 instance in the one
+// VPC, in its zone's subnet, tagged for the cluster. Its InternalIPs are
+// its network interface's private addresses, its first ExternalIP its
+// public address, its Hostname address its private DNS name (the node
+// name the AWS CCM looks it up by). Terminated instances stay visible,
+// without addresses, as EC2 shows them for a while. Routes of the one
+// route table are fakecloud's routes of cluster api.AWSRouteTable.
+//
+// Its files: ec2.go (instances, their state changes and EC2's filters),
+// network.go (zones, the VPC and its subnets, which Elastic Load Balancing
+// takes from here as the real service does), routes.go (the route
+// table) and securitygroups.go (security groups; a change re-derives the
+// load balancers that use them, through the model).
+package ec2
 
 import (
-	"crypto/sha256"
-	"fmt"
 	"net/http"
 	"net/netip"
 	"slices"
@@ -27,54 +41,43 @@ import (
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/aws/awsquery"
 	"sigs.k8s.io/ccm-harness/fakecloud/model"
-	"sigs.k8s.io/ccm-harness/fakecloud/openstack/openstackjson"
-	"sigs.k8s.io/ccm-harness/fakecloud/server/awsquery"
 )
 
-// EC2, API version 2016-11-15: an instance is an EC2 instance in the one
-// VPC, in its zone's subnet, tagged for the cluster. Its InternalIPs are
-// its network interface's private addresses, its first ExternalIP its
-// public address, its Hostname address its private DNS name (the node
-// name the AWS CCM looks it up by). Terminated instances stay visible,
-// without addresses, as EC2 shows them for a while. Routes of the one
-// route table are fakecloud's routes of cluster api.AWSRouteTable.
-
 const (
-	ec2Version = "2016-11-15"
-	// awsClusterTag marks what belongs to the cluster, as the AWS CCM
-	// expects of every instance, subnet and route table it uses.
-	awsClusterTag = "kubernetes.io/cluster/" + api.AWSClusterID
+	ec2Version    = "2016-11-15"
 	awsTagELBRole = "kubernetes.io/role/elb"
 )
 
-func (s *Server) ec2Service() *awsService {
-	svc := &awsService{Service: awsquery.Service{
+// Endpoint is the service's endpoint, with its actions.
+func (s *Front) Endpoint() *awsquery.Endpoint {
+	svc := &awsquery.Endpoint{Service: awsquery.Service{
 		Path:       api.AWSPath + "ec2/",
 		Signing:    "ec2",
 		Version:    ec2Version,
 		XMLNS:      "http://ec2.amazonaws.com/doc/" + ec2Version + "/",
 		ErrorShape: awsquery.EC2ErrorXML,
 	}}
-	svc.actions = map[string]awsAction{
-		"DescribeInstances":             {api.OpListInstances, s.ec2DescribeInstances(svc)},
-		"DescribeAvailabilityZones":     {"", s.ec2DescribeAvailabilityZones(svc)},
-		"DescribeInstanceTopology":      {"", ec2DescribeInstanceTopology},
-		"DescribeVpcs":                  {"", s.ec2DescribeVpcs(svc)},
-		"DescribeSubnets":               {"", s.ec2DescribeSubnets(svc)},
-		"DescribeRouteTables":           {api.OpListRoutes, s.ec2DescribeRouteTables(svc)},
-		"CreateRoute":                   {api.OpCreateRoute, s.ec2CreateRoute(svc)},
-		"DeleteRoute":                   {api.OpDeleteRoute, s.ec2DeleteRoute(svc)},
-		"ModifyInstanceAttribute":       {"", s.ec2ModifyInstanceAttribute(svc)},
-		"DescribeSecurityGroups":        {"", s.ec2DescribeSecurityGroups(svc)},
-		"CreateSecurityGroup":           {"", s.ec2CreateSecurityGroup(svc)},
-		"DeleteSecurityGroup":           {"", s.ec2DeleteSecurityGroup(svc)},
-		"AuthorizeSecurityGroupIngress": {"", s.ec2ChangeIngress(svc, true)},
-		"RevokeSecurityGroupIngress":    {"", s.ec2ChangeIngress(svc, false)},
-		"CreateTags":                    {"", s.ec2CreateTags(svc)},
-		"StopInstances":                 {"", s.ec2ChangeState(svc, "StopInstances", api.StateStopped)},
-		"StartInstances":                {"", s.ec2ChangeState(svc, "StartInstances", api.StateRunning)},
-		"TerminateInstances":            {"", s.ec2ChangeState(svc, "TerminateInstances", api.StateTerminated)},
+	svc.Actions = map[string]awsquery.Action{
+		"DescribeInstances":             {Op: api.OpListInstances, H: s.ec2DescribeInstances(svc)},
+		"DescribeAvailabilityZones":     {Op: "", H: s.ec2DescribeAvailabilityZones(svc)},
+		"DescribeInstanceTopology":      {Op: "", H: ec2DescribeInstanceTopology},
+		"DescribeVpcs":                  {Op: "", H: s.ec2DescribeVpcs(svc)},
+		"DescribeSubnets":               {Op: "", H: s.ec2DescribeSubnets(svc)},
+		"DescribeRouteTables":           {Op: api.OpListRoutes, H: s.ec2DescribeRouteTables(svc)},
+		"CreateRoute":                   {Op: api.OpCreateRoute, H: s.ec2CreateRoute(svc)},
+		"DeleteRoute":                   {Op: api.OpDeleteRoute, H: s.ec2DeleteRoute(svc)},
+		"ModifyInstanceAttribute":       {Op: "", H: s.ec2ModifyInstanceAttribute(svc)},
+		"DescribeSecurityGroups":        {Op: "", H: s.ec2DescribeSecurityGroups(svc)},
+		"CreateSecurityGroup":           {Op: "", H: s.ec2CreateSecurityGroup(svc)},
+		"DeleteSecurityGroup":           {Op: "", H: s.ec2DeleteSecurityGroup(svc)},
+		"AuthorizeSecurityGroupIngress": {Op: "", H: s.ec2ChangeIngress(svc, true)},
+		"RevokeSecurityGroupIngress":    {Op: "", H: s.ec2ChangeIngress(svc, false)},
+		"CreateTags":                    {Op: "", H: s.ec2CreateTags(svc)},
+		"StopInstances":                 {Op: "", H: s.ec2ChangeState(svc, "StopInstances", api.StateStopped)},
+		"StartInstances":                {Op: "", H: s.ec2ChangeState(svc, "StartInstances", api.StateRunning)},
+		"TerminateInstances":            {Op: "", H: s.ec2ChangeState(svc, "TerminateInstances", api.StateTerminated)},
 	}
 	return svc
 }
@@ -157,18 +160,11 @@ var ec2States = map[api.InstanceState]ec2InstanceState{
 }
 
 // zoneIndex is the position of zone among the region's zones, or -1.
-func (s *Server) zoneIndex(zone string) int { return slices.Index(s.Zones(), zone) }
-
-// awsHash is a stable hex string made of parts, for ids derived from
-// fakecloud's own (network interfaces, attachments).
-func awsHash(n int, parts ...string) string {
-	h := sha256.Sum256([]byte(strings.Join(parts, "/")))
-	return fmt.Sprintf("%x", h[:])[:n]
-}
+func (s *Front) zoneIndex(zone string) int { return slices.Index(s.Zones(), zone) }
 
 // ec2InstanceOf shows inst as EC2 does. sourceDestCheck is the instance's
 // attribute, true unless the caller turned it off.
-func (s *Server) ec2InstanceOf(inst api.Instance, sourceDestCheck bool) ec2Instance {
+func (s *Front) ec2InstanceOf(inst api.Instance, sourceDestCheck bool) ec2Instance {
 	state, ok := ec2States[inst.State]
 	if !ok {
 		// A corrupt fault may set any state; EC2 has a code for its own only.
@@ -178,7 +174,7 @@ func (s *Server) ec2InstanceOf(inst api.Instance, sourceDestCheck bool) ec2Insta
 		InstanceID: inst.ID, ImageID: "ami-0fa4ec10d00000001", State: state,
 		InstanceType: inst.InstanceType, LaunchTime: inst.CreatedAt.UTC().Format(time.RFC3339),
 		SourceDestCheck: sourceDestCheck, Architecture: "x86_64",
-		Tags: []model.Tag{{Key: "Name", Value: inst.Name}, {Key: awsClusterTag, Value: "owned"}},
+		Tags: []model.Tag{{Key: "Name", Value: inst.Name}, {Key: model.ClusterTag, Value: "owned"}},
 	}
 	out.Placement.AvailabilityZone, out.Placement.Tenancy = inst.Zone, "default"
 	if inst.State == api.StateTerminated {
@@ -186,15 +182,15 @@ func (s *Server) ec2InstanceOf(inst api.Instance, sourceDestCheck bool) ec2Insta
 		return out
 	}
 	out.VpcID = api.AWSVPCID
-	out.Groups = []ec2GroupRef{{api.AWSNodeSecurityGroup, awsNodeGroupName}}
+	out.Groups = []ec2GroupRef{{api.AWSNodeSecurityGroup, model.NodeGroupName}}
 	if i := s.zoneIndex(inst.Zone); i >= 0 {
 		out.SubnetID = api.AWSSubnetID(i)
 	}
 	nic := ec2NetworkInterface{
-		ID: "eni-" + awsHash(17, inst.ID), SubnetID: out.SubnetID, VpcID: api.AWSVPCID, OwnerID: api.AWSAccountID,
-		Status: "in-use", MacAddress: openstackjson.MAC(inst.ID), SourceDestCheck: sourceDestCheck,
+		ID: "eni-" + awsquery.Hash(17, inst.ID), SubnetID: out.SubnetID, VpcID: api.AWSVPCID, OwnerID: api.AWSAccountID,
+		Status: "in-use", MacAddress: model.MAC(inst.ID), SourceDestCheck: sourceDestCheck,
 	}
-	nic.Attachment.AttachmentID, nic.Attachment.Status = "eni-attach-"+awsHash(17, inst.ID, "attach"), "attached"
+	nic.Attachment.AttachmentID, nic.Attachment.Status = "eni-attach-"+awsquery.Hash(17, inst.ID, "attach"), "attached"
 	var public, publicDNS string
 	for _, a := range inst.Addresses {
 		switch a.Type {
@@ -328,7 +324,7 @@ func ec2InstanceIDFormat(id string) bool {
 	return true
 }
 
-func (s *Server) ec2DescribeInstances(svc *awsService) awsHandler {
+func (s *Front) ec2DescribeInstances(svc *awsquery.Endpoint) awsquery.Handler {
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		ids := q.List("InstanceId")
 		maxResults, nextToken := q.Get("MaxResults"), q.Get("NextToken")
@@ -441,7 +437,7 @@ func (s *Server) ec2DescribeInstances(svc *awsService) awsHandler {
 			NextToken    string        `xml:"nextToken,omitempty"`
 		}{Reservations: []reservation{}, NextToken: next}
 		for _, e := range out {
-			body.Reservations = append(body.Reservations, reservation{ID: "r-" + awsHash(17, e.InstanceID), OwnerID: api.AWSAccountID, Instances: []ec2Instance{e}})
+			body.Reservations = append(body.Reservations, reservation{ID: "r-" + awsquery.Hash(17, e.InstanceID), OwnerID: api.AWSAccountID, Instances: []ec2Instance{e}})
 		}
 		svc.Answer(w, "DescribeInstances", body)
 	}
@@ -449,7 +445,7 @@ func (s *Server) ec2DescribeInstances(svc *awsService) awsHandler {
 
 // ec2LiveInstanceLocked checks that instance id can be changed: EC2 still
 // knows a terminated instance, and refuses to change it.
-func (s *Server) ec2LiveInstanceLocked(id string) *awsquery.Error {
+func (s *Front) ec2LiveInstanceLocked(id string) *awsquery.Error {
 	inst := s.InstanceByIDLocked(id)
 	switch {
 	case inst == nil:
@@ -463,7 +459,7 @@ func (s *Server) ec2LiveInstanceLocked(id string) *awsquery.Error {
 // ec2ModifyInstanceAttribute changes an instance's source/destination
 // check, the one attribute the AWS CCM changes (before it routes a pod
 // CIDR to the instance).
-func (s *Server) ec2ModifyInstanceAttribute(svc *awsService) awsHandler {
+func (s *Front) ec2ModifyInstanceAttribute(svc *awsquery.Endpoint) awsquery.Handler {
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		id, check := q.Get("InstanceId"), q.Get("SourceDestCheck.Value")
 		if e := q.Done(); e != nil {
@@ -504,7 +500,7 @@ func (s *Server) ec2ModifyInstanceAttribute(svc *awsService) awsHandler {
 // unknown ID, or a terminated instance asked to stop or start, refuses
 // the call as EC2 does). fakecloud's instances change state at once, so
 // the current state answered is the one reached, not "stopping".
-func (s *Server) ec2ChangeState(svc *awsService, action string, to api.InstanceState) awsHandler {
+func (s *Front) ec2ChangeState(svc *awsquery.Endpoint, action string, to api.InstanceState) awsquery.Handler {
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		ids := q.List("InstanceId")
 		// Flags of the real call that change nothing here.
@@ -566,3 +562,9 @@ func (s *Server) ec2ChangeState(svc *awsService, action string, to api.InstanceS
 		svc.Answer(w, action, body)
 	}
 }
+
+// Front is EC2 over the cloud.
+type Front struct{ *model.Cloud }
+
+// New is EC2 over cloud.
+func New(cloud *model.Cloud) *Front { return &Front{cloud} }

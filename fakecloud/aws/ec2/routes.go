@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package server
+package ec2
 
 import (
 	"net/http"
@@ -24,8 +24,8 @@ import (
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/aws/awsquery"
 	"sigs.k8s.io/ccm-harness/fakecloud/model"
-	"sigs.k8s.io/ccm-harness/fakecloud/server/awsquery"
 )
 
 type ec2Route struct {
@@ -41,7 +41,7 @@ type ec2Route struct {
 // ec2RoutesLocked are the route table's routes: the VPC's local route,
 // then fakecloud's routes of the table, blackholed when their instance
 // is gone.
-func (s *Server) ec2RoutesLocked() []ec2Route {
+func (s *Front) ec2RoutesLocked() []ec2Route {
 	// The internet gateway's default route makes the subnets public, where
 	// the AWS CCM puts internet-facing load balancers.
 	out := []ec2Route{{DestinationCidrBlock: s.awsVPCCIDR(), GatewayID: "local", State: "active", Origin: "CreateRouteTable"},
@@ -52,7 +52,7 @@ func (s *Server) ec2RoutesLocked() []ec2Route {
 		}
 		view := s.RouteViewLocked(rec)
 		rt := ec2Route{DestinationCidrBlock: rec.DestinationCIDR, InstanceID: rec.TargetInstance, InstanceOwnerID: api.AWSAccountID,
-			NetworkInterfaceID: "eni-" + awsHash(17, rec.TargetInstance), State: "active", Origin: "CreateRoute"}
+			NetworkInterfaceID: "eni-" + awsquery.Hash(17, rec.TargetInstance), State: "active", Origin: "CreateRoute"}
 		if view.Blackhole {
 			rt.State = "blackhole"
 		}
@@ -61,7 +61,7 @@ func (s *Server) ec2RoutesLocked() []ec2Route {
 	return out
 }
 
-func (s *Server) ec2DescribeRouteTables(svc *awsService) awsHandler {
+func (s *Front) ec2DescribeRouteTables(svc *awsquery.Endpoint) awsquery.Handler {
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		ids := q.List("RouteTableId")
 		_, _ = q.Get("MaxResults"), q.Get("NextToken")
@@ -95,8 +95,8 @@ func (s *Server) ec2DescribeRouteTables(svc *awsService) awsHandler {
 		}
 		s.Mu.Lock()
 		t := table{ID: api.AWSRouteTable, VpcID: api.AWSVPCID, OwnerID: api.AWSAccountID, Routes: s.ec2RoutesLocked(),
-			Associations: []association{{ID: "rtbassoc-" + awsHash(17, api.AWSRouteTable), RouteTableID: api.AWSRouteTable, Main: true}},
-			Tags:         []model.Tag{{Key: "Name", Value: "ccm-harness"}, {Key: awsClusterTag, Value: "owned"}}}
+			Associations: []association{{ID: "rtbassoc-" + awsquery.Hash(17, api.AWSRouteTable), RouteTableID: api.AWSRouteTable, Main: true}},
+			Tags:         []model.Tag{{Key: "Name", Value: "ccm-harness"}, {Key: model.ClusterTag, Value: "owned"}}}
 		s.Mu.Unlock()
 		body := struct {
 			Tables []table `xml:"routeTableSet>item"`
@@ -116,7 +116,7 @@ func awsRouteName(cidr string) string {
 }
 
 // ec2RouteArgs reads a route change's table and destination.
-func (s *Server) ec2RouteArgs(q *awsquery.Query) (string, *awsquery.Error) {
+func (s *Front) ec2RouteArgs(q *awsquery.Query) (string, *awsquery.Error) {
 	table, dest := q.Get("RouteTableId"), q.Get("DestinationCidrBlock")
 	if table != api.AWSRouteTable {
 		return "", awsquery.Errorf(http.StatusBadRequest, "InvalidRouteTableID.NotFound", "The routeTable ID '%s' does not exist", table)
@@ -128,7 +128,7 @@ func (s *Server) ec2RouteArgs(q *awsquery.Query) (string, *awsquery.Error) {
 	return p.Masked().String(), nil
 }
 
-func (s *Server) ec2CreateRoute(svc *awsService) awsHandler {
+func (s *Front) ec2CreateRoute(svc *awsquery.Endpoint) awsquery.Handler {
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		dest, e := s.ec2RouteArgs(q)
 		instanceID := q.Get("InstanceId")
@@ -170,7 +170,7 @@ func (s *Server) ec2CreateRoute(svc *awsService) awsHandler {
 	}
 }
 
-func (s *Server) ec2DeleteRoute(svc *awsService) awsHandler {
+func (s *Front) ec2DeleteRoute(svc *awsquery.Endpoint) awsquery.Handler {
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		dest, e := s.ec2RouteArgs(q)
 		if e == nil {

@@ -336,3 +336,10 @@ func (svc *Service) Answer(w http.ResponseWriter, action string, body any) {
 	fmt.Fprintf(w, "%s<%sResponse xmlns=%q><%sResult>%s</%sResult><ResponseMetadata><RequestId>%s</RequestId></ResponseMetadata></%sResponse>",
 		xml.Header, action, svc.XMLNS, action, fields, action, id, action)
 }
+
+// Hash is a stable hex string made of parts, for ids derived from
+// fakecloud's own (network interfaces, attachments).
+func Hash(n int, parts ...string) string {
+	h := sha256.Sum256([]byte(strings.Join(parts, "/")))
+	return fmt.Sprintf("%x", h[:])[:n]
+}

@@ -14,15 +14,16 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package server
+package elb
 
 import (
 	"net/http"
 	"slices"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/aws/awsquery"
+	"sigs.k8s.io/ccm-harness/fakecloud/aws/ec2"
 	"sigs.k8s.io/ccm-harness/fakecloud/model"
-	"sigs.k8s.io/ccm-harness/fakecloud/server/awsquery"
 )
 
 // elbDescription is a classic load balancer as DescribeLoadBalancers
@@ -56,7 +57,7 @@ type elbDescription struct {
 	Scheme         string
 }
 
-func (s *Server) elbDescriptionLocked(rec *model.LBRecord) elbDescription {
+func (s *Front) elbDescriptionLocked(rec *model.LBRecord) elbDescription {
 	e := rec.ELB
 	d := elbDescription{LoadBalancerName: rec.Name, DNSName: e.DNSName, CanonicalHostedZoneName: e.DNSName,
 		CanonicalHostedZoneNameID: "Z35SXDOTRQ7X7K", Subnets: e.Subnets, VPCId: api.AWSVPCID, HealthCheck: e.HealthCheck,
@@ -67,7 +68,7 @@ func (s *Server) elbDescriptionLocked(rec *model.LBRecord) elbDescription {
 			PolicyNames struct{}
 		}{Listener: l})
 	}
-	for _, sn := range s.ec2Subnets() {
+	for _, sn := range ec2.New(s.Cloud).Subnets() {
 		if slices.Contains(e.Subnets, sn.ID) {
 			d.AvailabilityZones = append(d.AvailabilityZones, sn.Zone)
 		}
@@ -76,26 +77,26 @@ func (s *Server) elbDescriptionLocked(rec *model.LBRecord) elbDescription {
 		d.Instances = append(d.Instances, elbInstance{id})
 	}
 	if len(e.SecurityGroups) > 0 {
-		if g := s.awsGroupLocked(e.SecurityGroups[0]); g != nil {
+		if g := s.SecurityGroupLocked(e.SecurityGroups[0]); g != nil {
 			d.SourceSecurityGroup.OwnerAlias, d.SourceSecurityGroup.GroupName = api.AWSAccountID, g.Name
 		}
 	}
 	return d
 }
 
-func (s *Server) elbDescribe(svc *awsService) awsHandler {
+func (s *Front) elbDescribe(svc *awsquery.Endpoint) awsquery.Handler {
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		names := q.List("LoadBalancerNames.member")
 		_, _ = q.Get("Marker"), q.Get("PageSize")
 		if e := q.Done(); e != nil {
-			elbFail(w, e)
+			Fail(w, e)
 			return
 		}
 		name := ""
 		if len(names) == 1 {
 			c.Op, name = api.OpGetLoadBalancer, names[0]
 		}
-		if _, ok := s.elbFault(w, r, c, name); !ok {
+		if _, ok := s.Fault(w, r, c, name); !ok {
 			return
 		}
 		s.Mu.Lock()
@@ -105,7 +106,7 @@ func (s *Server) elbDescribe(svc *awsService) awsHandler {
 		}{}
 		for _, n := range names {
 			if s.elbLocked(n) == nil {
-				elbFail(w, elbNotFound(n))
+				Fail(w, elbNotFound(n))
 				return
 			}
 		}
@@ -118,12 +119,12 @@ func (s *Server) elbDescribe(svc *awsService) awsHandler {
 	}
 }
 
-func (s *Server) elbDescribeAttributes(svc *awsService) awsHandler {
+func (s *Front) elbDescribeAttributes(svc *awsquery.Endpoint) awsquery.Handler {
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		name := q.Get("LoadBalancerName")
-		s.elbRead(w, r, c, q, name, func(rec *model.LBRecord) {
+		s.Read(w, r, c, q, name, func(rec *model.LBRecord) {
 			if rec == nil {
-				elbFail(w, elbNotFound(name))
+				Fail(w, elbNotFound(name))
 				return
 			}
 			svc.Answer(w, "DescribeLoadBalancerAttributes", struct {
@@ -133,15 +134,15 @@ func (s *Server) elbDescribeAttributes(svc *awsService) awsHandler {
 	}
 }
 
-// elbRead answers a call about the classic load balancer called name
+// Read answers a call about the classic load balancer called name
 // (nil if there is none) once its parameters are checked and the faults
 // of its operation applied, under the lock.
-func (s *Server) elbRead(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query, name string, answer func(rec *model.LBRecord)) {
+func (s *Front) Read(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query, name string, answer func(rec *model.LBRecord)) {
 	if e := q.Done(); e != nil {
-		elbFail(w, e)
+		Fail(w, e)
 		return
 	}
-	if _, ok := s.elbFault(w, r, c, name); !ok {
+	if _, ok := s.Fault(w, r, c, name); !ok {
 		return
 	}
 	s.Mu.Lock()
@@ -149,14 +150,14 @@ func (s *Server) elbRead(w http.ResponseWriter, r *http.Request, c *model.Call, 
 	answer(s.elbLocked(name))
 }
 
-func (s *Server) elbDescribeTags(svc *awsService) awsHandler {
+func (s *Front) elbDescribeTags(svc *awsquery.Endpoint) awsquery.Handler {
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		names := q.List("LoadBalancerNames.member")
 		if e := q.Done(); e != nil {
-			elbFail(w, e)
+			Fail(w, e)
 			return
 		}
-		if _, ok := s.elbFault(w, r, c, ""); !ok {
+		if _, ok := s.Fault(w, r, c, ""); !ok {
 			return
 		}
 		s.Mu.Lock()
@@ -172,7 +173,7 @@ func (s *Server) elbDescribeTags(svc *awsService) awsHandler {
 		for _, n := range names {
 			rec := s.elbLocked(n)
 			if rec == nil {
-				elbFail(w, elbNotFound(n))
+				Fail(w, elbNotFound(n))
 				return
 			}
 			d := described{LoadBalancerName: n}
@@ -187,9 +188,9 @@ func (s *Server) elbDescribeTags(svc *awsService) awsHandler {
 
 // elbDelete deletes a classic load balancer; one that does not exist is
 // deleted already, as AWS answers.
-func (s *Server) elbDelete(svc *awsService) awsHandler {
+func (s *Front) elbDelete(svc *awsquery.Endpoint) awsquery.Handler {
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
-		s.elbRead(w, r, c, q, q.Get("LoadBalancerName"), func(rec *model.LBRecord) {
+		s.Read(w, r, c, q, q.Get("LoadBalancerName"), func(rec *model.LBRecord) {
 			if rec != nil {
 				s.CloseLBLocked(rec.ID)
 				s.St.LoadBalancers = slices.DeleteFunc(s.St.LoadBalancers, func(l *model.LBRecord) bool { return l == rec })

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package server
+package ec2
 
 import (
 	"crypto/rand"
@@ -26,8 +26,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/aws/awsquery"
 	"sigs.k8s.io/ccm-harness/fakecloud/model"
-	"sigs.k8s.io/ccm-harness/fakecloud/server/awsquery"
 )
 
 // EC2 security groups: the nodes' group, which every instance is in, and
@@ -36,30 +36,6 @@ import (
 // them; a load balancer's groups' CIDR rules are its source ranges
 // (aws_elb.go). Nothing filters packets by them but a load balancer's
 // listeners.
-
-// awsNodeGroupName is the nodes' group's name.
-const awsNodeGroupName = "ccm-harness-nodes"
-
-// awsGroupsLocked are the security groups, the nodes' first, made on
-// first use.
-func (s *Server) awsGroupsLocked() []*model.SecurityGroup {
-	if !slices.ContainsFunc(s.St.SecurityGroups, func(g *model.SecurityGroup) bool { return g.ID == api.AWSNodeSecurityGroup }) {
-		s.St.SecurityGroups = append([]*model.SecurityGroup{{
-			ID: api.AWSNodeSecurityGroup, Name: awsNodeGroupName, Description: "the cluster's nodes",
-			Tags: []model.Tag{{Key: "Name", Value: awsNodeGroupName}, {Key: awsClusterTag, Value: "owned"}},
-		}}, s.St.SecurityGroups...)
-	}
-	return s.St.SecurityGroups
-}
-
-func (s *Server) awsGroupLocked(id string) *model.SecurityGroup {
-	for _, g := range s.awsGroupsLocked() {
-		if g.ID == id {
-			return g
-		}
-	}
-	return nil
-}
 
 func groupNotFound(id string) *awsquery.Error {
 	return awsquery.Errorf(http.StatusBadRequest, "InvalidGroup.NotFound", "The security group '%s' does not exist", id)
@@ -111,7 +87,7 @@ func groupWire(g *model.SecurityGroup) ec2Group {
 	return out
 }
 
-func (s *Server) ec2DescribeSecurityGroups(svc *awsService) awsHandler {
+func (s *Front) ec2DescribeSecurityGroups(svc *awsquery.Endpoint) awsquery.Handler {
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		ids, names := q.List("GroupId"), q.List("GroupName")
 		_, _ = q.Get("MaxResults"), q.Get("NextToken")
@@ -123,7 +99,7 @@ func (s *Server) ec2DescribeSecurityGroups(svc *awsService) awsHandler {
 		s.Mu.Lock()
 		defer s.Mu.Unlock()
 		for _, id := range ids {
-			if s.awsGroupLocked(id) == nil {
+			if s.SecurityGroupLocked(id) == nil {
 				ec2Fail(w, groupNotFound(id))
 				return
 			}
@@ -131,7 +107,7 @@ func (s *Server) ec2DescribeSecurityGroups(svc *awsService) awsHandler {
 		body := struct {
 			Groups []ec2Group `xml:"securityGroupInfo>item"`
 		}{Groups: []ec2Group{}}
-		for _, g := range s.awsGroupsLocked() {
+		for _, g := range s.SecurityGroupsLocked() {
 			if (len(ids) > 0 && !slices.Contains(ids, g.ID)) || (len(names) > 0 && !slices.Contains(names, g.Name)) {
 				continue
 			}
@@ -166,7 +142,7 @@ func tagSpecifications(q *awsquery.Query, typ string) ([]model.Tag, *awsquery.Er
 	}
 }
 
-func (s *Server) ec2CreateSecurityGroup(svc *awsService) awsHandler {
+func (s *Front) ec2CreateSecurityGroup(svc *awsquery.Endpoint) awsquery.Handler {
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		name, desc, vpc := q.Get("GroupName"), q.Get("GroupDescription"), q.Get("VpcId")
 		tags, e := tagSpecifications(q, "security-group")
@@ -188,7 +164,7 @@ func (s *Server) ec2CreateSecurityGroup(svc *awsService) awsHandler {
 		}
 		s.Mu.Lock()
 		defer s.Mu.Unlock()
-		if slices.ContainsFunc(s.awsGroupsLocked(), func(g *model.SecurityGroup) bool { return g.Name == name }) {
+		if slices.ContainsFunc(s.SecurityGroupsLocked(), func(g *model.SecurityGroup) bool { return g.Name == name }) {
 			ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidGroup.Duplicate", "The security group '%s' already exists for VPC '%s'", name, vpc))
 			return
 		}
@@ -207,7 +183,7 @@ func (s *Server) ec2CreateSecurityGroup(svc *awsService) awsHandler {
 	}
 }
 
-func (s *Server) ec2DeleteSecurityGroup(svc *awsService) awsHandler {
+func (s *Front) ec2DeleteSecurityGroup(svc *awsquery.Endpoint) awsquery.Handler {
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		id := q.Get("GroupId")
 		if e := q.Done(); e != nil {
@@ -216,7 +192,7 @@ func (s *Server) ec2DeleteSecurityGroup(svc *awsService) awsHandler {
 		}
 		s.Mu.Lock()
 		defer s.Mu.Unlock()
-		g := s.awsGroupLocked(id)
+		g := s.SecurityGroupLocked(id)
 		if g == nil {
 			ec2Fail(w, groupNotFound(id))
 			return
@@ -297,7 +273,7 @@ func permissions(q *awsquery.Query) ([]model.Permission, *awsquery.Error) {
 // rules' peers one by one, as EC2 keeps them, refusing a duplicate or a
 // missing one as EC2 does. A load balancer whose group changed has its
 // source ranges derived again.
-func (s *Server) ec2ChangeIngress(svc *awsService, add bool) awsHandler {
+func (s *Front) ec2ChangeIngress(svc *awsquery.Endpoint, add bool) awsquery.Handler {
 	action := "RevokeSecurityGroupIngress"
 	if add {
 		action = "AuthorizeSecurityGroupIngress"
@@ -314,7 +290,7 @@ func (s *Server) ec2ChangeIngress(svc *awsService, add bool) awsHandler {
 		}
 		s.Mu.Lock()
 		defer s.Mu.Unlock()
-		g := s.awsGroupLocked(id)
+		g := s.SecurityGroupLocked(id)
 		if g == nil {
 			ec2Fail(w, groupNotFound(id))
 			return
@@ -325,7 +301,7 @@ func (s *Server) ec2ChangeIngress(svc *awsService, add bool) awsHandler {
 		}
 		for _, p := range perms {
 			for _, peer := range p.Groups {
-				if add && s.awsGroupLocked(peer) == nil {
+				if add && s.SecurityGroupLocked(peer) == nil {
 					ec2Fail(w, groupNotFound(peer))
 					return
 				}
@@ -375,9 +351,9 @@ func (s *Server) ec2ChangeIngress(svc *awsService, add bool) awsHandler {
 		g.Ingress = slices.DeleteFunc(next, func(p model.Permission) bool { return len(p.Ranges) == 0 && len(p.Groups) == 0 })
 		rederive := func() error {
 			if id == api.AWSNodeSecurityGroup {
-				return s.nlbRederiveLocked()
+				return s.NetworkRederiveLocked()
 			}
-			return s.elbRederiveLocked(id)
+			return s.ClassicRederiveLocked(id)
 		}
 		if err := rederive(); err != nil {
 			ec2Fail(w, awsquery.Errorf(http.StatusInternalServerError, "InternalError", "%v", err))
@@ -395,7 +371,7 @@ func (s *Server) ec2ChangeIngress(svc *awsService, add bool) awsHandler {
 
 // ec2CreateTags tags security groups, the one kind of resource the AWS
 // CCM tags here.
-func (s *Server) ec2CreateTags(svc *awsService) awsHandler {
+func (s *Front) ec2CreateTags(svc *awsquery.Endpoint) awsquery.Handler {
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		ids := q.List("ResourceId")
 		tags := q.Structs("Tag", "Key", "Value")
@@ -406,7 +382,7 @@ func (s *Server) ec2CreateTags(svc *awsService) awsHandler {
 		s.Mu.Lock()
 		defer s.Mu.Unlock()
 		for _, id := range ids {
-			g := s.awsGroupLocked(id)
+			g := s.SecurityGroupLocked(id)
 			if g == nil {
 				ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidID", "The ID '%s' is not valid (fakecloud tags security groups only)", id))
 				return

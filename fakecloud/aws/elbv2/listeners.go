@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package server
+package elbv2
 
 import (
 	"net/http"
@@ -23,8 +23,9 @@ import (
 	"strings"
 	"time"
 
+	"sigs.k8s.io/ccm-harness/fakecloud/aws/awsquery"
+	"sigs.k8s.io/ccm-harness/fakecloud/aws/elb"
 	"sigs.k8s.io/ccm-harness/fakecloud/model"
-	"sigs.k8s.io/ccm-harness/fakecloud/server/awsquery"
 )
 
 // nlbListenerWire is a listener as ELBv2 answers it.
@@ -48,17 +49,17 @@ func listenerWire(lb string, l model.NetworkListener) nlbListenerWire {
 	return out
 }
 
-func (s *Server) nlbDescribeListeners(svc *awsService) awsHandler {
+func (s *Front) nlbDescribeListeners(svc *awsquery.Endpoint) awsquery.Handler {
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		arn := q.Get("LoadBalancerArn")
 		arns := q.List("ListenerArns.member")
 		_, _ = q.Get("Marker"), q.Get("PageSize")
-		s.elbRead(w, r, c, q, arn, func(*model.LBRecord) {
+		s.elb.Read(w, r, c, q, arn, func(*model.LBRecord) {
 			body := struct {
 				Listeners []nlbListenerWire `xml:"Listeners>member"`
 			}{}
 			if arn != "" && s.nlbLocked(arn) == nil {
-				elbFail(w, nlbNotFound("'"+arn+"'"))
+				elb.Fail(w, nlbNotFound("'"+arn+"'"))
 				return
 			}
 			for _, rec := range s.St.LoadBalancers {
@@ -77,7 +78,7 @@ func (s *Server) nlbDescribeListeners(svc *awsService) awsHandler {
 }
 
 // nlbListenerOf is the load balancer holding the listener with this ARN.
-func (s *Server) nlbListenerOf(arn string) (*model.LBRecord, int) {
+func (s *Front) nlbListenerOf(arn string) (*model.LBRecord, int) {
 	for _, rec := range s.St.LoadBalancers {
 		if rec.NLB == nil {
 			continue
@@ -90,7 +91,7 @@ func (s *Server) nlbListenerOf(arn string) (*model.LBRecord, int) {
 }
 
 // nlbListenerChange creates, modifies or deletes a listener.
-func (s *Server) nlbListenerChange(svc *awsService, action string) awsHandler {
+func (s *Front) nlbListenerChange(svc *awsquery.Endpoint, action string) awsquery.Handler {
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		lbArn, listenerArn := q.Get("LoadBalancerArn"), q.Get("ListenerArn")
 		port, proto := q.Get("Port"), strings.ToUpper(q.Get("Protocol"))
@@ -98,10 +99,10 @@ func (s *Server) nlbListenerChange(svc *awsService, action string) awsHandler {
 		_ = q.Structs("Tags.member", "Key", "Value")
 		_, _ = q.Get("SslPolicy"), q.Get("AlpnPolicy")
 		if e := q.Done(); e != nil {
-			elbFail(w, e)
+			elb.Fail(w, e)
 			return
 		}
-		f, ok := s.elbFault(w, r, c, lbArn)
+		f, ok := s.elb.Fault(w, r, c, lbArn)
 		if !ok {
 			return
 		}
@@ -112,11 +113,11 @@ func (s *Server) nlbListenerChange(svc *awsService, action string) awsHandler {
 		if action == "CreateListener" {
 			rec = s.nlbLocked(lbArn)
 			if rec == nil {
-				elbFail(w, nlbNotFound("'"+lbArn+"'"))
+				elb.Fail(w, nlbNotFound("'"+lbArn+"'"))
 				return
 			}
 		} else if rec, i = s.nlbListenerOf(listenerArn); rec == nil {
-			elbFail(w, awsquery.Errorf(http.StatusBadRequest, "ListenerNotFound", "One or more listeners not found"))
+			elb.Fail(w, awsquery.Errorf(http.StatusBadRequest, "ListenerNotFound", "One or more listeners not found"))
 			return
 		}
 		next := *rec.NLB
@@ -131,7 +132,7 @@ func (s *Server) nlbListenerChange(svc *awsService, action string) awsHandler {
 			if port != "" {
 				n, err := strconv.ParseInt(port, 10, 32)
 				if err != nil || n < 1 || n > 65535 {
-					elbFail(w, elbValidation("Port %q must be 1 to 65535", port))
+					elb.Fail(w, elb.Validation("Port %q must be 1 to 65535", port))
 					return
 				}
 				l.Port = int32(n)
@@ -140,8 +141,8 @@ func (s *Server) nlbListenerChange(svc *awsService, action string) awsHandler {
 				l.Protocol = proto
 			}
 			if len(actions) > 0 {
-				if actions[0]["Type"] != "forward" || s.targetGroupLocked(actions[0]["TargetGroupArn"]) == nil {
-					elbFail(w, tgNotFound(actions[0]["TargetGroupArn"]))
+				if actions[0]["Type"] != "forward" || s.TargetGroupLocked(actions[0]["TargetGroupArn"]) == nil {
+					elb.Fail(w, tgNotFound(actions[0]["TargetGroupArn"]))
 					return
 				}
 				l.TargetGroup = actions[0]["TargetGroupArn"]
@@ -149,27 +150,27 @@ func (s *Server) nlbListenerChange(svc *awsService, action string) awsHandler {
 			switch l.Protocol {
 			case "TCP", "UDP", "TCP_UDP", "TLS":
 			default:
-				elbFail(w, elbValidation("Protocol '%s' is not valid for a network load balancer's listener", l.Protocol))
+				elb.Fail(w, elb.Validation("Protocol '%s' is not valid for a network load balancer's listener", l.Protocol))
 				return
 			}
 			if l.TargetGroup == "" {
-				elbFail(w, elbValidation("A listener needs a default action that forwards to a target group"))
+				elb.Fail(w, elb.Validation("A listener needs a default action that forwards to a target group"))
 				return
 			}
 			if slices.ContainsFunc(next.Listeners, func(x model.NetworkListener) bool { return x.Port == l.Port && x.ARN != l.ARN }) {
-				elbFail(w, awsquery.Errorf(http.StatusBadRequest, "DuplicateListener", "A listener already exists on this port for this load balancer"))
+				elb.Fail(w, awsquery.Errorf(http.StatusBadRequest, "DuplicateListener", "A listener already exists on this port for this load balancer"))
 				return
 			}
 			if i >= 0 {
 				next.Listeners[i] = l
 			} else {
-				l.ARN = s.nlbArn("listener/net", rec.Name, awsHash(16, rec.ID)+"/"+awsHash(16, rec.ID, strconv.Itoa(int(l.Port)), l.Protocol, time.Now().String()))
+				l.ARN = s.nlbArn("listener/net", rec.Name, awsquery.Hash(16, rec.ID)+"/"+awsquery.Hash(16, rec.ID, strconv.Itoa(int(l.Port)), l.Protocol, time.Now().String()))
 				next.Listeners = append(next.Listeners, l)
 				i = len(next.Listeners) - 1
 			}
 		}
 		if e := s.nlbCommitLocked(f, rec, false, &next); e != nil {
-			elbFail(w, e)
+			elb.Fail(w, e)
 			return
 		}
 		if err := s.SaveLocked(); err != nil {
