@@ -125,7 +125,7 @@ func loadState(path string) (*State, error) {
 
 // SaveLocked writes the state file atomically: a crash leaves either the old
 // file or the new one, never half of one. With NoSync the write is put off
-// by up to saveDelay and shared by every change meanwhile: a cloud that
+// by up to SaveDelay and shared by every change meanwhile: a cloud that
 // takes 1,000 instances at once would otherwise re-encode its whole state
 // 1,000 times. Close writes what is still pending.
 func (s *Cloud) SaveLocked() error {

@@ -34,7 +34,7 @@ import (
 // the groups the AWS CCM makes for its load balancers. Their ingress rules
 // are kept as authorized, merged by protocol and port range as EC2 shows
 // them; a load balancer's groups' CIDR rules are its source ranges
-// (aws_elb.go). Nothing filters packets by them but a load balancer's
+// (model.Cloud.ClassicSpecLocked). Nothing filters packets by them but a load balancer's
 // listeners.
 
 func groupNotFound(id string) *awsquery.Error {

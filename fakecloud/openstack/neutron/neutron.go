@@ -354,7 +354,7 @@ func (s *Front) neutronListSecurityGroups(w http.ResponseWriter, r *http.Request
 	}}, "id", "name")
 }
 
-// neutronQuery is osQuery in Neutron's shape: every resource also takes
+// neutronQuery is openstackjson.Query in Neutron's shape: every resource also takes
 // fields=, repeatable, which picks the attributes shown of each object
 // (the openstack CLI asks for its columns so); the rest are filters.
 func neutronQuery(w http.ResponseWriter, r *http.Request, known ...string) (map[string]string, bool) {

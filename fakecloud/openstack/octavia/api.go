@@ -31,7 +31,7 @@ import (
 	"sigs.k8s.io/ccm-harness/fakecloud/openstack/openstackjson"
 )
 
-// Octavia's API over octaviaLB (openstack_lb.go): the handlers, each
+// Octavia's API over model.OctaviaLB (octavia.go): the handlers, each
 // change made to a copy and kept only if Octavia would accept it and the
 // listeners open.
 
@@ -185,7 +185,7 @@ func (s *Front) octaviaChangeLocked(w http.ResponseWriter, f *api.Fault, rec *mo
 
 func noBody(*model.LBRecord) any { return nil }
 
-// octaviaQuery is osQuery in Octavia's shape; Octavia also accepts the
+// octaviaQuery is openstackjson.Query in Octavia's shape; Octavia also accepts the
 // fields clients ask for, which change nothing here.
 func octaviaQuery(w http.ResponseWriter, r *http.Request, known ...string) (map[string]string, bool) {
 	return openstackjson.Query(w, r, lbError, append(known, "fields")...)
