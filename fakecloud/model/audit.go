@@ -53,7 +53,7 @@ type Call struct {
 	Dialect ErrorShape
 }
 
-// fail answers an error in the call's dialect.
+// Fail answers an error in the call's dialect.
 func (c *Call) Fail(w http.ResponseWriter, status int, code, msg string) {
 	if c.Dialect != nil {
 		c.Dialect.WriteError(w, status, msg)

@@ -107,9 +107,9 @@ func (s *Cloud) TargetGroupLocked(arn string) *TargetGroup {
 	return nil
 }
 
-// NetworkClientRule is how the AWS CCM describes the nodes' group rules that
+// networkClientRule is how the AWS CCM describes the nodes' group rules that
 // admit a network load balancer's clients.
-func NetworkClientRule(name string) string { return "kubernetes.io/rule/nlb/client=" + name }
+func networkClientRule(name string) string { return "kubernetes.io/rule/nlb/client=" + name }
 
 // NetworkSpecLocked derives the native spec from the ELBv2 view.
 func (s *Cloud) NetworkSpecLocked(name string, n *NetworkLB) (api.LoadBalancerSpec, error) {
@@ -151,7 +151,7 @@ func (s *Cloud) NetworkSpecLocked(name string, n *NetworkLB) (api.LoadBalancerSp
 	if g := s.SecurityGroupLocked(api.AWSNodeSecurityGroup); g != nil {
 		for _, p := range g.Ingress {
 			for _, r := range p.Ranges {
-				if r.Description == NetworkClientRule(name) && !AllowsAll(r.CIDR) && !slices.Contains(spec.SourceRanges, r.CIDR) {
+				if r.Description == networkClientRule(name) && !AllowsAll(r.CIDR) && !slices.Contains(spec.SourceRanges, r.CIDR) {
 					spec.SourceRanges = append(spec.SourceRanges, r.CIDR)
 				}
 			}

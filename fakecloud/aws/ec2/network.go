@@ -134,6 +134,8 @@ type Subnet struct {
 	Tags      []model.Tag `xml:"tagSet>item"`
 }
 
+// Subnets are the VPC's subnets, one a zone: EC2 describes them, and
+// Elastic Load Balancing places load balancers in them.
 func (s *Front) Subnets() []Subnet {
 	out := make([]Subnet, 0, len(s.Zones()))
 	for i, z := range s.Zones() {

@@ -85,6 +85,7 @@ func (s *Front) Endpoint() *awsquery.Endpoint {
 	return svc
 }
 
+// Fail writes e in Elastic Load Balancing's error shape, v1's and v2's alike.
 func Fail(w http.ResponseWriter, e *awsquery.Error) {
 	awsquery.ELBErrorXML(w, e.Status, e.Code, e.Msg, awsquery.RequestID())
 }
@@ -93,6 +94,7 @@ func elbNotFound(name string) *awsquery.Error {
 	return awsquery.Errorf(http.StatusBadRequest, "LoadBalancerNotFound", "There is no ACTIVE Load Balancer named '%s'", name)
 }
 
+// Validation is Elastic Load Balancing's error for a bad parameter.
 func Validation(format string, args ...any) *awsquery.Error {
 	return awsquery.Errorf(http.StatusBadRequest, "ValidationError", format, args...)
 }
