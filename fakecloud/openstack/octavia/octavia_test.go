@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package server
+package octavia_test
 
 import (
 	"context"
@@ -22,63 +22,29 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
-	"github.com/gophercloud/gophercloud/v2/openstack"
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/apiversions"
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/listeners"
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/loadbalancers"
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/monitors"
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/pools"
-	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/extraroutes"
-	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/routers"
-	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
 	"sigs.k8s.io/ccm-harness/fakecloud/model"
 	"sigs.k8s.io/ccm-harness/fakecloud/openstack/openstackjson"
+	"sigs.k8s.io/ccm-harness/fakecloud/server"
+	"sigs.k8s.io/ccm-harness/fakecloud/server/servertest"
 )
 
-func (f *fixture) octavia() *gophercloud.ServiceClient {
-	f.t.Helper()
-	pc, err := f.osLogin(passwordAuth(cloudToken))
-	if err != nil {
-		f.t.Fatalf("login: %v", err)
-	}
-	lb, err := openstack.NewLoadBalancerV2(pc, gophercloud.EndpointOpts{Region: "fake-region-1"})
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	return lb
-}
-
-// waitActive polls as the OpenStack CCM does, until the load balancer is
-// ACTIVE.
-func waitActive(t *testing.T, c *gophercloud.ServiceClient, id string) *loadbalancers.LoadBalancer {
-	t.Helper()
-	for range 50 {
-		lb, err := loadbalancers.Get(context.Background(), c, id).Extract()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if lb.ProvisioningStatus == model.OctaviaActive {
-			return lb
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("load balancer %s never ACTIVE", id)
-	return nil
-}
-
-func addrOf(inst api.Instance) string {
-	return model.FirstInternalIP(&inst).String()
-}
+// The OpenStack dialect is tested with gophercloud, the client the
+// OpenStack CCM is built on: what it parses here, the CCM parses. The
+// tests drive the whole server (servertest), as the CCM does.
 
 func TestOctavia(t *testing.T) {
-	f := newFixture(t, Config{})
-	a, b := f.create("node-a"), f.create("node-b")
-	c := f.octavia()
+	f := servertest.New(t, server.Config{})
+	a, b := f.Create("node-a"), f.Create("node-b")
+	c := f.Octavia()
 	ctx := context.Background()
 
 	// The CCM decides what it may use by the last version listed.
@@ -100,7 +66,7 @@ func TestOctavia(t *testing.T) {
 			Name: "listener_0", Protocol: listeners.ProtocolTCP, ProtocolPort: 80, AllowedCIDRs: []string{"0.0.0.0/0"},
 			DefaultPool: &pools.CreateOpts{
 				Name: "pool_0", Protocol: pools.ProtocolTCP, LBMethod: pools.LBMethodRoundRobin,
-				Members: []pools.CreateMemberOpts{{Name: "node-a", Address: addrOf(a), ProtocolPort: 30080, MonitorPort: &hc}},
+				Members: []pools.CreateMemberOpts{{Name: "node-a", Address: servertest.AddrOf(a), ProtocolPort: 30080, MonitorPort: &hc}},
 				Monitor: &monitors.CreateOpts{Name: "monitor_0", Type: "HTTP", Delay: 5, Timeout: 3, MaxRetries: 1, URLPath: "/healthz"},
 			},
 		}},
@@ -116,9 +82,9 @@ func TestOctavia(t *testing.T) {
 	if !gophercloud.ResponseCodeIs(err, http.StatusConflict) {
 		t.Errorf("change while PENDING_CREATE: %v, want 409", err)
 	}
-	waitActive(t, c, lb.ID)
+	servertest.WaitActive(t, c, lb.ID)
 
-	native := f.adminLB(name)
+	native := f.AdminLB(name)
 	if got := formatSpec(native); got != "[TCP:80->30080] backends ["+a.ID+"] hc 31000 ranges []" || native.Tags[api.TagService] != "shop/web" || native.IP != lb.VipAddress {
 		t.Errorf("native view %s %v %s, want the Octavia load balancer's", got, native.Tags, native.IP)
 	}
@@ -148,28 +114,28 @@ func TestOctavia(t *testing.T) {
 	}
 	names := []string{"node-a", "node-b"}
 	err = pools.BatchUpdateMembers(ctx, c, psl[0].ID, []pools.BatchUpdateMemberOpts{
-		{Name: &names[0], Address: addrOf(a), ProtocolPort: 30081, MonitorPort: &hc},
-		{Name: &names[1], Address: addrOf(b), ProtocolPort: 30081, MonitorPort: &hc},
+		{Name: &names[0], Address: servertest.AddrOf(a), ProtocolPort: 30081, MonitorPort: &hc},
+		{Name: &names[1], Address: servertest.AddrOf(b), ProtocolPort: 30081, MonitorPort: &hc},
 	}).ExtractErr()
 	if err != nil {
 		t.Fatalf("batch update: %v", err)
 	}
-	waitActive(t, c, lb.ID)
-	if got := formatSpec(f.adminLB(name)); got != "[TCP:80->30081] backends ["+a.ID+" "+b.ID+"] hc 31000 ranges []" {
+	servertest.WaitActive(t, c, lb.ID)
+	if got := formatSpec(f.AdminLB(name)); got != "[TCP:80->30081] backends ["+a.ID+" "+b.ID+"] hc 31000 ranges []" {
 		t.Errorf("after batch update: %s", got)
 	}
 
 	// A member no instance answers at is kept, as Octavia keeps it, as a
 	// backend named by its address (forwarding nothing).
 	err = pools.BatchUpdateMembers(ctx, c, psl[0].ID, []pools.BatchUpdateMemberOpts{
-		{Name: &names[0], Address: addrOf(a), ProtocolPort: 30081, MonitorPort: &hc},
+		{Name: &names[0], Address: servertest.AddrOf(a), ProtocolPort: 30081, MonitorPort: &hc},
 		{Address: "10.9.9.9", ProtocolPort: 30081},
 	}).ExtractErr()
 	if err != nil {
 		t.Fatalf("batch update with a member no instance answers at: %v", err)
 	}
-	waitActive(t, c, lb.ID)
-	if got := formatSpec(f.adminLB(name)); got != "[TCP:80->30081] backends ["+a.ID+" 10.9.9.9] hc 31000 ranges []" {
+	servertest.WaitActive(t, c, lb.ID)
+	if got := formatSpec(f.AdminLB(name)); got != "[TCP:80->30081] backends ["+a.ID+" 10.9.9.9] hc 31000 ranges []" {
 		t.Errorf("after a member no instance answers at: %s", got)
 	}
 	// Not an address at all is refused, as Octavia refuses it.
@@ -180,12 +146,12 @@ func TestOctavia(t *testing.T) {
 
 	// An ignore fault: the change is acknowledged, the cloud keeps the
 	// old listeners.
-	f.addFault(api.Fault{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreListeners, Count: 1})
+	f.AddFault(api.Fault{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreListeners, Count: 1})
 	if _, err := listeners.Create(ctx, c, listeners.CreateOpts{LoadbalancerID: lb.ID, Protocol: listeners.ProtocolTCP, ProtocolPort: 8080}).Extract(); err != nil {
 		t.Fatalf("ignored create: %v", err)
 	}
-	waitActive(t, c, lb.ID)
-	if got := formatSpec(f.adminLB(name)); !strings.HasPrefix(got, "[TCP:80->30081]") {
+	servertest.WaitActive(t, c, lb.ID)
+	if got := formatSpec(f.AdminLB(name)); !strings.HasPrefix(got, "[TCP:80->30081]") {
 		t.Errorf("ignored listener shows: %s", got)
 	}
 	// Source ranges are the listeners' allowed_cidrs, but allow-all.
@@ -193,13 +159,13 @@ func TestOctavia(t *testing.T) {
 	if _, err := listeners.Update(ctx, c, lsl[0].ID, listeners.UpdateOpts{AllowedCIDRs: &cidrs}).Extract(); err != nil {
 		t.Fatal(err)
 	}
-	waitActive(t, c, lb.ID)
-	if got := formatSpec(f.adminLB(name)); !strings.HasSuffix(got, "ranges [127.0.0.1/32]") {
+	servertest.WaitActive(t, c, lb.ID)
+	if got := formatSpec(f.AdminLB(name)); !strings.HasSuffix(got, "ranges [127.0.0.1/32]") {
 		t.Errorf("allowed_cidrs: %s", got)
 	}
 
 	// An error fault answers in Octavia's shape, with the message.
-	f.addFault(api.Fault{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultError, Status: 500, Message: "quota exceeded", Count: 1})
+	f.AddFault(api.Fault{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultError, Status: 500, Message: "quota exceeded", Count: 1})
 	_, err = listeners.Create(ctx, c, listeners.CreateOpts{LoadbalancerID: lb.ID, Protocol: listeners.ProtocolTCP, ProtocolPort: 8080}).Extract()
 	if !gophercloud.ResponseCodeIs(err, http.StatusInternalServerError) || !strings.Contains(err.Error(), `"faultstring":"quota exceeded"`) {
 		t.Errorf("error fault: %v", err)
@@ -212,7 +178,7 @@ func TestOctavia(t *testing.T) {
 	if _, err := loadbalancers.Get(ctx, c, lb.ID).Extract(); !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
 		t.Errorf("deleted: %v, want 404", err)
 	}
-	f.must(http.StatusNotFound, "GET", api.AdminPathLoadBalancer+name, adminToken, nil, nil)
+	f.Must(http.StatusNotFound, "GET", api.AdminPathLoadBalancer+name, servertest.AdminToken, nil, nil)
 }
 
 func formatSpec(lb api.LoadBalancer) string {
@@ -225,83 +191,17 @@ func formatSpec(lb api.LoadBalancer) string {
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
-func TestNeutronRouter(t *testing.T) {
-	f := newFixture(t, Config{})
-	a := f.create("node-a")
-	_, network := f.osClients()
-	ctx := context.Background()
-
-	// The CCM finds the router's networks by its ports, then a node's port
-	// by its fixed IP on them.
-	rp, err := ports.List(network, ports.ListOpts{DeviceID: api.OpenStackRouterID}).AllPages(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rports, _ := ports.ExtractPorts(rp)
-	if len(rports) != 1 || rports[0].NetworkID != openstackjson.PrivateNetID {
-		t.Fatalf("router ports %+v, want one on %s", rports, openstackjson.PrivateNetID)
-	}
-	pp, err := ports.List(network, ports.ListOpts{NetworkID: openstackjson.PrivateNetID, FixedIPs: []ports.FixedIPOpts{{IPAddress: addrOf(a)}}}).AllPages(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nports, _ := ports.ExtractPorts(pp)
-	if len(nports) != 1 || nports[0].DeviceID != a.ID {
-		t.Fatalf("ports by fixed IP %+v, want node-a's", nports)
-	}
-
-	route := []routers.Route{{DestinationCIDR: "10.244.1.0/24", NextHop: addrOf(a)}}
-	if _, err := extraroutes.Add(ctx, network, api.OpenStackRouterID, extraroutes.Opts{Routes: &route}).Extract(); err != nil {
-		t.Fatal(err)
-	}
-	router, err := routers.Get(ctx, network, api.OpenStackRouterID).Extract()
-	if err != nil || len(router.Routes) != 1 || router.Routes[0] != route[0] {
-		t.Fatalf("router %+v (%v), want the route", router, err)
-	}
-	var native api.RouteList
-	f.must(http.StatusOK, "GET", api.AdminPathRoutes, adminToken, nil, &native)
-	if len(native.Routes) != 1 || native.Routes[0].TargetInstance != a.ID || native.Routes[0].DestinationCIDR != "10.244.1.0/24" || native.Routes[0].Blackhole {
-		t.Errorf("native routes %+v, want one to node-a", native.Routes)
-	}
-
-	pairs := []ports.AddressPair{{IPAddress: "10.244.1.0/24"}}
-	p, err := ports.Update(ctx, network, nports[0].ID, ports.UpdateOpts{AllowedAddressPairs: &pairs}).Extract()
-	if err != nil || len(p.AllowedAddressPairs) != 1 || p.AllowedAddressPairs[0].IPAddress != "10.244.1.0/24" {
-		t.Errorf("port update: %+v %v", p, err)
-	}
-
-	// An ignore fault: the router answers with the route, and has none.
-	f.addFault(api.Fault{Operation: api.OpCreateRoute, Kind: api.FaultIgnore, Field: api.IgnoreRoute, Count: 1})
-	route2 := []routers.Route{{DestinationCIDR: "10.244.2.0/24", NextHop: addrOf(a)}}
-	if r, err := extraroutes.Add(ctx, network, api.OpenStackRouterID, extraroutes.Opts{Routes: &route2}).Extract(); err != nil || len(r.Routes) != 2 {
-		t.Fatalf("ignored add: %+v %v, want both routes shown", r, err)
-	}
-	if router, _ := routers.Get(ctx, network, api.OpenStackRouterID).Extract(); len(router.Routes) != 1 {
-		t.Errorf("after an ignored add: %+v, want one route", router.Routes)
-	}
-	if _, err := extraroutes.Remove(ctx, network, api.OpenStackRouterID, extraroutes.Opts{Routes: &route}).Extract(); err != nil {
-		t.Fatal(err)
-	}
-	if router, _ := routers.Get(ctx, network, api.OpenStackRouterID).Extract(); len(router.Routes) != 0 {
-		t.Errorf("after remove: %+v", router.Routes)
-	}
-	bad := []routers.Route{{DestinationCIDR: "10.244.1.1/24", NextHop: addrOf(a)}}
-	if _, err := extraroutes.Add(ctx, network, api.OpenStackRouterID, extraroutes.Opts{Routes: &bad}).Extract(); !gophercloud.ResponseCodeIs(err, http.StatusBadRequest) {
-		t.Errorf("host bits: %v, want 400", err)
-	}
-}
-
 // A load balancer made through Octavia is changed through Octavia only:
 // its native spec is derived from its Octavia objects.
 func TestOctaviaOwnsItsLoadBalancers(t *testing.T) {
-	f := newFixture(t, Config{})
-	c := f.octavia()
+	f := servertest.New(t, server.Config{})
+	c := f.Octavia()
 	lb, err := loadbalancers.Create(context.Background(), c, loadbalancers.CreateOpts{Name: "kube_service_k_ns_web", VipSubnetID: openstackjson.PrivateSubnetID}).Extract()
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := f.do("PUT", api.PathLoadBalancer+lb.Name, cloudToken, api.LoadBalancerSpec{})
-	if r.status != http.StatusConflict || !strings.Contains(string(r.body), "change it there") {
-		t.Errorf("native change: %d %s, want 409", r.status, r.body)
+	r := f.Do("PUT", api.PathLoadBalancer+lb.Name, servertest.CloudToken, api.LoadBalancerSpec{})
+	if r.Status != http.StatusConflict || !strings.Contains(string(r.Body), "change it there") {
+		t.Errorf("native change: %d %s, want 409", r.Status, r.Body)
 	}
 }
