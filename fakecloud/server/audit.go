@@ -18,9 +18,7 @@ package server
 
 import (
 	"context"
-	"fmt"
 	"net/http"
-	"strconv"
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
@@ -80,26 +78,4 @@ func (s *Server) finishCall(w *statusRecorder, r *http.Request) {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
 	s.RecordLocked(e)
-}
-
-func (s *Server) adminAudit(w http.ResponseWriter, r *http.Request, c *model.Call) {
-	since, ok := int64Param(w, r, "since")
-	if !ok {
-		return
-	}
-	model.WriteJSON(w, http.StatusOK, api.AuditLog{Entries: s.AuditSince(since)})
-}
-
-// int64Param reads an optional non-negative integer query parameter.
-func int64Param(w http.ResponseWriter, r *http.Request, name string) (int64, bool) {
-	v := r.URL.Query().Get(name)
-	if v == "" {
-		return 0, true
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n < 0 {
-		model.WriteError(w, http.StatusBadRequest, api.CodeInvalid, fmt.Sprintf("%s=%q is not a non-negative integer", name, v))
-		return 0, false
-	}
-	return n, true
 }

@@ -21,16 +21,17 @@ limitations under the License.
 // log of every call so tests can see what the CCM actually asked.
 //
 // The cloud itself (state, faults, audit trail, data plane) is package
-// model; this package is the composition root that puts HTTP in front of
-// it: Config and New, authentication (auth.go), the mux and the audit of
-// each request (server.go, audit.go), fakecloud's own API and admin API
-// (instances.go, loadbalancers.go, routes.go, faults.go), the load
-// balancers' DNS (dns.go), and, for now, the AWS (aws*.go, over package
-// awsquery) and OpenStack (openstack*.go) dialects.
+// model, and each API it speaks is a front over it: package native
+// (fakecloud's own API and admin API), the AWS fronts under fakecloud/aws
+// and the OpenStack ones under fakecloud/openstack. This package is their
+// composition root: Config and New, authentication (auth.go), the mux and
+// the audit of each request (server.go, audit.go), the routers each
+// protocol family's fronts register on (aws.go: the AWS query protocol's
+// signatures and dispatch; openstack.go: Keystone tokens), and the load
+// balancers' DNS (dns.go).
 package server
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -40,6 +41,7 @@ import (
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
 	"sigs.k8s.io/ccm-harness/fakecloud/model"
 	"sigs.k8s.io/ccm-harness/fakecloud/openstack/keystone"
+	"sigs.k8s.io/ccm-harness/fakecloud/server/native"
 )
 
 // Config configures a Server. Only the tokens are required.
@@ -167,42 +169,20 @@ func (s *Server) routes() {
 		io.WriteString(w, "ok\n")
 	})
 
-	s.handle("GET "+api.PathInstances, model.CallerCloud, api.OpListInstances, s.listInstances)
-	s.handle("GET "+api.PathInstance+"{id}", model.CallerCloud, api.OpGetInstance, s.getInstance)
-	s.handle("GET "+api.PathLoadBalancers, model.CallerCloud, api.OpListLoadBalancers, s.listLoadBalancers)
-	s.handle("GET "+api.PathLoadBalancer+"{name}", model.CallerCloud, api.OpGetLoadBalancer, s.getLoadBalancer)
-	s.handle("PUT "+api.PathLoadBalancer+"{name}", model.CallerCloud, api.OpEnsureLoadBalancer, s.ensureLoadBalancer)
-	s.handle("DELETE "+api.PathLoadBalancer+"{name}", model.CallerCloud, api.OpDeleteLoadBalancer, s.deleteLoadBalancer)
-	s.handle("GET "+api.PathRoutes, model.CallerCloud, api.OpListRoutes, s.listRoutes)
-	s.handle("PUT "+api.PathRoute+"{name}", model.CallerCloud, api.OpCreateRoute, s.createRoute)
-	s.handle("DELETE "+api.PathRoute+"{name}", model.CallerCloud, api.OpDeleteRoute, s.deleteRoute)
-
-	s.handle("GET "+api.AdminPathInstances, model.CallerAdmin, "", s.adminListInstances)
-	s.handle("POST "+api.AdminPathInstances, model.CallerAdmin, "", s.adminCreateInstance)
-	s.handle("GET "+api.AdminPathInstance+"{ref}", model.CallerAdmin, "", s.adminGetInstance)
-	s.handle("POST "+api.AdminPathInstance+"{ref}/{action}", model.CallerAdmin, "", s.adminInstanceAction)
-	s.handle("GET "+api.AdminPathLoadBalancers, model.CallerAdmin, "", s.adminListLoadBalancers)
-	s.handle("GET "+api.AdminPathLoadBalancer+"{ref}", model.CallerAdmin, "", s.adminGetLoadBalancer)
-	s.handle("GET "+api.AdminPathRoutes, model.CallerAdmin, "", s.adminListRoutes)
-	s.handle("DELETE "+api.AdminPathRoute+"{name}", model.CallerAdmin, "", s.adminDeleteRoute)
-	s.handle("GET "+api.AdminPathFaults, model.CallerAdmin, "", s.adminListFaults)
-	s.handle("POST "+api.AdminPathFaults, model.CallerAdmin, "", s.adminAddFault)
-	s.handle("DELETE "+api.AdminPathFaults, model.CallerAdmin, "", s.adminClearFaults)
-	s.handle("DELETE "+api.AdminPathFaults+"/{id}", model.CallerAdmin, "", s.adminDeleteFault)
-	s.handle("GET "+api.AdminPathAudit, model.CallerAdmin, "", s.adminAudit)
+	native.New(s.Cloud).Register(nativeRouter{s})
 
 	s.openstackRoutes()
 	s.awsRoutes()
 
-	// Catch-alls answer in JSON, and only after authentication so that an
-	// unauthenticated caller learns nothing about which paths exist.
-	s.handle("/v1/", model.CallerCloud, "", notFound)
-	s.handle("/admin/", model.CallerAdmin, "", notFound)
-	s.handle("/", model.CallerAnonymous, "", notFound)
+	// Whatever no API has answers in fakecloud's own shape.
+	s.handle("/", model.CallerAnonymous, "", native.NotFound)
 }
 
-func notFound(w http.ResponseWriter, r *http.Request, c *model.Call) {
-	model.WriteError(w, http.StatusNotFound, api.CodeNotFound, fmt.Sprintf("no endpoint for %s %s", r.Method, r.URL.Path))
+// nativeRouter registers fakecloud's own API's routes on the server's mux.
+type nativeRouter struct{ s *Server }
+
+func (n nativeRouter) Handle(pattern string, who model.Caller, op string, h native.Handler) {
+	n.s.handle(pattern, who, op, h)
 }
 
 // handle registers h behind authentication for who, recording op in the
@@ -229,20 +209,4 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec, r := s.startCall(w, r)
 	defer s.finishCall(rec, r)
 	s.mux.ServeHTTP(rec, r)
-}
-
-// decodeBody decodes a JSON request body strictly: a misspelt field in a
-// test's request is a bug to report, not a default to apply.
-func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		model.WriteError(w, http.StatusBadRequest, api.CodeInvalid, "request body: "+err.Error())
-		return false
-	}
-	if dec.More() {
-		model.WriteError(w, http.StatusBadRequest, api.CodeInvalid, "request body: more than one JSON value")
-		return false
-	}
-	return true
 }

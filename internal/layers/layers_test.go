@@ -44,6 +44,7 @@ var below = []struct {
 	{"internal", []string{"cluster", "providers", "scenarios", "options", "e2e", "cmd"}, "machinery under every layer"},
 	{"fakecloud", []string{"cluster", "providers", "scenarios", "options", "e2e", "cmd"}, "the simulator serves any caller"},
 	{"fakecloud/model", []string{"fakecloud/server", "fakecloud/aws", "fakecloud/openstack", "fakecloud/client", "fakecloud/cloudprovider", "fakecloud/machines", "fakecloud/cmd"}, "the cloud itself, under every API that fronts it"},
+	{"fakecloud/server/native", []string{"fakecloud/server", "fakecloud/aws", "fakecloud/openstack"}, "a front reaches the cloud through the model, not through the server or another dialect"},
 	{"fakecloud/aws", []string{"fakecloud/server", "fakecloud/openstack"}, "a front reaches the cloud through the model, not through the server or another dialect"},
 	{"fakecloud/openstack", []string{"fakecloud/server", "fakecloud/aws"}, "a front reaches the cloud through the model, not through the server or another dialect"},
 	{"fakecloud/aws/awsquery", []string{"fakecloud/aws/ec2", "fakecloud/aws/elb", "fakecloud/aws/elbv2"}, "the protocol the AWS fronts share, under them"},

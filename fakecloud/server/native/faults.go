@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package server
+package native
 
 import (
 	"fmt"
@@ -25,14 +25,14 @@ import (
 	"sigs.k8s.io/ccm-harness/fakecloud/model"
 )
 
-func (s *Server) adminListFaults(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) adminListFaults(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	s.Mu.Lock()
 	out := api.FaultList{Faults: slices.Clone(s.St.Faults)}
 	s.Mu.Unlock()
 	model.WriteJSON(w, http.StatusOK, out)
 }
 
-func (s *Server) adminAddFault(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) adminAddFault(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	var f api.Fault
 	if !decodeBody(w, r, &f) {
 		return
@@ -52,7 +52,7 @@ func (s *Server) adminAddFault(w http.ResponseWriter, r *http.Request, c *model.
 	model.WriteJSON(w, http.StatusCreated, f)
 }
 
-func (s *Server) adminClearFaults(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) adminClearFaults(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
 	s.St.Faults = []api.Fault{}
@@ -63,7 +63,7 @@ func (s *Server) adminClearFaults(w http.ResponseWriter, r *http.Request, c *mod
 	w.WriteHeader(http.StatusNoContent)
 }
 
-func (s *Server) adminDeleteFault(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) adminDeleteFault(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
 	s.Mu.Lock()
 	defer s.Mu.Unlock()

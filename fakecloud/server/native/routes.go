@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package server
+package native
 
 import (
 	"fmt"
@@ -35,7 +35,7 @@ func routeNotFound(w http.ResponseWriter, name string) {
 
 // Cloud API.
 
-func (s *Server) listRoutes(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) listRoutes(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	cluster := r.URL.Query().Get("cluster")
 	list := func() []api.Route {
 		out := []api.Route{}
@@ -60,7 +60,7 @@ func (s *Server) listRoutes(w http.ResponseWriter, r *http.Request, c *model.Cal
 // createRoute is idempotent for an identical spec, so a CCM retrying a call
 // whose answer it lost is not told off; a different spec under the name is a
 // conflict the caller must resolve by deleting first.
-func (s *Server) createRoute(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) createRoute(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	name := r.PathValue("name")
 	c.Instance = name
 	var spec api.RouteSpec
@@ -124,7 +124,7 @@ func (s *Server) createRoute(w http.ResponseWriter, r *http.Request, c *model.Ca
 	model.WriteJSON(w, http.StatusCreated, s.RouteViewLocked(route))
 }
 
-func (s *Server) deleteRoute(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) deleteRoute(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	name := r.PathValue("name")
 	c.Instance = name
 	if _, ok := s.ApplyFault(w, r, c, api.OpDeleteRoute, func(ref string) bool { return ref == name }); !ok {
@@ -133,7 +133,7 @@ func (s *Server) deleteRoute(w http.ResponseWriter, r *http.Request, c *model.Ca
 	s.removeRoute(w, name)
 }
 
-func (s *Server) removeRoute(w http.ResponseWriter, name string) {
+func (s *Front) removeRoute(w http.ResponseWriter, name string) {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
 	i := slices.IndexFunc(s.St.Routes, func(route *model.RouteRecord) bool { return route.Name == name })
@@ -151,7 +151,7 @@ func (s *Server) removeRoute(w http.ResponseWriter, name string) {
 
 // Admin API.
 
-func (s *Server) adminListRoutes(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) adminListRoutes(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	s.Mu.Lock()
 	out := make([]api.Route, 0, len(s.St.Routes))
 	for _, route := range s.St.Routes {
@@ -163,7 +163,7 @@ func (s *Server) adminListRoutes(w http.ResponseWriter, r *http.Request, c *mode
 
 // adminDeleteRoute removes a route behind the CCM's back, to test that it
 // puts the route back.
-func (s *Server) adminDeleteRoute(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) adminDeleteRoute(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	name := r.PathValue("name")
 	c.Instance = name
 	s.removeRoute(w, name)

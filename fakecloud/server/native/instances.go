@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package server
+package native
 
 import (
 	"fmt"
@@ -36,7 +36,7 @@ func instanceNotFound(w http.ResponseWriter, ref string) {
 
 // Cloud API.
 
-func (s *Server) listInstances(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) listInstances(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	name := r.URL.Query().Get("name")
 	c.Instance = name
 	// The listing is taken after any injected latency: a slow cloud answers
@@ -68,7 +68,7 @@ func (s *Server) listInstances(w http.ResponseWriter, r *http.Request, c *model.
 	model.WriteJSON(w, http.StatusOK, api.InstanceList{Instances: out})
 }
 
-func (s *Server) getInstance(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) getInstance(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
 	c.Instance = id
 	f, ok := s.ApplyFault(w, r, c, api.OpGetInstance, func(ref string) bool {
@@ -98,7 +98,7 @@ func (s *Server) getInstance(w http.ResponseWriter, r *http.Request, c *model.Ca
 
 // Admin API.
 
-func (s *Server) adminListInstances(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) adminListInstances(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	s.Mu.Lock()
 	out := make([]api.Instance, 0, len(s.St.Instances))
 	for _, inst := range s.St.Instances {
@@ -108,7 +108,7 @@ func (s *Server) adminListInstances(w http.ResponseWriter, r *http.Request, c *m
 	model.WriteJSON(w, http.StatusOK, api.InstanceList{Instances: out})
 }
 
-func (s *Server) adminGetInstance(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) adminGetInstance(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	ref := r.PathValue("ref")
 	c.Instance = ref
 	s.Mu.Lock()
@@ -125,7 +125,7 @@ func (s *Server) adminGetInstance(w http.ResponseWriter, r *http.Request, c *mod
 	model.WriteJSON(w, http.StatusOK, out)
 }
 
-func (s *Server) adminCreateInstance(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) adminCreateInstance(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	var req api.CreateInstanceRequest
 	if !decodeBody(w, r, &req) {
 		return
@@ -185,7 +185,7 @@ func (s *Server) adminCreateInstance(w http.ResponseWriter, r *http.Request, c *
 	model.WriteJSON(w, http.StatusCreated, model.CopyInstance(inst))
 }
 
-func (s *Server) adminInstanceAction(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) adminInstanceAction(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	ref, action := r.PathValue("ref"), r.PathValue("action")
 	c.Instance = ref
 	s.Mu.Lock()
@@ -204,7 +204,7 @@ func (s *Server) adminInstanceAction(w http.ResponseWriter, r *http.Request, c *
 	case "terminate":
 		to = api.StateTerminated
 	default:
-		notFound(w, r, c)
+		NotFound(w, r, c)
 		return
 	}
 	// Terminate is idempotent so cleanup can always call it; nothing comes

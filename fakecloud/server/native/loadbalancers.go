@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package server
+package native
 
 import (
 	"errors"
@@ -34,7 +34,7 @@ func lbNotFound(w http.ResponseWriter, ref string) {
 
 // Cloud API.
 
-func (s *Server) listLoadBalancers(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) listLoadBalancers(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	f, ok := s.ApplyFault(w, r, c, api.OpListLoadBalancers, func(ref string) bool {
 		return s.LBByRefLocked(ref) != nil
 	})
@@ -53,7 +53,7 @@ func (s *Server) listLoadBalancers(w http.ResponseWriter, r *http.Request, c *mo
 	model.WriteJSON(w, http.StatusOK, api.LoadBalancerList{LoadBalancers: out})
 }
 
-func (s *Server) getLoadBalancer(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) getLoadBalancer(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	name := r.PathValue("name")
 	c.Instance = name
 	f, ok := s.ApplyFault(w, r, c, api.OpGetLoadBalancer, s.AboutLB(name))
@@ -78,7 +78,7 @@ func (s *Server) getLoadBalancer(w http.ResponseWriter, r *http.Request, c *mode
 // ensureLoadBalancer creates the load balancer or replaces its spec,
 // keeping its ID and IP. The sockets change first: if a listener cannot be
 // opened, nothing changes and the caller hears why.
-func (s *Server) ensureLoadBalancer(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) ensureLoadBalancer(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	name := r.PathValue("name")
 	c.Instance = name
 	var spec api.LoadBalancerSpec
@@ -164,7 +164,7 @@ func (s *Server) ensureLoadBalancer(w http.ResponseWriter, r *http.Request, c *m
 	model.WriteJSON(w, status, out)
 }
 
-func (s *Server) lbExists(name string) bool {
+func (s *Front) lbExists(name string) bool {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
 	return s.LBByNameLocked(name) != nil
@@ -189,7 +189,7 @@ func dataplaneFailed(w http.ResponseWriter, err error) {
 	}
 }
 
-func (s *Server) deleteLoadBalancer(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) deleteLoadBalancer(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	name := r.PathValue("name")
 	c.Instance = name
 	if _, ok := s.ApplyFault(w, r, c, api.OpDeleteLoadBalancer, s.AboutLB(name)); !ok {
@@ -213,7 +213,7 @@ func (s *Server) deleteLoadBalancer(w http.ResponseWriter, r *http.Request, c *m
 
 // Admin API.
 
-func (s *Server) adminListLoadBalancers(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) adminListLoadBalancers(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	s.Mu.Lock()
 	out := make([]api.LoadBalancer, 0, len(s.St.LoadBalancers))
 	for _, lb := range s.St.LoadBalancers {
@@ -223,7 +223,7 @@ func (s *Server) adminListLoadBalancers(w http.ResponseWriter, r *http.Request, 
 	model.WriteJSON(w, http.StatusOK, api.LoadBalancerList{LoadBalancers: out})
 }
 
-func (s *Server) adminGetLoadBalancer(w http.ResponseWriter, r *http.Request, c *model.Call) {
+func (s *Front) adminGetLoadBalancer(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	ref := r.PathValue("ref")
 	c.Instance = ref
 	s.Mu.Lock()
