@@ -79,11 +79,23 @@ func (s *Cloud) ClassicSpecLocked(e *ClassicLB) (api.LoadBalancerSpec, error) {
 // ClassicRederiveLocked derives again the specs of the classic load balancers
 // in security group id, whose rules changed.
 func (s *Cloud) ClassicRederiveLocked(id string) error {
-	for _, rec := range s.St.LoadBalancers {
+	return s.rederiveLocked(func(rec *LBRecord) (bool, api.LoadBalancerSpec, error) {
 		if rec.ELB == nil || !slices.Contains(rec.ELB.SecurityGroups, id) {
-			continue
+			return false, api.LoadBalancerSpec{}, nil
 		}
 		spec, err := s.ClassicSpecLocked(rec.ELB)
+		return true, spec, err
+	})
+}
+
+// rederiveLocked gives each load balancer that derive takes a new spec,
+// and opens its listeners to match, stopping at the first that fails.
+func (s *Cloud) rederiveLocked(derive func(rec *LBRecord) (bool, api.LoadBalancerSpec, error)) error {
+	for _, rec := range s.St.LoadBalancers {
+		ok, spec, err := derive(rec)
+		if !ok {
+			continue
+		}
 		if err != nil {
 			return err
 		}
@@ -163,22 +175,13 @@ func (s *Cloud) NetworkSpecLocked(name string, n *NetworkLB) (api.LoadBalancerSp
 // NetworkRederiveLocked derives again the specs of the network load
 // balancers, after a change to a target group or the nodes' group.
 func (s *Cloud) NetworkRederiveLocked() error {
-	for _, rec := range s.St.LoadBalancers {
+	return s.rederiveLocked(func(rec *LBRecord) (bool, api.LoadBalancerSpec, error) {
 		if rec.NLB == nil {
-			continue
+			return false, api.LoadBalancerSpec{}, nil
 		}
 		spec, err := s.NetworkSpecLocked(rec.Name, rec.NLB)
-		if err != nil {
-			return err
-		}
-		upd := *rec
-		upd.LoadBalancerSpec = spec
-		if err := s.OpenLocked(&upd, false); err != nil {
-			return err
-		}
-		*rec = upd
-	}
-	return nil
+		return true, spec, err
+	})
 }
 
 // NodeGroupName is the nodes' group's name.

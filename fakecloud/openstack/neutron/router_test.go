@@ -32,10 +32,6 @@ import (
 	"sigs.k8s.io/ccm-harness/fakecloud/server/servertest"
 )
 
-// The OpenStack dialect is tested with gophercloud, the client the
-// OpenStack CCM is built on: what it parses here, the CCM parses. The
-// tests drive the whole server (servertest), as the CCM does.
-
 func TestNeutronRouter(t *testing.T) {
 	f := servertest.New(t, server.Config{})
 	a := f.Create("node-a")
