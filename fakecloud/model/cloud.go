@@ -22,8 +22,8 @@ limitations under the License.
 // owns their sockets, proxy.go moves their traffic, healthcheck.go probes
 // their backends).
 //
-// It is separate from the APIs that speak for it (package server's own
-// JSON API and admin API, and the AWS and OpenStack fronts) so that every
+// It is separate from the APIs that speak for it (fakecloud's own API and
+// admin API in server/native, and the AWS and OpenStack fronts) so that every
 // front changes one cloud, under one lock, with one persistence and one
 // audit order: an instance stopped through EC2 is stopped for Nova too.
 // The model serves no HTTP route; what it knows of HTTP is the call
