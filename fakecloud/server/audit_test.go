@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package server
+package server_test
 
 import (
 	"bufio"
@@ -26,21 +26,23 @@ import (
 	"testing"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/server"
+	"sigs.k8s.io/ccm-harness/fakecloud/server/servertest"
 )
 
 func TestAudit(t *testing.T) {
 	var log bytes.Buffer
-	f := newFixture(t, Config{AuditLog: &log})
-	inst := f.create("n1")
-	fault := f.addFault(api.Fault{Operation: api.OpGetInstance, Kind: api.FaultThrottle, Count: 1})
-	f.do("GET", api.PathInstance+inst.ID, cloudToken, nil)
-	f.do("GET", api.PathInstances+"?name=n1", cloudToken, nil)
-	f.do("GET", api.PathInstances, "wrong", nil)
-	f.do("GET", api.PathHealthz, "", nil)
-	f.do("POST", api.AdminPathInstance+"n1/stop", adminToken, nil)
+	f := servertest.New(t, server.Config{AuditLog: &log})
+	inst := f.Create("n1")
+	fault := f.AddFault(api.Fault{Operation: api.OpGetInstance, Kind: api.FaultThrottle, Count: 1})
+	f.Do("GET", api.PathInstance+inst.ID, servertest.CloudToken, nil)
+	f.Do("GET", api.PathInstances+"?name=n1", servertest.CloudToken, nil)
+	f.Do("GET", api.PathInstances, "wrong", nil)
+	f.Do("GET", api.PathHealthz, "", nil)
+	f.Do("POST", api.AdminPathInstance+"n1/stop", servertest.AdminToken, nil)
 
 	var all api.AuditLog
-	f.must(http.StatusOK, "GET", api.AdminPathAudit, adminToken, nil, &all)
+	f.Must(http.StatusOK, "GET", api.AdminPathAudit, servertest.AdminToken, nil, &all)
 	want := []api.AuditEntry{
 		{Seq: 1, Caller: "admin", Method: "POST", Path: api.AdminPathInstances, Instance: "n1", Status: 201},
 		{Seq: 2, Caller: "admin", Method: "POST", Path: api.AdminPathFaults, Status: 201},
@@ -65,11 +67,11 @@ func TestAudit(t *testing.T) {
 	}
 
 	var since api.AuditLog
-	f.must(http.StatusOK, "GET", api.AdminPathAudit+"?since=5", adminToken, nil, &since)
+	f.Must(http.StatusOK, "GET", api.AdminPathAudit+"?since=5", servertest.AdminToken, nil, &since)
 	if len(since.Entries) != 3 || since.Entries[0].Seq != 6 || since.Entries[2].Path != api.AdminPathAudit {
 		t.Errorf("since=5 gave %+v, want seqs 6, 7 and the first audit read", since.Entries)
 	}
-	f.must(http.StatusBadRequest, "GET", api.AdminPathAudit+"?since=-1", adminToken, nil, nil)
+	f.Must(http.StatusBadRequest, "GET", api.AdminPathAudit+"?since=-1", servertest.AdminToken, nil, nil)
 
 	// The log writer gets the same entries, one JSON object per line.
 	sc := bufio.NewScanner(strings.NewReader(log.String()))
@@ -90,39 +92,39 @@ func TestAudit(t *testing.T) {
 }
 
 func TestAuditIsBounded(t *testing.T) {
-	f := newFixture(t, Config{})
-	f.srv.audit.max = 3
+	f := servertest.New(t, server.Config{})
+	f.Srv.SetAuditKeep(3)
 	for i := 0; i < 5; i++ {
-		f.do("GET", api.PathHealthz, "", nil)
+		f.Do("GET", api.PathHealthz, "", nil)
 	}
 	var all api.AuditLog
-	f.must(http.StatusOK, "GET", api.AdminPathAudit, adminToken, nil, &all)
+	f.Must(http.StatusOK, "GET", api.AdminPathAudit, servertest.AdminToken, nil, &all)
 	if len(all.Entries) != 3 || all.Entries[0].Seq != 3 || all.Entries[2].Seq != 5 {
 		t.Errorf("entries %+v, want the newest three, seqs 3 to 5", all.Entries)
 	}
 }
 
 func TestAuditLBAndRoutes(t *testing.T) {
-	f := newFixture(t, netConfig())
-	inst := f.create("n1")
+	f := servertest.New(t, netConfig())
+	inst := f.Create("n1")
 	var before api.AuditLog
-	f.must(http.StatusOK, "GET", api.AdminPathAudit, adminToken, nil, &before)
+	f.Must(http.StatusOK, "GET", api.AdminPathAudit, servertest.AdminToken, nil, &before)
 	since := before.Entries[len(before.Entries)-1].Seq
 
-	f.ensure("lb1", api.LoadBalancerSpec{}, http.StatusCreated)
-	f.do("GET", api.PathLoadBalancer+"lb1", cloudToken, nil)
-	f.do("GET", api.PathLoadBalancers, cloudToken, nil)
-	f.do("DELETE", api.PathLoadBalancer+"lb1", cloudToken, nil)
-	f.do("DELETE", api.PathLoadBalancer+"lb1", cloudToken, nil)
-	f.createRoute("r1", api.RouteSpec{Cluster: "c", DestinationCIDR: "10.0.0.0/24", TargetInstance: inst.ID}, http.StatusCreated)
-	f.do("GET", api.PathRoutes+"?cluster=c", cloudToken, nil)
-	f.do("DELETE", api.PathRoute+"r1", cloudToken, nil)
-	f.do("GET", api.AdminPathLoadBalancer+"lb1", adminToken, nil)
-	f.do("DELETE", api.AdminPathRoute+"r1", adminToken, nil)
-	f.do("PUT", api.PathLoadBalancer+"lb2", adminToken, api.LoadBalancerSpec{})
+	f.Ensure("lb1", api.LoadBalancerSpec{}, http.StatusCreated)
+	f.Do("GET", api.PathLoadBalancer+"lb1", servertest.CloudToken, nil)
+	f.Do("GET", api.PathLoadBalancers, servertest.CloudToken, nil)
+	f.Do("DELETE", api.PathLoadBalancer+"lb1", servertest.CloudToken, nil)
+	f.Do("DELETE", api.PathLoadBalancer+"lb1", servertest.CloudToken, nil)
+	createRoute(f, "r1", api.RouteSpec{Cluster: "c", DestinationCIDR: "10.0.0.0/24", TargetInstance: inst.ID}, http.StatusCreated)
+	f.Do("GET", api.PathRoutes+"?cluster=c", servertest.CloudToken, nil)
+	f.Do("DELETE", api.PathRoute+"r1", servertest.CloudToken, nil)
+	f.Do("GET", api.AdminPathLoadBalancer+"lb1", servertest.AdminToken, nil)
+	f.Do("DELETE", api.AdminPathRoute+"r1", servertest.AdminToken, nil)
+	f.Do("PUT", api.PathLoadBalancer+"lb2", servertest.AdminToken, api.LoadBalancerSpec{})
 
 	var log api.AuditLog
-	f.must(http.StatusOK, "GET", api.AdminPathAudit+"?since="+strconv.FormatInt(since, 10), adminToken, nil, &log)
+	f.Must(http.StatusOK, "GET", api.AdminPathAudit+"?since="+strconv.FormatInt(since, 10), servertest.AdminToken, nil, &log)
 	want := []api.AuditEntry{
 		{Caller: "cloud", Method: "PUT", Path: api.PathLoadBalancer + "lb1", Operation: api.OpEnsureLoadBalancer, Instance: "lb1", Status: 201},
 		{Caller: "cloud", Method: "GET", Path: api.PathLoadBalancer + "lb1", Operation: api.OpGetLoadBalancer, Instance: "lb1", Status: 200},

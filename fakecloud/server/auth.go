@@ -20,13 +20,15 @@ import (
 	"crypto/subtle"
 	"net/http"
 	"strings"
+
+	"sigs.k8s.io/ccm-harness/fakecloud/model"
 )
 
 // authorized reports whether r carries the token who needs, and as whom it
 // calls: a cloud route takes the inspector's token too. Anonymous routes
 // need none.
-func (s *Server) authorized(r *http.Request, who caller) (caller, bool) {
-	if who == callerAnonymous {
+func (s *Server) authorized(r *http.Request, who model.Caller) (model.Caller, bool) {
+	if who == model.CallerAnonymous {
 		return who, true
 	}
 	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
@@ -35,9 +37,9 @@ func (s *Server) authorized(r *http.Request, who caller) (caller, bool) {
 	}
 	token = strings.TrimSpace(token)
 	switch who {
-	case callerAdmin:
+	case model.CallerAdmin:
 		return who, secretIs(token, s.adminToken)
-	case callerCloud:
+	case model.CallerCloud:
 		return s.cloudCaller(token)
 	}
 	return "", false
@@ -45,12 +47,12 @@ func (s *Server) authorized(r *http.Request, who caller) (caller, bool) {
 
 // cloudCaller is who secret authenticates on the cloud API, in any
 // dialect: the CCM (the cloud token) or the inspector (its own token).
-func (s *Server) cloudCaller(secret string) (caller, bool) {
+func (s *Server) cloudCaller(secret string) (model.Caller, bool) {
 	switch {
 	case secretIs(secret, s.cloudToken):
-		return callerCloud, true
+		return model.CallerCloud, true
 	case len(s.inspToken) > 0 && secretIs(secret, s.inspToken):
-		return callerInspector, true
+		return model.CallerInspector, true
 	}
 	return "", false
 }

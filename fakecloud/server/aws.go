@@ -20,56 +20,31 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
-	"sigs.k8s.io/ccm-harness/fakecloud/server/awsquery"
+	"sigs.k8s.io/ccm-harness/fakecloud/aws/awsquery"
+	"sigs.k8s.io/ccm-harness/fakecloud/aws/ec2"
+	"sigs.k8s.io/ccm-harness/fakecloud/aws/elb"
+	"sigs.k8s.io/ccm-harness/fakecloud/aws/elbv2"
+	"sigs.k8s.io/ccm-harness/fakecloud/model"
 )
 
 // fakecloud speaks AWS too, over the same state: EC2 shows its instances
 // in one VPC with a subnet per zone, its routes in one route table, and
-// (aws_elb.go) Elastic Load Balancing its load balancers. Each service is
-// a query-protocol endpoint under api.AWSPath (package awsquery: the
-// protocol, its signatures and its errors). Calls are audited and faulted
+// Elastic Load Balancing (classic and v2) its load balancers, each a front
+// of its own under fakecloud/aws. Each service is a query-protocol
+// endpoint under api.AWSPath (package awsquery: the protocol, its
+// signatures, its errors and its routing); this file authenticates and
+// routes their calls. Calls are audited and faulted
 // under the operations of the native API they stand for, so one fault
 // makes every dialect lie alike.
 
-// awsService is one AWS service's endpoint and its actions.
-type awsService struct {
-	awsquery.Service
-	actions map[string]awsAction
-}
-
-// awsAction answers one Action. It reads its parameters from q, which
-// refuses any it was not told of (awsquery.Query.Done), and writes its
-// answer with Answer.
-type awsAction struct {
-	// op is the native operation it stands for in faults and the audit log.
-	op string
-	h  awsHandler
-}
-
-// awsHandler answers one action's call: its parameters in q.
-type awsHandler func(w http.ResponseWriter, r *http.Request, c *call, q *awsquery.Query)
-
-// awsShape writes an error answer in one service's shape; it is the
-// call's dialect, so that faults answer in it too.
-type awsShape struct {
-	svc *awsService
-	// code maps an HTTP status (an injected fault's) to the service's code.
-	code func(status int) string
-}
-
-func (d awsShape) write(w http.ResponseWriter, status int, msg string) {
-	d.svc.ErrorShape(w, status, d.code(status), msg, awsquery.RequestID())
-}
-
 func (s *Server) awsRoutes() {
-	for _, svc := range []*awsService{s.ec2Service(), s.elbService(), s.elbv2Service()} {
-		shape := awsShape{svc: svc, code: awsquery.StatusCode("RequestLimitExceeded")}
+	for _, svc := range []*awsquery.Endpoint{ec2.New(s.Cloud).Endpoint(), elb.New(s.Cloud).Endpoint(), elbv2.New(s.Cloud).Endpoint()} {
+		shape := awsquery.Shape{Svc: svc, Code: awsquery.StatusCode("RequestLimitExceeded")}
 		if svc.Signing != "ec2" {
-			shape.code = awsquery.StatusCode("Throttling")
+			shape.Code = awsquery.StatusCode("Throttling")
 		}
 		s.mux.HandleFunc(svc.Path, func(w http.ResponseWriter, r *http.Request) {
 			s.awsServe(w, r, svc, shape)
@@ -78,11 +53,11 @@ func (s *Server) awsRoutes() {
 }
 
 // awsServe checks the signature, finds the action and runs it.
-func (s *Server) awsServe(w http.ResponseWriter, r *http.Request, svc *awsService, shape awsShape) {
+func (s *Server) awsServe(w http.ResponseWriter, r *http.Request, svc *awsquery.Endpoint, shape awsquery.Shape) {
 	c := callOf(r)
-	c.dialect = shape
+	c.Dialect = shape
 	fail := func(e *awsquery.Error) { svc.Fail(w, e) }
-	r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
+	r.Body = http.MaxBytesReader(w, r.Body, model.MaxBodyBytes)
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		fail(awsquery.Errorf(http.StatusBadRequest, "InvalidRequest", "cannot read the request body: %v", err))
@@ -94,7 +69,7 @@ func (s *Server) awsServe(w http.ResponseWriter, r *http.Request, svc *awsServic
 	}
 	// The CCM's access key signs with the cloud token, the inspector's
 	// with the inspector token.
-	keyID, e := svc.Verify(r, body, s.region, func(keyID string) ([]byte, bool) {
+	keyID, e := svc.Verify(r, body, s.Region(), func(keyID string) ([]byte, bool) {
 		switch {
 		case keyID == api.AWSInspectorAccessKeyID && len(s.inspToken) > 0:
 			return s.inspToken, true
@@ -107,9 +82,9 @@ func (s *Server) awsServe(w http.ResponseWriter, r *http.Request, svc *awsServic
 		fail(e)
 		return
 	}
-	c.caller = callerCloud
+	c.Caller = model.CallerCloud
 	if keyID == api.AWSInspectorAccessKeyID && len(s.inspToken) > 0 {
-		c.caller = callerInspector
+		c.Caller = model.CallerInspector
 	}
 	form, err := url.ParseQuery(string(body))
 	if err != nil {
@@ -117,25 +92,16 @@ func (s *Server) awsServe(w http.ResponseWriter, r *http.Request, svc *awsServic
 		return
 	}
 	action := form.Get("Action")
-	c.action = action
-	a, ok := svc.actions[action]
+	c.Action = action
+	a, ok := svc.Actions[action]
 	if !ok {
-		fail(awsquery.Errorf(http.StatusBadRequest, "InvalidAction", "The action %s is not valid for this web service (fakecloud emulates %s).", action, strings.Join(sortedKeys(svc.actions), ", ")))
+		fail(awsquery.Errorf(http.StatusBadRequest, "InvalidAction", "The action %s is not valid for this web service (fakecloud emulates %s).", action, strings.Join(awsquery.SortedKeys(svc.Actions), ", ")))
 		return
 	}
 	if v := form.Get("Version"); v != svc.Version {
 		fail(awsquery.Errorf(http.StatusBadRequest, "InvalidParameterValue", "Version %q is not %s's %s", v, svc.Signing, svc.Version))
 		return
 	}
-	c.op = a.op
-	a.h(w, r, c, awsquery.NewQuery(form, "Action", "Version"))
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
+	c.Op = a.Op
+	a.H(w, r, c, awsquery.NewQuery(form, "Action", "Version"))
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package server
+package server_test
 
 import (
 	"context"
@@ -25,6 +25,10 @@ import (
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/openstack/keystone"
+	"sigs.k8s.io/ccm-harness/fakecloud/openstack/openstackjson"
+	"sigs.k8s.io/ccm-harness/fakecloud/server"
+	"sigs.k8s.io/ccm-harness/fakecloud/server/servertest"
 )
 
 // TestOfficialCLIs runs the clouds' own command lines against fakecloud,
@@ -34,8 +38,8 @@ import (
 // needs an image service in the catalog to list servers). Each read
 // command must succeed and show what the cloud holds.
 func TestOfficialCLIs(t *testing.T) {
-	f := newFixture(t, Config{})
-	inst := f.create("node-a")
+	f := servertest.New(t, server.Config{})
+	inst := f.Create("node-a")
 	run := func(t *testing.T, env []string, name string, args ...string) string {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -61,7 +65,7 @@ func TestOfficialCLIs(t *testing.T) {
 	t.Run("aws", func(t *testing.T) {
 		t.Parallel()
 		need(t, "aws", "awscli")
-		env := []string{"AWS_ACCESS_KEY_ID=" + api.AWSAccessKeyID, "AWS_SECRET_ACCESS_KEY=" + cloudToken,
+		env := []string{"AWS_ACCESS_KEY_ID=" + api.AWSAccessKeyID, "AWS_SECRET_ACCESS_KEY=" + servertest.CloudToken,
 			"AWS_DEFAULT_REGION=fake-region-1", "AWS_EC2_METADATA_DISABLED=true", "AWS_PAGER="}
 		for _, c := range []struct {
 			service, command string
@@ -76,7 +80,7 @@ func TestOfficialCLIs(t *testing.T) {
 			{"elbv2", "describe-load-balancers", []string{"LoadBalancers"}},
 			{"elbv2", "describe-target-groups", []string{"TargetGroups"}},
 		} {
-			out := run(t, env, "aws", "--endpoint-url", f.url+api.AWSPath+c.service+"/", "--output", "json", c.service, c.command)
+			out := run(t, env, "aws", "--endpoint-url", f.URL+api.AWSPath+c.service+"/", "--output", "json", c.service, c.command)
 			for _, s := range c.shows {
 				if !strings.Contains(out, s) {
 					t.Errorf("aws %s %s shows no %s:\n%s", c.service, c.command, s, out)
@@ -84,9 +88,9 @@ func TestOfficialCLIs(t *testing.T) {
 			}
 		}
 		// A wrong secret is refused as EC2 refuses it.
-		cmd := exec.Command("aws", "--endpoint-url", f.url+api.AWSPath+"ec2/", "ec2", "describe-instances")
+		cmd := exec.Command("aws", "--endpoint-url", f.URL+api.AWSPath+"ec2/", "ec2", "describe-instances")
 		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "AWS_ACCESS_KEY_ID=" + api.AWSAccessKeyID,
-			"AWS_SECRET_ACCESS_KEY=not-" + cloudToken, "AWS_DEFAULT_REGION=fake-region-1", "AWS_EC2_METADATA_DISABLED=true"}
+			"AWS_SECRET_ACCESS_KEY=not-" + servertest.CloudToken, "AWS_DEFAULT_REGION=fake-region-1", "AWS_EC2_METADATA_DISABLED=true"}
 		if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "AuthFailure") {
 			t.Errorf("aws ec2 describe-instances with a wrong secret: %v, want AuthFailure:\n%s", err, out)
 		}
@@ -95,8 +99,8 @@ func TestOfficialCLIs(t *testing.T) {
 	t.Run("openstack", func(t *testing.T) {
 		t.Parallel()
 		need(t, "openstack", "python3-openstackclient and python3-octaviaclient")
-		env := []string{"OS_AUTH_URL=" + f.url + osIdentity + "/v3", "OS_USERNAME=" + osUserName, "OS_PASSWORD=" + cloudToken,
-			"OS_PROJECT_NAME=" + osProject, "OS_USER_DOMAIN_NAME=" + osDomain, "OS_PROJECT_DOMAIN_NAME=" + osDomain,
+		env := []string{"OS_AUTH_URL=" + f.URL + openstackjson.Identity + "/v3", "OS_USERNAME=" + keystone.UserName, "OS_PASSWORD=" + servertest.CloudToken,
+			"OS_PROJECT_NAME=" + keystone.Project, "OS_USER_DOMAIN_NAME=" + keystone.Domain, "OS_PROJECT_DOMAIN_NAME=" + keystone.Domain,
 			"OS_REGION_NAME=fake-region-1", "OS_IDENTITY_API_VERSION=3"}
 		for _, c := range []struct {
 			args  []string
@@ -108,9 +112,9 @@ func TestOfficialCLIs(t *testing.T) {
 			{[]string{"port", "list"}, []string{"port-" + inst.ID}},
 			{[]string{"security", "group", "list"}, []string{"default"}},
 			{[]string{"availability", "zone", "list"}, []string{"fake-region-1a", "available"}},
-			{[]string{"network", "list"}, []string{osPrivateNetID}},
-			{[]string{"subnet", "list"}, []string{osPrivateSubnetID}},
-			{[]string{"router", "show", osRouterID}, []string{osRouterID}},
+			{[]string{"network", "list"}, []string{openstackjson.PrivateNetID}},
+			{[]string{"subnet", "list"}, []string{openstackjson.PrivateSubnetID}},
+			{[]string{"router", "show", api.OpenStackRouterID}, []string{api.OpenStackRouterID}},
 			{[]string{"loadbalancer", "list", "-f", "json"}, []string{"[]"}},
 		} {
 			out := run(t, env, "openstack", c.args...)

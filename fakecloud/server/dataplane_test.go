@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package server
+package server_test
 
 import (
 	"net"
@@ -26,6 +26,8 @@ import (
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/server"
+	"sigs.k8s.io/ccm-harness/fakecloud/server/servertest"
 )
 
 func TestLBForwarding(t *testing.T) {
@@ -42,8 +44,8 @@ func TestLBForwarding(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := netConfig()
-			f := newFixture(t, cfg)
-			n1 := f.create("n1")
+			f := servertest.New(t, cfg)
+			n1 := f.Create("n1")
 			lbIP, backendIP := firstLBIP(cfg), internalIP(t, n1)
 			port := freePort(t, lbIP, backendIP)
 			backendPort, nodePort := port, uint16(0)
@@ -53,7 +55,7 @@ func TestLBForwarding(t *testing.T) {
 			}
 			backend := netip.AddrPortFrom(backendIP, backendPort)
 			l := api.Listener{Port: int32(port), Protocol: tt.proto, NodePort: int32(nodePort)}
-			f.ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{l}, Backends: []string{n1.ID}}, http.StatusCreated)
+			f.Ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{l}, Backends: []string{n1.ID}}, http.StatusCreated)
 
 			frontend := netip.AddrPortFrom(lbIP, port)
 			var e *echo
@@ -81,13 +83,13 @@ func TestLBForwarding(t *testing.T) {
 // datagrams both ways.
 func TestLBTCPAndUDPSharePort(t *testing.T) {
 	cfg := netConfig()
-	f := newFixture(t, cfg)
-	n1 := f.create("n1")
+	f := servertest.New(t, cfg)
+	n1 := f.Create("n1")
 	lbIP, backendIP := firstLBIP(cfg), internalIP(t, n1)
 	port, nodePort := freePort(t, lbIP), freePort(t, backendIP)
 	tcpEcho(t, netip.AddrPortFrom(backendIP, nodePort), "tcp")
 	udpBackend := udpEcho(t, netip.AddrPortFrom(backendIP, nodePort), "udp")
-	f.ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{tcp(port, nodePort), udp(port, nodePort)}, Backends: []string{n1.ID}}, http.StatusCreated)
+	f.Ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{servertest.TCP(port, nodePort), servertest.UDP(port, nodePort)}, Backends: []string{n1.ID}}, http.StatusCreated)
 
 	frontend := netip.AddrPortFrom(lbIP, port)
 	if got, err := tcpCall(netip.Addr{}, frontend, "a"); got != "tcp:a" {
@@ -110,18 +112,18 @@ func TestLBTCPAndUDPSharePort(t *testing.T) {
 
 func TestLBSourceRanges(t *testing.T) {
 	cfg := netConfig()
-	f := newFixture(t, cfg)
-	n1 := f.create("n1")
+	f := servertest.New(t, cfg)
+	n1 := f.Create("n1")
 	lbIP, backendIP := firstLBIP(cfg), internalIP(t, n1)
 	port := freePort(t, lbIP, backendIP)
 	tcpBackend := tcpEcho(t, netip.AddrPortFrom(backendIP, port), "n1")
 	udpBackend := udpEcho(t, netip.AddrPortFrom(backendIP, port), "n1")
 	spec := api.LoadBalancerSpec{
-		Listeners:    []api.Listener{tcp(port, 0), udp(port, 0)},
+		Listeners:    []api.Listener{servertest.TCP(port, 0), servertest.UDP(port, 0)},
 		Backends:     []string{n1.ID},
 		SourceRanges: []string{"127.0.0.1/32"},
 	}
-	f.ensure("lb", spec, http.StatusCreated)
+	f.Ensure("lb", spec, http.StatusCreated)
 	frontend := netip.AddrPortFrom(lbIP, port)
 	inside, outside := netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr("127.0.0.77")
 
@@ -143,7 +145,7 @@ func TestLBSourceRanges(t *testing.T) {
 
 	// Widening the ranges takes effect on the open listeners.
 	spec.SourceRanges = []string{"127.0.0.64/26"}
-	f.ensure("lb", spec, http.StatusOK)
+	f.Ensure("lb", spec, http.StatusOK)
 	if got, err := tcpCall(outside, frontend, "again"); got != "n1:again" {
 		t.Errorf("after widening: %q, %v", got, err)
 	}
@@ -154,22 +156,22 @@ func TestLBSourceRanges(t *testing.T) {
 
 func TestLBHealthChecks(t *testing.T) {
 	cfg := netConfig()
-	f := newFixture(t, cfg)
-	a, b := f.create("a"), f.create("b")
+	f := servertest.New(t, cfg)
+	a, b := f.Create("a"), f.Create("b")
 	lbIP, ipA, ipB := firstLBIP(cfg), internalIP(t, a), internalIP(t, b)
 	port, nodePort, hcPort := freePort(t, lbIP), freePort(t, ipA, ipB), freePort(t, ipA, ipB)
 	echoA := tcpEcho(t, netip.AddrPortFrom(ipA, nodePort), "a")
 	echoB := tcpEcho(t, netip.AddrPortFrom(ipB, nodePort), "b")
 	healthServer(t, netip.AddrPortFrom(ipA, hcPort), http.StatusOK)
 	hcB := healthServer(t, netip.AddrPortFrom(ipB, hcPort), http.StatusServiceUnavailable)
-	f.ensure("lb", api.LoadBalancerSpec{
-		Listeners:           []api.Listener{tcp(port, nodePort)},
+	f.Ensure("lb", api.LoadBalancerSpec{
+		Listeners:           []api.Listener{servertest.TCP(port, nodePort)},
 		Backends:            []string{a.ID, b.ID},
 		HealthCheckNodePort: int32(hcPort),
 	}, http.StatusCreated)
 
 	eventually(t, 5*time.Second, "a healthy, b not", func() (bool, string) {
-		lb := f.adminLB("lb")
+		lb := f.AdminLB("lb")
 		st := lb.BackendStatus
 		return len(st) == 2 && st[0].Healthy && !st[1].Healthy && strings.Contains(st[1].LastError, "503"), statusOf(lb)
 	})
@@ -186,7 +188,7 @@ func TestLBHealthChecks(t *testing.T) {
 	// b recovers: round-robin uses both.
 	hcB.status.Store(http.StatusOK)
 	eventually(t, 5*time.Second, "b healthy", func() (bool, string) {
-		lb := f.adminLB("lb")
+		lb := f.AdminLB("lb")
 		return len(lb.BackendStatus) == 2 && lb.BackendStatus[1].Healthy && lb.BackendStatus[1].LastError == "", statusOf(lb)
 	})
 	seen := map[string]int{}
@@ -199,8 +201,8 @@ func TestLBHealthChecks(t *testing.T) {
 	}
 
 	// A stopped instance serves nothing, whatever its health check says.
-	f.must(http.StatusOK, "POST", api.AdminPathInstance+"a/stop", adminToken, nil, nil)
-	lb := f.adminLB("lb")
+	f.Must(http.StatusOK, "POST", api.AdminPathInstance+"a/stop", servertest.AdminToken, nil, nil)
+	lb := f.AdminLB("lb")
 	if st := lb.BackendStatus[0]; st.Healthy || !strings.Contains(st.LastError, "stopped") {
 		t.Errorf("stopped a: %+v", st)
 	}
@@ -217,12 +219,12 @@ func TestLBHealthChecks(t *testing.T) {
 
 func TestLBBackendsFollowInstanceState(t *testing.T) {
 	cfg := netConfig()
-	f := newFixture(t, cfg)
-	n1 := f.create("n1")
+	f := servertest.New(t, cfg)
+	n1 := f.Create("n1")
 	lbIP, backendIP := firstLBIP(cfg), internalIP(t, n1)
 	port := freePort(t, lbIP, backendIP)
 	tcpEcho(t, netip.AddrPortFrom(backendIP, port), "n1")
-	f.ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{tcp(port, 0)}, Backends: []string{n1.ID}}, http.StatusCreated)
+	f.Ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{servertest.TCP(port, 0)}, Backends: []string{n1.ID}}, http.StatusCreated)
 	frontend := netip.AddrPortFrom(lbIP, port)
 
 	steps := []struct {
@@ -238,9 +240,9 @@ func TestLBBackendsFollowInstanceState(t *testing.T) {
 	}
 	for _, st := range steps {
 		if st.action != "" {
-			f.must(http.StatusOK, "POST", api.AdminPathInstance+n1.ID+"/"+st.action, adminToken, nil, nil)
+			f.Must(http.StatusOK, "POST", api.AdminPathInstance+n1.ID+"/"+st.action, servertest.AdminToken, nil, nil)
 		}
-		bs := f.adminLB("lb").BackendStatus[0]
+		bs := f.AdminLB("lb").BackendStatus[0]
 		if bs.Healthy != st.healthy || bs.LastError != st.lastErr {
 			t.Errorf("after %q: backend %+v, want healthy=%v %q", st.action, bs, st.healthy, st.lastErr)
 		}
@@ -252,17 +254,14 @@ func TestLBBackendsFollowInstanceState(t *testing.T) {
 
 func TestLBNonLoopbackBackendIsNeverDialed(t *testing.T) {
 	cfg := netConfig()
-	f := newFixture(t, cfg)
+	f := servertest.New(t, cfg)
 	var inst api.Instance
 	// A documentation address (TEST-NET-1): it must not even be tried.
-	f.must(http.StatusCreated, "POST", api.AdminPathInstances, adminToken,
+	f.Must(http.StatusCreated, "POST", api.AdminPathInstances, servertest.AdminToken,
 		api.CreateInstanceRequest{Name: "far", Addresses: []api.Address{{Type: api.AddressInternalIP, Address: "192.0.2.10"}}}, &inst)
-	lb := f.ensure("lb", api.LoadBalancerSpec{Backends: []string{inst.ID}, HealthCheckNodePort: 31000}, http.StatusCreated)
+	lb := f.Ensure("lb", api.LoadBalancerSpec{Backends: []string{inst.ID}, HealthCheckNodePort: 31000}, http.StatusCreated)
 	if st := lb.BackendStatus[0]; st.Healthy || !strings.Contains(st.LastError, "not a loopback address") {
 		t.Errorf("backend %+v, want it unhealthy for not being loopback", st)
-	}
-	if err := backendDialer(time.Second, nil).Control("tcp", "192.0.2.10:80", nil); err == nil {
-		t.Error("the data plane's dialer would connect off loopback")
 	}
 }
 
@@ -271,27 +270,20 @@ func TestLBNonLoopbackBackendIsNeverDialed(t *testing.T) {
 func TestLBBackendCIDRAdmitsItsNetworkOnly(t *testing.T) {
 	cfg := netConfig()
 	cfg.BackendCIDRs = []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}
-	f := newFixture(t, cfg)
+	f := servertest.New(t, cfg)
 	var in, out api.Instance
-	f.must(http.StatusCreated, "POST", api.AdminPathInstances, adminToken,
+	f.Must(http.StatusCreated, "POST", api.AdminPathInstances, servertest.AdminToken,
 		api.CreateInstanceRequest{Name: "node", Addresses: []api.Address{{Type: api.AddressInternalIP, Address: "192.0.2.10"}}}, &in)
-	f.must(http.StatusCreated, "POST", api.AdminPathInstances, adminToken,
+	f.Must(http.StatusCreated, "POST", api.AdminPathInstances, servertest.AdminToken,
 		api.CreateInstanceRequest{Name: "far", Addresses: []api.Address{{Type: api.AddressInternalIP, Address: "198.51.100.10"}}}, &out)
-	lb := f.ensure("lb", api.LoadBalancerSpec{Backends: []string{in.ID, out.ID}}, http.StatusCreated)
+	lb := f.Ensure("lb", api.LoadBalancerSpec{Backends: []string{in.ID, out.ID}}, http.StatusCreated)
 	if st := lb.BackendStatus[0]; strings.Contains(st.LastError, "not a loopback address") {
 		t.Errorf("backend in --backend-cidr: %+v, want it admitted", st)
 	}
 	if st := lb.BackendStatus[1]; st.Healthy || !strings.Contains(st.LastError, "not a loopback address") {
 		t.Errorf("backend outside --backend-cidr: %+v, want it refused", st)
 	}
-	d := backendDialer(time.Second, cfg.BackendCIDRs)
-	if err := d.Control("tcp", "192.0.2.10:80", nil); err != nil {
-		t.Errorf("the dialer refuses the backend network: %v", err)
-	}
-	if err := d.Control("tcp", "198.51.100.10:80", nil); err == nil {
-		t.Error("the dialer would connect outside the backend network")
-	}
-	if _, err := New(Config{CloudToken: "a", AdminToken: "b", BackendCIDRs: []netip.Prefix{netip.MustParsePrefix("0.0.0.0/0")}}); err == nil {
+	if _, err := server.New(server.Config{CloudToken: "a", AdminToken: "b", BackendCIDRs: []netip.Prefix{netip.MustParsePrefix("0.0.0.0/0")}}); err == nil {
 		t.Error("a backend CIDR of the whole Internet was accepted")
 	}
 }
@@ -299,23 +291,23 @@ func TestLBBackendCIDRAdmitsItsNetworkOnly(t *testing.T) {
 func TestLBRestart(t *testing.T) {
 	cfg := netConfig()
 	cfg.StateFile = filepath.Join(t.TempDir(), "state.json")
-	f := newFixture(t, cfg)
-	n1 := f.create("n1")
+	f := servertest.New(t, cfg)
+	n1 := f.Create("n1")
 	lbIP, backendIP := firstLBIP(cfg), internalIP(t, n1)
 	port := freePort(t, lbIP, backendIP)
 	tcpEcho(t, netip.AddrPortFrom(backendIP, port), "n1")
 	udpEcho(t, netip.AddrPortFrom(backendIP, port), "n1")
-	before := f.ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{tcp(port, 0), udp(port, 0)}, Backends: []string{n1.ID}}, http.StatusCreated)
+	before := f.Ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{servertest.TCP(port, 0), servertest.UDP(port, 0)}, Backends: []string{n1.ID}}, http.StatusCreated)
 	frontend := netip.AddrPortFrom(lbIP, port)
 
-	f.srv.Close()
+	f.Srv.Close()
 	assertListening(t, frontend, api.ProtocolTCP, false)
 	assertListening(t, frontend, api.ProtocolUDP, false)
 	// A closed server still answers, but cannot change load balancers.
-	f.must(http.StatusServiceUnavailable, "PUT", api.PathLoadBalancer+"lb", cloudToken, api.LoadBalancerSpec{}, nil)
+	f.Must(http.StatusServiceUnavailable, "PUT", api.PathLoadBalancer+"lb", servertest.CloudToken, api.LoadBalancerSpec{}, nil)
 
-	g := newFixture(t, cfg)
-	after := g.adminLB("lb")
+	g := servertest.New(t, cfg)
+	after := g.AdminLB("lb")
 	if after.ID != before.ID || after.IP != before.IP || len(after.Listeners) != 2 {
 		t.Errorf("after restart %+v, was %+v", after, before)
 	}
@@ -325,7 +317,7 @@ func TestLBRestart(t *testing.T) {
 	if got, err := udpCall(netip.Addr{}, frontend, "back", 3*time.Second); got != "n1:back" {
 		t.Errorf("UDP after restart: %q, %v", got, err)
 	}
-	if next := g.ensure("lb2", api.LoadBalancerSpec{}, http.StatusCreated); next.IP == before.IP {
+	if next := g.Ensure("lb2", api.LoadBalancerSpec{}, http.StatusCreated); next.IP == before.IP {
 		t.Errorf("restarted allocator handed out %s again", next.IP)
 	}
 }
@@ -333,15 +325,15 @@ func TestLBRestart(t *testing.T) {
 func TestLBRestartWithPortTaken(t *testing.T) {
 	cfg := netConfig()
 	cfg.StateFile = filepath.Join(t.TempDir(), "state.json")
-	f := newFixture(t, cfg)
+	f := servertest.New(t, cfg)
 	port := freePort(t, firstLBIP(cfg))
-	f.ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{tcp(port, 0)}}, http.StatusCreated)
-	f.srv.Close()
+	f.Ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{servertest.TCP(port, 0)}}, http.StatusCreated)
+	f.Srv.Close()
 	squatter := tcpEcho(t, netip.AddrPortFrom(firstLBIP(cfg), port), "squatter")
 	defer squatter.close()
 
-	cfg.CloudToken, cfg.AdminToken = cloudToken, adminToken
-	_, err := New(cfg)
+	cfg.CloudToken, cfg.AdminToken = servertest.CloudToken, servertest.AdminToken
+	_, err := server.New(cfg)
 	if err == nil || !strings.Contains(err.Error(), `load balancer "lb"`) || !strings.Contains(err.Error(), "address already in use") {
 		t.Fatalf("New with a listener's port taken: %v, want an error naming the load balancer and the cause", err)
 	}
@@ -349,19 +341,19 @@ func TestLBRestartWithPortTaken(t *testing.T) {
 
 func TestLBEnsureWithPortTaken(t *testing.T) {
 	cfg := netConfig()
-	f := newFixture(t, cfg)
+	f := servertest.New(t, cfg)
 	ip := firstLBIP(cfg)
 	free, taken := freePort(t, ip), freePort(t, ip)
-	f.ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{tcp(free, 0)}}, http.StatusCreated)
+	f.Ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{servertest.TCP(free, 0)}}, http.StatusCreated)
 	squatter := tcpEcho(t, netip.AddrPortFrom(ip, taken), "squatter")
 	defer squatter.close()
-	r := f.must(http.StatusConflict, "PUT", api.PathLoadBalancer+"lb", cloudToken,
-		api.LoadBalancerSpec{Listeners: []api.Listener{udp(free, 0), tcp(taken, 0)}}, nil)
-	if msg := r.errorBody(t).Message; !strings.Contains(msg, "address already in use") {
+	r := f.Must(http.StatusConflict, "PUT", api.PathLoadBalancer+"lb", servertest.CloudToken,
+		api.LoadBalancerSpec{Listeners: []api.Listener{servertest.UDP(free, 0), servertest.TCP(taken, 0)}}, nil)
+	if msg := r.ErrorBody(t).Message; !strings.Contains(msg, "address already in use") {
 		t.Errorf("message %q", msg)
 	}
 	// Nothing changed: the old listener is open, the UDP one never opened.
-	if lb := f.adminLB("lb"); len(lb.Listeners) != 1 || lb.Listeners[0].Protocol != api.ProtocolTCP {
+	if lb := f.AdminLB("lb"); len(lb.Listeners) != 1 || lb.Listeners[0].Protocol != api.ProtocolTCP {
 		t.Errorf("failed update changed the spec: %+v", lb.Listeners)
 	}
 	assertListening(t, netip.AddrPortFrom(ip, free), api.ProtocolTCP, true)
@@ -370,21 +362,14 @@ func TestLBEnsureWithPortTaken(t *testing.T) {
 
 func TestLBUDPSessionIdles(t *testing.T) {
 	cfg := netConfig()
-	f := newFixture(t, cfg)
-	f.srv.dp.udpIdle = 200 * time.Millisecond
-	n1 := f.create("n1")
+	f := servertest.New(t, cfg)
+	f.Srv.SetUDPIdle(200 * time.Millisecond)
+	n1 := f.Create("n1")
 	lbIP, backendIP := firstLBIP(cfg), internalIP(t, n1)
 	port := freePort(t, lbIP, backendIP)
 	udpEcho(t, netip.AddrPortFrom(backendIP, port), "n1")
-	lb := f.ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{udp(port, 0)}, Backends: []string{n1.ID}}, http.StatusCreated)
-	sessions := func() int {
-		f.srv.dp.mu.Lock()
-		defer f.srv.dp.mu.Unlock()
-		fe := f.srv.dp.lbs[lb.ID].listeners[listenerKey{port: int32(port), protocol: api.ProtocolUDP}].(*udpFrontend)
-		fe.mu.Lock()
-		defer fe.mu.Unlock()
-		return len(fe.sessions)
-	}
+	lb := f.Ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{servertest.UDP(port, 0)}, Backends: []string{n1.ID}}, http.StatusCreated)
+	sessions := func() int { return f.Srv.UDPSessions(lb.ID, int32(port)) }
 	frontend := netip.AddrPortFrom(lbIP, port)
 	if got, err := udpCall(netip.Addr{}, frontend, "1", 3*time.Second); got != "n1:1" {
 		t.Fatalf("%q, %v", got, err)

@@ -96,9 +96,9 @@ func (s *Server) dnsAnswer(query []byte) ([]byte, bool) {
 
 // lbAddress is the address of the load balancer whose DNS name is name.
 func (s *Server) lbAddress(name string) (netip.Addr, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, lb := range s.st.LoadBalancers {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	for _, lb := range s.St.LoadBalancers {
 		var dns string
 		switch {
 		case lb.ELB != nil:

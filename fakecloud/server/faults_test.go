@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package server
+package server_test
 
 import (
 	"context"
@@ -25,6 +25,9 @@ import (
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/model"
+	"sigs.k8s.io/ccm-harness/fakecloud/server"
+	"sigs.k8s.io/ccm-harness/fakecloud/server/servertest"
 )
 
 func TestFaultKinds(t *testing.T) {
@@ -41,57 +44,55 @@ func TestFaultKinds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, Config{})
-			inst := f.create("n1")
-			f.addFault(tt.fault)
-			r := f.do("GET", api.PathInstance+inst.ID, cloudToken, nil)
-			if r.status != tt.wantStatus {
-				t.Fatalf("status %d, want %d", r.status, tt.wantStatus)
+			f := servertest.New(t, server.Config{})
+			inst := f.Create("n1")
+			f.AddFault(tt.fault)
+			r := f.Do("GET", api.PathInstance+inst.ID, servertest.CloudToken, nil)
+			if r.Status != tt.wantStatus {
+				t.Fatalf("status %d, want %d", r.Status, tt.wantStatus)
 			}
-			if e := r.errorBody(t); e.Code != tt.wantCode || !strings.Contains(e.Message, tt.wantMsg) {
+			if e := r.ErrorBody(t); e.Code != tt.wantCode || !strings.Contains(e.Message, tt.wantMsg) {
 				t.Errorf("error %+v, want code %s and message containing %q", e, tt.wantCode, tt.wantMsg)
 			}
-			if tt.fault.Kind == api.FaultThrottle && r.header.Get("Retry-After") != "1" {
-				t.Errorf("Retry-After %q, want 1", r.header.Get("Retry-After"))
+			if tt.fault.Kind == api.FaultThrottle && r.Header.Get("Retry-After") != "1" {
+				t.Errorf("Retry-After %q, want 1", r.Header.Get("Retry-After"))
 			}
 			// Faults never touch the admin API.
-			f.must(http.StatusOK, "GET", api.AdminPathInstance+inst.ID, adminToken, nil, nil)
+			f.Must(http.StatusOK, "GET", api.AdminPathInstance+inst.ID, servertest.AdminToken, nil, nil)
 		})
 	}
 }
 
 func TestFaultLatency(t *testing.T) {
-	f := newFixture(t, Config{})
-	inst := f.create("n1")
-	f.addFault(api.Fault{Operation: api.OpGetInstance, Kind: api.FaultLatency, Delay: api.Duration{Duration: 300 * time.Millisecond}})
+	f := servertest.New(t, server.Config{})
+	inst := f.Create("n1")
+	f.AddFault(api.Fault{Operation: api.OpGetInstance, Kind: api.FaultLatency, Delay: api.Duration{Duration: 300 * time.Millisecond}})
 
 	start := time.Now()
-	f.must(http.StatusOK, "GET", api.PathInstance+inst.ID, cloudToken, nil, nil)
+	f.Must(http.StatusOK, "GET", api.PathInstance+inst.ID, servertest.CloudToken, nil, nil)
 	if d := time.Since(start); d < 300*time.Millisecond {
 		t.Errorf("answered after %v, want at least the 300ms delay", d)
 	}
 	start = time.Now()
-	f.must(http.StatusOK, "GET", api.PathInstances, cloudToken, nil, nil)
+	f.Must(http.StatusOK, "GET", api.PathInstances, servertest.CloudToken, nil, nil)
 	if d := time.Since(start); d > 250*time.Millisecond {
 		t.Errorf("ListInstances took %v though the delay is only for GetInstance", d)
 	}
 
 	// A client that gives up is let go at once, not held for the delay.
-	f.addFault(api.Fault{Operation: api.OpListInstances, Kind: api.FaultLatency, Delay: api.Duration{Duration: time.Hour}})
+	f.AddFault(api.Fault{Operation: api.OpListInstances, Kind: api.FaultLatency, Delay: api.Duration{Duration: time.Hour}})
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", f.url+api.PathInstances, nil)
-	req.Header.Set("Authorization", "Bearer "+cloudToken)
+	req, _ := http.NewRequestWithContext(ctx, "GET", f.URL+api.PathInstances, nil)
+	req.Header.Set("Authorization", "Bearer "+servertest.CloudToken)
 	if _, err := http.DefaultClient.Do(req); err == nil {
 		t.Fatal("request under an hour of latency succeeded")
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		f.srv.mu.Lock()
-		entries := f.srv.audit.entries
+		entries := f.Srv.AuditSince(0)
 		last := entries[len(entries)-1]
-		f.srv.mu.Unlock()
-		if last.Operation == api.OpListInstances && last.Status == statusClientClosed {
+		if last.Operation == api.OpListInstances && last.Status == model.StatusClientClosed {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -102,13 +103,13 @@ func TestFaultLatency(t *testing.T) {
 }
 
 func TestFaultCount(t *testing.T) {
-	f := newFixture(t, Config{})
-	f.create("n1")
-	added := f.addFault(api.Fault{Operation: api.OpListInstances, Kind: api.FaultError, Count: 2})
+	f := servertest.New(t, server.Config{})
+	f.Create("n1")
+	added := f.AddFault(api.Fault{Operation: api.OpListInstances, Kind: api.FaultError, Count: 2})
 	for i := 0; i < 2; i++ {
-		f.must(http.StatusInternalServerError, "GET", api.PathInstances, cloudToken, nil, nil)
+		f.Must(http.StatusInternalServerError, "GET", api.PathInstances, servertest.CloudToken, nil, nil)
 		var list api.FaultList
-		f.must(http.StatusOK, "GET", api.AdminPathFaults, adminToken, nil, &list)
+		f.Must(http.StatusOK, "GET", api.AdminPathFaults, servertest.AdminToken, nil, &list)
 		left := 2 - (i + 1)
 		if left > 0 && (len(list.Faults) != 1 || list.Faults[0].Count != left) {
 			t.Fatalf("after %d firings faults are %+v, want %s with count %d", i+1, list.Faults, added.ID, left)
@@ -117,39 +118,39 @@ func TestFaultCount(t *testing.T) {
 			t.Fatalf("spent fault still listed: %+v", list.Faults)
 		}
 	}
-	f.must(http.StatusOK, "GET", api.PathInstances, cloudToken, nil, nil)
+	f.Must(http.StatusOK, "GET", api.PathInstances, servertest.CloudToken, nil, nil)
 }
 
 // TestFaultAfter checks a fault that lets its first calls pass, and that
 // a call it lets pass is free for a later fault.
 func TestFaultAfter(t *testing.T) {
-	f := newFixture(t, Config{})
-	f.create("n1")
-	f.addFault(api.Fault{Operation: api.OpListInstances, Kind: api.FaultError, Status: 502, After: 2})
-	f.addFault(api.Fault{Operation: api.OpListInstances, Kind: api.FaultError, Status: 503, Count: 1})
-	f.must(503, "GET", api.PathInstances, cloudToken, nil, nil)
-	f.must(http.StatusOK, "GET", api.PathInstances, cloudToken, nil, nil)
+	f := servertest.New(t, server.Config{})
+	f.Create("n1")
+	f.AddFault(api.Fault{Operation: api.OpListInstances, Kind: api.FaultError, Status: 502, After: 2})
+	f.AddFault(api.Fault{Operation: api.OpListInstances, Kind: api.FaultError, Status: 503, Count: 1})
+	f.Must(503, "GET", api.PathInstances, servertest.CloudToken, nil, nil)
+	f.Must(http.StatusOK, "GET", api.PathInstances, servertest.CloudToken, nil, nil)
 	var list api.FaultList
-	f.must(http.StatusOK, "GET", api.AdminPathFaults, adminToken, nil, &list)
+	f.Must(http.StatusOK, "GET", api.AdminPathFaults, servertest.AdminToken, nil, &list)
 	if len(list.Faults) != 1 || list.Faults[0].After != 0 {
 		t.Fatalf("after two calls faults are %+v, want the first with after 0", list.Faults)
 	}
 	for range 2 {
-		f.must(502, "GET", api.PathInstances, cloudToken, nil, nil)
+		f.Must(502, "GET", api.PathInstances, servertest.CloudToken, nil, nil)
 	}
 }
 
 func TestFaultOrderAndOperation(t *testing.T) {
-	f := newFixture(t, Config{})
-	inst := f.create("n1")
-	f.addFault(api.Fault{Operation: api.OpGetInstance, Kind: api.FaultError, Status: 502, Count: 1})
-	f.addFault(api.Fault{Operation: api.OpAny, Kind: api.FaultError, Status: 503})
+	f := servertest.New(t, server.Config{})
+	inst := f.Create("n1")
+	f.AddFault(api.Fault{Operation: api.OpGetInstance, Kind: api.FaultError, Status: 502, Count: 1})
+	f.AddFault(api.Fault{Operation: api.OpAny, Kind: api.FaultError, Status: 503})
 	// The earliest matching fault fires, and only it.
-	f.must(502, "GET", api.PathInstance+inst.ID, cloudToken, nil, nil)
-	f.must(503, "GET", api.PathInstance+inst.ID, cloudToken, nil, nil)
-	f.must(503, "GET", api.PathInstances, cloudToken, nil, nil)
-	f.must(http.StatusOK, "GET", api.AdminPathInstances, adminToken, nil, nil)
-	f.must(http.StatusOK, "GET", api.PathHealthz, "", nil, nil)
+	f.Must(502, "GET", api.PathInstance+inst.ID, servertest.CloudToken, nil, nil)
+	f.Must(503, "GET", api.PathInstance+inst.ID, servertest.CloudToken, nil, nil)
+	f.Must(503, "GET", api.PathInstances, servertest.CloudToken, nil, nil)
+	f.Must(http.StatusOK, "GET", api.AdminPathInstances, servertest.AdminToken, nil, nil)
+	f.Must(http.StatusOK, "GET", api.PathHealthz, "", nil, nil)
 }
 
 func TestFaultInstanceMatching(t *testing.T) {
@@ -172,12 +173,12 @@ func TestFaultInstanceMatching(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, Config{})
-			ids := strings.NewReplacer("$n1", f.create("n1").ID, "$n2", f.create("n2").ID)
-			f.addFault(api.Fault{Operation: api.OpAny, Instance: ids.Replace(tt.instance), Kind: api.FaultError, Status: 418})
-			r := f.do("GET", ids.Replace(tt.path), cloudToken, nil)
-			if fired := r.status == 418; fired != tt.fires {
-				t.Errorf("status %d: fired=%v, want %v", r.status, fired, tt.fires)
+			f := servertest.New(t, server.Config{})
+			ids := strings.NewReplacer("$n1", f.Create("n1").ID, "$n2", f.Create("n2").ID)
+			f.AddFault(api.Fault{Operation: api.OpAny, Instance: ids.Replace(tt.instance), Kind: api.FaultError, Status: 418})
+			r := f.Do("GET", ids.Replace(tt.path), servertest.CloudToken, nil)
+			if fired := r.Status == 418; fired != tt.fires {
+				t.Errorf("status %d: fired=%v, want %v", r.Status, fired, tt.fires)
 			}
 		})
 	}
@@ -197,17 +198,17 @@ func TestFaultCorrupt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.field, func(t *testing.T) {
-			f := newFixture(t, Config{})
-			n1, n2 := f.create("n1"), f.create("n2")
-			f.addFault(api.Fault{Operation: api.OpAny, Instance: "n1", Kind: api.FaultCorrupt, Field: tt.field, Value: tt.value})
+			f := servertest.New(t, server.Config{})
+			n1, n2 := f.Create("n1"), f.Create("n2")
+			f.AddFault(api.Fault{Operation: api.OpAny, Instance: "n1", Kind: api.FaultCorrupt, Field: tt.field, Value: tt.value})
 
 			var got api.Instance
-			f.must(http.StatusOK, "GET", api.PathInstance+n1.ID, cloudToken, nil, &got)
+			f.Must(http.StatusOK, "GET", api.PathInstance+n1.ID, servertest.CloudToken, nil, &got)
 			if v := tt.check(got); v != tt.value {
 				t.Errorf("GetInstance reports %s %q, want the lie %q", tt.field, v, tt.value)
 			}
 			var list api.InstanceList
-			f.must(http.StatusOK, "GET", api.PathInstances, cloudToken, nil, &list)
+			f.Must(http.StatusOK, "GET", api.PathInstances, servertest.CloudToken, nil, &list)
 			if len(list.Instances) != 2 {
 				t.Fatalf("listed %d instances, want 2", len(list.Instances))
 			}
@@ -218,7 +219,7 @@ func TestFaultCorrupt(t *testing.T) {
 				t.Errorf("ListInstances reports n2's %s %q, want the truth %q", tt.field, v, truth)
 			}
 			var real api.Instance
-			f.must(http.StatusOK, "GET", api.AdminPathInstance+n1.ID, adminToken, nil, &real)
+			f.Must(http.StatusOK, "GET", api.AdminPathInstance+n1.ID, servertest.AdminToken, nil, &real)
 			if v, truth := tt.check(real), tt.check(n1); v != truth {
 				t.Errorf("admin API reports %s %q, want the truth %q", tt.field, v, truth)
 			}
@@ -253,44 +254,44 @@ func TestFaultValidation(t *testing.T) {
 		{"listeners with a value", api.Fault{Operation: api.OpAny, Kind: api.FaultCorrupt, Field: api.CorruptListeners, Value: "80/TCP"}, "value must be empty"},
 		{"unknown operation near a real one", api.Fault{Operation: "EnsureLoadBalancers", Kind: api.FaultError}, "EnsureLoadBalancer, DeleteLoadBalancer"},
 	}
-	f := newFixture(t, Config{})
+	f := servertest.New(t, server.Config{})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := f.must(http.StatusBadRequest, "POST", api.AdminPathFaults, adminToken, tt.fault, nil)
-			if e := r.errorBody(t); e.Code != api.CodeInvalid || !strings.Contains(e.Message, tt.field) {
+			r := f.Must(http.StatusBadRequest, "POST", api.AdminPathFaults, servertest.AdminToken, tt.fault, nil)
+			if e := r.ErrorBody(t); e.Code != api.CodeInvalid || !strings.Contains(e.Message, tt.field) {
 				t.Errorf("error %+v, want Invalid naming %q", e, tt.field)
 			}
 		})
 	}
 	var list api.FaultList
-	f.must(http.StatusOK, "GET", api.AdminPathFaults, adminToken, nil, &list)
+	f.Must(http.StatusOK, "GET", api.AdminPathFaults, servertest.AdminToken, nil, &list)
 	if len(list.Faults) != 0 {
 		t.Errorf("invalid faults were added: %+v", list.Faults)
 	}
 }
 
 func TestFaultAdmin(t *testing.T) {
-	f := newFixture(t, Config{})
-	a := f.addFault(api.Fault{ID: "mine", Operation: api.OpAny, Kind: api.FaultThrottle})
-	b := f.addFault(api.Fault{Operation: api.OpGetInstance, Kind: api.FaultError})
-	c := f.addFault(api.Fault{Operation: api.OpListInstances, Kind: api.FaultError})
+	f := servertest.New(t, server.Config{})
+	a := f.AddFault(api.Fault{ID: "mine", Operation: api.OpAny, Kind: api.FaultThrottle})
+	b := f.AddFault(api.Fault{Operation: api.OpGetInstance, Kind: api.FaultError})
+	c := f.AddFault(api.Fault{Operation: api.OpListInstances, Kind: api.FaultError})
 	if a.ID != "f-1" || b.ID != "f-2" || c.ID != "f-3" {
 		t.Errorf("IDs %s %s %s, want f-1 f-2 f-3 assigned by the server", a.ID, b.ID, c.ID)
 	}
-	f.must(http.StatusNoContent, "DELETE", api.AdminPathFaults+"/"+b.ID, adminToken, nil, nil)
-	f.must(http.StatusNotFound, "DELETE", api.AdminPathFaults+"/"+b.ID, adminToken, nil, nil)
+	f.Must(http.StatusNoContent, "DELETE", api.AdminPathFaults+"/"+b.ID, servertest.AdminToken, nil, nil)
+	f.Must(http.StatusNotFound, "DELETE", api.AdminPathFaults+"/"+b.ID, servertest.AdminToken, nil, nil)
 	var list api.FaultList
-	f.must(http.StatusOK, "GET", api.AdminPathFaults, adminToken, nil, &list)
+	f.Must(http.StatusOK, "GET", api.AdminPathFaults, servertest.AdminToken, nil, &list)
 	if len(list.Faults) != 2 || list.Faults[0].ID != a.ID || list.Faults[1].ID != c.ID {
 		t.Errorf("faults %+v, want f-1 and f-3", list.Faults)
 	}
-	f.must(http.StatusNoContent, "DELETE", api.AdminPathFaults, adminToken, nil, nil)
-	f.must(http.StatusOK, "GET", api.AdminPathFaults, adminToken, nil, &list)
+	f.Must(http.StatusNoContent, "DELETE", api.AdminPathFaults, servertest.AdminToken, nil, nil)
+	f.Must(http.StatusOK, "GET", api.AdminPathFaults, servertest.AdminToken, nil, &list)
 	if len(list.Faults) != 0 {
 		t.Errorf("faults %+v after clearing", list.Faults)
 	}
-	f.must(http.StatusOK, "GET", api.PathInstances, cloudToken, nil, nil)
-	if d := f.addFault(api.Fault{Operation: api.OpAny, Kind: api.FaultThrottle}); d.ID != "f-4" {
+	f.Must(http.StatusOK, "GET", api.PathInstances, servertest.CloudToken, nil, nil)
+	if d := f.AddFault(api.Fault{Operation: api.OpAny, Kind: api.FaultThrottle}); d.ID != "f-4" {
 		t.Errorf("ID %s after clearing, want f-4: IDs are never reused", d.ID)
 	}
 }
@@ -332,21 +333,21 @@ func TestFaultsOnLBAndRouteOperations(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, netConfig())
-			inst := f.create("n1")
-			lb1 := f.ensure("lb1", spec, http.StatusCreated)
-			f.createRoute("r1", route(inst.ID), http.StatusCreated)
-			fault := f.addFault(api.Fault{Operation: tt.op, Instance: strings.ReplaceAll(tt.instance, "$lb1", lb1.ID), Kind: api.FaultError, Status: 418})
+			f := servertest.New(t, netConfig())
+			inst := f.Create("n1")
+			lb1 := f.Ensure("lb1", spec, http.StatusCreated)
+			createRoute(f, "r1", route(inst.ID), http.StatusCreated)
+			fault := f.AddFault(api.Fault{Operation: tt.op, Instance: strings.ReplaceAll(tt.instance, "$lb1", lb1.ID), Kind: api.FaultError, Status: 418})
 			var body any
 			if tt.body != nil {
 				body = tt.body(inst.ID)
 			}
-			r := f.do(tt.method, tt.path, cloudToken, body)
-			if fired := r.status == 418; fired != tt.fires {
-				t.Fatalf("status %d %s: fired=%v, want %v", r.status, r.body, fired, tt.fires)
+			r := f.Do(tt.method, tt.path, servertest.CloudToken, body)
+			if fired := r.Status == 418; fired != tt.fires {
+				t.Fatalf("status %d %s: fired=%v, want %v", r.Status, r.Body, fired, tt.fires)
 			}
 			var audit api.AuditLog
-			f.must(http.StatusOK, "GET", api.AdminPathAudit, adminToken, nil, &audit)
+			f.Must(http.StatusOK, "GET", api.AdminPathAudit, servertest.AdminToken, nil, &audit)
 			// The audit read itself is recorded after it answers.
 			call := audit.Entries[len(audit.Entries)-1]
 			if (call.Fault == fault.ID) != tt.fires {
@@ -357,9 +358,9 @@ func TestFaultsOnLBAndRouteOperations(t *testing.T) {
 			}
 			// A failed call changed nothing.
 			var lbs api.LoadBalancerList
-			f.must(http.StatusOK, "GET", api.AdminPathLoadBalancers, adminToken, nil, &lbs)
+			f.Must(http.StatusOK, "GET", api.AdminPathLoadBalancers, servertest.AdminToken, nil, &lbs)
 			var routes api.RouteList
-			f.must(http.StatusOK, "GET", api.AdminPathRoutes, adminToken, nil, &routes)
+			f.Must(http.StatusOK, "GET", api.AdminPathRoutes, servertest.AdminToken, nil, &routes)
 			if len(lbs.LoadBalancers) != 1 || len(routes.Routes) != 1 {
 				t.Errorf("a faulted call changed the cloud: %d load balancers, %d routes", len(lbs.LoadBalancers), len(routes.Routes))
 			}
@@ -380,30 +381,30 @@ func TestFaultCorruptLB(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.field+"="+tt.value, func(t *testing.T) {
 			cfg := netConfig()
-			f := newFixture(t, cfg)
+			f := servertest.New(t, cfg)
 			ip := firstLBIP(cfg)
-			spec := api.LoadBalancerSpec{Listeners: []api.Listener{tcp(freePort(t, ip), 0)}}
-			f.ensure("lb1", spec, http.StatusCreated)
-			lb2 := f.ensure("lb2", api.LoadBalancerSpec{Listeners: []api.Listener{tcp(freePort(t, ip.Next()), 0)}}, http.StatusCreated)
-			f.addFault(api.Fault{Operation: api.OpAny, Instance: "lb1", Kind: api.FaultCorrupt, Field: tt.field, Value: tt.value})
+			spec := api.LoadBalancerSpec{Listeners: []api.Listener{servertest.TCP(freePort(t, ip), 0)}}
+			f.Ensure("lb1", spec, http.StatusCreated)
+			lb2 := f.Ensure("lb2", api.LoadBalancerSpec{Listeners: []api.Listener{servertest.TCP(freePort(t, ip.Next()), 0)}}, http.StatusCreated)
+			f.AddFault(api.Fault{Operation: api.OpAny, Instance: "lb1", Kind: api.FaultCorrupt, Field: tt.field, Value: tt.value})
 
 			var got api.LoadBalancer
-			f.must(http.StatusOK, "GET", api.PathLoadBalancer+"lb1", cloudToken, nil, &got)
+			f.Must(http.StatusOK, "GET", api.PathLoadBalancer+"lb1", servertest.CloudToken, nil, &got)
 			if v := tt.check(got); v != tt.want {
 				t.Errorf("GetLoadBalancer reports %s %q, want the lie %q", tt.field, v, tt.want)
 			}
-			if v := tt.check(f.ensure("lb1", spec, http.StatusOK)); v != tt.want {
+			if v := tt.check(f.Ensure("lb1", spec, http.StatusOK)); v != tt.want {
 				t.Errorf("EnsureLoadBalancer reports %s %q, want the lie %q", tt.field, v, tt.want)
 			}
 			var list api.LoadBalancerList
-			f.must(http.StatusOK, "GET", api.PathLoadBalancers, cloudToken, nil, &list)
+			f.Must(http.StatusOK, "GET", api.PathLoadBalancers, servertest.CloudToken, nil, &list)
 			if v := tt.check(list.LoadBalancers[0]); v != tt.want {
 				t.Errorf("ListLoadBalancers reports lb1's %s %q, want the lie %q", tt.field, v, tt.want)
 			}
 			if v, truth := tt.check(list.LoadBalancers[1]), tt.check(lb2); v != truth {
 				t.Errorf("ListLoadBalancers reports lb2's %s %q, want the truth %q", tt.field, v, truth)
 			}
-			if v := tt.check(f.adminLB("lb1")); v == tt.want {
+			if v := tt.check(f.AdminLB("lb1")); v == tt.want {
 				t.Errorf("admin API reports the lie %q", v)
 			}
 		})
@@ -413,24 +414,24 @@ func TestFaultCorruptLB(t *testing.T) {
 // TestCorruptFaultSkipsOtherResources: a lie about a field an operation
 // does not answer with is not told there, and not spent there either.
 func TestCorruptFaultSkipsOtherResources(t *testing.T) {
-	f := newFixture(t, netConfig())
-	inst := f.create("n1")
-	f.ensure("lb1", api.LoadBalancerSpec{}, http.StatusCreated)
-	zone := f.addFault(api.Fault{Operation: api.OpAny, Kind: api.FaultCorrupt, Field: api.CorruptZone, Value: "atlantis", Count: 1})
-	ip := f.addFault(api.Fault{Operation: api.OpAny, Kind: api.FaultCorrupt, Field: api.CorruptIP, Value: "127.9.9.9", Count: 1})
+	f := servertest.New(t, netConfig())
+	inst := f.Create("n1")
+	f.Ensure("lb1", api.LoadBalancerSpec{}, http.StatusCreated)
+	zone := f.AddFault(api.Fault{Operation: api.OpAny, Kind: api.FaultCorrupt, Field: api.CorruptZone, Value: "atlantis", Count: 1})
+	ip := f.AddFault(api.Fault{Operation: api.OpAny, Kind: api.FaultCorrupt, Field: api.CorruptIP, Value: "127.9.9.9", Count: 1})
 
 	var lb api.LoadBalancer
-	r := f.must(http.StatusOK, "GET", api.PathLoadBalancer+"lb1", cloudToken, nil, &lb)
+	r := f.Must(http.StatusOK, "GET", api.PathLoadBalancer+"lb1", servertest.CloudToken, nil, &lb)
 	if lb.IP != "127.9.9.9" {
-		t.Errorf("the ip lie was not told: %s", r.body)
+		t.Errorf("the ip lie was not told: %s", r.Body)
 	}
 	var got api.Instance
-	f.must(http.StatusOK, "GET", api.PathInstance+inst.ID, cloudToken, nil, &got)
+	f.Must(http.StatusOK, "GET", api.PathInstance+inst.ID, servertest.CloudToken, nil, &got)
 	if got.Zone != "atlantis" {
 		t.Errorf("the zone lie was spent elsewhere: zone %q", got.Zone)
 	}
 	var audit api.AuditLog
-	f.must(http.StatusOK, "GET", api.AdminPathAudit, adminToken, nil, &audit)
+	f.Must(http.StatusOK, "GET", api.AdminPathAudit, servertest.AdminToken, nil, &audit)
 	n := len(audit.Entries)
 	if audit.Entries[n-2].Fault != ip.ID || audit.Entries[n-1].Fault != zone.ID {
 		t.Errorf("audit %+v %+v, want %s then %s", audit.Entries[n-2], audit.Entries[n-1], ip.ID, zone.ID)

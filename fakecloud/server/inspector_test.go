@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package server
+package server_test
 
 import (
 	"context"
@@ -31,14 +31,16 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/server"
+	"sigs.k8s.io/ccm-harness/fakecloud/server/servertest"
 )
 
 const inspectorToken = "inspector-secret"
 
-func (f *fixture) ec2As(keyID, secret string) *ec2.Client {
+func ec2As(f *servertest.Fixture, keyID, secret string) *ec2.Client {
 	return ec2.New(ec2.Options{
 		Region:           "fake-region-1",
-		BaseEndpoint:     aws.String(f.url + api.AWSPath + "ec2/"),
+		BaseEndpoint:     aws.String(f.URL + api.AWSPath + "ec2/"),
 		Credentials:      credentials.NewStaticCredentialsProvider(keyID, secret, ""),
 		RetryMaxAttempts: 1,
 	})
@@ -48,52 +50,52 @@ func (f *fixture) ec2As(keyID, secret string) *ec2.Client {
 // dialect, only with its own secret, and no fault aimed at the CCM's view
 // of the cloud reaches its calls.
 func TestInspectorSeesNoFault(t *testing.T) {
-	f := newFixture(t, Config{InspectorToken: inspectorToken})
-	f.create("node-a")
+	f := servertest.New(t, server.Config{InspectorToken: inspectorToken})
+	f.Create("node-a")
 	ctx := context.Background()
 	for _, op := range []string{api.OpListInstances, api.OpAuthenticate} {
-		f.addFault(api.Fault{Operation: op, Kind: api.FaultError, Status: 500, Message: "broken for the CCM"})
+		f.AddFault(api.Fault{Operation: op, Kind: api.FaultError, Status: 500, Message: "broken for the CCM"})
 	}
 
-	if got := f.do("GET", api.PathInstances, cloudToken, nil).status; got != http.StatusInternalServerError {
+	if got := f.Do("GET", api.PathInstances, servertest.CloudToken, nil).Status; got != http.StatusInternalServerError {
 		t.Errorf("the CCM's list of instances under a fault: %d, want 500", got)
 	}
-	if got := f.do("GET", api.PathInstances, inspectorToken, nil).status; got != http.StatusOK {
+	if got := f.Do("GET", api.PathInstances, inspectorToken, nil).Status; got != http.StatusOK {
 		t.Errorf("the inspector's list of instances under the CCM's fault: %d, want 200", got)
 	}
-	if got := f.do("GET", api.AdminPathInstances, inspectorToken, nil).status; got != http.StatusUnauthorized {
+	if got := f.Do("GET", api.AdminPathInstances, inspectorToken, nil).Status; got != http.StatusUnauthorized {
 		t.Errorf("the admin API with the inspector's token: %d, want 401", got)
 	}
 
 	in := &ec2.DescribeInstancesInput{}
-	if _, err := f.ec2As(api.AWSAccessKeyID, cloudToken).DescribeInstances(ctx, in); err == nil {
+	if _, err := ec2As(f, api.AWSAccessKeyID, servertest.CloudToken).DescribeInstances(ctx, in); err == nil {
 		t.Error("the CCM's DescribeInstances under a fault succeeded")
 	}
-	out, err := f.ec2As(api.AWSInspectorAccessKeyID, inspectorToken).DescribeInstances(ctx, in)
+	out, err := ec2As(f, api.AWSInspectorAccessKeyID, inspectorToken).DescribeInstances(ctx, in)
 	if err != nil || len(out.Reservations) != 1 {
 		t.Errorf("the inspector's DescribeInstances under the CCM's fault: %v, %d reservations; want node-a", err, len(out.Reservations))
 	}
 	for _, bad := range []struct{ key, secret string }{
-		{api.AWSInspectorAccessKeyID, cloudToken},
+		{api.AWSInspectorAccessKeyID, servertest.CloudToken},
 		{api.AWSAccessKeyID, inspectorToken},
 	} {
-		if _, err := f.ec2As(bad.key, bad.secret).DescribeInstances(ctx, in); awsCode(err) != "AuthFailure" {
+		if _, err := ec2As(f, bad.key, bad.secret).DescribeInstances(ctx, in); servertest.AWSCode(err) != "AuthFailure" {
 			t.Errorf("access key %s with another's secret: %v, want AuthFailure", bad.key, err)
 		}
 	}
 
 	inspector := func(password string) gophercloud.AuthOptions {
-		o := passwordAuth(password)
+		o := servertest.PasswordAuth(password)
 		o.Username = api.OpenStackInspectorUser
 		return o
 	}
-	if _, err := f.osLogin(passwordAuth(cloudToken)); err == nil {
+	if _, err := f.OSLogin(servertest.PasswordAuth(servertest.CloudToken)); err == nil {
 		t.Error("the CCM's Keystone login under a fault succeeded")
 	}
-	if _, err := f.osLogin(inspector(inspectorToken)); err != nil {
+	if _, err := f.OSLogin(inspector(inspectorToken)); err != nil {
 		t.Errorf("the inspector's Keystone login under the CCM's fault: %v", err)
 	}
-	if _, err := f.osLogin(inspector(cloudToken)); err == nil {
+	if _, err := f.OSLogin(inspector(servertest.CloudToken)); err == nil {
 		t.Error("the inspector's Keystone user logged in with the CCM's password")
 	}
 }
@@ -101,8 +103,8 @@ func TestInspectorSeesNoFault(t *testing.T) {
 // TestInspectorTokenMustDiffer: a shared secret would let a fault reach
 // the inspector, or the inspector reshape the cloud.
 func TestInspectorTokenMustDiffer(t *testing.T) {
-	for _, tok := range []string{cloudToken, adminToken} {
-		if _, err := New(Config{CloudToken: cloudToken, AdminToken: adminToken, InspectorToken: tok}); err == nil {
+	for _, tok := range []string{servertest.CloudToken, servertest.AdminToken} {
+		if _, err := server.New(server.Config{CloudToken: servertest.CloudToken, AdminToken: servertest.AdminToken, InspectorToken: tok}); err == nil {
 			t.Errorf("an inspector token equal to %q was taken", tok)
 		}
 	}
@@ -111,13 +113,13 @@ func TestInspectorTokenMustDiffer(t *testing.T) {
 // TestEC2StopStartTerminate changes instances' states as EC2 does, and
 // refuses what EC2 refuses.
 func TestEC2StopStartTerminate(t *testing.T) {
-	f := newFixture(t, Config{})
-	a := f.create("node-a")
+	f := servertest.New(t, server.Config{})
+	a := f.Create("node-a")
 	ctx := context.Background()
-	cl := f.ec2(cloudToken)
+	cl := f.EC2(servertest.CloudToken)
 	state := func() string {
 		var inst api.Instance
-		f.must(http.StatusOK, "GET", api.AdminPathInstance+a.ID, adminToken, nil, &inst)
+		f.Must(http.StatusOK, "GET", api.AdminPathInstance+a.ID, servertest.AdminToken, nil, &inst)
 		return string(inst.State)
 	}
 	stop, err := cl.StopInstances(ctx, &ec2.StopInstancesInput{InstanceIds: []string{a.ID}})
@@ -133,7 +135,7 @@ func TestEC2StopStartTerminate(t *testing.T) {
 	if got := state(); got != string(api.StateRunning) {
 		t.Errorf("after StartInstances: %s, want %s", got, api.StateRunning)
 	}
-	if _, err := cl.StopInstances(ctx, &ec2.StopInstancesInput{InstanceIds: []string{"i-0123456789abcdef0"}}); awsCode(err) != "InvalidInstanceID.NotFound" {
+	if _, err := cl.StopInstances(ctx, &ec2.StopInstancesInput{InstanceIds: []string{"i-0123456789abcdef0"}}); servertest.AWSCode(err) != "InvalidInstanceID.NotFound" {
 		t.Errorf("StopInstances of no instance: %v, want InvalidInstanceID.NotFound", err)
 	}
 	for i := 0; i < 2; i++ { // terminating twice is no error
@@ -142,7 +144,7 @@ func TestEC2StopStartTerminate(t *testing.T) {
 			t.Fatalf("TerminateInstances (%d): %v %+v", i+1, err, term)
 		}
 	}
-	if _, err := cl.StartInstances(ctx, &ec2.StartInstancesInput{InstanceIds: []string{a.ID}}); awsCode(err) != "IncorrectInstanceState" {
+	if _, err := cl.StartInstances(ctx, &ec2.StartInstancesInput{InstanceIds: []string{a.ID}}); servertest.AWSCode(err) != "IncorrectInstanceState" {
 		t.Errorf("StartInstances of a terminated instance: %v, want IncorrectInstanceState", err)
 	}
 }
@@ -150,25 +152,25 @@ func TestEC2StopStartTerminate(t *testing.T) {
 // TestDNS resolves a classic load balancer's DNS name through fakecloud's
 // DNS with Go's own resolver, as a client of the real cloud would.
 func TestDNS(t *testing.T) {
-	f := newFixture(t, Config{})
+	f := servertest.New(t, server.Config{})
 	ctx := context.Background()
 	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	go f.srv.ServeDNS(pc)
+	go f.Srv.ServeDNS(pc)
 	t.Cleanup(func() { pc.Close() })
 	r := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		return (&net.Dialer{}).DialContext(ctx, "udp", pc.LocalAddr().String())
 	}}
 
-	created, err := f.elb().CreateLoadBalancer(ctx, &elb.CreateLoadBalancerInput{LoadBalancerName: aws.String("a1"), Subnets: []string{api.AWSSubnetID(0)},
+	created, err := f.ELB().CreateLoadBalancer(ctx, &elb.CreateLoadBalancerInput{LoadBalancerName: aws.String("a1"), Subnets: []string{api.AWSSubnetID(0)},
 		Listeners: []elbtypes.Listener{{Protocol: aws.String("tcp"), LoadBalancerPort: 8080, InstanceProtocol: aws.String("tcp"), InstancePort: aws.Int32(30080)}}})
 	if err != nil {
 		t.Fatalf("CreateLoadBalancer: %v", err)
 	}
 	var lb api.LoadBalancer
-	f.must(http.StatusOK, "GET", api.AdminPathLoadBalancer+"a1", adminToken, nil, &lb)
+	f.Must(http.StatusOK, "GET", api.AdminPathLoadBalancer+"a1", servertest.AdminToken, nil, &lb)
 	addrs, err := r.LookupHost(ctx, aws.ToString(created.DNSName))
 	if err != nil || len(addrs) != 1 || addrs[0] != lb.IP {
 		t.Errorf("%s resolved to %v (%v), want [%s]", aws.ToString(created.DNSName), addrs, err, lb.IP)

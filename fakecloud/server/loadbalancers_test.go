@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package server
+package server_test
 
 import (
 	"fmt"
@@ -30,19 +30,13 @@ import (
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/server"
+	"sigs.k8s.io/ccm-harness/fakecloud/server/servertest"
 )
 
-func tcp(port, nodePort uint16) api.Listener {
-	return api.Listener{Port: int32(port), Protocol: api.ProtocolTCP, NodePort: int32(nodePort)}
-}
-
-func udp(port, nodePort uint16) api.Listener {
-	return api.Listener{Port: int32(port), Protocol: api.ProtocolUDP, NodePort: int32(nodePort)}
-}
-
 func TestLBValidation(t *testing.T) {
-	f := newFixture(t, netConfig())
-	inst := f.create("n1")
+	f := servertest.New(t, netConfig())
+	inst := f.Create("n1")
 	tests := []struct {
 		name string
 		body any
@@ -53,7 +47,7 @@ func TestLBValidation(t *testing.T) {
 		{"port 0", api.LoadBalancerSpec{Listeners: []api.Listener{{Port: 0, Protocol: api.ProtocolTCP}}}, "listeners[0].port"},
 		{"port too big", api.LoadBalancerSpec{Listeners: []api.Listener{{Port: 65536, Protocol: api.ProtocolTCP}}}, "listeners[0].port"},
 		{"negative node port", api.LoadBalancerSpec{Listeners: []api.Listener{{Port: 80, Protocol: api.ProtocolTCP, NodePort: -1}}}, "listeners[0].nodePort"},
-		{"duplicate port and protocol", api.LoadBalancerSpec{Listeners: []api.Listener{tcp(80, 1), udp(80, 1), tcp(80, 2)}}, "listeners[2] repeats 80/TCP of listeners[0]"},
+		{"duplicate port and protocol", api.LoadBalancerSpec{Listeners: []api.Listener{servertest.TCP(80, 1), servertest.UDP(80, 1), servertest.TCP(80, 2)}}, "listeners[2] repeats 80/TCP of listeners[0]"},
 		{"unknown backend", api.LoadBalancerSpec{Backends: []string{inst.ID, "i-000000000000"}}, `backends[1]: instance "i-000000000000" not found`},
 		{"backend by name", api.LoadBalancerSpec{Backends: []string{"n1"}}, `backends[0]`},
 		{"duplicate backend", api.LoadBalancerSpec{Backends: []string{inst.ID, inst.ID}}, "backends[1] repeats"},
@@ -63,14 +57,14 @@ func TestLBValidation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := f.must(http.StatusBadRequest, "PUT", api.PathLoadBalancer+"lb1", cloudToken, tt.body, nil)
-			if e := r.errorBody(t); e.Code != api.CodeInvalid || !strings.Contains(e.Message, tt.msg) {
+			r := f.Must(http.StatusBadRequest, "PUT", api.PathLoadBalancer+"lb1", servertest.CloudToken, tt.body, nil)
+			if e := r.ErrorBody(t); e.Code != api.CodeInvalid || !strings.Contains(e.Message, tt.msg) {
 				t.Errorf("error %+v, want Invalid naming %q", e, tt.msg)
 			}
 		})
 	}
 	var list api.LoadBalancerList
-	f.must(http.StatusOK, "GET", api.AdminPathLoadBalancers, adminToken, nil, &list)
+	f.Must(http.StatusOK, "GET", api.AdminPathLoadBalancers, servertest.AdminToken, nil, &list)
 	if len(list.LoadBalancers) != 0 {
 		t.Errorf("invalid specs created load balancers: %+v", list.LoadBalancers)
 	}
@@ -78,18 +72,18 @@ func TestLBValidation(t *testing.T) {
 
 func TestLBLifecycle(t *testing.T) {
 	cfg := netConfig()
-	f := newFixture(t, cfg)
-	n1, n2 := f.create("n1"), f.create("n2")
+	f := servertest.New(t, cfg)
+	n1, n2 := f.Create("n1"), f.Create("n2")
 	ip := firstLBIP(cfg)
 	p1, p2, p3 := freePort(t, ip), freePort(t, ip), freePort(t, ip)
 	addr := func(p uint16) netip.AddrPort { return netip.AddrPortFrom(ip, p) }
 
 	spec := api.LoadBalancerSpec{
-		Listeners: []api.Listener{tcp(p1, 30001), udp(p1, 30001), tcp(p2, 30002)},
+		Listeners: []api.Listener{servertest.TCP(p1, 30001), servertest.UDP(p1, 30001), servertest.TCP(p2, 30002)},
 		Backends:  []string{n1.ID},
 		Tags:      map[string]string{"cluster": "c1", "service": "default/web"},
 	}
-	created := f.ensure("lb1", spec, http.StatusCreated)
+	created := f.Ensure("lb1", spec, http.StatusCreated)
 	if !regexp.MustCompile(`^lb-[0-9a-f]{12}$`).MatchString(created.ID) {
 		t.Errorf("ID %q is not lb- and 12 hex digits", created.ID)
 	}
@@ -106,10 +100,10 @@ func TestLBLifecycle(t *testing.T) {
 
 	// An update replaces the spec in place: same ID and IP; the listener
 	// that stays stays open, the removed one closes, the new one opens.
-	spec.Listeners = []api.Listener{tcp(p1, 30011), udp(p3, 0)}
+	spec.Listeners = []api.Listener{servertest.TCP(p1, 30011), servertest.UDP(p3, 0)}
 	spec.Backends = []string{n2.ID, n1.ID}
 	spec.Tags = nil
-	updated := f.ensure("lb1", spec, http.StatusOK)
+	updated := f.Ensure("lb1", spec, http.StatusOK)
 	if updated.ID != created.ID || updated.IP != created.IP || !updated.CreatedAt.Equal(created.CreatedAt) {
 		t.Errorf("update changed identity: %s %s, was %s %s", updated.ID, updated.IP, created.ID, created.IP)
 	}
@@ -122,38 +116,38 @@ func TestLBLifecycle(t *testing.T) {
 	assertListening(t, addr(p3), api.ProtocolUDP, true)
 
 	var got api.LoadBalancer
-	f.must(http.StatusOK, "GET", api.PathLoadBalancer+"lb1", cloudToken, nil, &got)
+	f.Must(http.StatusOK, "GET", api.PathLoadBalancer+"lb1", servertest.CloudToken, nil, &got)
 	if got.ID != created.ID || len(got.Listeners) != 2 {
 		t.Errorf("GetLoadBalancer = %+v", got)
 	}
-	if byID := f.adminLB(created.ID); byID.Name != "lb1" {
+	if byID := f.AdminLB(created.ID); byID.Name != "lb1" {
 		t.Errorf("admin lookup by ID gave %+v", byID)
 	}
-	second := f.ensure("lb2", api.LoadBalancerSpec{}, http.StatusCreated)
+	second := f.Ensure("lb2", api.LoadBalancerSpec{}, http.StatusCreated)
 	if second.IP == created.IP || second.ID == created.ID {
 		t.Errorf("second load balancer shares %s/%s with the first", second.IP, second.ID)
 	}
 	var list api.LoadBalancerList
-	f.must(http.StatusOK, "GET", api.PathLoadBalancers, cloudToken, nil, &list)
+	f.Must(http.StatusOK, "GET", api.PathLoadBalancers, servertest.CloudToken, nil, &list)
 	if len(list.LoadBalancers) != 2 || list.LoadBalancers[0].Name != "lb1" || list.LoadBalancers[1].Name != "lb2" {
 		t.Errorf("list %+v, want lb1 and lb2 in creation order", list.LoadBalancers)
 	}
-	if !strings.Contains(string(f.must(http.StatusOK, "GET", api.PathLoadBalancer+"lb2", cloudToken, nil, nil).body), `"listeners":[],"backends":[]`) {
+	if !strings.Contains(string(f.Must(http.StatusOK, "GET", api.PathLoadBalancer+"lb2", servertest.CloudToken, nil, nil).Body), `"listeners":[],"backends":[]`) {
 		t.Errorf("an empty spec should read as empty lists, not null")
 	}
 
 	// Deleting frees the ports at once; deleting again is 404.
-	f.must(http.StatusNoContent, "DELETE", api.PathLoadBalancer+"lb1", cloudToken, nil, nil)
+	f.Must(http.StatusNoContent, "DELETE", api.PathLoadBalancer+"lb1", servertest.CloudToken, nil, nil)
 	assertListening(t, addr(p1), api.ProtocolTCP, false)
 	assertListening(t, addr(p3), api.ProtocolUDP, false)
-	r := f.must(http.StatusNotFound, "DELETE", api.PathLoadBalancer+"lb1", cloudToken, nil, nil)
-	if e := r.errorBody(t); e.Code != api.CodeNotFound || !strings.Contains(e.Message, "lb1") {
+	r := f.Must(http.StatusNotFound, "DELETE", api.PathLoadBalancer+"lb1", servertest.CloudToken, nil, nil)
+	if e := r.ErrorBody(t); e.Code != api.CodeNotFound || !strings.Contains(e.Message, "lb1") {
 		t.Errorf("second delete: %+v", e)
 	}
-	f.must(http.StatusNotFound, "GET", api.PathLoadBalancer+"lb1", cloudToken, nil, nil)
-	f.must(http.StatusNotFound, "GET", api.AdminPathLoadBalancer+"lb1", adminToken, nil, nil)
+	f.Must(http.StatusNotFound, "GET", api.PathLoadBalancer+"lb1", servertest.CloudToken, nil, nil)
+	f.Must(http.StatusNotFound, "GET", api.AdminPathLoadBalancer+"lb1", servertest.AdminToken, nil, nil)
 	// A freed IP is not handed out again while the pool has others.
-	if third := f.ensure("lb3", api.LoadBalancerSpec{}, http.StatusCreated); third.IP == created.IP || third.IP == second.IP {
+	if third := f.Ensure("lb3", api.LoadBalancerSpec{}, http.StatusCreated); third.IP == created.IP || third.IP == second.IP {
 		t.Errorf("third load balancer got %s, reusing a recent IP", third.IP)
 	}
 }
@@ -162,38 +156,17 @@ func TestLBAddressPool(t *testing.T) {
 	// 127.x.y.0/30 holds .1 and .2: .0 is the network, .3 the broadcast.
 	cfg := netConfig()
 	cfg.LBCIDR = strings.Replace(cfg.LBCIDR, "/24", "/30", 1)
-	f := newFixture(t, cfg)
-	a := f.ensure("a", api.LoadBalancerSpec{}, http.StatusCreated)
-	b := f.ensure("b", api.LoadBalancerSpec{}, http.StatusCreated)
-	r := f.must(http.StatusConflict, "PUT", api.PathLoadBalancer+"c", cloudToken, api.LoadBalancerSpec{}, nil)
-	if msg := r.errorBody(t).Message; !strings.Contains(msg, cfg.LBCIDR) || !strings.Contains(msg, "exhausted") {
+	f := servertest.New(t, cfg)
+	a := f.Ensure("a", api.LoadBalancerSpec{}, http.StatusCreated)
+	b := f.Ensure("b", api.LoadBalancerSpec{}, http.StatusCreated)
+	r := f.Must(http.StatusConflict, "PUT", api.PathLoadBalancer+"c", servertest.CloudToken, api.LoadBalancerSpec{}, nil)
+	if msg := r.ErrorBody(t).Message; !strings.Contains(msg, cfg.LBCIDR) || !strings.Contains(msg, "exhausted") {
 		t.Errorf("message %q does not name the exhausted pool", msg)
 	}
-	f.must(http.StatusNoContent, "DELETE", api.PathLoadBalancer+"a", cloudToken, nil, nil)
+	f.Must(http.StatusNoContent, "DELETE", api.PathLoadBalancer+"a", servertest.CloudToken, nil, nil)
 	// Released on delete: the allocator wraps around to it.
-	if c := f.ensure("c", api.LoadBalancerSpec{}, http.StatusCreated); c.IP != a.IP {
+	if c := f.Ensure("c", api.LoadBalancerSpec{}, http.StatusCreated); c.IP != a.IP {
 		t.Errorf("c got %s, want the released %s (b has %s)", c.IP, a.IP, b.IP)
-	}
-}
-
-func TestUsableLBAddr(t *testing.T) {
-	tests := []struct {
-		pool, addr string
-		want       bool
-	}{
-		{"127.20.0.0/16", "127.20.0.1", true},
-		{"127.20.0.0/16", "127.20.0.0", false},
-		{"127.20.0.0/16", "127.20.1.0", false}, // .0 inside the pool
-		{"127.20.0.0/16", "127.20.1.255", true},
-		{"127.20.0.0/16", "127.20.255.255", false},
-		{"127.20.0.7/32", "127.20.0.7", true},
-		{"127.20.0.0/32", "127.20.0.0", false},
-		{"::1/128", "::1", true},
-	}
-	for _, tt := range tests {
-		if got := usableLBAddr(netip.MustParsePrefix(tt.pool), netip.MustParseAddr(tt.addr)); got != tt.want {
-			t.Errorf("usableLBAddr(%s, %s) = %v, want %v", tt.pool, tt.addr, got, tt.want)
-		}
 	}
 }
 
@@ -202,9 +175,9 @@ func TestUsableLBAddr(t *testing.T) {
 // every port is free and every goroutine it started has ended.
 func TestCloseReleasesEverything(t *testing.T) {
 	cfg := netConfig()
-	cfg.CloudToken, cfg.AdminToken = cloudToken, adminToken
+	cfg.CloudToken, cfg.AdminToken = servertest.CloudToken, servertest.AdminToken
 	base := runtime.NumGoroutine()
-	s, err := New(cfg)
+	s, err := server.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,20 +188,20 @@ func TestCloseReleasesEverything(t *testing.T) {
 		serveDirect(t, s, method, path, token, body, want, out)
 	}
 	var n1 api.Instance
-	call("POST", api.AdminPathInstances, adminToken, api.CreateInstanceRequest{Name: "n1"}, http.StatusCreated, &n1)
+	call("POST", api.AdminPathInstances, servertest.AdminToken, api.CreateInstanceRequest{Name: "n1"}, http.StatusCreated, &n1)
 	lbIP, backendIP := firstLBIP(cfg), internalIP(t, n1)
 	port := freePort(t, lbIP, backendIP)
 	hcPort := freePort(t, backendIP)
 	tcpBackend := tcpEcho(t, netip.AddrPortFrom(backendIP, port), "n1")
 	udpBackend := udpEcho(t, netip.AddrPortFrom(backendIP, port), "n1")
 	hc := healthServer(t, netip.AddrPortFrom(backendIP, hcPort), http.StatusOK)
-	call("PUT", api.PathLoadBalancer+"lb", cloudToken, api.LoadBalancerSpec{
-		Listeners: []api.Listener{tcp(port, 0), udp(port, 0)}, Backends: []string{n1.ID}, HealthCheckNodePort: int32(hcPort),
+	call("PUT", api.PathLoadBalancer+"lb", servertest.CloudToken, api.LoadBalancerSpec{
+		Listeners: []api.Listener{servertest.TCP(port, 0), servertest.UDP(port, 0)}, Backends: []string{n1.ID}, HealthCheckNodePort: int32(hcPort),
 	}, http.StatusCreated, nil)
 	frontend := netip.AddrPortFrom(lbIP, port)
 	eventually(t, 5*time.Second, "backend healthy", func() (bool, string) {
 		var lb api.LoadBalancer
-		call("GET", api.AdminPathLoadBalancer+"lb", adminToken, nil, http.StatusOK, &lb)
+		call("GET", api.AdminPathLoadBalancer+"lb", servertest.AdminToken, nil, http.StatusOK, &lb)
 		return lb.BackendStatus[0].Healthy, statusOf(lb)
 	})
 
@@ -280,8 +253,8 @@ func TestCloseReleasesEverything(t *testing.T) {
 // being wrong, not only the answer.
 func TestLBIgnoreFault(t *testing.T) {
 	cfg := netConfig()
-	f := newFixture(t, cfg)
-	n1, n2 := f.create("n1"), f.create("n2")
+	f := servertest.New(t, cfg)
+	n1, n2 := f.Create("n1"), f.Create("n2")
 	ip := firstLBIP(cfg)
 	p1, p2 := freePort(t, ip), freePort(t, ip)
 
@@ -317,19 +290,19 @@ func TestLBIgnoreFault(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.field, func(t *testing.T) {
 			name := "lb-" + tt.field
-			before := f.ensure(name, api.LoadBalancerSpec{Listeners: []api.Listener{tcp(p1, 30001)}, Backends: []string{n1.ID}}, http.StatusCreated)
-			fault := f.addFault(api.Fault{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: tt.field})
-			f.ensure(name, api.LoadBalancerSpec{
-				Listeners:           []api.Listener{tcp(p2, 30002)},
+			before := f.Ensure(name, api.LoadBalancerSpec{Listeners: []api.Listener{servertest.TCP(p1, 30001)}, Backends: []string{n1.ID}}, http.StatusCreated)
+			fault := f.AddFault(api.Fault{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: tt.field})
+			f.Ensure(name, api.LoadBalancerSpec{
+				Listeners:           []api.Listener{servertest.TCP(p2, 30002)},
 				Backends:            []string{n1.ID, n2.ID},
 				SourceRanges:        []string{"127.0.0.1/32"},
 				HealthCheckNodePort: 31000,
 			}, http.StatusOK)
-			f.must(http.StatusNoContent, "DELETE", api.AdminPathFaults+"/"+fault.ID, adminToken, nil, nil)
-			if msg := tt.check(before, f.adminLB(name)); msg != "" {
+			f.Must(http.StatusNoContent, "DELETE", api.AdminPathFaults+"/"+fault.ID, servertest.AdminToken, nil, nil)
+			if msg := tt.check(before, f.AdminLB(name)); msg != "" {
 				t.Errorf("after an ignored %s: %s", tt.field, msg)
 			}
-			f.must(http.StatusNoContent, "DELETE", api.PathLoadBalancer+name, cloudToken, nil, nil)
+			f.Must(http.StatusNoContent, "DELETE", api.PathLoadBalancer+name, servertest.CloudToken, nil, nil)
 		})
 	}
 }
@@ -338,13 +311,13 @@ func TestLBIgnoreFault(t *testing.T) {
 // and keeps those it leaves out.
 func TestLBIgnoreBackendRemovals(t *testing.T) {
 	cfg := netConfig()
-	f := newFixture(t, cfg)
-	n1, n2 := f.create("n1"), f.create("n2")
+	f := servertest.New(t, cfg)
+	n1, n2 := f.Create("n1"), f.Create("n2")
 	port := freePort(t, firstLBIP(cfg))
-	f.ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{tcp(port, 30001)}, Backends: []string{n1.ID}}, http.StatusCreated)
-	f.addFault(api.Fault{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreBackendRemovals})
-	f.ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{tcp(port, 30001)}, Backends: []string{n2.ID}}, http.StatusOK)
-	got := f.adminLB("lb").Backends
+	f.Ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{servertest.TCP(port, 30001)}, Backends: []string{n1.ID}}, http.StatusCreated)
+	f.AddFault(api.Fault{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreBackendRemovals})
+	f.Ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{servertest.TCP(port, 30001)}, Backends: []string{n2.ID}}, http.StatusOK)
+	got := f.AdminLB("lb").Backends
 	slices.Sort(got)
 	want := []string{n1.ID, n2.ID}
 	slices.Sort(want)
@@ -365,19 +338,19 @@ func TestNewLoadBalancerSkipsATakenAddress(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	f := newFixture(t, cfg)
+	f := servertest.New(t, cfg)
 	spec := api.LoadBalancerSpec{Listeners: []api.Listener{{Port: 8080, Protocol: api.ProtocolTCP}}}
-	lb := f.ensure("web", spec, http.StatusCreated)
+	lb := f.Ensure("web", spec, http.StatusCreated)
 	if lb.IP == taken.String() || lb.IP != taken.Next().String() {
 		t.Errorf("new load balancer got %s, want the next address after the taken %s", lb.IP, taken)
 	}
-	other := f.ensure("db", api.LoadBalancerSpec{}, http.StatusCreated)
+	other := f.Ensure("db", api.LoadBalancerSpec{}, http.StatusCreated)
 	l2, err := net.Listen("tcp", net.JoinHostPort(other.IP, "9090"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l2.Close()
-	f.ensure("db", api.LoadBalancerSpec{Listeners: []api.Listener{{Port: 9090, Protocol: api.ProtocolTCP}}}, http.StatusConflict)
+	f.Ensure("db", api.LoadBalancerSpec{Listeners: []api.Listener{{Port: 9090, Protocol: api.ProtocolTCP}}}, http.StatusConflict)
 }
 
 // TestLBKeepsTheClientAddress checks what address a backend sees: the
@@ -391,8 +364,8 @@ func TestLBKeepsTheClientAddress(t *testing.T) {
 		t.Run(fmt.Sprintf("proxy=%t", proxy), func(t *testing.T) {
 			cfg := netConfig()
 			cfg.ProxyLoadBalancers = proxy
-			f := newFixture(t, cfg)
-			n1 := f.create("n1")
+			f := servertest.New(t, cfg)
+			n1 := f.Create("n1")
 			lbIP, backendIP := firstLBIP(cfg), internalIP(t, n1)
 			port := freePort(t, lbIP, backendIP)
 			l, err := net.Listen("tcp", netip.AddrPortFrom(backendIP, port).String())
@@ -410,7 +383,7 @@ func TestLBKeepsTheClientAddress(t *testing.T) {
 					c.Close()
 				}
 			}()
-			f.ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{tcp(port, 0)}, Backends: []string{n1.ID}}, http.StatusCreated)
+			f.Ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{servertest.TCP(port, 0)}, Backends: []string{n1.ID}}, http.StatusCreated)
 			seen, err := tcpCall(client, netip.AddrPortFrom(lbIP, port), "")
 			if err != nil {
 				t.Fatalf("through the load balancer from %s: %v", client, err)

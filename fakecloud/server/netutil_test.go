@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package server
+package server_test
 
 import (
 	"bytes"
@@ -34,6 +34,8 @@ import (
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/model"
+	"sigs.k8s.io/ccm-harness/fakecloud/server"
 )
 
 // Helpers for tests that move real bytes through load balancers. Every
@@ -43,21 +45,21 @@ import (
 // picked at random in 127.0.0.0/8, so that tests running at the same time
 // (other packages, other checkouts, clusters on this machine) do not meet
 // on an address.
-func netConfig() Config {
-	return Config{
+func netConfig() server.Config {
+	return server.Config{
 		InternalCIDR: fmt.Sprintf("127.%d.%d.0/24", 30+rand.IntN(70), rand.IntN(256)),
 		LBCIDR:       fmt.Sprintf("127.%d.%d.0/24", 100+rand.IntN(100), rand.IntN(256)),
 	}
 }
 
 // firstLBIP is the IP the first load balancer of cfg gets.
-func firstLBIP(cfg Config) netip.Addr {
+func firstLBIP(cfg server.Config) netip.Addr {
 	return netip.MustParsePrefix(cfg.LBCIDR).Addr().Next()
 }
 
 func internalIP(t *testing.T, inst api.Instance) netip.Addr {
 	t.Helper()
-	ip := firstInternalIP(&inst)
+	ip := model.FirstInternalIP(&inst)
 	if !ip.IsValid() {
 		t.Fatalf("instance %s has no InternalIP: %+v", inst.Name, inst.Addresses)
 	}
@@ -303,21 +305,6 @@ func eventually(t *testing.T, timeout time.Duration, what string, cond func() (b
 	}
 }
 
-// ensure PUTs a load balancer spec and wants status want.
-func (f *fixture) ensure(name string, spec api.LoadBalancerSpec, want int) api.LoadBalancer {
-	f.t.Helper()
-	var lb api.LoadBalancer
-	f.must(want, "PUT", api.PathLoadBalancer+name, cloudToken, spec, &lb)
-	return lb
-}
-
-func (f *fixture) adminLB(name string) api.LoadBalancer {
-	f.t.Helper()
-	var lb api.LoadBalancer
-	f.must(http.StatusOK, "GET", api.AdminPathLoadBalancer+name, adminToken, nil, &lb)
-	return lb
-}
-
 func statusOf(lb api.LoadBalancer) string {
 	var parts []string
 	for _, b := range lb.BackendStatus {
@@ -357,7 +344,7 @@ func (c heldConn) roundTrip(msg string, n int) (string, error) {
 }
 
 // serveDirect calls s's handler without an HTTP server.
-func serveDirect(t *testing.T, s *Server, method, path, token string, body any, want int, out any) {
+func serveDirect(t *testing.T, s *server.Server, method, path, token string, body any, want int, out any) {
 	t.Helper()
 	var rd io.Reader
 	if body != nil {

@@ -20,23 +20,28 @@ limitations under the License.
 // misbehave on purpose, a state file so it survives restarts, and an audit
 // log of every call so tests can see what the CCM actually asked.
 //
-// Resources live in their own files (instances.go, loadbalancers.go,
-// routes.go); cross-cutting concerns are auth.go, faults.go, audit.go and
-// state.go. Load balancers are real: dataplane.go owns their sockets,
-// proxy.go moves their traffic and healthcheck.go probes their backends.
+// The cloud itself (state, faults, audit trail, data plane) is package
+// model, and each API it speaks is a front over it: package native
+// (fakecloud's own API and admin API), the AWS fronts under fakecloud/aws
+// and the OpenStack ones under fakecloud/openstack. This package is their
+// composition root: Config and New, authentication (auth.go), the mux and
+// the audit of each request (server.go, audit.go), the routers each
+// protocol family's fronts register on (aws.go: the AWS query protocol's
+// signatures and dispatch; openstack.go: Keystone tokens), and the load
+// balancers' DNS (dns.go).
 package server
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/netip"
-	"sync"
-	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/model"
+	"sigs.k8s.io/ccm-harness/fakecloud/openstack/keystone"
+	"sigs.k8s.io/ccm-harness/fakecloud/server/native"
 )
 
 // Config configures a Server. Only the tokens are required.
@@ -96,51 +101,18 @@ type Config struct {
 	Machines func(name string, state api.InstanceState)
 }
 
-const (
-	defaultRegion       = "fake-region-1"
-	defaultInternalCIDR = "127.1.0.0/16"
-	defaultExternalCIDR = "127.2.0.0/16"
-	defaultLBCIDR       = "127.20.0.0/16"
-	maxBodyBytes        = 1 << 20
-)
-
-// Server is the fakecloud service. It is an http.Handler.
+// Server is the fakecloud service. It is an http.Handler. It embeds the
+// cloud it serves, so that each API's handlers reach the model's state and
+// operations directly.
 type Server struct {
-	region     string
-	zones      []string
-	internal   netip.Prefix
-	external   netip.Prefix
-	lbPool     netip.Prefix
-	stateFile  string
-	noSync     bool
+	*model.Cloud
 	cloudToken []byte
 	adminToken []byte
 	inspToken  []byte
 	mux        *http.ServeMux
-	// machines carries state changes to Config.Machines; nil without it.
-	machines     chan machineChange
-	machinesDone chan struct{}
-	closeOnce    sync.Once
 
-	// mu guards st and audit. One lock keeps every change and its
-	// persistence in one order, which is what the state file and the audit
-	// sequence promise; the cloud is small, contention is not a concern.
-	mu    sync.Mutex
-	st    state
-	audit auditTrail
-
-	// savePending, saveTimer and saveErr are a NoSync cloud's put-off
-	// state write (saveLocked), guarded by mu.
-	savePending bool
-	saveTimer   *time.Timer
-	saveErr     error
-
-	// osTokens are the Keystone tokens handed out, guarded by mu.
-	osTokens osTokens
-
-	// dp holds the load balancers' sockets. It is changed only under mu,
-	// right after the state it mirrors, and never takes mu itself.
-	dp *dataplane
+	// keystone hands out the tokens the other OpenStack fronts take.
+	keystone *keystone.Front
 }
 
 // New builds a Server from cfg, loading cfg.StateFile if it exists and
@@ -156,91 +128,30 @@ func New(cfg Config) (*Server, error) {
 	if cfg.InspectorToken != "" && (cfg.InspectorToken == cfg.CloudToken || cfg.InspectorToken == cfg.AdminToken) {
 		return nil, errors.New("the inspector token is the cloud's or the admin's: it must differ from both, so that faults aimed at the CCM never reach the inspector and the inspector cannot reshape the cloud")
 	}
+	cloud, err := model.New(model.Config{
+		Region:             cfg.Region,
+		Zones:              cfg.Zones,
+		InternalCIDR:       cfg.InternalCIDR,
+		ExternalCIDR:       cfg.ExternalCIDR,
+		LBCIDR:             cfg.LBCIDR,
+		BackendCIDRs:       cfg.BackendCIDRs,
+		ProxyLoadBalancers: cfg.ProxyLoadBalancers,
+		StateFile:          cfg.StateFile,
+		NoSync:             cfg.NoSync,
+		AuditLog:           cfg.AuditLog,
+		Faults:             cfg.Faults,
+		Machines:           cfg.Machines,
+	})
+	if err != nil {
+		return nil, err
+	}
 	s := &Server{
-		region:     cfg.Region,
-		zones:      cfg.Zones,
-		stateFile:  cfg.StateFile,
-		noSync:     cfg.NoSync,
+		Cloud:      cloud,
 		cloudToken: []byte(cfg.CloudToken),
 		adminToken: []byte(cfg.AdminToken),
 		inspToken:  []byte(cfg.InspectorToken),
-		audit:      auditTrail{w: cfg.AuditLog, max: auditKeep},
-	}
-	if s.region == "" {
-		s.region = defaultRegion
-	}
-	if len(s.zones) == 0 {
-		s.zones = []string{s.region + "a", s.region + "b", s.region + "c"}
-	}
-	for i, z := range s.zones {
-		if z == "" {
-			return nil, fmt.Errorf("zone %d of %v is empty", i+1, s.zones)
-		}
-	}
-	var err error
-	if s.internal, err = parsePool("internal", cfg.InternalCIDR, defaultInternalCIDR); err != nil {
-		return nil, err
-	}
-	if s.external, err = parsePool("external", cfg.ExternalCIDR, defaultExternalCIDR); err != nil {
-		return nil, err
-	}
-	if s.lbPool, err = parsePool("load balancer", cfg.LBCIDR, defaultLBCIDR); err != nil {
-		return nil, err
-	}
-	if !isLoopbackPrefix(s.lbPool) {
-		return nil, fmt.Errorf("load balancer CIDR %s is not inside 127.0.0.0/8 or ::1/128: fakecloud really listens on load balancer IPs, and only loopback keeps that traffic on this machine", s.lbPool)
-	}
-	for i, f := range cfg.Faults {
-		if err := f.Validate(); err != nil {
-			return nil, fmt.Errorf("initial fault %d: %w", i+1, err)
-		}
-	}
-
-	s.st = newState()
-	if s.stateFile != "" {
-		loaded, err := loadState(s.stateFile)
-		if err != nil {
-			return nil, err
-		}
-		if loaded != nil {
-			s.st = *loaded
-		}
-	}
-	if len(cfg.Faults) > 0 {
-		s.st.Faults = nil
-		for _, f := range cfg.Faults {
-			s.addFaultLocked(f)
-		}
-	}
-	// Audit numbers continue above anything handed out before a restart, so
-	// a reader polling with since= never misses or repeats an entry.
-	s.audit.seq = s.st.AuditSeqFloor
-	if err := s.writeStateLocked(); err != nil {
-		return nil, err
-	}
-	for _, n := range cfg.BackendCIDRs {
-		if n.Addr().IsUnspecified() || n.Bits() < 8 {
-			return nil, fmt.Errorf("backend CIDR %s is wider than a /8: name the nodes' own network, such as 172.18.0.0/16", n)
-		}
-	}
-	s.dp = newDataplane(cfg.BackendCIDRs, cfg.ProxyLoadBalancers)
-	for _, lb := range s.st.LoadBalancers {
-		if err := s.dp.apply(lb, s.backendsLocked(lb.Backends)); err != nil {
-			s.dp.close()
-			return nil, fmt.Errorf("cannot re-open load balancer %q (%s) from state file %s: %w (free the address, or remove the load balancer from the file)", lb.Name, lb.ID, s.stateFile, err)
-		}
 	}
 	s.routes()
-	if cfg.Machines != nil {
-		s.machines = make(chan machineChange, 1024)
-		s.machinesDone = make(chan struct{})
-		go func() {
-			defer close(s.machinesDone)
-			for c := range s.machines {
-				cfg.Machines(c.name, c.state)
-			}
-		}()
-	}
 	return s, nil
 }
 
@@ -249,118 +160,46 @@ func New(cfg Config) (*Server, error) {
 // stopped, and a NoSync cloud's put-off state write is made. The HTTP API
 // still answers, but load balancers can no longer be created or changed.
 // Closing twice is harmless.
-func (s *Server) Close() {
-	s.closeOnce.Do(func() {
-		s.dp.close()
-		s.flushState()
-		// Under the lock that state changes hold: none is sent after.
-		s.mu.Lock()
-		ch := s.machines
-		s.machines = nil
-		s.mu.Unlock()
-		if ch != nil {
-			close(ch)
-			<-s.machinesDone
-		}
-	})
-}
-
-// machineChange is an instance's new state, for Config.Machines.
-type machineChange struct {
-	name  string
-	state api.InstanceState
-}
-
-func parsePool(name, cidr, def string) (netip.Prefix, error) {
-	if cidr == "" {
-		cidr = def
-	}
-	p, err := netip.ParsePrefix(cidr)
-	if err != nil {
-		return netip.Prefix{}, fmt.Errorf("%s CIDR %q: %w", name, cidr, err)
-	}
-	return p.Masked(), nil
-}
-
-func isLoopbackPrefix(p netip.Prefix) bool {
-	if p.Addr().Is4() {
-		return p.Bits() >= 8 && netip.MustParsePrefix("127.0.0.0/8").Contains(p.Addr())
-	}
-	return p == netip.MustParsePrefix("::1/128")
-}
-
-// caller says which token a route needs, and is what the audit log records.
-type caller string
-
-const (
-	callerCloud caller = "cloud"
-	// callerInspector is the harness's inspector on the cloud API (its
-	// own token, access key or Keystone user): no fault touches its calls.
-	callerInspector caller = "inspector"
-	callerAdmin     caller = "admin"
-	callerAnonymous caller = "anonymous"
-)
+func (s *Server) Close() { s.Cloud.Close() }
 
 func (s *Server) routes() {
 	s.mux = http.NewServeMux()
-	s.handle("GET "+api.PathHealthz, callerAnonymous, "", func(w http.ResponseWriter, r *http.Request, c *call) {
+	s.handle("GET "+api.PathHealthz, model.CallerAnonymous, "", func(w http.ResponseWriter, r *http.Request, c *model.Call) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		io.WriteString(w, "ok\n")
 	})
 
-	s.handle("GET "+api.PathInstances, callerCloud, api.OpListInstances, s.listInstances)
-	s.handle("GET "+api.PathInstance+"{id}", callerCloud, api.OpGetInstance, s.getInstance)
-	s.handle("GET "+api.PathLoadBalancers, callerCloud, api.OpListLoadBalancers, s.listLoadBalancers)
-	s.handle("GET "+api.PathLoadBalancer+"{name}", callerCloud, api.OpGetLoadBalancer, s.getLoadBalancer)
-	s.handle("PUT "+api.PathLoadBalancer+"{name}", callerCloud, api.OpEnsureLoadBalancer, s.ensureLoadBalancer)
-	s.handle("DELETE "+api.PathLoadBalancer+"{name}", callerCloud, api.OpDeleteLoadBalancer, s.deleteLoadBalancer)
-	s.handle("GET "+api.PathRoutes, callerCloud, api.OpListRoutes, s.listRoutes)
-	s.handle("PUT "+api.PathRoute+"{name}", callerCloud, api.OpCreateRoute, s.createRoute)
-	s.handle("DELETE "+api.PathRoute+"{name}", callerCloud, api.OpDeleteRoute, s.deleteRoute)
-
-	s.handle("GET "+api.AdminPathInstances, callerAdmin, "", s.adminListInstances)
-	s.handle("POST "+api.AdminPathInstances, callerAdmin, "", s.adminCreateInstance)
-	s.handle("GET "+api.AdminPathInstance+"{ref}", callerAdmin, "", s.adminGetInstance)
-	s.handle("POST "+api.AdminPathInstance+"{ref}/{action}", callerAdmin, "", s.adminInstanceAction)
-	s.handle("GET "+api.AdminPathLoadBalancers, callerAdmin, "", s.adminListLoadBalancers)
-	s.handle("GET "+api.AdminPathLoadBalancer+"{ref}", callerAdmin, "", s.adminGetLoadBalancer)
-	s.handle("GET "+api.AdminPathRoutes, callerAdmin, "", s.adminListRoutes)
-	s.handle("DELETE "+api.AdminPathRoute+"{name}", callerAdmin, "", s.adminDeleteRoute)
-	s.handle("GET "+api.AdminPathFaults, callerAdmin, "", s.adminListFaults)
-	s.handle("POST "+api.AdminPathFaults, callerAdmin, "", s.adminAddFault)
-	s.handle("DELETE "+api.AdminPathFaults, callerAdmin, "", s.adminClearFaults)
-	s.handle("DELETE "+api.AdminPathFaults+"/{id}", callerAdmin, "", s.adminDeleteFault)
-	s.handle("GET "+api.AdminPathAudit, callerAdmin, "", s.adminAudit)
+	native.New(s.Cloud).Register(nativeRouter{s})
 
 	s.openstackRoutes()
 	s.awsRoutes()
 
-	// Catch-alls answer in JSON, and only after authentication so that an
-	// unauthenticated caller learns nothing about which paths exist.
-	s.handle("/v1/", callerCloud, "", notFound)
-	s.handle("/admin/", callerAdmin, "", notFound)
-	s.handle("/", callerAnonymous, "", notFound)
+	// Whatever no API has answers in fakecloud's own shape.
+	s.handle("/", model.CallerAnonymous, "", native.NotFound)
 }
 
-func notFound(w http.ResponseWriter, r *http.Request, c *call) {
-	writeError(w, http.StatusNotFound, api.CodeNotFound, fmt.Sprintf("no endpoint for %s %s", r.Method, r.URL.Path))
+// nativeRouter registers fakecloud's own API's routes on the server's mux.
+type nativeRouter struct{ s *Server }
+
+func (n nativeRouter) Handle(pattern string, who model.Caller, op string, h native.Handler) {
+	n.s.handle(pattern, who, op, h)
 }
 
 // handle registers h behind authentication for who, recording op in the
 // audit entry of each call.
-func (s *Server) handle(pattern string, who caller, op string, h func(http.ResponseWriter, *http.Request, *call)) {
+func (s *Server) handle(pattern string, who model.Caller, op string, h func(http.ResponseWriter, *http.Request, *model.Call)) {
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		c := callOf(r)
-		c.op = op
+		c.Op = op
 		as, ok := s.authorized(r, who)
 		if !ok {
 			w.Header().Set("WWW-Authenticate", "Bearer")
-			writeError(w, http.StatusUnauthorized, api.CodeUnauthorized,
+			model.WriteError(w, http.StatusUnauthorized, api.CodeUnauthorized,
 				fmt.Sprintf("%s needs the %s token as \"Authorization: Bearer <token>\"", r.URL.Path, who))
 			return
 		}
-		c.caller = as
-		r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
+		c.Caller = as
+		r.Body = http.MaxBytesReader(w, r.Body, model.MaxBodyBytes)
 		h(w, r, c)
 	})
 }
@@ -370,37 +209,4 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec, r := s.startCall(w, r)
 	defer s.finishCall(rec, r)
 	s.mux.ServeHTTP(rec, r)
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	// The status is already sent; a failed write means the client left.
-	_ = json.NewEncoder(w).Encode(v)
-}
-
-func writeError(w http.ResponseWriter, status int, code, msg string) {
-	writeJSON(w, status, api.ErrorBody{Error: api.ErrorDetail{Code: code, Message: msg}})
-}
-
-// decodeBody decodes a JSON request body strictly: a misspelt field in a
-// test's request is a bug to report, not a default to apply.
-func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		writeError(w, http.StatusBadRequest, api.CodeInvalid, "request body: "+err.Error())
-		return false
-	}
-	if dec.More() {
-		writeError(w, http.StatusBadRequest, api.CodeInvalid, "request body: more than one JSON value")
-		return false
-	}
-	return true
-}
-
-// saveFailed answers a change that happened in memory but could not be
-// persisted: the caller must know the state file no longer matches.
-func saveFailed(w http.ResponseWriter, err error) {
-	writeError(w, http.StatusInternalServerError, api.CodeInternal, err.Error())
 }

@@ -14,13 +14,12 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package server
+package server_test
 
 import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"slices"
 	"strings"
@@ -28,143 +27,38 @@ import (
 	"testing"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/server"
+	"sigs.k8s.io/ccm-harness/fakecloud/server/servertest"
 )
-
-const (
-	cloudToken = "cloud-secret"
-	adminToken = "admin-secret"
-)
-
-// fixture is a Server behind a real HTTP listener, spoken to in raw HTTP so
-// the tests pin down the wire contract, not just a client's view of it.
-type fixture struct {
-	t   *testing.T
-	srv *Server
-	url string
-}
-
-func newFixture(t *testing.T, cfg Config) *fixture {
-	t.Helper()
-	if cfg.CloudToken == "" {
-		cfg.CloudToken = cloudToken
-	}
-	if cfg.AdminToken == "" {
-		cfg.AdminToken = adminToken
-	}
-	s, err := New(cfg)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	t.Cleanup(s.Close)
-	hs := httptest.NewServer(s)
-	t.Cleanup(hs.Close)
-	return &fixture{t: t, srv: s, url: hs.URL}
-}
-
-type response struct {
-	status int
-	header http.Header
-	body   []byte
-}
-
-func (r response) errorBody(t *testing.T) api.ErrorDetail {
-	t.Helper()
-	var eb api.ErrorBody
-	if err := json.Unmarshal(r.body, &eb); err != nil {
-		t.Fatalf("error body %q is not JSON: %v", r.body, err)
-	}
-	return eb.Error
-}
-
-func (f *fixture) do(method, path, token string, body any) response {
-	f.t.Helper()
-	var rd *bytes.Reader
-	switch b := body.(type) {
-	case nil:
-		rd = bytes.NewReader(nil)
-	case string:
-		rd = bytes.NewReader([]byte(b))
-	default:
-		j, err := json.Marshal(b)
-		if err != nil {
-			f.t.Fatal(err)
-		}
-		rd = bytes.NewReader(j)
-	}
-	req, err := http.NewRequest(method, f.url+path, rd)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		f.t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	var buf bytes.Buffer
-	buf.ReadFrom(resp.Body)
-	return response{status: resp.StatusCode, header: resp.Header, body: buf.Bytes()}
-}
-
-// must does a call that has to answer want and decodes its body into out.
-func (f *fixture) must(want int, method, path, token string, body, out any) response {
-	f.t.Helper()
-	r := f.do(method, path, token, body)
-	if r.status != want {
-		f.t.Fatalf("%s %s: status %d, want %d; body %s", method, path, r.status, want, r.body)
-	}
-	if out != nil {
-		if err := json.Unmarshal(r.body, out); err != nil {
-			f.t.Fatalf("%s %s: decoding %q: %v", method, path, r.body, err)
-		}
-	}
-	return r
-}
-
-func (f *fixture) create(name string) api.Instance {
-	f.t.Helper()
-	var inst api.Instance
-	f.must(http.StatusCreated, "POST", api.AdminPathInstances, adminToken, api.CreateInstanceRequest{Name: name}, &inst)
-	return inst
-}
-
-func (f *fixture) addFault(fault api.Fault) api.Fault {
-	f.t.Helper()
-	var out api.Fault
-	f.must(http.StatusCreated, "POST", api.AdminPathFaults, adminToken, fault, &out)
-	return out
-}
 
 func TestAuth(t *testing.T) {
-	f := newFixture(t, Config{})
-	inst := f.create("n1")
+	f := servertest.New(t, server.Config{})
+	inst := f.Create("n1")
 	tests := []struct {
 		name, method, path, header string
 		want                       int
 	}{
 		{"healthz needs nothing", "GET", api.PathHealthz, "", http.StatusOK},
-		{"cloud list with cloud token", "GET", api.PathInstances, "Bearer " + cloudToken, http.StatusOK},
-		{"scheme is case-insensitive", "GET", api.PathInstances, "bearer " + cloudToken, http.StatusOK},
-		{"cloud get with cloud token", "GET", api.PathInstance + inst.ID, "Bearer " + cloudToken, http.StatusOK},
+		{"cloud list with cloud token", "GET", api.PathInstances, "Bearer " + servertest.CloudToken, http.StatusOK},
+		{"scheme is case-insensitive", "GET", api.PathInstances, "bearer " + servertest.CloudToken, http.StatusOK},
+		{"cloud get with cloud token", "GET", api.PathInstance + inst.ID, "Bearer " + servertest.CloudToken, http.StatusOK},
 		{"cloud API without token", "GET", api.PathInstances, "", http.StatusUnauthorized},
 		{"cloud API with wrong token", "GET", api.PathInstances, "Bearer nope", http.StatusUnauthorized},
-		{"cloud API with token prefix", "GET", api.PathInstances, "Bearer " + cloudToken[:4], http.StatusUnauthorized},
-		{"cloud API with basic auth", "GET", api.PathInstances, "Basic " + cloudToken, http.StatusUnauthorized},
-		{"cloud API with admin token", "GET", api.PathInstances, "Bearer " + adminToken, http.StatusUnauthorized},
-		{"admin API with cloud token", "GET", api.AdminPathInstances, "Bearer " + cloudToken, http.StatusUnauthorized},
-		{"admin API with admin token", "GET", api.AdminPathInstances, "Bearer " + adminToken, http.StatusOK},
-		{"admin mutation with cloud token", "POST", api.AdminPathInstance + "n1/stop", "Bearer " + cloudToken, http.StatusUnauthorized},
+		{"cloud API with token prefix", "GET", api.PathInstances, "Bearer " + servertest.CloudToken[:4], http.StatusUnauthorized},
+		{"cloud API with basic auth", "GET", api.PathInstances, "Basic " + servertest.CloudToken, http.StatusUnauthorized},
+		{"cloud API with admin token", "GET", api.PathInstances, "Bearer " + servertest.AdminToken, http.StatusUnauthorized},
+		{"admin API with cloud token", "GET", api.AdminPathInstances, "Bearer " + servertest.CloudToken, http.StatusUnauthorized},
+		{"admin API with admin token", "GET", api.AdminPathInstances, "Bearer " + servertest.AdminToken, http.StatusOK},
+		{"admin mutation with cloud token", "POST", api.AdminPathInstance + "n1/stop", "Bearer " + servertest.CloudToken, http.StatusUnauthorized},
 		{"unknown cloud path hides behind auth", "GET", "/v1/volumes", "", http.StatusUnauthorized},
-		{"unknown cloud path", "GET", "/v1/volumes", "Bearer " + cloudToken, http.StatusNotFound},
-		{"unknown admin path", "GET", "/admin/v1/volumes", "Bearer " + adminToken, http.StatusNotFound},
-		{"wrong method", "DELETE", api.PathInstances, "Bearer " + cloudToken, http.StatusNotFound},
+		{"unknown cloud path", "GET", "/v1/volumes", "Bearer " + servertest.CloudToken, http.StatusNotFound},
+		{"unknown admin path", "GET", "/admin/v1/volumes", "Bearer " + servertest.AdminToken, http.StatusNotFound},
+		{"wrong method", "DELETE", api.PathInstances, "Bearer " + servertest.CloudToken, http.StatusNotFound},
 		{"unknown root path", "GET", "/nope", "", http.StatusNotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			req, _ := http.NewRequest(tt.method, f.url+tt.path, nil)
+			req, _ := http.NewRequest(tt.method, f.URL+tt.path, nil)
 			if tt.header != "" {
 				req.Header.Set("Authorization", tt.header)
 			}
@@ -187,8 +81,8 @@ func TestAuth(t *testing.T) {
 }
 
 func TestCreateDefaults(t *testing.T) {
-	f := newFixture(t, Config{})
-	a, b, c, d := f.create("n1"), f.create("n2"), f.create("n3"), f.create("n4")
+	f := servertest.New(t, server.Config{})
+	a, b, c, d := f.Create("n1"), f.Create("n2"), f.Create("n3"), f.Create("n4")
 
 	if !regexp.MustCompile(`^i-[0-9a-f]{12}$`).MatchString(a.ID) {
 		t.Errorf("ID %q is not i- and 12 hex digits", a.ID)
@@ -221,26 +115,26 @@ func TestCreateDefaults(t *testing.T) {
 }
 
 func TestCreateExplicit(t *testing.T) {
-	f := newFixture(t, Config{Region: "r", Zones: []string{"z1"}})
+	f := servertest.New(t, server.Config{Region: "r", Zones: []string{"z1"}})
 	req := api.CreateInstanceRequest{
 		Name: "n1", Hostname: "h1", InstanceType: "big", Zone: "elsewhere", Region: "r2",
 		Addresses: []api.Address{{Type: api.AddressInternalIP, Address: "127.9.0.1"}},
 	}
 	var got api.Instance
-	f.must(http.StatusCreated, "POST", api.AdminPathInstances, adminToken, req, &got)
+	f.Must(http.StatusCreated, "POST", api.AdminPathInstances, servertest.AdminToken, req, &got)
 	if got.Hostname != "h1" || got.InstanceType != "big" || got.Zone != "elsewhere" || got.Region != "r2" ||
 		api.FormatAddresses(got.Addresses) != "InternalIP=127.9.0.1" {
 		t.Errorf("explicit fields not kept: %+v", got)
 	}
 	// An explicit zone does not use up a turn of the round-robin.
-	if z := f.create("n2").Zone; z != "z1" {
+	if z := f.Create("n2").Zone; z != "z1" {
 		t.Errorf("zone %q, want z1", z)
 	}
 }
 
 func TestCreateRejects(t *testing.T) {
-	f := newFixture(t, Config{})
-	f.create("taken")
+	f := servertest.New(t, server.Config{})
+	f.Create("taken")
 	tests := []struct {
 		name string
 		body any
@@ -256,98 +150,66 @@ func TestCreateRejects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := f.must(tt.want, "POST", api.AdminPathInstances, adminToken, tt.body, nil)
-			if msg := r.errorBody(t).Message; !strings.Contains(msg, tt.msg) {
+			r := f.Must(tt.want, "POST", api.AdminPathInstances, servertest.AdminToken, tt.body, nil)
+			if msg := r.ErrorBody(t).Message; !strings.Contains(msg, tt.msg) {
 				t.Errorf("message %q does not mention %q", msg, tt.msg)
 			}
 		})
 	}
-	f.must(http.StatusOK, "POST", api.AdminPathInstance+"taken/terminate", adminToken, nil, nil)
-	if inst := f.create("taken"); inst.State != api.StateRunning {
+	f.Must(http.StatusOK, "POST", api.AdminPathInstance+"taken/terminate", servertest.AdminToken, nil, nil)
+	if inst := f.Create("taken"); inst.State != api.StateRunning {
 		t.Errorf("recreated instance is %s", inst.State)
 	}
 }
 
 func TestAddressPoolExhausted(t *testing.T) {
 	// A /30 has two host addresses: one instance's worth.
-	f := newFixture(t, Config{InternalCIDR: "127.1.0.0/30"})
-	f.create("n1")
-	r := f.must(http.StatusConflict, "POST", api.AdminPathInstances, adminToken, api.CreateInstanceRequest{Name: "n2"}, nil)
-	if msg := r.errorBody(t).Message; !strings.Contains(msg, "127.1.0.0/30") {
+	f := servertest.New(t, server.Config{InternalCIDR: "127.1.0.0/30"})
+	f.Create("n1")
+	r := f.Must(http.StatusConflict, "POST", api.AdminPathInstances, servertest.AdminToken, api.CreateInstanceRequest{Name: "n2"}, nil)
+	if msg := r.ErrorBody(t).Message; !strings.Contains(msg, "127.1.0.0/30") {
 		t.Errorf("message %q does not name the pool", msg)
 	}
 }
 
-func TestNextAddress(t *testing.T) {
-	tests := []struct {
-		pool, last, want string
-	}{
-		{"127.1.0.0/16", "", "127.1.0.1"},
-		{"127.1.0.0/16", "127.1.0.255", "127.1.1.0"},
-		{"127.1.0.0/16", "127.1.255.253", "127.1.255.254"},
-		{"127.1.0.0/16", "127.1.255.254", ""}, // next is the broadcast address
-		{"127.1.0.0/16", "10.0.0.1", "127.1.0.1"},
-		{"127.1.0.0/16", "garbage", "127.1.0.1"},
-		{"fd00::/120", "", "fd00::1"},
-		{"fd00::/120", "fd00::fe", "fd00::ff"},
-		{"fd00::/120", "fd00::ff", ""},
-	}
-	for _, tt := range tests {
-		p, err := parsePool("test", tt.pool, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := nextAddress(p, tt.last)
-		if tt.want == "" {
-			if err == nil {
-				t.Errorf("nextAddress(%s, %q) = %s, want pool exhausted", tt.pool, tt.last, got)
-			}
-			continue
-		}
-		if err != nil || got.String() != tt.want {
-			t.Errorf("nextAddress(%s, %q) = %v, %v; want %s", tt.pool, tt.last, got, err, tt.want)
-		}
-	}
-}
-
 func TestListAndGet(t *testing.T) {
-	f := newFixture(t, Config{})
-	n1 := f.create("n1")
-	f.create("n2")
-	f.must(http.StatusOK, "POST", api.AdminPathInstance+"n1/terminate", adminToken, nil, nil)
-	n1again := f.create("n1")
+	f := servertest.New(t, server.Config{})
+	n1 := f.Create("n1")
+	f.Create("n2")
+	f.Must(http.StatusOK, "POST", api.AdminPathInstance+"n1/terminate", servertest.AdminToken, nil, nil)
+	n1again := f.Create("n1")
 
 	var all, named api.InstanceList
-	f.must(http.StatusOK, "GET", api.PathInstances, cloudToken, nil, &all)
+	f.Must(http.StatusOK, "GET", api.PathInstances, servertest.CloudToken, nil, &all)
 	if len(all.Instances) != 3 {
 		t.Errorf("listed %d instances, want 3 (terminated included)", len(all.Instances))
 	}
-	f.must(http.StatusOK, "GET", api.PathInstances+"?name=n1", cloudToken, nil, &named)
+	f.Must(http.StatusOK, "GET", api.PathInstances+"?name=n1", servertest.CloudToken, nil, &named)
 	if len(named.Instances) != 2 || named.Instances[0].ID != n1.ID || named.Instances[1].ID != n1again.ID {
 		t.Errorf("?name=n1 gave %+v, want both n1s oldest first", named.Instances)
 	}
 	var none api.InstanceList
-	r := f.must(http.StatusOK, "GET", api.PathInstances+"?name=nobody", cloudToken, nil, &none)
-	if len(none.Instances) != 0 || !bytes.Contains(r.body, []byte(`"instances":[]`)) {
-		t.Errorf("empty list body %s, want an empty array", r.body)
+	r := f.Must(http.StatusOK, "GET", api.PathInstances+"?name=nobody", servertest.CloudToken, nil, &none)
+	if len(none.Instances) != 0 || !bytes.Contains(r.Body, []byte(`"instances":[]`)) {
+		t.Errorf("empty list body %s, want an empty array", r.Body)
 	}
 
 	var got api.Instance
-	f.must(http.StatusOK, "GET", api.PathInstance+n1.ID, cloudToken, nil, &got)
+	f.Must(http.StatusOK, "GET", api.PathInstance+n1.ID, servertest.CloudToken, nil, &got)
 	if got.ID != n1.ID || got.State != api.StateTerminated {
 		t.Errorf("got %+v, want terminated %s", got, n1.ID)
 	}
-	r = f.must(http.StatusNotFound, "GET", api.PathInstance+"i-000000000000", cloudToken, nil, nil)
-	if e := r.errorBody(t); e.Code != api.CodeNotFound || !strings.Contains(e.Message, "i-000000000000") {
+	r = f.Must(http.StatusNotFound, "GET", api.PathInstance+"i-000000000000", servertest.CloudToken, nil, nil)
+	if e := r.ErrorBody(t); e.Code != api.CodeNotFound || !strings.Contains(e.Message, "i-000000000000") {
 		t.Errorf("error %+v, want NotFound naming the ID", e)
 	}
 	// The cloud API looks up by ID only; names are an admin convenience.
-	f.must(http.StatusNotFound, "GET", api.PathInstance+"n2", cloudToken, nil, nil)
+	f.Must(http.StatusNotFound, "GET", api.PathInstance+"n2", servertest.CloudToken, nil, nil)
 }
 
 func TestStateTransitions(t *testing.T) {
-	f := newFixture(t, Config{})
-	f.create("n1")
+	f := servertest.New(t, server.Config{})
+	f.Create("n1")
 	steps := []struct {
 		action string
 		want   int
@@ -364,22 +226,22 @@ func TestStateTransitions(t *testing.T) {
 		{"reboot", http.StatusNotFound, api.StateTerminated},
 	}
 	for i, st := range steps {
-		f.must(st.want, "POST", api.AdminPathInstance+"n1/"+st.action, adminToken, nil, nil)
+		f.Must(st.want, "POST", api.AdminPathInstance+"n1/"+st.action, servertest.AdminToken, nil, nil)
 		var got api.Instance
-		f.must(http.StatusOK, "GET", api.AdminPathInstance+"n1", adminToken, nil, &got)
+		f.Must(http.StatusOK, "GET", api.AdminPathInstance+"n1", servertest.AdminToken, nil, &got)
 		if got.State != st.state {
 			t.Fatalf("step %d (%s): state %s, want %s", i, st.action, got.State, st.state)
 		}
 	}
-	f.must(http.StatusNotFound, "POST", api.AdminPathInstance+"ghost/stop", adminToken, nil, nil)
+	f.Must(http.StatusNotFound, "POST", api.AdminPathInstance+"ghost/stop", servertest.AdminToken, nil, nil)
 }
 
 func TestAdminLookup(t *testing.T) {
-	f := newFixture(t, Config{})
-	old := f.create("n1")
-	f.must(http.StatusOK, "POST", api.AdminPathInstance+"n1/terminate", adminToken, nil, nil)
-	live := f.create("n1")
-	other := f.create("n2")
+	f := servertest.New(t, server.Config{})
+	old := f.Create("n1")
+	f.Must(http.StatusOK, "POST", api.AdminPathInstance+"n1/terminate", servertest.AdminToken, nil, nil)
+	live := f.Create("n1")
+	other := f.Create("n2")
 
 	tests := []struct{ ref, wantID string }{
 		{"n1", live.ID},
@@ -389,20 +251,20 @@ func TestAdminLookup(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var got api.Instance
-		f.must(http.StatusOK, "GET", api.AdminPathInstance+tt.ref, adminToken, nil, &got)
+		f.Must(http.StatusOK, "GET", api.AdminPathInstance+tt.ref, servertest.AdminToken, nil, &got)
 		if got.ID != tt.wantID {
 			t.Errorf("lookup %q gave %s, want %s", tt.ref, got.ID, tt.wantID)
 		}
 	}
 	// With every n1 terminated, the name means the newest one.
-	f.must(http.StatusOK, "POST", api.AdminPathInstance+"n1/terminate", adminToken, nil, nil)
+	f.Must(http.StatusOK, "POST", api.AdminPathInstance+"n1/terminate", servertest.AdminToken, nil, nil)
 	var got api.Instance
-	f.must(http.StatusOK, "GET", api.AdminPathInstance+"n1", adminToken, nil, &got)
+	f.Must(http.StatusOK, "GET", api.AdminPathInstance+"n1", servertest.AdminToken, nil, &got)
 	if got.ID != live.ID {
 		t.Errorf("all terminated: lookup gave %s, want newest %s", got.ID, live.ID)
 	}
 	var list api.InstanceList
-	f.must(http.StatusOK, "GET", api.AdminPathInstances, adminToken, nil, &list)
+	f.Must(http.StatusOK, "GET", api.AdminPathInstances, servertest.AdminToken, nil, &list)
 	if len(list.Instances) != 3 {
 		t.Errorf("admin list has %d instances, want 3", len(list.Instances))
 	}
@@ -411,25 +273,25 @@ func TestAdminLookup(t *testing.T) {
 func TestNewRejects(t *testing.T) {
 	tests := []struct {
 		name string
-		cfg  Config
+		cfg  server.Config
 		msg  string
 	}{
-		{"no cloud token", Config{AdminToken: "a"}, "token"},
-		{"no admin token", Config{CloudToken: "c"}, "token"},
-		{"same tokens", Config{CloudToken: "x", AdminToken: "x"}, "must differ"},
-		{"bad internal CIDR", Config{CloudToken: "c", AdminToken: "a", InternalCIDR: "127.1.0.0"}, "internal CIDR"},
-		{"bad external CIDR", Config{CloudToken: "c", AdminToken: "a", ExternalCIDR: "x/8"}, "external CIDR"},
-		{"bad LB CIDR", Config{CloudToken: "c", AdminToken: "a", LBCIDR: "127.20.0.1"}, "load balancer CIDR"},
-		{"private LB CIDR", Config{CloudToken: "c", AdminToken: "a", LBCIDR: "10.20.0.0/16"}, "not inside 127.0.0.0/8"},
-		{"LB CIDR wider than loopback", Config{CloudToken: "c", AdminToken: "a", LBCIDR: "127.0.0.0/7"}, "not inside 127.0.0.0/8"},
-		{"IPv6 LB CIDR off loopback", Config{CloudToken: "c", AdminToken: "a", LBCIDR: "fd00::/64"}, "::1/128"},
-		{"empty zone", Config{CloudToken: "c", AdminToken: "a", Zones: []string{"a", ""}}, "zone 2"},
-		{"bad fault", Config{CloudToken: "c", AdminToken: "a", Faults: []api.Fault{{Operation: "*", Kind: "explode"}}}, "initial fault 1: kind"},
-		{"unwritable state dir", Config{CloudToken: "c", AdminToken: "a", StateFile: "/nonexistent/dir/state.json"}, "/nonexistent/dir/state.json"},
+		{"no cloud token", server.Config{AdminToken: "a"}, "token"},
+		{"no admin token", server.Config{CloudToken: "c"}, "token"},
+		{"same tokens", server.Config{CloudToken: "x", AdminToken: "x"}, "must differ"},
+		{"bad internal CIDR", server.Config{CloudToken: "c", AdminToken: "a", InternalCIDR: "127.1.0.0"}, "internal CIDR"},
+		{"bad external CIDR", server.Config{CloudToken: "c", AdminToken: "a", ExternalCIDR: "x/8"}, "external CIDR"},
+		{"bad LB CIDR", server.Config{CloudToken: "c", AdminToken: "a", LBCIDR: "127.20.0.1"}, "load balancer CIDR"},
+		{"private LB CIDR", server.Config{CloudToken: "c", AdminToken: "a", LBCIDR: "10.20.0.0/16"}, "not inside 127.0.0.0/8"},
+		{"LB CIDR wider than loopback", server.Config{CloudToken: "c", AdminToken: "a", LBCIDR: "127.0.0.0/7"}, "not inside 127.0.0.0/8"},
+		{"IPv6 LB CIDR off loopback", server.Config{CloudToken: "c", AdminToken: "a", LBCIDR: "fd00::/64"}, "::1/128"},
+		{"empty zone", server.Config{CloudToken: "c", AdminToken: "a", Zones: []string{"a", ""}}, "zone 2"},
+		{"bad fault", server.Config{CloudToken: "c", AdminToken: "a", Faults: []api.Fault{{Operation: "*", Kind: "explode"}}}, "initial fault 1: kind"},
+		{"unwritable state dir", server.Config{CloudToken: "c", AdminToken: "a", StateFile: "/nonexistent/dir/state.json"}, "/nonexistent/dir/state.json"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := New(tt.cfg)
+			_, err := server.New(tt.cfg)
 			if err == nil || !strings.Contains(err.Error(), tt.msg) {
 				t.Fatalf("New: %v, want an error mentioning %q", err, tt.msg)
 			}
@@ -442,16 +304,16 @@ func TestNewRejects(t *testing.T) {
 func TestMachinesFollowState(t *testing.T) {
 	var mu sync.Mutex
 	var got []string
-	f := newFixture(t, Config{Machines: func(name string, state api.InstanceState) {
+	f := servertest.New(t, server.Config{Machines: func(name string, state api.InstanceState) {
 		mu.Lock()
 		defer mu.Unlock()
 		got = append(got, name+" "+string(state))
 	}})
-	f.create("n1")
+	f.Create("n1")
 	for _, action := range []string{"stop", "stop", "start", "terminate", "terminate"} {
-		f.must(http.StatusOK, "POST", api.AdminPathInstance+"n1/"+action, adminToken, nil, nil)
+		f.Must(http.StatusOK, "POST", api.AdminPathInstance+"n1/"+action, servertest.AdminToken, nil, nil)
 	}
-	f.srv.Close() // delivers what is queued
+	f.Srv.Close() // delivers what is queued
 	want := []string{"n1 stopped", "n1 running", "n1 terminated"}
 	mu.Lock()
 	defer mu.Unlock()

@@ -14,9 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package server
+package server_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -26,25 +27,28 @@ import (
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/model"
+	"sigs.k8s.io/ccm-harness/fakecloud/server"
+	"sigs.k8s.io/ccm-harness/fakecloud/server/servertest"
 )
 
 func TestStateSurvivesRestart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
-	f := newFixture(t, Config{StateFile: path})
-	n1 := f.create("n1")
-	n2 := f.create("n2")
-	f.must(http.StatusOK, "POST", api.AdminPathInstance+"n2/stop", adminToken, nil, nil)
-	fault := f.addFault(api.Fault{Operation: api.OpGetInstance, Instance: "n2", Kind: api.FaultError, Count: 3})
-	f.must(http.StatusInternalServerError, "GET", api.PathInstance+n2.ID, cloudToken, nil, nil)
-	f.create("n3")
-	f.must(http.StatusOK, "POST", api.AdminPathInstance+"n3/terminate", adminToken, nil, nil)
+	f := servertest.New(t, server.Config{StateFile: path})
+	n1 := f.Create("n1")
+	n2 := f.Create("n2")
+	f.Must(http.StatusOK, "POST", api.AdminPathInstance+"n2/stop", servertest.AdminToken, nil, nil)
+	fault := f.AddFault(api.Fault{Operation: api.OpGetInstance, Instance: "n2", Kind: api.FaultError, Count: 3})
+	f.Must(http.StatusInternalServerError, "GET", api.PathInstance+n2.ID, servertest.CloudToken, nil, nil)
+	f.Create("n3")
+	f.Must(http.StatusOK, "POST", api.AdminPathInstance+"n3/terminate", servertest.AdminToken, nil, nil)
 	var before api.AuditLog
-	f.must(http.StatusOK, "GET", api.AdminPathAudit, adminToken, nil, &before)
+	f.Must(http.StatusOK, "GET", api.AdminPathAudit, servertest.AdminToken, nil, &before)
 	lastSeq := before.Entries[len(before.Entries)-1].Seq
 
-	g := newFixture(t, Config{StateFile: path})
+	g := servertest.New(t, server.Config{StateFile: path})
 	var list api.InstanceList
-	g.must(http.StatusOK, "GET", api.AdminPathInstances, adminToken, nil, &list)
+	g.Must(http.StatusOK, "GET", api.AdminPathInstances, servertest.AdminToken, nil, &list)
 	var states []string
 	for _, i := range list.Instances {
 		states = append(states, i.Name+"="+string(i.State))
@@ -56,23 +60,23 @@ func TestStateSurvivesRestart(t *testing.T) {
 		t.Errorf("n1 changed across the restart: %+v, was %+v", list.Instances[0], n1)
 	}
 	var faults api.FaultList
-	g.must(http.StatusOK, "GET", api.AdminPathFaults, adminToken, nil, &faults)
+	g.Must(http.StatusOK, "GET", api.AdminPathFaults, servertest.AdminToken, nil, &faults)
 	if len(faults.Faults) != 1 || faults.Faults[0].ID != fault.ID || faults.Faults[0].Count != 2 {
 		t.Errorf("faults after restart %+v, want %s with count 2 left", faults.Faults, fault.ID)
 	}
 	// Allocators carry on where they were: nothing is handed out twice.
-	n4 := g.create("n4")
+	n4 := g.Create("n4")
 	if got := api.FormatAddresses(n4.Addresses); got != "InternalIP=127.1.0.7,InternalIP=127.1.0.8,ExternalIP=127.2.0.4,Hostname=n4" {
 		t.Errorf("n4 addresses %s reuse or skip the pools' positions", got)
 	}
 	if n4.Zone != "fake-region-1a" {
 		t.Errorf("n4 zone %s, want the round-robin to continue at fake-region-1a", n4.Zone)
 	}
-	if id := g.addFault(api.Fault{Operation: api.OpAny, Kind: api.FaultThrottle}).ID; id != "f-2" {
+	if id := g.AddFault(api.Fault{Operation: api.OpAny, Kind: api.FaultThrottle}).ID; id != "f-2" {
 		t.Errorf("fault ID %s after restart, want f-2", id)
 	}
 	var after api.AuditLog
-	g.must(http.StatusOK, "GET", api.AdminPathAudit, adminToken, nil, &after)
+	g.Must(http.StatusOK, "GET", api.AdminPathAudit, servertest.AdminToken, nil, &after)
 	if first := after.Entries[0].Seq; first <= lastSeq {
 		t.Errorf("audit restarted at seq %d, not above the %d handed out before", first, lastSeq)
 	}
@@ -81,13 +85,13 @@ func TestStateSurvivesRestart(t *testing.T) {
 func TestStateWriteLeavesOnlyTheFile(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "state.json")
-	f := newFixture(t, Config{StateFile: path})
+	f := servertest.New(t, server.Config{StateFile: path})
 	for _, n := range []string{"a", "b", "c"} {
-		f.create(n)
-		f.must(http.StatusOK, "POST", api.AdminPathInstance+n+"/stop", adminToken, nil, nil)
+		f.Create(n)
+		f.Must(http.StatusOK, "POST", api.AdminPathInstance+n+"/stop", servertest.AdminToken, nil, nil)
 	}
-	f.addFault(api.Fault{Operation: api.OpAny, Kind: api.FaultError, Count: 1})
-	f.must(http.StatusInternalServerError, "GET", api.PathInstances, cloudToken, nil, nil)
+	f.AddFault(api.Fault{Operation: api.OpAny, Kind: api.FaultError, Count: 1})
+	f.Must(http.StatusInternalServerError, "GET", api.PathInstances, servertest.CloudToken, nil, nil)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +133,7 @@ func TestCorruptStateFile(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tt.content), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			_, err := New(Config{CloudToken: "c", AdminToken: "a", StateFile: path})
+			_, err := server.New(server.Config{CloudToken: "c", AdminToken: "a", StateFile: path})
 			if err == nil {
 				t.Fatal("New accepted a corrupt state file")
 			}
@@ -144,18 +148,18 @@ func TestCorruptStateFile(t *testing.T) {
 
 func TestInitialFaultsReplaceSaved(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
-	f := newFixture(t, Config{StateFile: path})
-	f.addFault(api.Fault{Operation: api.OpAny, Kind: api.FaultThrottle})
+	f := servertest.New(t, server.Config{StateFile: path})
+	f.AddFault(api.Fault{Operation: api.OpAny, Kind: api.FaultThrottle})
 
-	kept := newFixture(t, Config{StateFile: path})
+	kept := servertest.New(t, server.Config{StateFile: path})
 	var list api.FaultList
-	kept.must(http.StatusOK, "GET", api.AdminPathFaults, adminToken, nil, &list)
+	kept.Must(http.StatusOK, "GET", api.AdminPathFaults, servertest.AdminToken, nil, &list)
 	if len(list.Faults) != 1 || list.Faults[0].Kind != api.FaultThrottle {
 		t.Fatalf("without initial faults the saved ones should stay: %+v", list.Faults)
 	}
 
-	g := newFixture(t, Config{StateFile: path, Faults: []api.Fault{{Operation: api.OpGetInstance, Kind: api.FaultError}}})
-	g.must(http.StatusOK, "GET", api.AdminPathFaults, adminToken, nil, &list)
+	g := servertest.New(t, server.Config{StateFile: path, Faults: []api.Fault{{Operation: api.OpGetInstance, Kind: api.FaultError}}})
+	g.Must(http.StatusOK, "GET", api.AdminPathFaults, servertest.AdminToken, nil, &list)
 	if len(list.Faults) != 1 || list.Faults[0].Kind != api.FaultError || list.Faults[0].ID != "f-2" {
 		t.Errorf("faults %+v, want only the initial error fault, as f-2", list.Faults)
 	}
@@ -163,13 +167,13 @@ func TestInitialFaultsReplaceSaved(t *testing.T) {
 
 func TestStateKeepsRoutes(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
-	f := newFixture(t, Config{StateFile: path})
-	inst := f.create("n1")
-	f.createRoute("c-n1", api.RouteSpec{Cluster: "c", DestinationCIDR: "10.244.1.0/24", TargetInstance: inst.ID}, http.StatusCreated)
+	f := servertest.New(t, server.Config{StateFile: path})
+	inst := f.Create("n1")
+	createRoute(f, "c-n1", api.RouteSpec{Cluster: "c", DestinationCIDR: "10.244.1.0/24", TargetInstance: inst.ID}, http.StatusCreated)
 
-	g := newFixture(t, Config{StateFile: path})
+	g := servertest.New(t, server.Config{StateFile: path})
 	var list api.RouteList
-	g.must(http.StatusOK, "GET", api.PathRoutes+"?cluster=c", cloudToken, nil, &list)
+	g.Must(http.StatusOK, "GET", api.PathRoutes+"?cluster=c", servertest.CloudToken, nil, &list)
 	if len(list.Routes) != 1 || list.Routes[0].Name != "c-n1" || list.Routes[0].TargetInstance != inst.ID || list.Routes[0].Blackhole {
 		t.Errorf("routes after restart %+v", list.Routes)
 	}
@@ -183,14 +187,14 @@ func TestStateFromBeforeLoadBalancers(t *testing.T) {
 	if err := os.WriteFile(path, []byte(old), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	f := newFixture(t, Config{StateFile: path})
+	f := servertest.New(t, server.Config{StateFile: path})
 	var lbs api.LoadBalancerList
-	if r := f.must(http.StatusOK, "GET", api.AdminPathLoadBalancers, adminToken, nil, &lbs); !strings.Contains(string(r.body), `"loadBalancers":[]`) {
-		t.Errorf("load balancers of an old state file: %s", r.body)
+	if r := f.Must(http.StatusOK, "GET", api.AdminPathLoadBalancers, servertest.AdminToken, nil, &lbs); !strings.Contains(string(r.Body), `"loadBalancers":[]`) {
+		t.Errorf("load balancers of an old state file: %s", r.Body)
 	}
 	var routes api.RouteList
-	if r := f.must(http.StatusOK, "GET", api.AdminPathRoutes, adminToken, nil, &routes); !strings.Contains(string(r.body), `"routes":[]`) {
-		t.Errorf("routes of an old state file: %s", r.body)
+	if r := f.Must(http.StatusOK, "GET", api.AdminPathRoutes, servertest.AdminToken, nil, &routes); !strings.Contains(string(r.Body), `"routes":[]`) {
+		t.Errorf("routes of an old state file: %s", r.Body)
 	}
 }
 
@@ -199,7 +203,7 @@ func TestStateFromBeforeLoadBalancers(t *testing.T) {
 // is pending.
 func TestNoSyncStateWriteIsPutOff(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
-	f := newFixture(t, Config{StateFile: path, NoSync: true})
+	f := servertest.New(t, server.Config{StateFile: path, NoSync: true})
 	names := func() string {
 		st, err := loadState(path)
 		if err != nil || st == nil {
@@ -214,18 +218,35 @@ func TestNoSyncStateWriteIsPutOff(t *testing.T) {
 	var want []string
 	for i := 1; i <= 20; i++ {
 		want = append(want, fmt.Sprintf("n%d", i))
-		f.create(want[i-1])
+		f.Create(want[i-1])
 	}
-	deadline := time.Now().Add(5 * saveDelay)
+	deadline := time.Now().Add(5 * model.SaveDelay)
 	for names() != strings.Join(want, ",") {
 		if time.Now().After(deadline) {
-			t.Fatalf("state file holds %s %s after the changes, want n1..n20", names(), 5*saveDelay)
+			t.Fatalf("state file holds %s %s after the changes, want n1..n20", names(), 5*model.SaveDelay)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	f.create("last")
-	f.srv.Close()
+	f.Create("last")
+	f.Srv.Close()
 	if got := names(); !strings.HasSuffix(got, ",last") {
 		t.Errorf("after Close the state file holds %s, want the last change written", got)
 	}
+}
+
+// loadState reads the state file as a restarted cloud would find it; only
+// what these tests look at is decoded.
+func loadState(path string) (*struct {
+	Instances []api.Instance `json:"instances"`
+	Faults    []api.Fault    `json:"faults"`
+}, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var st struct {
+		Instances []api.Instance `json:"instances"`
+		Faults    []api.Fault    `json:"faults"`
+	}
+	return &st, json.Unmarshal(b, &st)
 }

@@ -1,0 +1,229 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package model
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"slices"
+
+	"sigs.k8s.io/ccm-harness/fakecloud/api"
+)
+
+// DefaultInstanceType is the type of an instance created without one.
+const DefaultInstanceType = "fake.medium"
+
+// InstanceByIDLocked is the instance with that ID, terminated or not, or
+// nil.
+func (s *Cloud) InstanceByIDLocked(id string) *api.Instance {
+	for _, inst := range s.St.Instances {
+		if inst.ID == id {
+			return inst
+		}
+	}
+	return nil
+}
+
+// InstanceByRefLocked resolves an admin reference: an ID, else a name, which
+// means the newest live instance of that name, else the newest of any state.
+func (s *Cloud) InstanceByRefLocked(ref string) *api.Instance {
+	if inst := s.InstanceByIDLocked(ref); inst != nil {
+		return inst
+	}
+	var newest *api.Instance
+	for i := len(s.St.Instances) - 1; i >= 0; i-- {
+		inst := s.St.Instances[i]
+		if inst.Name != ref {
+			continue
+		}
+		if inst.State != api.StateTerminated {
+			return inst
+		}
+		if newest == nil {
+			newest = inst
+		}
+	}
+	return newest
+}
+
+// CopyInstance is a deep copy of inst, to hand out without sharing St.
+func CopyInstance(inst *api.Instance) api.Instance {
+	c := *inst
+	c.Addresses = slices.Clone(inst.Addresses)
+	if c.Addresses == nil {
+		c.Addresses = []api.Address{}
+	}
+	return c
+}
+
+// Kubernetes' node address types, the only ones a CCM can pass on.
+var addressTypes = []string{
+	api.AddressInternalIP, api.AddressExternalIP, api.AddressHostname,
+	api.AddressInternalDNS, api.AddressExternalDNS,
+}
+
+// ValidateCreate checks an admin create request before it changes anything.
+func ValidateCreate(req api.CreateInstanceRequest) error {
+	if req.Name == "" {
+		return fmt.Errorf("name is required")
+	}
+	for i, a := range req.Addresses {
+		if !slices.Contains(addressTypes, a.Type) {
+			return fmt.Errorf("addresses[%d].type %q is not one of %v", i, a.Type, addressTypes)
+		}
+		if a.Type == api.AddressInternalIP || a.Type == api.AddressExternalIP {
+			if _, err := netip.ParseAddr(a.Address); err != nil {
+				return fmt.Errorf("addresses[%d].address: %v", i, err)
+			}
+		} else if a.Address == "" {
+			return fmt.Errorf("addresses[%d].address is empty", i)
+		}
+	}
+	return nil
+}
+
+// NewInstanceIDLocked is a new instance ID no instance has.
+func (s *Cloud) NewInstanceIDLocked() string {
+	for {
+		b := make([]byte, 6)
+		rand.Read(b) // never fails, per crypto/rand
+		id := "i-" + hex.EncodeToString(b)
+		if s.InstanceByIDLocked(id) == nil {
+			return id
+		}
+	}
+}
+
+// AllocateAddressesLocked hands out two internal addresses and one external
+// one. The allocators only advance once all three are found, so an
+// exhausted pool does not leak positions.
+func (s *Cloud) AllocateAddressesLocked(hostname string) ([]api.Address, error) {
+	in1, err := nextAddress(s.internal, s.St.LastInternalIP)
+	if err != nil {
+		return nil, err
+	}
+	in2, err := nextAddress(s.internal, in1.String())
+	if err != nil {
+		return nil, err
+	}
+	ex, err := nextAddress(s.external, s.St.LastExternalIP)
+	if err != nil {
+		return nil, err
+	}
+	s.St.LastInternalIP, s.St.LastExternalIP = in2.String(), ex.String()
+	return []api.Address{
+		{Type: api.AddressInternalIP, Address: in1.String()},
+		{Type: api.AddressInternalIP, Address: in2.String()},
+		{Type: api.AddressExternalIP, Address: ex.String()},
+		{Type: api.AddressHostname, Address: hostname},
+	}, nil
+}
+
+// nextAddress returns the address after last in pool, never the network
+// address nor an IPv4 broadcast address. A last outside pool (the pool was
+// changed across a restart) starts over.
+func nextAddress(pool netip.Prefix, last string) (netip.Addr, error) {
+	a := pool.Addr()
+	if l, err := netip.ParseAddr(last); err == nil && pool.Contains(l) {
+		a = l
+	}
+	a = a.Next()
+	exhausted := !a.IsValid() || !pool.Contains(a)
+	if !exhausted && a.Is4() && pool.Bits() < 31 && !pool.Contains(a.Next()) {
+		exhausted = true
+	}
+	if exhausted {
+		return netip.Addr{}, fmt.Errorf("address pool %s is exhausted", pool)
+	}
+	return a, nil
+}
+
+// SetStateLocked moves inst to state to, in every API alike (the admin
+// API's actions, EC2's StopInstances and the rest).
+func (s *Cloud) SetStateLocked(inst *api.Instance, to api.InstanceState) error {
+	if inst.State == to {
+		return nil
+	}
+	inst.State = to
+	// A stopped or terminated instance must stop getting traffic at
+	// once, as it would in a real cloud.
+	s.refreshBackendsLocked(inst.ID)
+	if s.machines != nil {
+		s.machines <- machineChange{name: inst.Name, state: to}
+	}
+	return s.SaveLocked()
+}
+
+// LiveInstancesLocked are the instances OpenStack shows: not terminated.
+func (s *Cloud) LiveInstancesLocked() []api.Instance {
+	out := []api.Instance{}
+	for _, inst := range s.St.Instances {
+		if inst.State != api.StateTerminated {
+			out = append(out, CopyInstance(inst))
+		}
+	}
+	return out
+}
+
+// ListLiveInstances is what an OpenStack list of instances' resources
+// shows: the live instances that match, read after any injected latency,
+// with the corrupt fault that fired, if any, for the caller to apply to
+// each. ok is false when a fault has answered.
+func (s *Cloud) ListLiveInstances(w http.ResponseWriter, r *http.Request, c *Call, match func(api.Instance) bool) (insts []api.Instance, f *api.Fault, ok bool) {
+	list := func() []api.Instance {
+		out := []api.Instance{}
+		for _, inst := range s.LiveInstancesLocked() {
+			if match(inst) {
+				out = append(out, inst)
+			}
+		}
+		return out
+	}
+	f, ok = s.ApplyFault(w, r, c, api.OpListInstances, func(ref string) bool {
+		return slices.ContainsFunc(list(), func(inst api.Instance) bool { return RefersTo(ref, &inst) })
+	})
+	if !ok {
+		return nil, nil, false
+	}
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	return list(), f, true
+}
+
+// LiveInstance is the live instance id, or nil.
+func (s *Cloud) LiveInstance(id string) *api.Instance {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	inst := s.InstanceByIDLocked(id)
+	if inst == nil || inst.State == api.StateTerminated {
+		return nil
+	}
+	out := CopyInstance(inst)
+	return &out
+}
+
+// MAC is the MAC address of an instance's network interface, in
+// OpenStack's fa:16:3e prefix: EC2 shows it on the network interface,
+// Nova among the addresses, Neutron on the port.
+func MAC(instanceID string) string {
+	h := sha256.Sum256([]byte(instanceID))
+	return fmt.Sprintf("fa:16:3e:%02x:%02x:%02x", h[0], h[1], h[2])
+}

@@ -1,0 +1,329 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package model
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"maps"
+	"net/netip"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"sigs.k8s.io/ccm-harness/fakecloud/api"
+)
+
+// LBRecord is a load balancer as stored: the API's view of it without the
+// backend status, which belongs to the data plane and is never persisted.
+type LBRecord struct {
+	Name string `json:"name"`
+	ID   string `json:"id"`
+	IP   string `json:"ip"`
+	api.LoadBalancerSpec
+	CreatedAt time.Time `json:"createdAt"`
+	// Octavia is the load balancer as OpenStack's Octavia shows it, for
+	// one made through it; the spec is derived from it.
+	Octavia *OctaviaLB `json:"octavia,omitempty"`
+	// ELB is the load balancer as Elastic Load Balancing shows a classic
+	// one, for one made through it; the spec is derived from it.
+	ELB *ClassicLB `json:"elb,omitempty"`
+	// NLB is the load balancer as Elastic Load Balancing v2 shows a
+	// network one, for one made through it; the spec is derived from it.
+	NLB *NetworkLB `json:"nlb,omitempty"`
+}
+
+// LBByNameLocked is the load balancer of that name, or nil.
+func (s *Cloud) LBByNameLocked(name string) *LBRecord {
+	for _, lb := range s.St.LoadBalancers {
+		if lb.Name == name {
+			return lb
+		}
+	}
+	return nil
+}
+
+// LBByRefLocked resolves an admin reference: a name, else an ID.
+func (s *Cloud) LBByRefLocked(ref string) *LBRecord {
+	if lb := s.LBByNameLocked(ref); lb != nil {
+		return lb
+	}
+	for _, lb := range s.St.LoadBalancers {
+		if lb.ID == ref {
+			return lb
+		}
+	}
+	return nil
+}
+
+// AboutLB is the fault matcher of a call about the load balancer named
+// name: a fault's Instance may give its name or, once it exists, its ID.
+func (s *Cloud) AboutLB(name string) func(ref string) bool {
+	return func(ref string) bool {
+		if ref == name {
+			return true
+		}
+		lb := s.LBByNameLocked(name)
+		return lb != nil && lb.ID == ref
+	}
+}
+
+// LBViewLocked is what the API answers about lb: a deep copy, so the
+// answer cannot alias state, with the data plane's backend status.
+func (s *Cloud) LBViewLocked(lb *LBRecord) api.LoadBalancer {
+	spec := CopySpec(lb.LoadBalancerSpec)
+	status := s.dp.status(lb.ID)
+	if status == nil {
+		status = make([]api.BackendStatus, 0, len(spec.Backends))
+		for _, id := range spec.Backends {
+			status = append(status, api.BackendStatus{Instance: id, LastError: "fakecloud is shutting down: the load balancer serves nothing"})
+		}
+	}
+	out := api.LoadBalancer{Name: lb.Name, ID: lb.ID, IP: lb.IP, LoadBalancerSpec: spec, BackendStatus: status, CreatedAt: lb.CreatedAt}
+	switch {
+	case lb.ELB != nil:
+		out.Hostname = lb.ELB.DNSName
+	case lb.NLB != nil:
+		out.Hostname = lb.NLB.DNSName
+	}
+	return out
+}
+
+// CopySpec deep-copies spec, turning absent lists into empty ones so that
+// the JSON has [] rather than null.
+func CopySpec(spec api.LoadBalancerSpec) api.LoadBalancerSpec {
+	out := spec
+	out.Listeners = append([]api.Listener{}, spec.Listeners...)
+	out.Backends = append([]string{}, spec.Backends...)
+	out.SourceRanges = slices.Clone(spec.SourceRanges)
+	out.Tags = maps.Clone(spec.Tags)
+	return out
+}
+
+// ValidateName keeps names usable as one path segment and readable in
+// logs.
+func ValidateName(what, name string) error {
+	if name == "" || len(name) > 253 {
+		return fmt.Errorf("%s name must have 1 to 253 characters, not %d", what, len(name))
+	}
+	if i := strings.IndexFunc(name, func(r rune) bool { return r == '/' || r < ' ' || r == 0x7f }); i >= 0 {
+		return fmt.Errorf("%s name %q has a slash or control character at byte %d", what, name, i)
+	}
+	return nil
+}
+
+// ValidateLBSpec checks what can be checked without the state; backend
+// instances are checked under the lock. Messages name the JSON field.
+func ValidateLBSpec(spec api.LoadBalancerSpec) error {
+	seen := map[listenerKey]int{}
+	for i, l := range spec.Listeners {
+		if l.Port < 1 || l.Port > 65535 {
+			return fmt.Errorf("listeners[%d].port %d is not in 1-65535", i, l.Port)
+		}
+		if l.Protocol != api.ProtocolTCP && l.Protocol != api.ProtocolUDP {
+			return fmt.Errorf("listeners[%d].protocol %q is not %s or %s", i, l.Protocol, api.ProtocolTCP, api.ProtocolUDP)
+		}
+		if l.NodePort < 0 || l.NodePort > 65535 {
+			return fmt.Errorf("listeners[%d].nodePort %d is not in 0-65535 (0 sends to the listener's port)", i, l.NodePort)
+		}
+		k := listenerKey{port: l.Port, protocol: l.Protocol}
+		if j, dup := seen[k]; dup {
+			return fmt.Errorf("listeners[%d] repeats %s of listeners[%d]", i, k, j)
+		}
+		seen[k] = i
+	}
+	for i, id := range spec.Backends {
+		if id == "" {
+			return fmt.Errorf("backends[%d] is empty (give an instance ID)", i)
+		}
+		if j := slices.Index(spec.Backends[:i], id); j >= 0 {
+			return fmt.Errorf("backends[%d] repeats %q of backends[%d]", i, id, j)
+		}
+	}
+	if p := spec.HealthCheckNodePort; p < 0 || p > 65535 {
+		return fmt.Errorf("healthCheckNodePort %d is not in 0-65535 (0 means no health check)", p)
+	}
+	for i, r := range spec.SourceRanges {
+		if _, err := netip.ParsePrefix(r); err != nil {
+			return fmt.Errorf("sourceRanges[%d] %q is not a CIDR such as 127.0.0.1/32", i, r)
+		}
+	}
+	return nil
+}
+
+// checkLoadBalancers vets the load balancers of a state file.
+func checkLoadBalancers(lbs []*LBRecord) error {
+	names, ids := map[string]bool{}, map[string]bool{}
+	for i, lb := range lbs {
+		switch {
+		case lb == nil || lb.Name == "" || lb.ID == "":
+			return fmt.Errorf("load balancer %d has no name or id", i+1)
+		case names[lb.Name] || ids[lb.ID]:
+			return fmt.Errorf("load balancer %d repeats the name %q or the id %s", i+1, lb.Name, lb.ID)
+		}
+		names[lb.Name], ids[lb.ID] = true, true
+		if _, err := netip.ParseAddr(lb.IP); err != nil {
+			return fmt.Errorf("load balancer %q: ip: %v", lb.Name, err)
+		}
+		if err := ValidateLBSpec(lb.LoadBalancerSpec); err != nil {
+			return fmt.Errorf("load balancer %q: %v", lb.Name, err)
+		}
+	}
+	return nil
+}
+
+// backendsLocked tells the data plane where each backend instance is and
+// whether it can serve at all.
+func (s *Cloud) backendsLocked(ids []string) []backend {
+	out := make([]backend, 0, len(ids))
+	for _, id := range ids {
+		b := backend{instance: id}
+		inst := s.InstanceByIDLocked(id)
+		if inst != nil {
+			b.addr = FirstInternalIP(inst)
+		}
+		switch {
+		case inst == nil:
+			b.problem = "instance not found"
+		case inst.State != api.StateRunning:
+			b.problem = "instance is " + string(inst.State)
+		case !b.addr.IsValid():
+			b.problem = "instance has no InternalIP address"
+		case !mayDial(b.addr, s.dp.nets):
+			// The network rule of the whole harness: traffic stays on
+			// this machine, whatever addresses a test gives instances.
+			b.problem = fmt.Sprintf("InternalIP %s is not a loopback address; fakecloud forwards only within 127.0.0.0/8, ::1 and --backend-cidr networks", b.addr)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// FirstInternalIP is the address a load balancer sends an instance's
+// traffic to; invalid when it has none.
+func FirstInternalIP(inst *api.Instance) netip.Addr {
+	for _, a := range inst.Addresses {
+		if a.Type == api.AddressInternalIP {
+			if ip, err := netip.ParseAddr(a.Address); err == nil {
+				return ip.Unmap()
+			}
+		}
+	}
+	return netip.Addr{}
+}
+
+// refreshBackendsLocked tells the data plane that instance id changed state.
+func (s *Cloud) refreshBackendsLocked(id string) {
+	for _, lb := range s.St.LoadBalancers {
+		if slices.Contains(lb.Backends, id) {
+			s.dp.setBackends(lb.ID, s.backendsLocked(lb.Backends))
+		}
+	}
+}
+
+// NewLBIDLocked is a new load balancer ID no load balancer has.
+func (s *Cloud) NewLBIDLocked() string {
+	for {
+		b := make([]byte, 6)
+		rand.Read(b) // never fails, per crypto/rand
+		id := "lb-" + hex.EncodeToString(b)
+		if s.LBByRefLocked(id) == nil {
+			return id
+		}
+	}
+}
+
+// AllocateLBIPLocked returns the first free address after the last one
+// handed out, wrapping around, so that a deleted load balancer's IP is
+// reused only once the rest of the pool has been: a client still talking to
+// the old one should not reach a stranger.
+func (s *Cloud) AllocateLBIPLocked() (netip.Addr, error) {
+	pool := s.lbPool
+	inUse := map[netip.Addr]bool{}
+	for _, lb := range s.St.LoadBalancers {
+		if ip, err := netip.ParseAddr(lb.IP); err == nil {
+			inUse[ip] = true
+		}
+	}
+	start := pool.Addr()
+	if l, err := netip.ParseAddr(s.St.LastLBIP); err == nil && pool.Contains(l) {
+		start = l
+	}
+	for a := start; ; {
+		a = a.Next()
+		if !a.IsValid() || !pool.Contains(a) {
+			a = pool.Addr()
+		}
+		if usableLBAddr(pool, a) && !inUse[a] {
+			return a, nil
+		}
+		if a == start {
+			return netip.Addr{}, fmt.Errorf("load balancer address pool %s is exhausted", pool)
+		}
+	}
+}
+
+// usableLBAddr rules out the network and broadcast addresses and, in IPv4,
+// any address ending in .0, which some clients take for a network.
+func usableLBAddr(pool netip.Prefix, a netip.Addr) bool {
+	if a.Is4() {
+		if a.As4()[3] == 0 {
+			return false
+		}
+		if pool.Bits() < 31 && !pool.Contains(a.Next()) {
+			return false
+		}
+		return a != pool.Addr() || pool.Bits() >= 31
+	}
+	return a != pool.Addr() || pool.Bits() >= 127
+}
+
+// OpenLocked opens lb's listeners. A new load balancer whose address has a
+// port taken on this machine (another fakecloud's, as when clusters run
+// side by side and their pools meet) moves to the next free address
+// rather than failing: its address is fakecloud's to choose.
+func (s *Cloud) OpenLocked(lb *LBRecord, isNew bool) error {
+	const tries = 16
+	for i := 0; ; i++ {
+		err := s.dp.apply(lb, s.backendsLocked(lb.Backends))
+		if err == nil || !isNew || !errors.Is(err, syscall.EADDRINUSE) || i == tries {
+			return err
+		}
+		s.St.LastLBIP = lb.IP
+		ip, aerr := s.AllocateLBIPLocked()
+		if aerr != nil {
+			return err
+		}
+		lb.IP = ip.String()
+	}
+}
+
+// CloseLBLocked closes a load balancer's listeners and connections and
+// stops its health checks, for a front that deletes it from St.LoadBalancers.
+func (s *Cloud) CloseLBLocked(id string) { s.dp.remove(id) }
+
+// AllowsAll reports whether a source range (Octavia's allowed_cidrs,
+// EC2's ingress CIDRs) admits every address:
+// what the CCM sends for a Service without source ranges, and what the
+// native spec says with none.
+func AllowsAll(cidr string) bool {
+	p, err := netip.ParsePrefix(cidr)
+	return err == nil && p.Bits() == 0
+}
