@@ -131,7 +131,9 @@ func Gone(ctx context.Context, cs kubernetes.Interface, timeout time.Duration, n
 // Holds watches node name for d and fails at the first moment the node is
 // gone or check does not pass: what must stay true, as For waits for what
 // must become true. Its error names the node, the expected and the actual
-// value, and when it stopped holding.
+// value, and when it stopped holding. The caller made the node: one gone
+// by the time the watch has listed (a deletion that beat the list) is
+// deleted too, and says so in the same words.
 func Holds(ctx context.Context, cs kubernetes.Interface, d time.Duration, what, name string, check Check) error {
 	start := time.Now()
 	var broke error
@@ -147,7 +149,7 @@ func Holds(ctx context.Context, cs kubernetes.Interface, d time.Duration, what, 
 	err := watchwait.Until(ctx, lw, &v1.Node{}, d, what,
 		func(nodes []*v1.Node) bool {
 			if len(nodes) == 0 {
-				broke = fmt.Errorf("node %s: expected kept, actual: not found", name)
+				broke = fmt.Errorf("node %s: expected kept, actual: deleted", name)
 				return true
 			}
 			return eval(nodes[0], false)

@@ -150,7 +150,7 @@ func TestHolds(t *testing.T) {
 		{"kept", node, "", ""},
 		{"deleted", node, string(deleted), "the node kept: stopped holding after 1"},
 		{"tainted", node, string(modified), "node foreign-1: expected no taint, actual node.cloudprovider.kubernetes.io/shutdown"},
-		{"never there", nil, "", "node foreign-1: expected kept, actual: not found"},
+		{"gone before the list", nil, "", "node foreign-1: expected kept, actual: deleted"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := Holds(context.Background(), oneNodeCluster(t, tc.node, tc.after), 700*time.Millisecond, "the node kept", "foreign-1", untainted)
