@@ -18,6 +18,7 @@ package scenarios
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -26,7 +27,9 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	cloudproviderapi "k8s.io/cloud-provider/api"
+	"k8s.io/cloud-provider/names"
 
+	"sigs.k8s.io/ccm-harness/cluster"
 	"sigs.k8s.io/ccm-harness/internal/nodewait"
 	"sigs.k8s.io/ccm-harness/providers"
 	"sigs.k8s.io/ccm-harness/scenarios/labels"
@@ -488,5 +491,48 @@ func TestEveryNeedDecides(t *testing.T) {
 	}
 	if got := len(needs); got != 12+len(specs.Capabilities)+len(specs.Features) {
 		t.Errorf("%d needs declared", got)
+	}
+}
+
+// fakeCCM answers which controllers it runs.
+type fakeCCM struct {
+	controllers []string
+	err         error
+}
+
+func (c fakeCCM) Log() string { return "ccm.log" }
+func (c fakeCCM) Controllers(context.Context) ([]string, error) {
+	return c.controllers, c.err
+}
+
+// The CCM still runs after a node of another owner only if the harness
+// can ask it: a CCM it cannot see is no pass, and the spec that asks
+// skips first where none is seen.
+func TestCCMServing(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		c    cluster.Cluster
+		want string
+	}{
+		{"no CCM to ask", cluster.Cluster{}, "the harness has no CCM to ask"},
+		{"died", cluster.Cluster{Health: func() error { return errors.New("cloud-controller-manager exited") }, RunningCCM: fakeCCM{}},
+			"expected the CCM running, actual: cloud-controller-manager exited"},
+		{"unreachable", cluster.Cluster{RunningCCM: fakeCCM{err: errors.New("connection refused")}}, "expected the CCM serving its /healthz, actual: connection refused"},
+		{"no lifecycle controller", cluster.Cluster{RunningCCM: fakeCCM{controllers: []string{names.ServiceLBController}}},
+			"expected the CCM running its " + names.CloudNodeLifecycleController},
+		{"runs it", cluster.Cluster{RunningCCM: fakeCCM{controllers: []string{names.CloudNodeLifecycleController}}}, ""},
+	} {
+		err := ccmServing(ctx, &tc.c)
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	labels := Needs(NeedCCMSeen)
+	if got := Unmet("keeps a node", labels, Features{}, false); !strings.Contains(got, "cannot ask it") {
+		t.Errorf("no CCM seen: %q", got)
+	}
+	if got := Unmet("keeps a node", labels, Features{CCMSeen: true}, false); got != "" {
+		t.Errorf("a CCM seen: %q", got)
 	}
 }

@@ -106,6 +106,13 @@ var (
 	NeedRestart = newNeed(needPrefix+"ccm-restart", upFront, func(f Features) string {
 		return unless(f.Restart, "the runtime cannot restart the CCM")
 	})
+	// NeedCCMSeen: the harness can ask the CCM which controllers it runs:
+	// one it started, or the leading CCM pod of a cluster it did not make.
+	// A spec that checks the CCM still runs after what it did would pass
+	// on a CCM it cannot see.
+	NeedCCMSeen = newNeed(needPrefix+"ccm-seen", upFront, func(f Features) string {
+		return unless(f.CCMSeen, "would check that the CCM still runs its controllers after, but the harness cannot ask it: no CCM pod of the cluster leads (it runs on a machine of its own)")
+	})
 	// NeedFaults: the cloud can be made to fail on purpose.
 	NeedFaults = newNeed(needPrefix+"fault-injection", upFront, func(f Features) string {
 		return unless(f.Faults, fmt.Sprintf("provider %s cannot inject cloud faults", f.Provider))
@@ -193,6 +200,7 @@ type Features struct {
 	RouteInspect bool
 	DataPlane    bool
 	Restart      bool
+	CCMSeen      bool
 	Faults       bool
 	InTreeKCM    bool
 	HA           bool
@@ -211,6 +219,7 @@ func FeaturesOf(e *Env) Features {
 		Machines:     c.Nodes != nil || (c.LentNodes != nil && len(c.LentNodes.Names()) > 0),
 		ChosenNodeIP: c.Nodes != nil && !c.NodesByHook,
 		Restart:      c.Manager(cluster.CloudControllerManager) != nil,
+		CCMSeen:      c.Manager(cluster.CloudControllerManager) != nil || c.RunningCCM != nil,
 		InTreeKCM:    p.InTreeKCM.Name != "", OlderCCM: p.OlderCCM.Name != "",
 		HA: e.NewCluster != nil && c.ControlPlane != nil,
 	}

@@ -19,6 +19,7 @@ package scenarios
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -177,7 +178,7 @@ var _ = framework.Describe("Nodes", func() {
 	// 1210). Serial: a crashing CCM takes the specs beside it down, and a
 	// node of another owner would reach every load balancer of the specs
 	// beside it.
-	it(specs.LifecycleForeign, framework.WithSerial(), func(ctx context.Context) {
+	it(specs.LifecycleForeign, framework.WithSerial(), Needs(NeedCCMSeen), func(ctx context.Context) {
 		e := env()
 		name := "foreign-" + rand.String(5)
 		providerID := foreignScheme + "://" + name
@@ -241,7 +242,8 @@ func registerForeignNode(ctx context.Context, cs kubernetes.Interface, name, pro
 
 // ccmServing says whether the CCM still runs its node lifecycle
 // controller: a CCM that crashed on a node is gone, or answers from a
-// restart that no longer runs it.
+// restart that no longer runs it. A CCM the harness cannot ask is not
+// taken for one that runs (NeedCCMSeen skips the spec before).
 func ccmServing(ctx context.Context, c *cluster.Cluster) error {
 	if c.Health != nil {
 		if err := c.Health(); err != nil {
@@ -253,7 +255,7 @@ func ccmServing(ctx context.Context, c *cluster.Cluster) error {
 		ccm = m
 	}
 	if ccm == nil {
-		return nil
+		return errors.New("expected the CCM running, actual: the harness has no CCM to ask which controllers it runs")
 	}
 	controllers, err := ccm.Controllers(ctx)
 	if err != nil {
