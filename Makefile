@@ -61,7 +61,7 @@ export ARTIFACTS
 # the suite and kube-apiserver share is compiled once, not once each way.
 export GOFLAGS += -trimpath
 
-.PHONY: e2e-routes-watch jobs-matrix docs verify bench all build binaries matrix e2e-oldest prebuild e2e e2e-vsphere e2e-openstack e2e-aws e2e-aws-lb e2e-kind e2e-image e2e-plugin e2e-reached e2e-reached-openstack e2e-reached-vsphere e2e-reached-control e2e-foreign e2e-incluster e2e-existing e2e-dry-run e2e-serial test unit vet controls compare images jobs up down clean clean-cache kubetest2
+.PHONY: cli e2e-routes-watch jobs-matrix docs verify bench all build binaries matrix e2e-oldest prebuild e2e e2e-vsphere e2e-openstack e2e-aws e2e-aws-lb e2e-kind e2e-image e2e-plugin e2e-reached e2e-reached-openstack e2e-reached-vsphere e2e-reached-control e2e-foreign e2e-incluster e2e-existing e2e-dry-run e2e-serial test unit vet controls compare images jobs up down clean clean-cache kubetest2
 
 all: build
 
@@ -96,6 +96,9 @@ binaries: $(BIN)/ccm-harness
 	$(BIN)/ccm-harness binaries $(BINARIES_FLAGS) --label-filter='$(LABEL_FILTER)' 
 
 build: binaries $(BIN)/e2e.test $(BIN)/ginkgo
+
+# The CLI alone: make test builds it first, so that prebuild can start.
+cli: $(BIN)/ccm-harness
 
 # Quiet unless V=1: the bring-up, a line per spec as it ends, failures with
 # their log excerpts, the summary; the full verbose output goes to
@@ -492,6 +495,7 @@ docs:
 # files in each of the three modules.
 verify: vet
 	hack/verify-boilerplate.sh
+	hack/verify-file-length.sh
 	$(GO) test ./hack/profiledoc ./docs
 	@for m in . kubetest2-deployer jobs; do \
 		(cd $$m && $(GO) mod tidy -diff >/dev/null) || { echo "verify: the go.mod of $$m is not tidy: run go mod tidy in $$m"; exit 1; }; \
@@ -545,9 +549,11 @@ jobs-matrix:
 # default: the older CCMs and the oldest release's cell. make test builds
 # them in the background, niced, while the suites mostly wait on their
 # CCMs, so that on a cold cache their minutes of compiling cost little wall
-# time; a target that needs one first waits on that build's lock.
-# Warm, they are all in the cache at once.
-prebuild: build
+# time; a target that needs one first waits on that build's lock. It needs
+# only the CLI, so it starts before verify: on a cold cache verify and
+# build wait minutes on module downloads and single-threaded links, time
+# these builds fill. Warm, they are all in the cache at once.
+prebuild: $(BIN)/ccm-harness
 	nice -n 19 $(BIN)/ccm-harness binaries --provider=vsphere --ccm-version=v1.30.1 >/dev/null
 	nice -n 19 $(BIN)/ccm-harness binaries --provider=aws --ccm-version=v1.36.2 --label-filter='!leader-migration' >/dev/null
 	nice -n 19 $(BIN)/ccm-harness binaries --provider=openstack --ccm-version=v1.35.0 >/dev/null
@@ -570,7 +576,7 @@ prebuild: build
 # (e2e-foreign: its kind cluster, two suites and a control, about 7
 # minutes alone) starts in the background after the reached clouds' group,
 # once the AWS CCM and the node image it takes from the cache are built.
-TEST_TARGETS := verify build prebuild@ unit+jobs+e2e e2e-vsphere+e2e-aws+e2e-aws-lb+e2e-reached+e2e-reached-control e2e-foreign@ e2e-openstack+e2e-oldest+e2e-kind+e2e-serial+e2e-plugin+e2e-reached-openstack+e2e-reached-vsphere+e2e-routes-watch images e2e-image+e2e-incluster+e2e-existing+e2e-dry-run+kubetest2+controls wait compare
+TEST_TARGETS := cli prebuild@ verify build unit+jobs+e2e e2e-vsphere+e2e-aws+e2e-aws-lb+e2e-reached+e2e-reached-control e2e-foreign@ e2e-openstack+e2e-oldest+e2e-kind+e2e-serial+e2e-plugin+e2e-reached-openstack+e2e-reached-vsphere+e2e-routes-watch images e2e-image+e2e-incluster+e2e-existing+e2e-dry-run+kubetest2+controls wait compare
 # Each target's output also goes to $(ARTIFACTS)/make-test/<target>.log;
 # a failed target's error lines are printed again after the times, last,
 # where a CI system that keeps only the end of the output still shows why;

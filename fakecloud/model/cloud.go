@@ -145,6 +145,11 @@ func New(cfg Config) (*Cloud, error) {
 			return nil, fmt.Errorf("initial fault %d: %w", i+1, err)
 		}
 	}
+	for _, n := range cfg.BackendCIDRs {
+		if n.Addr().IsUnspecified() || n.Bits() < 8 {
+			return nil, fmt.Errorf("backend CIDR %s is wider than a /8: name the nodes' own network, such as 172.18.0.0/16", n)
+		}
+	}
 
 	s.St = newState()
 	if s.stateFile != "" {
@@ -165,20 +170,17 @@ func New(cfg Config) (*Cloud, error) {
 	// Audit numbers continue above anything handed out before a restart, so
 	// a reader polling with since= never misses or repeats an entry.
 	s.audit.seq = s.St.AuditSeqFloor
-	if err := s.writeStateLocked(); err != nil {
-		return nil, err
-	}
-	for _, n := range cfg.BackendCIDRs {
-		if n.Addr().IsUnspecified() || n.Bits() < 8 {
-			return nil, fmt.Errorf("backend CIDR %s is wider than a /8: name the nodes' own network, such as 172.18.0.0/16", n)
-		}
-	}
 	s.dp = newDataplane(cfg.BackendCIDRs, cfg.ProxyLoadBalancers)
 	for _, lb := range s.St.LoadBalancers {
 		if err := s.dp.apply(lb, s.backendsLocked(lb.Backends)); err != nil {
 			s.dp.close()
 			return nil, fmt.Errorf("cannot re-open load balancer %q (%s) from state file %s: %w (free the address, or remove the load balancer from the file)", lb.Name, lb.ID, s.stateFile, err)
 		}
+	}
+	// Written only now: a start that fails above leaves the file as it was.
+	if err := s.writeStateLocked(); err != nil {
+		s.dp.close()
+		return nil, err
 	}
 	if cfg.Machines != nil {
 		s.machines = make(chan machineChange, 1024)

@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -162,6 +163,27 @@ func TestInitialFaultsReplaceSaved(t *testing.T) {
 	g.Must(http.StatusOK, "GET", api.AdminPathFaults, servertest.AdminToken, nil, &list)
 	if len(list.Faults) != 1 || list.Faults[0].Kind != api.FaultError || list.Faults[0].ID != "f-2" {
 		t.Errorf("faults %+v, want only the initial error fault, as f-2", list.Faults)
+	}
+}
+
+// A start that fails leaves the state file as it was: the next start,
+// with the mistake fixed, finds the cloud the last one left.
+func TestFailedStartKeepsStateFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	f := servertest.New(t, server.Config{StateFile: path})
+	f.AddFault(api.Fault{Operation: api.OpAny, Kind: api.FaultThrottle})
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = server.New(server.Config{CloudToken: "c", AdminToken: "a", StateFile: path,
+		Faults:       []api.Fault{{Operation: api.OpGetInstance, Kind: api.FaultError}},
+		BackendCIDRs: []netip.Prefix{netip.MustParsePrefix("0.0.0.0/0")}})
+	if err == nil {
+		t.Fatal("a backend CIDR wider than a /8 started")
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before) {
+		t.Errorf("the failed start rewrote the state file:\n%s\nwas:\n%s", after, before)
 	}
 }
 
