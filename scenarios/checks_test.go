@@ -474,7 +474,7 @@ func TestEveryNeedDecides(t *testing.T) {
 	all := Features{Provider: "p", Capabilities: providers.NewCapabilities(specs.Capabilities...),
 		Extended: providers.AllFeatures(providers.NewCapabilities(specs.Capabilities...)),
 		NodePool: true, ChosenNodeIP: true, Machines: true, Inspector: true, LBInspector: true, RouteInspect: true,
-		DataPlane: true, Restart: true, Faults: true, InTreeKCM: true, HA: true, OlderCCM: true}
+		DataPlane: true, Restart: true, CCMSeen: true, Faults: true, InTreeKCM: true, HA: true, OlderCCM: true}
 	none := Features{Provider: "p"}
 	for label, n := range needs {
 		if got := n.unmet(all); got != "" {
@@ -489,7 +489,7 @@ func TestEveryNeedDecides(t *testing.T) {
 			t.Errorf("%s: its need decides nothing", id)
 		}
 	}
-	if got := len(needs); got != 12+len(specs.Capabilities)+len(specs.Features) {
+	if got := len(needs); got != 13+len(specs.Capabilities)+len(specs.Features) {
 		t.Errorf("%d needs declared", got)
 	}
 }
@@ -534,5 +534,27 @@ func TestCCMServing(t *testing.T) {
 	}
 	if got := Unmet("keeps a node", labels, Features{CCMSeen: true}, false); got != "" {
 		t.Errorf("a CCM seen: %q", got)
+	}
+}
+
+// The nodes a CCM must make backends are its own: a node of another
+// owner, as bare metal or another cloud registers one, is no machine of
+// its cloud.
+func TestEligibleNodes(t *testing.T) {
+	node := func(name, providerID string, labels map[string]string) v1.Node {
+		return v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}, Spec: v1.NodeSpec{ProviderID: providerID}}
+	}
+	nodes := []v1.Node{
+		node("own", "fakecloud://i-1", nil),
+		node("excluded", "fakecloud://i-2", map[string]string{v1.LabelNodeExcludeBalancers: "true"}),
+		node("uninitialized", "", nil),
+		node("foreign", "static://foreign", nil),
+		node("no-scheme", "i-3", nil),
+	}
+	if got := EligibleNodes(nodes, "fakecloud"); strings.Join(got, " ") != "own" {
+		t.Errorf("with the scheme fakecloud: %v, want [own]", got)
+	}
+	if got := EligibleNodes(nodes, ""); strings.Join(got, " ") != "own foreign no-scheme" {
+		t.Errorf("with no scheme known: %v, want [own foreign no-scheme]", got)
 	}
 }

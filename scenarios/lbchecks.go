@@ -172,11 +172,16 @@ func ingressOf(s *v1.Service) string {
 // EligibleNodes are the nodes the service controller hands the CCM: not
 // being deleted, not labelled node.kubernetes.io/exclude-from-external-load-
 // balancers, not tainted for deletion by the cluster autoscaler; of those,
-// the initialized ones, since a CCM can only name a node by its provider ID.
-func EligibleNodes(nodes []v1.Node) []string {
+// the initialized ones, since a CCM can only name a node by its provider ID,
+// and, where the provider ID scheme is known, the CCM's own: a node of
+// another owner (bare metal, another cloud) is no machine of its cloud.
+func EligibleNodes(nodes []v1.Node, scheme string) []string {
 	var out []string
 	for _, n := range nodes {
 		if !n.DeletionTimestamp.IsZero() || n.Spec.ProviderID == "" {
+			continue
+		}
+		if got, _, ok := strings.Cut(n.Spec.ProviderID, "://"); scheme != "" && (!ok || got != scheme) {
 			continue
 		}
 		if v, ok := n.Labels[v1.LabelNodeExcludeBalancers]; ok && v != "false" {

@@ -142,6 +142,21 @@ var _ = framework.Describe("LoadBalancer Services", Needs(Claims(providers.LoadB
 		})
 	})
 
+	// The service controller hands the CCM every node of the cluster it
+	// does not exclude by label or taint, a node of another owner too:
+	// a CCM that fails on one (OpenStack's subnet autodetection and its
+	// security groups read every provider ID as its own) fails every
+	// load balancer of the cluster. The CCM's own nodes must all be
+	// backends; the other owner's machine is not its cloud's. Serial: the
+	// node would reach every load balancer of the specs beside it.
+	it(specs.LBForeignNode, framework.WithSerial(), Needs(LateLBInspector), func(ctx context.Context) {
+		name := "foreign-" + rand.String(5)
+		providerID := foreignProviderID(name)
+		ginkgo.By(fmt.Sprintf("registering node %s, with provider ID %s, as another owner's", name, providerID))
+		registerForeignNode(ctx, f.ClientSet, name, providerID)
+		provision(ctx, f, createService(ctx, f.ClientSet, f.Namespace.Name, tcp(80)))
+	})
+
 	it(specs.LBHealthCheckPort, Needs(LateLBInspector), func(ctx context.Context) {
 		s := newService(f.Namespace.Name, tcp(80))
 		s.Spec.ExternalTrafficPolicy = v1.ServiceExternalTrafficPolicyLocal
@@ -403,7 +418,7 @@ func cloudLoadBalancerMatches(ctx context.Context, cs kubernetes.Interface, s *v
 			if err != nil {
 				return err
 			}
-			return LoadBalancerMatches(cur, EligibleNodes(nodes.Items), lb)
+			return LoadBalancerMatches(cur, EligibleNodes(nodes.Items, env().Cluster.Profile.ProviderIDScheme), lb)
 		})
 }
 

@@ -181,10 +181,7 @@ var _ = framework.Describe("Nodes", func() {
 	it(specs.LifecycleForeign, framework.WithSerial(), Needs(NeedCCMSeen), func(ctx context.Context) {
 		e := env()
 		name := "foreign-" + rand.String(5)
-		providerID := foreignScheme + "://" + name
-		if e.Cluster.Profile.ProviderIDScheme == foreignScheme {
-			providerID = "other-cloud://" + name
-		}
+		providerID := foreignProviderID(name)
 		ginkgo.By(fmt.Sprintf("registering node %s, NotReady, with provider ID %s and no uninitialized taint, as another owner's", name, providerID))
 		registerForeignNode(ctx, f.ClientSet, name, providerID)
 
@@ -199,6 +196,16 @@ var _ = framework.Describe("Nodes", func() {
 // foreignScheme is the provider ID scheme of the foreign-node spec's node:
 // a static node's, as clusters with machines of no cloud give them.
 const foreignScheme = "static"
+
+// foreignProviderID is the provider ID of a node of another owner
+// called name: a static node's, or another cloud's where the CCM's own
+// scheme is static.
+func foreignProviderID(name string) string {
+	if env().Cluster.Profile.ProviderIDScheme == foreignScheme {
+		return "other-cloud://" + name
+	}
+	return foreignScheme + "://" + name
+}
 
 // foreignWatch is how long the foreign-node spec watches its node: three
 // of the cloud node lifecycle controller's periods at their default (5 s,

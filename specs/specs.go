@@ -169,6 +169,7 @@ var (
 	LBMixedProtocol   = ID{"loadbalancer/tcp-and-udp"}
 	LBPortChange      = ID{"loadbalancer/port-change"}
 	LBBackends        = ID{"loadbalancer/backends"}
+	LBForeignNode     = ID{"loadbalancer/foreign-node"}
 	LBHealthCheckPort = ID{"loadbalancer/health-check-node-port"}
 	LBSourceRanges    = ID{"loadbalancer/source-ranges"}
 	LBNoNodePorts     = ID{"loadbalancer/no-node-ports"}
@@ -233,6 +234,7 @@ var All = []Spec{
 	{LBMixedProtocol, "serves TCP and UDP on the same port in one Service", TagLoadBalancer, LoadBalancers, LoadBalancerMixedProtocol},
 	{LBPortChange, "follows a changed port and node port, keeping the ingress IP", TagLoadBalancer, LoadBalancers, ""},
 	{LBBackends, "updates the backends when nodes join, leave, or are excluded", TagLoadBalancer, LoadBalancers, ""},
+	{LBForeignNode, "provisions for its own nodes while a node of another owner is in the cluster", TagLoadBalancer, LoadBalancers, ""},
 	{LBHealthCheckPort, "health-checks the healthCheckNodePort with externalTrafficPolicy=Local", TagLoadBalancer, LoadBalancers, LoadBalancerHealthChecks},
 	{LBSourceRanges, "hands loadBalancerSourceRanges to the cloud", TagLoadBalancer, LoadBalancers, LoadBalancerSourceRanges},
 	{LBNoNodePorts, "provisions without node ports when allocateLoadBalancerNodePorts=false", TagLoadBalancer, LoadBalancers, LoadBalancerNoNodePorts},

@@ -364,6 +364,20 @@ var controls = []control{
 			specs.LifecycleForeign: {"expected the CCM running, actual: ", "exited unexpectedly"},
 		},
 	},
+	{
+		// And told to fail every load balancer while such a node is in
+		// the cluster, as a CCM that reads every node's provider ID as
+		// its own to place one (OpenStack's subnet autodetection): the
+		// Service gets no ingress.
+		name:      "a CCM that fails load balancers on a node of another owner",
+		label:     "loadbalancer",
+		focus:     "provisions for its own nodes while a node of another owner",
+		profile:   "e2e/testdata/fakecloud-ccm-image.yaml",
+		manifests: misbehave(fakecloudccm.FailLoadBalancersOnForeignNodes),
+		fail: map[specs.ID][]string{
+			specs.LBForeignNode: {"waiting for an ingress IP", "expected status.loadBalancer.ingress, actual: none"},
+		},
+	},
 	// vSphere: the real vSphere CCM against a vcsim made to lie or to hold
 	// a broken VM. Their CCM reads inline credentials, the e2e run's a
 	// Secret: a spec that passes here shows the inline ones work.

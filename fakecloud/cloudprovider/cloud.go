@@ -107,9 +107,13 @@ const (
 	// CrashOnForeignNodes panics on such a node, as a CCM that parses
 	// every provider ID as its own does, and the process exits.
 	CrashOnForeignNodes Misbehaviour = "crash-on-foreign-nodes"
+	// FailLoadBalancersOnForeignNodes fails every load balancer while
+	// such a node is in the cluster, as a CCM that reads every node's
+	// provider ID as its own to place the load balancer does.
+	FailLoadBalancersOnForeignNodes Misbehaviour = "fail-load-balancers-on-foreign-nodes"
 )
 
-var misbehaviours = []Misbehaviour{AdoptForeignNodes, CrashOnForeignNodes}
+var misbehaviours = []Misbehaviour{AdoptForeignNodes, CrashOnForeignNodes, FailLoadBalancersOnForeignNodes}
 
 func readMisbehaviours(v string) (map[Misbehaviour]bool, error) {
 	out := map[Misbehaviour]bool{}

@@ -255,7 +255,16 @@ func TestForeignNodes(t *testing.T) {
 		_, _ = e.cloud.InstanceExists(ctx, foreign)
 	}()
 
-	if _, err := readMisbehaviours("adopt-foreign-nodes, crash-on-foreign-nodes"); err != nil {
+	svc := &v1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web"}, Spec: v1.ServiceSpec{Ports: []v1.ServicePort{{Port: 80, NodePort: 30080}}}}
+	if _, err := e.cloud.lbSpec("c", svc, []*v1.Node{foreign}); err != nil {
+		t.Errorf("a load balancer with a node of another owner: %v; want it left out", err)
+	}
+	e.cloud.misbehaves = map[Misbehaviour]bool{FailLoadBalancersOnForeignNodes: true}
+	if _, err := e.cloud.lbSpec("c", svc, []*v1.Node{foreign}); err == nil || !strings.Contains(err.Error(), `node "foreign-1"`) {
+		t.Errorf("failing load balancers: %v; want the CCM's error naming the node", err)
+	}
+
+	if _, err := readMisbehaviours("adopt-foreign-nodes, crash-on-foreign-nodes, fail-load-balancers-on-foreign-nodes"); err != nil {
 		t.Error(err)
 	}
 	_, err := readMisbehaviours("adopt-foreign-node")

@@ -65,7 +65,7 @@ func (c *Cloud) GetLoadBalancer(ctx context.Context, clusterName string, service
 // it forwards the Service's ports to nodes.
 func (c *Cloud) EnsureLoadBalancer(ctx context.Context, clusterName string, service *v1.Service, nodes []*v1.Node) (*v1.LoadBalancerStatus, error) {
 	name := c.GetLoadBalancerName(ctx, clusterName, service)
-	spec, err := lbSpec(clusterName, service, nodes)
+	spec, err := c.lbSpec(clusterName, service, nodes)
 	if err != nil {
 		return nil, lbError(name, service, err)
 	}
@@ -85,7 +85,7 @@ func (c *Cloud) EnsureLoadBalancer(ctx context.Context, clusterName string, serv
 // no Service owns). The cloud's conditional replace does both in one step.
 func (c *Cloud) UpdateLoadBalancer(ctx context.Context, clusterName string, service *v1.Service, nodes []*v1.Node) error {
 	name := c.GetLoadBalancerName(ctx, clusterName, service)
-	spec, err := lbSpec(clusterName, service, nodes)
+	spec, err := c.lbSpec(clusterName, service, nodes)
 	if err != nil {
 		return lbError(name, service, err)
 	}
@@ -110,6 +110,19 @@ func (c *Cloud) EnsureLoadBalancerDeleted(ctx context.Context, clusterName strin
 
 func lbError(name string, service *v1.Service, err error) error {
 	return fmt.Errorf("load balancer %s of service %s/%s: %w", name, service.Namespace, service.Name, err)
+}
+
+// lbSpec turns a Service and the nodes it should reach into a load
+// balancer spec, as the CCM asks for it.
+func (c *Cloud) lbSpec(clusterName string, service *v1.Service, nodes []*v1.Node) (api.LoadBalancerSpec, error) {
+	if c.misbehaves[FailLoadBalancersOnForeignNodes] {
+		for _, n := range nodes {
+			if _, err := InstanceID(n.Spec.ProviderID); n.Spec.ProviderID != "" && err != nil {
+				return api.LoadBalancerSpec{}, fmt.Errorf("fakecloud (misbehaving on purpose, %s=%s): node %q: %w", MisbehaveEnv, FailLoadBalancersOnForeignNodes, n.Name, err)
+			}
+		}
+	}
+	return lbSpec(clusterName, service, nodes)
 }
 
 // lbSpec turns a Service and the nodes it should reach into a load
