@@ -47,7 +47,7 @@ func TestReachedControl(t *testing.T) {
 		t.Fatal(err)
 	}
 	fail := map[specs.ID][]string{
-		specs.ZoneRegionLabels:  {"node node-1", "expected label topology.kubernetes.io/zone=\"fake-region-1", `actual "fake-region-1d"`},
+		specs.ZoneRegionLabels:  {"node node-1", "expected label topology.kubernetes.io/zone=\"fake-region-1", `actual "fake-region-1f"`},
 		specs.InstanceTypeLabel: {"node node-2", `actual "m5.large"`},
 		specs.NodeAddresses:     {"node node-3", "expected addresses [", "InternalIP=127.9.9.9]"},
 		// The lent nodes' instances stop and end for real (EC2 says so to
