@@ -396,6 +396,7 @@ func (o Options) Resolve(logf func(format string, args ...any)) (*Setup, error) 
 	return s, nil
 }
 
+// KubernetesRelease is the Kubernetes release the options choose: a
 // release the harness builds, or the newest of a minor.
 func (o Options) KubernetesRelease() (string, error) {
 	v := o.KubernetesVersion

@@ -89,8 +89,6 @@ func (s *Setup) Spec(name string) cluster.Spec {
 	}
 }
 
-// KubernetesRelease is the Kubernetes release the options choose: a
-
 // LogDir is where the cluster called name logs.
 func (s *Setup) LogDir(name string) string { return cluster.LogDir(s.ArtifactsDir, name) }
 

@@ -345,6 +345,8 @@ const (
 	CodeInternal     = "Internal"
 )
 
+// ParseAddresses parses the "Type=address,Type=address" form a corrupt fault
+// uses for addresses. The empty string is no addresses at all. Neither types
 // nor addresses are checked: a lying cloud may lie about anything.
 func ParseAddresses(s string) ([]Address, error) {
 	addrs := []Address{}

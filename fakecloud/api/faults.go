@@ -270,6 +270,3 @@ func validateCorruption(field, value string) error {
 		return fmt.Errorf("field %q is not one of %s", field, strings.Join(append(slices.Clone(instanceFields), lbFields...), ", "))
 	}
 }
-
-// ParseAddresses parses the "Type=address,Type=address" form a corrupt fault
-// uses for addresses. The empty string is no addresses at all. Neither types
