@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -29,7 +30,14 @@ import (
 func script(t *testing.T, body string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "plugin")
-	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+	// Written under the fork lock: a parallel test that forks while this
+	// file is open for writing leaves it open in the child until that
+	// execs, and running the script then fails with "text file busy"
+	// (seen in make test; Go issue 22315).
+	syscall.ForkLock.Lock()
+	err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755)
+	syscall.ForkLock.Unlock()
+	if err != nil {
 		t.Fatal(err)
 	}
 	return p
