@@ -558,3 +558,49 @@ func TestEligibleNodes(t *testing.T) {
 		t.Errorf("with no scheme known: %v, want [own foreign no-scheme]", got)
 	}
 }
+
+// The routes the CCM owes are its own nodes', initialized or not; a node
+// of another owner's scheme is no machine of its cloud.
+func TestOwnNodes(t *testing.T) {
+	nodes := []v1.Node{
+		{ObjectMeta: metav1.ObjectMeta{Name: "own"}, Spec: v1.NodeSpec{ProviderID: "fakecloud://i-1"}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "uninitialized"}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "foreign"}, Spec: v1.NodeSpec{ProviderID: "static://foreign"}},
+	}
+	if got := OwnNodes(nodes, "fakecloud"); strings.Join(got, " ") != "own uninitialized" {
+		t.Errorf("with the scheme fakecloud: %v, want [own uninitialized]", got)
+	}
+	if got := OwnNodes(nodes, ""); strings.Join(got, " ") != "own uninitialized foreign" {
+		t.Errorf("with no scheme known: %v, want every node", got)
+	}
+}
+
+// The route checks, on a node the route controller has not come to, one
+// it failed to route, and one it routed.
+func TestRouteChecks(t *testing.T) {
+	node := func(cidr string, conds ...v1.NodeCondition) *v1.Node {
+		return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n"}, Spec: v1.NodeSpec{PodCIDR: cidr}, Status: v1.NodeStatus{Conditions: conds}}
+	}
+	failed := v1.NodeCondition{Type: v1.NodeNetworkUnavailable, Status: v1.ConditionTrue, Reason: "NoRouteCreated"}
+	routed := v1.NodeCondition{Type: v1.NodeNetworkUnavailable, Status: v1.ConditionFalse, Reason: "RouteCreated"}
+	for _, c := range []struct {
+		name                     string
+		n                        *v1.Node
+		cidr, asked, routeExists bool
+	}{
+		{"no pod CIDR", node(""), false, false, true},
+		{"not come to", node("10.244.1.0/24"), true, false, false},
+		{"failed", node("10.244.1.0/24", failed), true, true, false},
+		{"routed", node("10.244.1.0/24", routed), true, true, true},
+	} {
+		if got := HasPodCIDR(c.n) == nil; got != c.cidr {
+			t.Errorf("%s: HasPodCIDR passes %v, want %v", c.name, got, c.cidr)
+		}
+		if got := NetworkConditionSet(c.n) == nil; got != c.asked {
+			t.Errorf("%s: NetworkConditionSet passes %v, want %v", c.name, got, c.asked)
+		}
+		if got := RouteCreated(c.n) == nil; got != c.routeExists {
+			t.Errorf("%s: RouteCreated passes %v, want %v", c.name, got, c.routeExists)
+		}
+	}
+}

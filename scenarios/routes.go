@@ -102,6 +102,34 @@ var _ = framework.Describe("Routes", Needs(Claims(providers.Routes)), func() {
 			return routesMatch(ctx, f.ClientSet, nil)
 		})
 	})
+
+	// The route controller asks the CCM for a route to every node with a
+	// pod CIDR, a node of another owner too (k8s.io/cloud-provider
+	// controllers/route: no provider-ID check). The CCM cannot route to a
+	// machine not in its cloud and says so for that node alone; a CCM
+	// that fails its whole route table on it (a listing that takes every
+	// route's target for its own instance) leaves every node that joins
+	// after it without a route. Serial: the node would reach the routes
+	// and load balancers of the specs beside it.
+	it(specs.RoutesForeignNode, framework.WithSerial(), Needs(NeedNodePool, LateRouteInspector), func(ctx context.Context) {
+		e := env()
+		pool := nodePool()
+		foreign := "foreign-" + rand.String(5)
+		providerID := foreignProviderID(foreign)
+		ginkgo.By(fmt.Sprintf("registering node %s, with provider ID %s, as another owner's", foreign, providerID))
+		registerForeignNode(ctx, f.ClientSet, foreign, providerID)
+		// Until the route controller has asked for the node's route, a
+		// node that joins could be routed in the same pass, before the
+		// CCM saw the other owner's: it writes the node's network
+		// condition once it has asked, whatever the answer.
+		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, e.Timeouts.LoadBalancer, "the route controller to ask the CCM for a route to the node of another owner (a pod CIDR, then a NetworkUnavailable condition)",
+			[]string{foreign}, All(HasPodCIDR, NetworkConditionSet)))
+		name := "route-" + rand.String(5)
+		addNode(ctx, pool, name)
+		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, e.Timeouts.LoadBalancer, "the route of node "+name+", which joined after the node of another owner",
+			[]string{name}, All(HasPodCIDR, RouteCreated)))
+		framework.ExpectNoError(routesMatch(ctx, f.ClientSet, nil))
+	})
 })
 
 // The pod traffic spec runs where nodes are real and their network is the
@@ -167,6 +195,27 @@ func RouteCreated(n *v1.Node) error {
 	return fmt.Errorf("node %s: expected condition NetworkUnavailable=False reason RouteCreated, actual: no such condition", n.Name)
 }
 
+// HasPodCIDR passes when the node has a pod CIDR: until it has one, the
+// route controller has nothing to route to it.
+func HasPodCIDR(n *v1.Node) error {
+	if n.Spec.PodCIDR == "" {
+		return fmt.Errorf("node %s: expected a pod CIDR, actual: none", n.Name)
+	}
+	return nil
+}
+
+// NetworkConditionSet passes when the node has a NetworkUnavailable
+// condition, which the route controller writes once it has asked the CCM
+// for the node's routes, True or False by the answer.
+func NetworkConditionSet(n *v1.Node) error {
+	for _, c := range n.Status.Conditions {
+		if c.Type == v1.NodeNetworkUnavailable {
+			return nil
+		}
+	}
+	return fmt.Errorf("node %s: expected a NetworkUnavailable condition, the route controller's, actual: none", n.Name)
+}
+
 // RoutesMatch passes when the cloud holds exactly one route per pod CIDR
 // of every node, to that node, and no other.
 func RoutesMatch(nodes []v1.Node, routes []providers.Route) error {
@@ -218,6 +267,21 @@ func RoutesMatchOf(nodes []v1.Node, routes []providers.Route, of []string) error
 	return nil
 }
 
+// OwnNodes are the nodes a CCM of the provider ID scheme can route to:
+// every node but those whose provider ID is set with another scheme (a
+// machine of another owner, which is not in its cloud). A node the CCM has
+// not initialized yet is its own.
+func OwnNodes(nodes []v1.Node, scheme string) []string {
+	out := []string{}
+	for _, n := range nodes {
+		if got, _, ok := strings.Cut(n.Spec.ProviderID, "://"); scheme != "" && ok && got != scheme {
+			continue
+		}
+		out = append(out, n.Name)
+	}
+	return out
+}
+
 func routeInspector() providers.RouteInspector {
 	c := env().Cluster.Cloud
 	if c != nil {
@@ -243,7 +307,7 @@ func routesMatch(ctx context.Context, cs kubernetes.Interface, of []string) erro
 			return err
 		}
 		if of == nil {
-			return RoutesMatch(nodes.Items, routes)
+			of = OwnNodes(nodes.Items, env().Cluster.Profile.ProviderIDScheme)
 		}
 		return RoutesMatchOf(nodes.Items, routes, of)
 	})

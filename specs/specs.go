@@ -182,9 +182,10 @@ var (
 	DatapathSourceIP     = ID{"datapath/source-ip"}
 	DatapathHealthChecks = ID{"datapath/health-checks"}
 
-	RoutesCreated    = ID{"route/created"}
-	RoutesReconciled = ID{"route/reconciled"}
-	RoutesDatapath   = ID{"route/datapath"}
+	RoutesCreated     = ID{"route/created"}
+	RoutesReconciled  = ID{"route/reconciled"}
+	RoutesForeignNode = ID{"route/foreign-node"}
+	RoutesDatapath    = ID{"route/datapath"}
 
 	MigrateToCCM = ID{"leader-migration/kcm-to-ccm"}
 	UpgradeCCM   = ID{"leader-migration/ccm-upgrade"}
@@ -249,6 +250,7 @@ var All = []Spec{
 
 	{RoutesCreated, "creates a route to every node's pod CIDR and marks the node's network available", TagRoute, Routes, ""},
 	{RoutesReconciled, "removes a deleted node's route and recreates one deleted behind the CCM's back", TagRoute, Routes, ""},
+	{RoutesForeignNode, "routes its own nodes while a node of another owner is in the cluster", TagRoute, Routes, ""},
 	{RoutesDatapath, "carries pod traffic between nodes over the routes of their pod CIDRs", TagRoute, Routes, ""},
 
 	{MigrateToCCM, "[upgrade] moves the cloud controllers from kube-controller-manager to the CCM, member by member", TagUpgrade, "", ""},

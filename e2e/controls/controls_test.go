@@ -378,6 +378,19 @@ var controls = []control{
 			specs.LBForeignNode: {"waiting for an ingress IP", "expected status.loadBalancer.ingress, actual: none"},
 		},
 	},
+	{
+		// And told to fail its whole route table once asked for a route
+		// to such a node, as a CCM that takes every route's target for
+		// its own instance: the node that joins after it gets no route.
+		name:      "a CCM that fails its routes on a node of another owner",
+		label:     "route",
+		focus:     "routes its own nodes while a node of another owner",
+		profile:   "e2e/testdata/fakecloud-ccm-image.yaml",
+		manifests: misbehave(fakecloudccm.FailRoutesOnForeignNodes),
+		fail: map[specs.ID][]string{
+			specs.RoutesForeignNode: {"which joined after the node of another owner", "expected condition NetworkUnavailable=False reason RouteCreated"},
+		},
+	},
 	// vSphere: the real vSphere CCM against a vcsim made to lie or to hold
 	// a broken VM. Their CCM reads inline credentials, the e2e run's a
 	// Secret: a spec that passes here shows the inline ones work.

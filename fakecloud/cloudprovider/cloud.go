@@ -30,6 +30,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	cloudprovider "k8s.io/cloud-provider"
@@ -88,6 +89,10 @@ type Cloud struct {
 	api *client.Cloud
 	// misbehaves are the CCM's own faults, for negative controls.
 	misbehaves map[Misbehaviour]bool
+	// unroutable is the first node a route was asked to that no
+	// instance is, once FailRoutesOnForeignNodes holds it against the
+	// route table.
+	unroutable atomic.Pointer[string]
 }
 
 // MisbehaveEnv names the CCM's own deliberate faults, for the harness's
@@ -111,9 +116,14 @@ const (
 	// such a node is in the cluster, as a CCM that reads every node's
 	// provider ID as its own to place the load balancer does.
 	FailLoadBalancersOnForeignNodes Misbehaviour = "fail-load-balancers-on-foreign-nodes"
+	// FailRoutesOnForeignNodes fails every listing of the route table once
+	// asked for a route to such a node, as a CCM that names every route's
+	// target as its own instance does: the route controller then makes no
+	// route for any node.
+	FailRoutesOnForeignNodes Misbehaviour = "fail-routes-on-foreign-nodes"
 )
 
-var misbehaviours = []Misbehaviour{AdoptForeignNodes, CrashOnForeignNodes, FailLoadBalancersOnForeignNodes}
+var misbehaviours = []Misbehaviour{AdoptForeignNodes, CrashOnForeignNodes, FailLoadBalancersOnForeignNodes, FailRoutesOnForeignNodes}
 
 func readMisbehaviours(v string) (map[Misbehaviour]bool, error) {
 	out := map[Misbehaviour]bool{}

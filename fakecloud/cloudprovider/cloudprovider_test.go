@@ -264,7 +264,19 @@ func TestForeignNodes(t *testing.T) {
 		t.Errorf("failing load balancers: %v; want the CCM's error naming the node", err)
 	}
 
-	if _, err := readMisbehaviours("adopt-foreign-nodes, crash-on-foreign-nodes, fail-load-balancers-on-foreign-nodes"); err != nil {
+	route := &cloudprovider.Route{TargetNode: "foreign-1", DestinationCIDR: "10.244.9.0/24"}
+	for _, m := range []Misbehaviour{"", FailRoutesOnForeignNodes} {
+		e.cloud.misbehaves = map[Misbehaviour]bool{m: true}
+		if err := e.cloud.CreateRoute(ctx, "c", "uid-1", route); err == nil {
+			t.Errorf("%s: a route to a node of another owner made; want an error", m)
+		}
+		_, err := e.cloud.ListRoutes(ctx, "c")
+		if failing := m != ""; failing != (err != nil) || failing && !strings.Contains(err.Error(), `node "foreign-1" has no instance`) {
+			t.Errorf("%s: listing the routes after a route to a node of another owner: %v", m, err)
+		}
+	}
+
+	if _, err := readMisbehaviours("adopt-foreign-nodes, crash-on-foreign-nodes, fail-load-balancers-on-foreign-nodes, fail-routes-on-foreign-nodes"); err != nil {
 		t.Error(err)
 	}
 	_, err := readMisbehaviours("adopt-foreign-node")

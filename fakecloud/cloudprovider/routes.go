@@ -36,6 +36,9 @@ func RouteName(clusterName, nameHint string) string { return clusterName + "-" +
 // ListRoutes lists the routes of clusterName, naming each target by its
 // instance's name, which is the node's name.
 func (c *Cloud) ListRoutes(ctx context.Context, clusterName string) ([]*cloudprovider.Route, error) {
+	if node := c.unroutable.Load(); node != nil && c.misbehaves[FailRoutesOnForeignNodes] {
+		return nil, fmt.Errorf("fakecloud (misbehaving on purpose, %s=%s): listing the routes of cluster %q: node %q has no instance", MisbehaveEnv, FailRoutesOnForeignNodes, clusterName, *node)
+	}
 	routes, err := c.api.ListRoutes(ctx, clusterName)
 	if err != nil {
 		return nil, fmt.Errorf("listing the routes of cluster %q: %w", clusterName, err)
@@ -74,6 +77,10 @@ func (c *Cloud) CreateRoute(ctx context.Context, clusterName string, nameHint st
 		return fmt.Errorf("creating a route to node %q: finding its instance: %w", route.TargetNode, err)
 	}
 	if inst == nil {
+		if c.misbehaves[FailRoutesOnForeignNodes] {
+			node := string(route.TargetNode)
+			c.unroutable.CompareAndSwap(nil, &node)
+		}
 		return fmt.Errorf("creating a route to node %q: no live instance has that name", route.TargetNode)
 	}
 	name := RouteName(clusterName, nameHint)
