@@ -17,11 +17,13 @@ limitations under the License.
 package process
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
 	"os"
 	"sync"
+	"syscall"
 )
 
 // The ports FreePort hands out lie below the kernel's ephemeral range.
@@ -42,12 +44,36 @@ const (
 var handedOut = struct {
 	sync.Mutex
 	ports map[int]bool
+	// claims hold the ports handed out against the machine's other
+	// harness processes, for as long as this one lives.
+	claims []net.Listener
 }{ports: map[int]bool{}}
 
+// claim takes port among the harness's processes on this machine: each
+// picks from the same range at random, the six of a parallel run and the
+// unit tests' beside them, and a port is free to all of them from the
+// probe until the component binds it (in make test's CI one process's
+// kube-controller-manager and another's fakecloud were both handed 24660,
+// and fakecloud could not listen). The claim is an abstract Unix socket
+// named after the port: one process at a time may hold it, the kernel
+// drops it when the process exits, and it leaves no file behind. Where
+// there are none (another OS), every claim succeeds: the probe alone.
+func claim(port int) bool {
+	l, err := net.Listen("unix", fmt.Sprintf("@ccm-harness-port-%d", port))
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return false // another harness process holds it
+	}
+	if err == nil {
+		handedOut.claims = append(handedOut.claims, l)
+	}
+	return true
+}
+
 // FreePort picks a free loopback TCP port, not one handed out before by
-// this process, below the ephemeral range. Another process may still take
-// it before ours binds; components report that as "address in use" in
-// their log, which Start quotes.
+// this process nor claimed by another harness process, below the
+// ephemeral range. A program of another kind may still take it before
+// ours binds; components report that as "address in use" in their log,
+// which Start quotes.
 func FreePort() (int, error) {
 	hi := ephemeralMin()
 	if hi-lowestPort < 1000 {
@@ -57,7 +83,7 @@ func FreePort() (int, error) {
 	defer handedOut.Unlock()
 	for range freePortAttempts {
 		port := lowestPort + rand.IntN(hi-lowestPort)
-		if handedOut.ports[port] {
+		if handedOut.ports[port] || !claim(port) {
 			continue
 		}
 		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
