@@ -103,3 +103,10 @@ func (s *Cloud) AuditSince(since int64) []api.AuditEntry {
 	}
 	return out
 }
+
+// Record adds e to the audit trail.
+func (s *Cloud) Record(e api.AuditEntry) {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	s.RecordLocked(e)
+}

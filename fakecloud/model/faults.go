@@ -198,3 +198,38 @@ func (s *Cloud) AddFaultLocked(f api.Fault) api.Fault {
 	s.St.Faults = append(s.St.Faults, f)
 	return f
 }
+
+// Faults are the faults armed, in the order they were added.
+func (s *Cloud) Faults() []api.Fault {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	return slices.Clone(s.St.Faults)
+}
+
+// AddFault arms f (valid, see api.Fault.Validate) and returns it with its ID.
+func (s *Cloud) AddFault(f api.Fault) (api.Fault, error) {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	f = s.AddFaultLocked(f)
+	return f, saveFailed(s.SaveLocked())
+}
+
+// ClearFaults disarms every fault.
+func (s *Cloud) ClearFaults() error {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	s.St.Faults = []api.Fault{}
+	return saveFailed(s.SaveLocked())
+}
+
+// DeleteFault disarms the fault with that ID.
+func (s *Cloud) DeleteFault(id string) error {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	i := slices.IndexFunc(s.St.Faults, func(f api.Fault) bool { return f.ID == id })
+	if i < 0 {
+		return Errorf(KindNotFound, "fault %q not found", id)
+	}
+	s.St.Faults = slices.Delete(s.St.Faults, i, i+1)
+	return saveFailed(s.SaveLocked())
+}

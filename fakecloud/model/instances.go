@@ -24,6 +24,7 @@ import (
 	"net/http"
 	"net/netip"
 	"slices"
+	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
 )
@@ -226,4 +227,133 @@ func (s *Cloud) LiveInstance(id string) *api.Instance {
 func MAC(instanceID string) string {
 	h := sha256.Sum256([]byte(instanceID))
 	return fmt.Sprintf("fa:16:3e:%02x:%02x:%02x", h[0], h[1], h[2])
+}
+
+// Instances are copies of the instances named name, or of all of them
+// when name is empty, terminated ones included, in creation order.
+func (s *Cloud) Instances(name string) []api.Instance {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	return s.instancesLocked(name)
+}
+
+func (s *Cloud) instancesLocked(name string) []api.Instance {
+	out := []api.Instance{}
+	for _, inst := range s.St.Instances {
+		if name == "" || inst.Name == name {
+			out = append(out, CopyInstance(inst))
+		}
+	}
+	return out
+}
+
+// Instance is a copy of the instance with that ID, terminated or not.
+func (s *Cloud) Instance(id string) (api.Instance, bool) {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	return copyOf(s.InstanceByIDLocked(id))
+}
+
+// InstanceByRef is a copy of the instance an admin reference names (see
+// InstanceByRefLocked).
+func (s *Cloud) InstanceByRef(ref string) (api.Instance, bool) {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	return copyOf(s.InstanceByRefLocked(ref))
+}
+
+func copyOf(inst *api.Instance) (api.Instance, bool) {
+	if inst == nil {
+		return api.Instance{}, false
+	}
+	return CopyInstance(inst), true
+}
+
+// AboutInstance is the fault matcher of a call about the instance with
+// that ID: a fault's Instance may give the ID or anything the instance is
+// known by.
+func (s *Cloud) AboutInstance(id string) func(ref string) bool {
+	return func(ref string) bool {
+		if api.RefMatches(ref, id) {
+			return true
+		}
+		inst := s.InstanceByIDLocked(id)
+		return inst != nil && RefersTo(ref, inst)
+	}
+}
+
+// AboutInstancesNamed is the fault matcher of a listing of the instances
+// named name (all of them when it is empty).
+func (s *Cloud) AboutInstancesNamed(name string) func(ref string) bool {
+	return func(ref string) bool {
+		if api.RefMatches(ref, name) {
+			return true
+		}
+		return slices.ContainsFunc(s.instancesLocked(name), func(i api.Instance) bool { return RefersTo(ref, &i) })
+	}
+}
+
+// CreateInstance adds a running instance as req asks (req is valid, see
+// ValidateCreate), giving it what req leaves out: an ID, addresses from
+// the pools, the next zone in turn, the default type and the region.
+// A live instance of the name is a conflict.
+func (s *Cloud) CreateInstance(req api.CreateInstanceRequest) (api.Instance, error) {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	for _, inst := range s.St.Instances {
+		if inst.Name == req.Name && inst.State != api.StateTerminated {
+			return api.Instance{}, Errorf(KindConflict, "instance %q already exists as %s (%s); terminate it first", req.Name, inst.ID, inst.State)
+		}
+	}
+	inst := &api.Instance{
+		ID:           s.NewInstanceIDLocked(),
+		Name:         req.Name,
+		Hostname:     req.Hostname,
+		InstanceType: req.InstanceType,
+		Zone:         req.Zone,
+		Region:       req.Region,
+		State:        api.StateRunning,
+		Addresses:    slices.Clone(req.Addresses),
+		CreatedAt:    time.Now().UTC(),
+	}
+	if inst.Hostname == "" {
+		inst.Hostname = inst.Name
+	}
+	if inst.InstanceType == "" {
+		inst.InstanceType = DefaultInstanceType
+	}
+	if inst.Region == "" {
+		inst.Region = s.region
+	}
+	if len(inst.Addresses) == 0 {
+		addrs, err := s.AllocateAddressesLocked(inst.Hostname)
+		if err != nil {
+			return api.Instance{}, &Error{Kind: KindConflict, Err: err}
+		}
+		inst.Addresses = addrs
+	}
+	if inst.Zone == "" {
+		inst.Zone = s.zones[s.St.NextZone%len(s.zones)]
+		s.St.NextZone = (s.St.NextZone + 1) % len(s.zones)
+	}
+	s.St.Instances = append(s.St.Instances, inst)
+	return CopyInstance(inst), saveFailed(s.SaveLocked())
+}
+
+// SetInstanceState moves the instance ref names (see InstanceByRefLocked)
+// to state to, as the action verb ("stop", "start", "terminate") asks.
+// Terminating is idempotent, so cleanup can always ask for it; nothing
+// comes back from terminated.
+func (s *Cloud) SetInstanceState(ref string, to api.InstanceState, verb string) (api.Instance, error) {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	inst := s.InstanceByRefLocked(ref)
+	if inst == nil {
+		return api.Instance{}, Errorf(KindNotFound, "instance %q not found", ref)
+	}
+	if inst.State == api.StateTerminated && to != api.StateTerminated {
+		return api.Instance{}, Errorf(KindConflict, "instance %q (%s) is terminated and cannot %s", inst.Name, inst.ID, verb)
+	}
+	err := s.SetStateLocked(inst, to)
+	return CopyInstance(inst), saveFailed(err)
 }

@@ -327,3 +327,140 @@ func AllowsAll(cidr string) bool {
 	p, err := netip.ParsePrefix(cidr)
 	return err == nil && p.Bits() == 0
 }
+
+// LoadBalancers are the API's views of every load balancer, in creation
+// order.
+func (s *Cloud) LoadBalancers() []api.LoadBalancer {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	out := make([]api.LoadBalancer, 0, len(s.St.LoadBalancers))
+	for _, lb := range s.St.LoadBalancers {
+		out = append(out, s.LBViewLocked(lb))
+	}
+	return out
+}
+
+// LoadBalancer is the API's view of the load balancer named name.
+func (s *Cloud) LoadBalancer(name string) (api.LoadBalancer, bool) {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	return s.viewOf(s.LBByNameLocked(name))
+}
+
+// HasLoadBalancer says whether a load balancer is named name.
+func (s *Cloud) HasLoadBalancer(name string) bool {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	return s.LBByNameLocked(name) != nil
+}
+
+// LoadBalancerByRef is the API's view of the load balancer an admin
+// reference names: a name, else an ID.
+func (s *Cloud) LoadBalancerByRef(ref string) (api.LoadBalancer, bool) {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	return s.viewOf(s.LBByRefLocked(ref))
+}
+
+func (s *Cloud) viewOf(lb *LBRecord) (api.LoadBalancer, bool) {
+	if lb == nil {
+		return api.LoadBalancer{}, false
+	}
+	return s.LBViewLocked(lb), true
+}
+
+// AboutAnyLB is the fault matcher of a listing of load balancers: a
+// fault's Instance may give any one's name or ID.
+func (s *Cloud) AboutAnyLB() func(ref string) bool {
+	return func(ref string) bool { return s.LBByRefLocked(ref) != nil }
+}
+
+// EnsureLoadBalancer creates the load balancer named name with spec (valid,
+// see ValidateLBSpec), or replaces the spec of the one of that name, keeping
+// its ID and IP; with mustExist it only replaces. f is the fault that fired
+// on the call, if any: an ignore fault keeps what it names as it was. The
+// sockets change first: if a listener cannot be opened, nothing changes
+// and the caller hears why.
+func (s *Cloud) EnsureLoadBalancer(name string, spec api.LoadBalancerSpec, mustExist bool, f *api.Fault) (out api.LoadBalancer, created bool, err error) {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	for i, id := range spec.Backends {
+		if s.InstanceByIDLocked(id) == nil {
+			return out, false, Errorf(KindInvalid, "backends[%d]: instance %q not found", i, id)
+		}
+	}
+	existing := s.LBByNameLocked(name)
+	if existing == nil && mustExist {
+		// Deleted since the caller looked: it replaces only one that
+		// exists, so that an update of the backends racing the load
+		// balancer's deletion cannot bring it back.
+		return out, false, Errorf(KindPrecondition, "load balancer %q not found (If-Match: * replaces only one that exists)", name)
+	}
+	if existing != nil && (existing.Octavia != nil || existing.ELB != nil || existing.NLB != nil) {
+		// Its spec is derived from its Octavia or ELB objects, which a
+		// native change would leave saying something else.
+		return out, false, Errorf(KindConflict, "load balancer %q was made through another dialect's API (OpenStack's Octavia or AWS's Elastic Load Balancing): change it there", name)
+	}
+	var next LBRecord
+	if existing != nil {
+		next = *existing
+	} else {
+		ip, err := s.AllocateLBIPLocked()
+		if err != nil {
+			return out, false, &Error{Kind: KindConflict, Err: err}
+		}
+		next = LBRecord{Name: name, ID: s.NewLBIDLocked(), IP: ip.String(), CreatedAt: time.Now().UTC()}
+	}
+	before := CopySpec(next.LoadBalancerSpec)
+	next.LoadBalancerSpec = CopySpec(spec)
+	Ignore(f, &before, &next.LoadBalancerSpec)
+	if err := s.OpenLocked(&next, existing == nil); err != nil {
+		return out, false, dataplaneFailed(err)
+	}
+	rec := existing
+	if rec == nil {
+		rec = &next
+		s.St.LoadBalancers = append(s.St.LoadBalancers, rec)
+		s.St.LastLBIP = rec.IP
+	} else {
+		*rec = next
+	}
+	if err := s.SaveLocked(); err != nil {
+		return out, false, saveFailed(err)
+	}
+	return s.LBViewLocked(rec), existing == nil, nil
+}
+
+// DeleteLoadBalancer closes the load balancer named name and forgets it.
+func (s *Cloud) DeleteLoadBalancer(name string) error {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	i := slices.IndexFunc(s.St.LoadBalancers, func(lb *LBRecord) bool { return lb.Name == name })
+	if i < 0 {
+		return Errorf(KindNotFound, "load balancer %q not found", name)
+	}
+	s.CloseLBLocked(s.St.LoadBalancers[i].ID)
+	s.St.LoadBalancers = slices.Delete(s.St.LoadBalancers, i, i+1)
+	return saveFailed(s.SaveLocked())
+}
+
+// LBAddressByDNSName is the address of the load balancer whose DNS name
+// (an ELB's or an NLB's) is name, case-insensitively, as DNS compares.
+func (s *Cloud) LBAddressByDNSName(name string) (netip.Addr, bool) {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	for _, lb := range s.St.LoadBalancers {
+		var dns string
+		switch {
+		case lb.ELB != nil:
+			dns = lb.ELB.DNSName
+		case lb.NLB != nil:
+			dns = lb.NLB.DNSName
+		}
+		if dns != "" && strings.EqualFold(dns, name) {
+			a, err := netip.ParseAddr(lb.IP)
+			return a, err == nil
+		}
+	}
+	return netip.Addr{}, false
+}

@@ -19,6 +19,7 @@ package model
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
@@ -89,4 +90,90 @@ func checkRoutes(routes []*RouteRecord) error {
 		}
 	}
 	return nil
+}
+
+// Routes are the APIs' views of the routes of cluster, or of every route
+// when cluster is empty, in creation order.
+func (s *Cloud) Routes(cluster string) []api.Route {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	return s.routesLocked(cluster)
+}
+
+func (s *Cloud) routesLocked(cluster string) []api.Route {
+	out := []api.Route{}
+	for _, route := range s.St.Routes {
+		if cluster == "" || route.Cluster == cluster {
+			out = append(out, s.RouteViewLocked(route))
+		}
+	}
+	return out
+}
+
+// AboutRoutes is the fault matcher of a listing of the routes of cluster:
+// a fault's Instance may name any of them.
+func (s *Cloud) AboutRoutes(cluster string) func(ref string) bool {
+	return func(ref string) bool {
+		return slices.ContainsFunc(s.routesLocked(cluster), func(route api.Route) bool { return route.Name == ref })
+	}
+}
+
+// AboutRoute is the fault matcher of a call about the route named name to
+// the instance with ID target: a fault may name the route, or the instance
+// it leads to (a route's name is the CCM's, a node's UID; the instance's is
+// the test's).
+func (s *Cloud) AboutRoute(name, target string) func(ref string) bool {
+	return func(ref string) bool {
+		if ref == name {
+			return true
+		}
+		inst := s.InstanceByIDLocked(target)
+		return inst != nil && RefersTo(ref, inst)
+	}
+}
+
+// CreateRoute adds the route name with spec (valid, see ValidateRoute).
+// It is idempotent for an identical spec, so a CCM retrying a call whose
+// answer it lost is not told off; a different spec under the name is a
+// conflict the caller must resolve by deleting first. An ignore fault f
+// makes it answer as made and make nothing.
+func (s *Cloud) CreateRoute(name string, spec api.RouteSpec, f *api.Fault) (out api.Route, created bool, err error) {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	if route := s.RouteByNameLocked(name); route != nil {
+		if route.RouteSpec != spec {
+			return out, false, Errorf(KindConflict, "route %q already exists with cluster %q, destinationCIDR %s, targetInstance %s; delete it first",
+				name, route.Cluster, route.DestinationCIDR, route.TargetInstance)
+		}
+		return s.RouteViewLocked(route), false, nil
+	}
+	inst := s.InstanceByIDLocked(spec.TargetInstance)
+	if inst == nil {
+		return out, false, Errorf(KindInvalid, "targetInstance: instance %q not found", spec.TargetInstance)
+	}
+	if inst.State == api.StateTerminated {
+		return out, false, Errorf(KindInvalid, "targetInstance: instance %q (%s) is terminated", inst.ID, inst.Name)
+	}
+	route := &RouteRecord{Name: name, RouteSpec: spec, CreatedAt: time.Now().UTC()}
+	if f != nil && f.Kind == api.FaultIgnore {
+		// Said to be made, never made.
+		return s.RouteViewLocked(route), true, nil
+	}
+	s.St.Routes = append(s.St.Routes, route)
+	if err := s.SaveLocked(); err != nil {
+		return out, false, saveFailed(err)
+	}
+	return s.RouteViewLocked(route), true, nil
+}
+
+// DeleteRoute forgets the route named name.
+func (s *Cloud) DeleteRoute(name string) error {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	i := slices.IndexFunc(s.St.Routes, func(route *RouteRecord) bool { return route.Name == name })
+	if i < 0 {
+		return Errorf(KindNotFound, "route %q not found", name)
+	}
+	s.St.Routes = slices.Delete(s.St.Routes, i, i+1)
+	return saveFailed(s.SaveLocked())
 }

@@ -75,7 +75,5 @@ func (s *Server) finishCall(w *statusRecorder, r *http.Request) {
 		Fault:     c.Fault,
 		Duration:  api.Duration{Duration: time.Since(w.start)},
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	s.RecordLocked(e)
+	s.Record(e)
 }

@@ -95,21 +95,4 @@ func (s *Server) dnsAnswer(query []byte) ([]byte, bool) {
 }
 
 // lbAddress is the address of the load balancer whose DNS name is name.
-func (s *Server) lbAddress(name string) (netip.Addr, bool) {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	for _, lb := range s.St.LoadBalancers {
-		var dns string
-		switch {
-		case lb.ELB != nil:
-			dns = lb.ELB.DNSName
-		case lb.NLB != nil:
-			dns = lb.NLB.DNSName
-		}
-		if dns != "" && strings.EqualFold(dns, name) {
-			a, err := netip.ParseAddr(lb.IP)
-			return a, err == nil
-		}
-	}
-	return netip.Addr{}, false
-}
+func (s *Server) lbAddress(name string) (netip.Addr, bool) { return s.LBAddressByDNSName(name) }

@@ -30,7 +30,7 @@ func (s *Front) adminAudit(w http.ResponseWriter, r *http.Request, c *model.Call
 	if !ok {
 		return
 	}
-	model.WriteJSON(w, http.StatusOK, api.AuditLog{Entries: s.AuditSince(since)})
+	model.WriteJSON(w, http.StatusOK, api.AuditLog{Entries: s.cloud.AuditSince(since)})
 }
 
 // int64Param reads an optional non-negative integer query parameter.

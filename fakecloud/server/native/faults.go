@@ -17,19 +17,14 @@ limitations under the License.
 package native
 
 import (
-	"fmt"
 	"net/http"
-	"slices"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
 	"sigs.k8s.io/ccm-harness/fakecloud/model"
 )
 
 func (s *Front) adminListFaults(w http.ResponseWriter, r *http.Request, c *model.Call) {
-	s.Mu.Lock()
-	out := api.FaultList{Faults: slices.Clone(s.St.Faults)}
-	s.Mu.Unlock()
-	model.WriteJSON(w, http.StatusOK, out)
+	model.WriteJSON(w, http.StatusOK, api.FaultList{Faults: s.cloud.Faults()})
 }
 
 func (s *Front) adminAddFault(w http.ResponseWriter, r *http.Request, c *model.Call) {
@@ -42,39 +37,25 @@ func (s *Front) adminAddFault(w http.ResponseWriter, r *http.Request, c *model.C
 		return
 	}
 	c.Instance = f.Instance
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	f = s.AddFaultLocked(f)
-	if err := s.SaveLocked(); err != nil {
-		model.SaveFailed(w, err)
+	f, err := s.cloud.AddFault(f)
+	if err != nil {
+		fail(w, err)
 		return
 	}
 	model.WriteJSON(w, http.StatusCreated, f)
 }
 
 func (s *Front) adminClearFaults(w http.ResponseWriter, r *http.Request, c *model.Call) {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	s.St.Faults = []api.Fault{}
-	if err := s.SaveLocked(); err != nil {
-		model.SaveFailed(w, err)
+	if err := s.cloud.ClearFaults(); err != nil {
+		fail(w, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
 }
 
 func (s *Front) adminDeleteFault(w http.ResponseWriter, r *http.Request, c *model.Call) {
-	id := r.PathValue("id")
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	i := slices.IndexFunc(s.St.Faults, func(f api.Fault) bool { return f.ID == id })
-	if i < 0 {
-		model.WriteError(w, http.StatusNotFound, api.CodeNotFound, fmt.Sprintf("fault %q not found", id))
-		return
-	}
-	s.St.Faults = slices.Delete(s.St.Faults, i, i+1)
-	if err := s.SaveLocked(); err != nil {
-		model.SaveFailed(w, err)
+	if err := s.cloud.DeleteFault(r.PathValue("id")); err != nil {
+		fail(w, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -17,51 +17,24 @@ limitations under the License.
 package native
 
 import (
-	"fmt"
 	"net/http"
-	"slices"
-	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
 	"sigs.k8s.io/ccm-harness/fakecloud/model"
 )
-
-// Instances are kept in a slice and found by scanning: a test cloud holds
-// tens of instances, and the slice order is the creation order that "newest"
-// relies on.
-
-func instanceNotFound(w http.ResponseWriter, ref string) {
-	model.WriteError(w, http.StatusNotFound, api.CodeNotFound, fmt.Sprintf("instance %q not found", ref))
-}
 
 // Cloud API.
 
 func (s *Front) listInstances(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	name := r.URL.Query().Get("name")
 	c.Instance = name
-	// The listing is taken after any injected latency: a slow cloud answers
-	// with the state of when it answers.
-	list := func() []api.Instance {
-		out := []api.Instance{}
-		for _, inst := range s.St.Instances {
-			if name == "" || inst.Name == name {
-				out = append(out, model.CopyInstance(inst))
-			}
-		}
-		return out
-	}
-	f, ok := s.ApplyFault(w, r, c, api.OpListInstances, func(ref string) bool {
-		if api.RefMatches(ref, name) {
-			return true
-		}
-		return slices.ContainsFunc(list(), func(i api.Instance) bool { return model.RefersTo(ref, &i) })
-	})
+	f, ok := s.cloud.ApplyFault(w, r, c, api.OpListInstances, s.cloud.AboutInstancesNamed(name))
 	if !ok {
 		return
 	}
-	s.Mu.Lock()
-	out := list()
-	s.Mu.Unlock()
+	// The listing is taken after any injected latency: a slow cloud answers
+	// with the state of when it answers.
+	out := s.cloud.Instances(name)
 	for i := range out {
 		model.CorruptInstance(f, &out[i])
 	}
@@ -71,25 +44,13 @@ func (s *Front) listInstances(w http.ResponseWriter, r *http.Request, c *model.C
 func (s *Front) getInstance(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
 	c.Instance = id
-	f, ok := s.ApplyFault(w, r, c, api.OpGetInstance, func(ref string) bool {
-		if api.RefMatches(ref, id) {
-			return true
-		}
-		inst := s.InstanceByIDLocked(id)
-		return inst != nil && model.RefersTo(ref, inst)
-	})
+	f, ok := s.cloud.ApplyFault(w, r, c, api.OpGetInstance, s.cloud.AboutInstance(id))
 	if !ok {
 		return
 	}
-	s.Mu.Lock()
-	inst := s.InstanceByIDLocked(id)
-	var out api.Instance
-	if inst != nil {
-		out = model.CopyInstance(inst)
-	}
-	s.Mu.Unlock()
-	if inst == nil {
-		instanceNotFound(w, id)
+	out, found := s.cloud.Instance(id)
+	if !found {
+		fail(w, model.Errorf(model.KindNotFound, "instance %q not found", id))
 		return
 	}
 	model.CorruptInstance(f, &out)
@@ -99,27 +60,15 @@ func (s *Front) getInstance(w http.ResponseWriter, r *http.Request, c *model.Cal
 // Admin API.
 
 func (s *Front) adminListInstances(w http.ResponseWriter, r *http.Request, c *model.Call) {
-	s.Mu.Lock()
-	out := make([]api.Instance, 0, len(s.St.Instances))
-	for _, inst := range s.St.Instances {
-		out = append(out, model.CopyInstance(inst))
-	}
-	s.Mu.Unlock()
-	model.WriteJSON(w, http.StatusOK, api.InstanceList{Instances: out})
+	model.WriteJSON(w, http.StatusOK, api.InstanceList{Instances: s.cloud.Instances("")})
 }
 
 func (s *Front) adminGetInstance(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	ref := r.PathValue("ref")
 	c.Instance = ref
-	s.Mu.Lock()
-	inst := s.InstanceByRefLocked(ref)
-	var out api.Instance
-	if inst != nil {
-		out = model.CopyInstance(inst)
-	}
-	s.Mu.Unlock()
-	if inst == nil {
-		instanceNotFound(w, ref)
+	out, found := s.cloud.InstanceByRef(ref)
+	if !found {
+		fail(w, model.Errorf(model.KindNotFound, "instance %q not found", ref))
 		return
 	}
 	model.WriteJSON(w, http.StatusOK, out)
@@ -135,88 +84,38 @@ func (s *Front) adminCreateInstance(w http.ResponseWriter, r *http.Request, c *m
 		model.WriteError(w, http.StatusBadRequest, api.CodeInvalid, err.Error())
 		return
 	}
-
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	for _, inst := range s.St.Instances {
-		if inst.Name == req.Name && inst.State != api.StateTerminated {
-			model.WriteError(w, http.StatusConflict, api.CodeConflict,
-				fmt.Sprintf("instance %q already exists as %s (%s); terminate it first", req.Name, inst.ID, inst.State))
-			return
-		}
-	}
-	inst := &api.Instance{
-		ID:           s.NewInstanceIDLocked(),
-		Name:         req.Name,
-		Hostname:     req.Hostname,
-		InstanceType: req.InstanceType,
-		Zone:         req.Zone,
-		Region:       req.Region,
-		State:        api.StateRunning,
-		Addresses:    slices.Clone(req.Addresses),
-		CreatedAt:    time.Now().UTC(),
-	}
-	if inst.Hostname == "" {
-		inst.Hostname = inst.Name
-	}
-	if inst.InstanceType == "" {
-		inst.InstanceType = model.DefaultInstanceType
-	}
-	if inst.Region == "" {
-		inst.Region = s.Region()
-	}
-	if len(inst.Addresses) == 0 {
-		addrs, err := s.AllocateAddressesLocked(inst.Hostname)
-		if err != nil {
-			model.WriteError(w, http.StatusConflict, api.CodeConflict, err.Error())
-			return
-		}
-		inst.Addresses = addrs
-	}
-	if inst.Zone == "" {
-		inst.Zone = s.Zones()[s.St.NextZone%len(s.Zones())]
-		s.St.NextZone = (s.St.NextZone + 1) % len(s.Zones())
-	}
-	s.St.Instances = append(s.St.Instances, inst)
-	if err := s.SaveLocked(); err != nil {
-		model.SaveFailed(w, err)
+	inst, err := s.cloud.CreateInstance(req)
+	if err != nil {
+		fail(w, err)
 		return
 	}
-	model.WriteJSON(w, http.StatusCreated, model.CopyInstance(inst))
+	model.WriteJSON(w, http.StatusCreated, inst)
+}
+
+// instanceActions are the states the admin API's actions move an instance to.
+var instanceActions = map[string]api.InstanceState{
+	"stop":      api.StateStopped,
+	"start":     api.StateRunning,
+	"terminate": api.StateTerminated,
 }
 
 func (s *Front) adminInstanceAction(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	ref, action := r.PathValue("ref"), r.PathValue("action")
 	c.Instance = ref
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	inst := s.InstanceByRefLocked(ref)
-	if inst == nil {
-		instanceNotFound(w, ref)
-		return
-	}
-	var to api.InstanceState
-	switch action {
-	case "stop":
-		to = api.StateStopped
-	case "start":
-		to = api.StateRunning
-	case "terminate":
-		to = api.StateTerminated
-	default:
+	to, known := instanceActions[action]
+	if !known {
+		// An unknown instance is the answer before an unknown action.
+		if _, found := s.cloud.InstanceByRef(ref); !found {
+			fail(w, model.Errorf(model.KindNotFound, "instance %q not found", ref))
+			return
+		}
 		NotFound(w, r, c)
 		return
 	}
-	// Terminate is idempotent so cleanup can always call it; nothing comes
-	// back from terminated.
-	if inst.State == api.StateTerminated && to != api.StateTerminated {
-		model.WriteError(w, http.StatusConflict, api.CodeConflict,
-			fmt.Sprintf("instance %q (%s) is terminated and cannot %s", inst.Name, inst.ID, action))
+	inst, err := s.cloud.SetInstanceState(ref, to, action)
+	if err != nil {
+		fail(w, err)
 		return
 	}
-	if err := s.SetStateLocked(inst, to); err != nil {
-		model.SaveFailed(w, err)
-		return
-	}
-	model.WriteJSON(w, http.StatusOK, model.CopyInstance(inst))
+	model.WriteJSON(w, http.StatusOK, inst)
 }

@@ -31,8 +31,9 @@ import (
 	"sigs.k8s.io/ccm-harness/fakecloud/model"
 )
 
-// Front is fakecloud's own API and admin API over the cloud.
-type Front struct{ *model.Cloud }
+// Front is fakecloud's own API and admin API over the cloud. It parses
+// requests and writes answers; what they do to the cloud is the model's.
+type Front struct{ cloud *model.Cloud }
 
 // New is fakecloud's own API over cloud.
 func New(cloud *model.Cloud) *Front { return &Front{cloud} }
@@ -83,6 +84,26 @@ func (s *Front) Register(r Router) {
 // NotFound answers a path no API has, in fakecloud's own error shape.
 func NotFound(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	model.WriteError(w, http.StatusNotFound, api.CodeNotFound, fmt.Sprintf("no endpoint for %s %s", r.Method, r.URL.Path))
+}
+
+// fail answers a failure of the model in this API's words. The model's
+// words are this API's own: it is the cloud's own API.
+func fail(w http.ResponseWriter, err error) {
+	status, code := http.StatusInternalServerError, api.CodeInternal
+	switch model.KindOf(err) {
+	case model.KindInvalid:
+		status, code = http.StatusBadRequest, api.CodeInvalid
+	case model.KindNotFound:
+		status, code = http.StatusNotFound, api.CodeNotFound
+	case model.KindConflict:
+		status, code = http.StatusConflict, api.CodeConflict
+	case model.KindPrecondition:
+		// RFC 9110's 412, with the code that says why.
+		status, code = http.StatusPreconditionFailed, api.CodeNotFound
+	case model.KindUnavailable:
+		status = http.StatusServiceUnavailable
+	}
+	model.WriteError(w, status, code, err.Error())
 }
 
 // decodeBody decodes a JSON request body strictly: a misspelt field in a
