@@ -242,6 +242,11 @@ type LoadBalancerSpec struct {
 	HealthCheckNodePort int32 `json:"healthCheckNodePort,omitempty"`
 	// SourceRanges are the CIDRs clients may come from; empty allows all.
 	SourceRanges []string `json:"sourceRanges,omitempty"`
+	// ClientAffinitySeconds, when not 0, keeps a client (by its address)
+	// on the backend it last reached for as long as it comes back within
+	// that many seconds, as a Service's sessionAffinity ClientIP asks;
+	// 0 balances every connection afresh.
+	ClientAffinitySeconds int32 `json:"clientAffinitySeconds,omitempty"`
 	// Tags are kept as given. A CCM records there whose load balancer it is,
 	// so a leaked one can be traced back to its Service.
 	Tags map[string]string `json:"tags,omitempty"`

@@ -174,7 +174,21 @@ func lbSpec(clusterName string, service *v1.Service, nodes []*v1.Node) (api.Load
 		spec.SourceRanges = ranges.StringSlice()
 		slices.Sort(spec.SourceRanges)
 	}
+	spec.ClientAffinitySeconds = clientAffinity(service)
 	return spec, nil
+}
+
+// clientAffinity is how long the load balancer keeps a client on its
+// backend: the Service's ClientIP timeout (the API server defaults it to
+// three hours), or 0 for a Service without session affinity.
+func clientAffinity(service *v1.Service) int32 {
+	if service.Spec.SessionAffinity != v1.ServiceAffinityClientIP {
+		return 0
+	}
+	if c := service.Spec.SessionAffinityConfig; c != nil && c.ClientIP != nil && c.ClientIP.TimeoutSeconds != nil {
+		return *c.ClientIP.TimeoutSeconds
+	}
+	return v1.DefaultClientIPServiceAffinitySeconds
 }
 
 // lbStatus is what the service controller writes into the Service. A

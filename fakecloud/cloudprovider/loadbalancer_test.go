@@ -29,6 +29,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
 )
@@ -113,6 +114,27 @@ func TestLBSpec(t *testing.T) {
 				s.Annotations = map[string]string{v1.AnnotationLoadBalancerSourceRangesKey: " 127.9.0.0/16,127.0.0.1/32 "}
 			}),
 			want: api.LoadBalancerSpec{Listeners: []api.Listener{{Port: 80, Protocol: api.ProtocolTCP, NodePort: 30080}}, SourceRanges: []string{"127.0.0.1/32", "127.9.0.0/16"}},
+		},
+		{
+			name: "client IP affinity with its timeout",
+			svc: service("u-1", func(s *v1.Service) {
+				s.Spec.SessionAffinity = v1.ServiceAffinityClientIP
+				s.Spec.SessionAffinityConfig = &v1.SessionAffinityConfig{ClientIP: &v1.ClientIPConfig{TimeoutSeconds: ptr.To[int32](30)}}
+			}),
+			want: api.LoadBalancerSpec{Listeners: []api.Listener{{Port: 80, Protocol: api.ProtocolTCP, NodePort: 30080}}, ClientAffinitySeconds: 30},
+		},
+		{
+			name: "client IP affinity without a timeout: the API server's default",
+			svc:  service("u-1", func(s *v1.Service) { s.Spec.SessionAffinity = v1.ServiceAffinityClientIP }),
+			want: api.LoadBalancerSpec{Listeners: []api.Listener{{Port: 80, Protocol: api.ProtocolTCP, NodePort: 30080}}, ClientAffinitySeconds: 10800},
+		},
+		{
+			name: "no affinity, whatever its config says",
+			svc: service("u-1", func(s *v1.Service) {
+				s.Spec.SessionAffinity = v1.ServiceAffinityNone
+				s.Spec.SessionAffinityConfig = &v1.SessionAffinityConfig{ClientIP: &v1.ClientIPConfig{TimeoutSeconds: ptr.To[int32](30)}}
+			}),
+			want: api.LoadBalancerSpec{Listeners: []api.Listener{{Port: 80, Protocol: api.ProtocolTCP, NodePort: 30080}}},
 		},
 		{
 			name:    "SCTP",

@@ -23,6 +23,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -82,11 +83,14 @@ type lbConfig struct {
 	// keepClient: backends see the client's address, as behind a
 	// pass-through network load balancer, rather than fakecloud's own.
 	keepClient bool
+	// affinity keeps a client on its backend while it comes back within
+	// it; 0: none.
+	affinity time.Duration
 }
 
 func newLBConfig(lb *LBRecord, backends []backend, proxy bool) (*lbConfig, error) {
 	cfg := &lbConfig{hcPort: uint16(lb.HealthCheckNodePort), backends: backends, nodePorts: map[listenerKey]uint16{},
-		keepClient: keepsClient(lb, proxy)}
+		keepClient: keepsClient(lb, proxy), affinity: time.Duration(lb.ClientAffinitySeconds) * time.Second}
 	for _, l := range lb.Listeners {
 		cfg.nodePorts[listenerKey{port: l.Port, protocol: l.Protocol}] = uint16(l.NodePort)
 	}
@@ -234,9 +238,11 @@ type lbRuntime struct {
 	// listeners is guarded by dataplane.mu.
 	listeners map[listenerKey]frontend
 
-	// mu guards health.
+	// mu guards health and sticky.
 	mu     sync.Mutex
 	health map[string]probeResult // by instance ID
+	// sticky is each client's last backend, for client affinity.
+	sticky map[netip.Addr]stickyBackend
 
 	stopChecks context.CancelFunc
 	checksDone chan struct{}
@@ -400,20 +406,61 @@ func (rt *lbRuntime) stop() {
 	<-rt.checksDone
 }
 
-// pick chooses a healthy backend round-robin.
-func (rt *lbRuntime) pick(cfg *lbConfig) (backend, bool) {
+// pick chooses a healthy backend for a client at src: the one it last
+// reached while the load balancer keeps clients on their backends and the
+// client comes back in time, else the next one round-robin.
+func (rt *lbRuntime) pick(cfg *lbConfig, src netip.Addr) (backend, bool) {
 	rt.mu.Lock()
+	defer rt.mu.Unlock()
 	healthy := make([]backend, 0, len(cfg.backends))
 	for _, b := range cfg.backends {
 		if ok, _ := rt.healthLocked(cfg, b); ok {
 			healthy = append(healthy, b)
 		}
 	}
-	rt.mu.Unlock()
 	if len(healthy) == 0 {
 		return backend{}, false
 	}
-	return healthy[(rt.rr.Add(1)-1)%uint64(len(healthy))], true
+	now := time.Now()
+	if cfg.affinity > 0 {
+		if last, ok := rt.sticky[src]; ok && now.Sub(last.at) < cfg.affinity {
+			// A backend that left or failed its health check loses its
+			// clients, as a real load balancer's stickiness gives way.
+			if i := slices.IndexFunc(healthy, func(b backend) bool { return b.instance == last.instance }); i >= 0 {
+				rt.sticky[src] = stickyBackend{instance: last.instance, at: now}
+				return healthy[i], true
+			}
+		}
+	}
+	b := healthy[(rt.rr.Add(1)-1)%uint64(len(healthy))]
+	if cfg.affinity > 0 {
+		rt.stickLocked(src, b.instance, now, cfg.affinity)
+	}
+	return b, true
+}
+
+// stickyBackend is the backend a client last reached, and when.
+type stickyBackend struct {
+	instance string
+	at       time.Time
+}
+
+// stickyKeep bounds the clients remembered before the expired ones are
+// forgotten: a test's clients are few, and a scan of them is cheap.
+const stickyKeep = 256
+
+func (rt *lbRuntime) stickLocked(src netip.Addr, instance string, now time.Time, affinity time.Duration) {
+	if rt.sticky == nil {
+		rt.sticky = map[netip.Addr]stickyBackend{}
+	}
+	if len(rt.sticky) >= stickyKeep {
+		for a, s := range rt.sticky {
+			if now.Sub(s.at) >= affinity {
+				delete(rt.sticky, a)
+			}
+		}
+	}
+	rt.sticky[src] = stickyBackend{instance: instance, at: now}
 }
 
 // healthLocked says whether b may get new connections under cfg, and if

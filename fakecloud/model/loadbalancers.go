@@ -165,8 +165,15 @@ func ValidateLBSpec(spec api.LoadBalancerSpec) error {
 			return fmt.Errorf("sourceRanges[%d] %q is not a CIDR such as 127.0.0.1/32", i, r)
 		}
 	}
+	if a := spec.ClientAffinitySeconds; a < 0 || a > MaxClientAffinitySeconds {
+		return fmt.Errorf("clientAffinitySeconds %d is not in 0-%d (0 means no affinity)", a, MaxClientAffinitySeconds)
+	}
 	return nil
 }
+
+// MaxClientAffinitySeconds is the longest client affinity, a day: what
+// Kubernetes allows a Service's sessionAffinityConfig.
+const MaxClientAffinitySeconds = 86400
 
 // checkLoadBalancers vets the load balancers of a state file.
 func checkLoadBalancers(lbs []*LBRecord) error {

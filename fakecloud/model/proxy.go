@@ -123,7 +123,7 @@ func (f *tcpFrontend) handle(client *net.TCPConn) {
 		client.SetLinger(0)
 		return
 	}
-	b, ok := f.rt.pick(cfg)
+	b, ok := f.rt.pick(cfg, src)
 	if !ok {
 		client.SetLinger(0)
 		return
@@ -246,7 +246,7 @@ func (f *udpFrontend) session(cfg *lbConfig, from netip.AddrPort) *udpSession {
 	if s != nil {
 		return s
 	}
-	b, ok := f.rt.pick(cfg)
+	b, ok := f.rt.pick(cfg, from.Addr().Unmap())
 	if !ok {
 		return nil
 	}

@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"net/netip"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -214,6 +215,58 @@ func TestLBHealthChecks(t *testing.T) {
 	}
 	if echoA.hits.Load() != hitsA {
 		t.Errorf("stopped backend a got connections")
+	}
+}
+
+// TestLBClientAffinity checks that a load balancer with client affinity
+// keeps each client address on its backend while it comes back in time,
+// balances new clients and lapsed ones afresh, and gives way when the
+// backend stops.
+func TestLBClientAffinity(t *testing.T) {
+	cfg := netConfig()
+	f := servertest.New(t, cfg)
+	a, b := f.Create("a"), f.Create("b")
+	lbIP, ipA, ipB := firstLBIP(cfg), internalIP(t, a), internalIP(t, b)
+	port, nodePort := freePort(t, lbIP), freePort(t, ipA, ipB)
+	tcpEcho(t, netip.AddrPortFrom(ipA, nodePort), "a")
+	tcpEcho(t, netip.AddrPortFrom(ipB, nodePort), "b")
+	spec := api.LoadBalancerSpec{Listeners: []api.Listener{servertest.TCP(port, nodePort)}, Backends: []string{a.ID, b.ID}, ClientAffinitySeconds: 1}
+	f.Ensure("lb", spec, http.StatusCreated)
+	frontend := netip.AddrPortFrom(lbIP, port)
+	one, two := netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr("127.0.0.2")
+	calls := func(src netip.Addr, n int) []string {
+		var out []string
+		for range n {
+			got, err := tcpCall(src, frontend, "x")
+			if err != nil {
+				t.Fatalf("from %s: %v", src, err)
+			}
+			out = append(out, got)
+		}
+		return out
+	}
+	if got := calls(one, 5); !slices.Equal(got, []string{"a:x", "a:x", "a:x", "a:x", "a:x"}) {
+		t.Fatalf("client %s, 5 connections within a second: %v, want backend a every time", one, got)
+	}
+	if got := calls(two, 3); !slices.Equal(got, []string{"b:x", "b:x", "b:x"}) {
+		t.Fatalf("client %s, 3 connections: %v, want the next backend, b, every time", two, got)
+	}
+	time.Sleep(1100 * time.Millisecond)
+	if got := calls(two, 2); !slices.Equal(got, []string{"a:x", "a:x"}) {
+		t.Errorf("client %s, back after its affinity lapsed: %v, want the next backend round-robin, a, then a again", two, got)
+	}
+
+	f.Must(http.StatusOK, "POST", api.AdminPathInstance+"a/stop", servertest.AdminToken, nil, nil)
+	if got := calls(two, 2); !slices.Equal(got, []string{"b:x", "b:x"}) {
+		t.Errorf("client %s, its backend stopped: %v, want b, the one left", two, got)
+	}
+
+	// Without affinity, one client's connections go round-robin.
+	f.Must(http.StatusOK, "POST", api.AdminPathInstance+"a/start", servertest.AdminToken, nil, nil)
+	spec.ClientAffinitySeconds = 0
+	f.Ensure("lb", spec, http.StatusOK)
+	if got := calls(one, 4); got[0] == got[1] || got[1] == got[2] || got[2] == got[3] {
+		t.Errorf("client %s, no affinity: %v, want the backends in turn", one, got)
 	}
 }
 

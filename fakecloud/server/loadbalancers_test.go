@@ -53,6 +53,8 @@ func TestLBValidation(t *testing.T) {
 		{"duplicate backend", api.LoadBalancerSpec{Backends: []string{inst.ID, inst.ID}}, "backends[1] repeats"},
 		{"bad health check port", api.LoadBalancerSpec{HealthCheckNodePort: 70000}, "healthCheckNodePort"},
 		{"bad CIDR", api.LoadBalancerSpec{SourceRanges: []string{"127.0.0.1/32", "127.0.0.1"}}, "sourceRanges[1]"},
+		{"affinity over a day", api.LoadBalancerSpec{ClientAffinitySeconds: 86401}, "clientAffinitySeconds 86401"},
+		{"negative affinity", api.LoadBalancerSpec{ClientAffinitySeconds: -1}, "clientAffinitySeconds -1"},
 		{"unknown field", `{"listeners":[],"backend":[]}`, `unknown field "backend"`},
 	}
 	for _, tt := range tests {
