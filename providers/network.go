@@ -40,6 +40,17 @@ type LoadBalancer struct {
 	Backends            []string
 	HealthCheckNodePort int32
 	SourceRanges        []string
+	// ClientAffinity is how the load balancer keeps a client on one
+	// backend (a Service's sessionAffinity ClientIP); nil when it does not.
+	ClientAffinity *ClientAffinity
+}
+
+// ClientAffinity is a load balancer's session affinity by client address.
+type ClientAffinity struct {
+	// TimeoutSeconds is how long a client keeps its backend after its
+	// last connection; 0 when the cloud's API does not say (Octavia's
+	// SOURCE_IP persistence has no timeout of its own).
+	TimeoutSeconds int32
 }
 
 // Listener is one frontend port of a load balancer.

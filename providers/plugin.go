@@ -266,6 +266,9 @@ func (a lbAsker) LoadBalancers(ctx context.Context) ([]LoadBalancer, error) {
 	for _, lb := range resp.LoadBalancers {
 		l := LoadBalancer{Name: lb.Name, Service: lb.Service, ServiceUID: lb.ServiceUID, IP: lb.IP, Hostname: lb.Hostname,
 			Backends: lb.Backends, HealthCheckNodePort: lb.HealthCheckNodePort, SourceRanges: lb.SourceRanges}
+		if a := lb.ClientAffinity; a != nil {
+			l.ClientAffinity = &ClientAffinity{TimeoutSeconds: a.TimeoutSeconds}
+		}
 		for _, ls := range lb.Listeners {
 			l.Listeners = append(l.Listeners, Listener{Port: ls.Port, Protocol: v1.Protocol(ls.Protocol), NodePort: ls.NodePort})
 		}

@@ -129,6 +129,9 @@ const (
 	// StepSurvive: the CCM still runs its node lifecycle controller after
 	// meeting such a node.
 	StepSurvive Step = "survive"
+	// StepSwitch: a setting switched off on the Service (its session
+	// affinity) is switched off on its load balancer too.
+	StepSwitch Step = "switch"
 )
 
 // Feature is an extended feature a profile claims beside the capability
@@ -153,7 +156,7 @@ func AllFeatures(claimed Capabilities) Features {
 }
 
 // Steps are every step a difference can name.
-var Steps = []Step{StepProvision, StepJoin, StepExclude, StepLeave, StepRestore, StepKeep, StepSurvive}
+var Steps = []Step{StepProvision, StepJoin, StepExclude, StepLeave, StepRestore, StepKeep, StepSurvive, StepSwitch}
 
 // Difference is a step of a spec that a CCM fails by its own design.
 type Difference struct {

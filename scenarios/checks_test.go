@@ -466,6 +466,39 @@ func TestLoadBalancerIngress(t *testing.T) {
 	}
 }
 
+// TestLoadBalancerAffinity checks the cloud's session affinity against
+// the Service's: none for none, ClientIP with its timeout (the API
+// server's default when it gives none) where the cloud says one.
+func TestLoadBalancerAffinity(t *testing.T) {
+	secs := func(n int32) *v1.SessionAffinityConfig {
+		return &v1.SessionAffinityConfig{ClientIP: &v1.ClientIPConfig{TimeoutSeconds: &n}}
+	}
+	for _, tc := range []struct {
+		name     string
+		affinity v1.ServiceAffinity
+		config   *v1.SessionAffinityConfig
+		cloud    *providers.ClientAffinity
+		want     string
+	}{
+		{"none, none", v1.ServiceAffinityNone, nil, nil, ""},
+		{"ClientIP, the same timeout", v1.ServiceAffinityClientIP, secs(60), &providers.ClientAffinity{TimeoutSeconds: 60}, ""},
+		{"ClientIP, a cloud that does not say how long", v1.ServiceAffinityClientIP, secs(60), &providers.ClientAffinity{}, ""},
+		{"ClientIP, the default timeout", v1.ServiceAffinityClientIP, nil, &providers.ClientAffinity{TimeoutSeconds: 10800}, ""},
+		{"ClientIP, none in the cloud", v1.ServiceAffinityClientIP, secs(60), nil, "expected cloud load balancer a1 session affinity ClientIP for 60s, actual none"},
+		{"ClientIP, another timeout", v1.ServiceAffinityClientIP, secs(60), &providers.ClientAffinity{TimeoutSeconds: 10800}, "session affinity ClientIP for 60s, actual ClientIP for 10800s"},
+		{"switched off, kept in the cloud", v1.ServiceAffinityNone, secs(60), &providers.ClientAffinity{}, "session affinity none, actual ClientIP (the cloud does not say for how long)"},
+	} {
+		lb := &providers.LoadBalancer{Name: "a1", Listeners: []providers.Listener{{Port: 80, Protocol: v1.ProtocolTCP, NodePort: 30080}}, ClientAffinity: tc.cloud}
+		s := &v1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web"},
+			Spec: v1.ServiceSpec{Ports: []v1.ServicePort{{Port: 80, Protocol: v1.ProtocolTCP, NodePort: 30080}},
+				SessionAffinity: tc.affinity, SessionAffinityConfig: tc.config}}
+		err := LoadBalancerMatches(s, nil, lb)
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
 // TestEveryNeedDecides: each need's function says nothing of features that
 // offer everything, and says why of features that offer nothing (but the
 // chosen node IP, a need of the node pool's nodes only); the labels the

@@ -30,9 +30,11 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
+	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/kubernetes/test/e2e/framework"
+	e2enode "k8s.io/kubernetes/test/e2e/framework/node"
 	e2eservice "k8s.io/kubernetes/test/e2e/framework/service"
 	admissionapi "k8s.io/pod-security-admission/api"
 
@@ -169,7 +171,87 @@ var _ = framework.Describe("LoadBalancer data path", Needs(Claims(providers.Load
 			return nil
 		}))
 	})
+
+	// Upstream's "should be able to switch session affinity for
+	// LoadBalancer service with ESIPP on", made to fail without the
+	// load balancer: one backend pod per node and externalTrafficPolicy
+	// Local, so that which pod answers is which node the load balancer
+	// chose (kube-proxy's own affinity is per node), and the requests are
+	// first seen spread without affinity, so that a load balancer that
+	// sends everything to one node cannot pass.
+	it(specs.DatapathAffinity, func(ctx context.Context) {
+		nodes, err := e2enode.GetReadySchedulableNodes(ctx, f.ClientSet)
+		framework.ExpectNoError(err, "list the nodes that run pods")
+		n := min(len(nodes.Items), 3)
+		if n < 2 {
+			framework.Failf("%d node runs pods: one backend pod answering every request would prove nothing: expected two at least", n)
+		}
+		jig := e2eservice.NewTestJig(f.ClientSet, f.Namespace.Name, "datapath-affinity")
+		_, err = jig.Run(ctx, func(d *appsv1.Deployment) {
+			d.Spec.Replicas = new(int32(n))
+			d.Spec.Template.Spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{
+				RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
+					LabelSelector: &metav1.LabelSelector{MatchLabels: jig.Labels}, TopologyKey: v1.LabelHostname,
+				}},
+			}}
+		})
+		framework.ExpectNoError(err, "start %d backend pods, one per node", n)
+		s, err := jig.CreateOnlyLocalLoadBalancerService(ctx, env().Timeouts.LoadBalancer, false, annotate)
+		framework.ExpectNoError(err, "create the Service")
+		ip := ingressIP(ctx, s)
+		requests := spreadRequests * n
+
+		ginkgo.By(fmt.Sprintf("seeing %d requests in a row through %s answered by more than one pod, without affinity", requests, ip))
+		framework.ExpectNoError(WaitForCloud(ctx, env().Timeouts.LoadBalancer, "requests through "+ip+" answered by more than one backend pod", func(ctx context.Context) error {
+			hosts, err := inTurn(ctx, ip, 80, requests)
+			if err != nil {
+				return err
+			}
+			if distinct := slices.Compact(slices.Sorted(slices.Values(hosts))); len(distinct) < 2 {
+				return fmt.Errorf("Service %s/%s: expected %d requests without session affinity answered by more than one of %d pods on as many nodes, actual: all by %s", s.Namespace, s.Name, requests, n, hosts[0])
+			}
+			return nil
+		}))
+
+		ginkgo.By("switching session affinity to ClientIP")
+		s = updateService(ctx, f.ClientSet, s, func(s *v1.Service) {
+			s.Spec.SessionAffinity = v1.ServiceAffinityClientIP
+			s.Spec.SessionAffinityConfig = &v1.SessionAffinityConfig{ClientIP: &v1.ClientIPConfig{TimeoutSeconds: new(int32(affinitySeconds))}}
+		})
+		ginkgo.By(fmt.Sprintf("seeing %d requests in a row through %s answered by one pod", affinityRequests, ip))
+		framework.ExpectNoError(WaitForCloud(ctx, env().Timeouts.LoadBalancer, fmt.Sprintf("%d requests in a row through %s answered by one backend pod", affinityRequests, ip), func(ctx context.Context) error {
+			hosts, err := inTurn(ctx, ip, 80, affinityRequests)
+			if err != nil {
+				return err
+			}
+			if i := slices.IndexFunc(hosts, func(h string) bool { return h != hosts[0] }); i >= 0 {
+				return fmt.Errorf("Service %s/%s: expected %d requests from one client with sessionAffinity ClientIP answered by one backend pod, actual: request 1 by %s, request %d by %s", s.Namespace, s.Name, affinityRequests, hosts[0], i+1, hosts[i])
+			}
+			return nil
+		}))
+	})
 })
+
+// affinityRequests is how many requests in a row from one client must be
+// answered by one pod: upstream's AffinityConfirmCount.
+const affinityRequests = 15
+
+// inTurn sends n requests for netexec's /hostname to ip:port one after
+// another, each on a connection of its own, and returns which pod answered
+// each; it stops at the first that fails.
+func inTurn(ctx context.Context, ip string, port, n int) ([]string, error) {
+	client := &http.Client{Timeout: 3 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	url := "http://" + net.JoinHostPort(ip, strconv.Itoa(port)) + "/hostname"
+	hosts := make([]string, 0, n)
+	for i := range n {
+		host, err := get(ctx, client, url)
+		if err != nil {
+			return nil, fmt.Errorf("request %d of %d: %w", i+1, n, err)
+		}
+		hosts = append(hosts, host)
+	}
+	return hosts, nil
+}
 
 // spreadRequests is how many requests per node the health-check spec
 // sends: enough that a load balancer sending to every node, by turns or

@@ -145,6 +145,9 @@ func LoadBalancerMatches(s *v1.Service, eligible []string, lb *providers.LoadBal
 	if got, exp := sortedJoin(lb.SourceRanges), sortedJoin(s.Spec.LoadBalancerSourceRanges); got != exp {
 		return fmt.Errorf("Service %s: expected cloud load balancer %s source ranges [%s], actual [%s]", key, lb.Name, exp, got)
 	}
+	if want := affinityOf(s); !affinityMatches(want, lb.ClientAffinity) {
+		return fmt.Errorf("Service %s: expected cloud load balancer %s session affinity %s, actual %s", key, lb.Name, formatAffinity(want), formatAffinity(lb.ClientAffinity))
+	}
 	if len(s.Status.LoadBalancer.Ingress) > 0 {
 		in := s.Status.LoadBalancer.Ingress[0]
 		switch {
@@ -155,6 +158,40 @@ func LoadBalancerMatches(s *v1.Service, eligible []string, lb *providers.LoadBal
 		}
 	}
 	return nil
+}
+
+// affinityOf is the session affinity a Service asks of its load balancer:
+// with sessionAffinity ClientIP, its timeout (the API server defaults it);
+// nil without.
+func affinityOf(s *v1.Service) *providers.ClientAffinity {
+	if s.Spec.SessionAffinity != v1.ServiceAffinityClientIP {
+		return nil
+	}
+	timeout := v1.DefaultClientIPServiceAffinitySeconds
+	if c := s.Spec.SessionAffinityConfig; c != nil && c.ClientIP != nil && c.ClientIP.TimeoutSeconds != nil {
+		timeout = *c.ClientIP.TimeoutSeconds
+	}
+	return &providers.ClientAffinity{TimeoutSeconds: timeout}
+}
+
+// affinityMatches says whether the cloud's affinity is the one wanted:
+// both none, or both by client address with the same timeout where the
+// cloud says one.
+func affinityMatches(want, got *providers.ClientAffinity) bool {
+	if want == nil || got == nil {
+		return want == got
+	}
+	return got.TimeoutSeconds == 0 || got.TimeoutSeconds == want.TimeoutSeconds
+}
+
+func formatAffinity(a *providers.ClientAffinity) string {
+	switch {
+	case a == nil:
+		return "none"
+	case a.TimeoutSeconds == 0:
+		return "ClientIP (the cloud does not say for how long)"
+	}
+	return fmt.Sprintf("ClientIP for %ds", a.TimeoutSeconds)
 }
 
 // ingressOf is the Service's first ingress, IP or hostname, as a

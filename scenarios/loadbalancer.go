@@ -173,6 +173,27 @@ var _ = framework.Describe("LoadBalancer Services", Needs(Claims(providers.LoadB
 		provision(ctx, f, create(ctx, f.ClientSet, s))
 	})
 
+	it(specs.LBSessionAffinity, Needs(LateLBInspector), func(ctx context.Context) {
+		s := newService(f.Namespace.Name, tcp(80))
+		s.Spec.SessionAffinity = v1.ServiceAffinityClientIP
+		// Not the API server's default of three hours, so that a cloud
+		// that keeps its own default is seen to.
+		s.Spec.SessionAffinityConfig = &v1.SessionAffinityConfig{ClientIP: &v1.ClientIPConfig{TimeoutSeconds: new(int32(affinitySeconds))}}
+		s, ok := provision(ctx, f, create(ctx, f.ClientSet, s))
+		if !ok {
+			return
+		}
+		// The service controller syncs a Service whose sessionAffinity
+		// changed (k8s.io/cloud-provider's needsUpdate); a CCM that sets
+		// affinity only when it creates the load balancer leaves it on.
+		ginkgo.By("switching session affinity off")
+		s = updateService(ctx, f.ClientSet, s, func(s *v1.Service) {
+			s.Spec.SessionAffinity = v1.ServiceAffinityNone
+			s.Spec.SessionAffinityConfig = nil
+		})
+		step(ctx, f, providers.StepSwitch, func(ctx context.Context) error { return cloudLoadBalancerMatches(ctx, f.ClientSet, s) })
+	})
+
 	it(specs.LBNoNodePorts, Needs(LateLBInspector), func(ctx context.Context) {
 		s := newService(f.Namespace.Name, tcp(80))
 		s.Spec.AllocateLoadBalancerNodePorts = new(false)
@@ -256,6 +277,10 @@ var _ = framework.Describe("LoadBalancer Services", Needs(Claims(providers.LoadB
 		expectNoCloudLoadBalancer(ctx, s)
 	})
 })
+
+// affinitySeconds is the session affinity timeout the affinity specs ask
+// for.
+const affinitySeconds = 60
 
 func tcp(port int32) v1.ServicePort {
 	return v1.ServicePort{Name: fmt.Sprintf("tcp-%d", port), Port: port, Protocol: v1.ProtocolTCP}

@@ -111,6 +111,9 @@ const (
 	// AWS's network ones) do; a proxying one (a classic ELB, Octavia's
 	// amphorae) does not.
 	LoadBalancerSourceIP Feature = "load-balancer-source-ip"
+	// LoadBalancerSessionAffinity: sessionAffinity ClientIP reaches the
+	// cloud, whose load balancer then keeps a client on one backend.
+	LoadBalancerSessionAffinity Feature = "load-balancer-session-affinity"
 )
 
 // Features are the extended features a profile can claim, each of the
@@ -122,6 +125,8 @@ var Features = map[Feature]Capability{
 	LoadBalancerSourceRanges:  LoadBalancers,
 	LoadBalancerHealthChecks:  LoadBalancers,
 	LoadBalancerSourceIP:      LoadBalancers,
+
+	LoadBalancerSessionAffinity: LoadBalancers,
 }
 
 // FeatureList is Features' keys in a stable order.
@@ -172,6 +177,7 @@ var (
 	LBForeignNode     = ID{"loadbalancer/foreign-node"}
 	LBHealthCheckPort = ID{"loadbalancer/health-check-node-port"}
 	LBSourceRanges    = ID{"loadbalancer/source-ranges"}
+	LBSessionAffinity = ID{"loadbalancer/session-affinity"}
 	LBNoNodePorts     = ID{"loadbalancer/no-node-ports"}
 	LBClass           = ID{"loadbalancer/class-ignored"}
 	LBTypeChange      = ID{"loadbalancer/type-change"}
@@ -181,6 +187,7 @@ var (
 	DatapathTCPUDP       = ID{"datapath/tcp-and-udp"}
 	DatapathSourceIP     = ID{"datapath/source-ip"}
 	DatapathHealthChecks = ID{"datapath/health-checks"}
+	DatapathAffinity     = ID{"datapath/session-affinity"}
 
 	RoutesCreated     = ID{"route/created"}
 	RoutesReconciled  = ID{"route/reconciled"}
@@ -238,6 +245,7 @@ var All = []Spec{
 	{LBForeignNode, "provisions for its own nodes while a node of another owner is in the cluster", TagLoadBalancer, LoadBalancers, ""},
 	{LBHealthCheckPort, "health-checks the healthCheckNodePort with externalTrafficPolicy=Local", TagLoadBalancer, LoadBalancers, LoadBalancerHealthChecks},
 	{LBSourceRanges, "hands loadBalancerSourceRanges to the cloud", TagLoadBalancer, LoadBalancers, LoadBalancerSourceRanges},
+	{LBSessionAffinity, "hands sessionAffinity ClientIP and its timeout to the cloud, and takes it back", TagLoadBalancer, LoadBalancers, LoadBalancerSessionAffinity},
 	{LBNoNodePorts, "provisions without node ports when allocateLoadBalancerNodePorts=false", TagLoadBalancer, LoadBalancers, LoadBalancerNoNodePorts},
 	{LBClass, "ignores a Service with a loadBalancerClass", TagLoadBalancer, LoadBalancers, ""},
 	{LBTypeChange, "removes the load balancer, ingress and finalizer when the type changes to ClusterIP", TagLoadBalancer, LoadBalancers, ""},
@@ -247,6 +255,7 @@ var All = []Spec{
 	{DatapathTCPUDP, "carries TCP and UDP from the ingress IP to a backend pod", TagDatapath, LoadBalancers, LoadBalancerMixedProtocol},
 	{DatapathSourceIP, "preserves the client source IP, with externalTrafficPolicy=Local", TagDatapath, LoadBalancers, LoadBalancerSourceIP},
 	{DatapathHealthChecks, "health-checks only nodes with endpoints, with externalTrafficPolicy=Local", TagDatapath, LoadBalancers, LoadBalancerHealthChecks},
+	{DatapathAffinity, "keeps a client on one backend pod once sessionAffinity is ClientIP, with externalTrafficPolicy=Local", TagDatapath, LoadBalancers, LoadBalancerSessionAffinity},
 
 	{RoutesCreated, "creates a route to every node's pod CIDR and marks the node's network available", TagRoute, Routes, ""},
 	{RoutesReconciled, "removes a deleted node's route and recreates one deleted behind the CCM's back", TagRoute, Routes, ""},

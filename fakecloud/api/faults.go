@@ -52,13 +52,16 @@ const (
 	IgnoreBackends     = "backends"
 	IgnoreSourceRanges = "sourceRanges"
 	IgnoreHealthCheck  = "healthCheckNodePort"
+	// IgnoreClientAffinity keeps the load balancer's client affinity:
+	// fakecloud's own API only.
+	IgnoreClientAffinity = "clientAffinitySeconds"
 	// IgnoreBackendRemovals keeps every backend the request leaves out,
 	// and takes those it adds: a cloud that never lets a backend go
 	// (fakecloud's own API; its emulations of other clouds ignore it).
 	IgnoreBackendRemovals = "backendRemovals"
 )
 
-var ignoreFields = []string{IgnoreListeners, IgnoreBackends, IgnoreSourceRanges, IgnoreHealthCheck, IgnoreBackendRemovals}
+var ignoreFields = []string{IgnoreListeners, IgnoreBackends, IgnoreSourceRanges, IgnoreHealthCheck, IgnoreClientAffinity, IgnoreBackendRemovals}
 
 // IgnoreRoute is what a FaultIgnore drops from a CreateRoute: the route.
 // The call succeeds; the route table stays as it was.

@@ -53,6 +53,7 @@ type Config struct {
 	LBCIDR                     string
 	BackendCIDRs               []netip.Prefix
 	ProxyLoadBalancers         bool
+	IgnoreClientAffinity       bool
 	StateFile                  string
 	NoSync                     bool
 	AuditLog                   io.Writer
@@ -170,7 +171,7 @@ func New(cfg Config) (*Cloud, error) {
 	// Audit numbers continue above anything handed out before a restart, so
 	// a reader polling with since= never misses or repeats an entry.
 	s.audit.seq = s.St.AuditSeqFloor
-	s.dp = newDataplane(cfg.BackendCIDRs, cfg.ProxyLoadBalancers)
+	s.dp = newDataplane(cfg.BackendCIDRs, cfg.ProxyLoadBalancers, cfg.IgnoreClientAffinity)
 	for _, lb := range s.St.LoadBalancers {
 		if err := s.dp.apply(lb, s.backendsLocked(lb.Backends)); err != nil {
 			s.dp.close()

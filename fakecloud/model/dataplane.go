@@ -88,9 +88,12 @@ type lbConfig struct {
 	affinity time.Duration
 }
 
-func newLBConfig(lb *LBRecord, backends []backend, proxy bool) (*lbConfig, error) {
+func newLBConfig(lb *LBRecord, backends []backend, dp *dataplane) (*lbConfig, error) {
 	cfg := &lbConfig{hcPort: uint16(lb.HealthCheckNodePort), backends: backends, nodePorts: map[listenerKey]uint16{},
-		keepClient: keepsClient(lb, proxy), affinity: time.Duration(lb.ClientAffinitySeconds) * time.Second}
+		keepClient: keepsClient(lb, dp.proxy)}
+	if !dp.ignoreAffinity {
+		cfg.affinity = time.Duration(lb.ClientAffinitySeconds) * time.Second
+	}
 	for _, l := range lb.Listeners {
 		cfg.nodePorts[listenerKey{port: l.Port, protocol: l.Protocol}] = uint16(l.NodePort)
 	}
@@ -172,16 +175,20 @@ type dataplane struct {
 	nets []netip.Prefix
 	// proxy: fakecloud's own load balancers proxy (Config.ProxyLoadBalancers).
 	proxy bool
+	// ignoreAffinity: no load balancer keeps a client on its backend,
+	// whatever its spec says (Config.IgnoreClientAffinity).
+	ignoreAffinity bool
 }
 
-func newDataplane(nets []netip.Prefix, proxy bool) *dataplane {
+func newDataplane(nets []netip.Prefix, proxy, ignoreAffinity bool) *dataplane {
 	return &dataplane{
-		nets:       nets,
-		proxy:      proxy,
-		lbs:        map[string]*lbRuntime{},
-		udpIdle:    udpIdleTimeout,
-		hcInterval: healthInterval,
-		hcTimeout:  healthTimeout,
+		nets:           nets,
+		proxy:          proxy,
+		ignoreAffinity: ignoreAffinity,
+		lbs:            map[string]*lbRuntime{},
+		udpIdle:        udpIdleTimeout,
+		hcInterval:     healthInterval,
+		hcTimeout:      healthTimeout,
 		prober: &http.Client{
 			Transport: &http.Transport{
 				// No proxy from the environment and no redirects: a probe
@@ -261,7 +268,7 @@ type frontend interface {
 // opened first, and if one cannot be, the ones just opened are closed and
 // nothing changes. Listeners that stay are left open.
 func (dp *dataplane) apply(lb *LBRecord, backends []backend) error {
-	cfg, err := newLBConfig(lb, backends, dp.proxy)
+	cfg, err := newLBConfig(lb, backends, dp)
 	if err != nil {
 		return err
 	}

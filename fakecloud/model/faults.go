@@ -182,6 +182,8 @@ func Ignore(f *api.Fault, before, next *api.LoadBalancerSpec) {
 		next.SourceRanges = before.SourceRanges
 	case api.IgnoreHealthCheck:
 		next.HealthCheckNodePort = before.HealthCheckNodePort
+	case api.IgnoreClientAffinity:
+		next.ClientAffinitySeconds = before.ClientAffinitySeconds
 	case api.IgnoreBackendRemovals:
 		for _, b := range before.Backends {
 			if !slices.Contains(next.Backends, b) {

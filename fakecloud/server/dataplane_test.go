@@ -270,6 +270,35 @@ func TestLBClientAffinity(t *testing.T) {
 	}
 }
 
+// TestLBIgnoreClientAffinity checks the negative controls' cloud: its
+// load balancers report the affinity they were given and balance every
+// connection afresh.
+func TestLBIgnoreClientAffinity(t *testing.T) {
+	cfg := netConfig()
+	cfg.IgnoreClientAffinity = true
+	f := servertest.New(t, cfg)
+	a, b := f.Create("a"), f.Create("b")
+	lbIP, ipA, ipB := firstLBIP(cfg), internalIP(t, a), internalIP(t, b)
+	port, nodePort := freePort(t, lbIP), freePort(t, ipA, ipB)
+	tcpEcho(t, netip.AddrPortFrom(ipA, nodePort), "a")
+	tcpEcho(t, netip.AddrPortFrom(ipB, nodePort), "b")
+	f.Ensure("lb", api.LoadBalancerSpec{Listeners: []api.Listener{servertest.TCP(port, nodePort)}, Backends: []string{a.ID, b.ID}, ClientAffinitySeconds: 60}, http.StatusCreated)
+	if got := f.AdminLB("lb").ClientAffinitySeconds; got != 60 {
+		t.Errorf("clientAffinitySeconds reported %d, want 60 as given", got)
+	}
+	var got []string
+	for range 4 {
+		s, err := tcpCall(netip.MustParseAddr("127.0.0.1"), netip.AddrPortFrom(lbIP, port), "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, s)
+	}
+	if !slices.Equal(got, []string{"a:x", "b:x", "a:x", "b:x"}) {
+		t.Errorf("one client's connections: %v, want the backends in turn", got)
+	}
+}
+
 func TestLBBackendsFollowInstanceState(t *testing.T) {
 	cfg := netConfig()
 	f := servertest.New(t, cfg)

@@ -288,6 +288,12 @@ func TestLBIgnoreFault(t *testing.T) {
 			}
 			return ""
 		}},
+		{api.IgnoreClientAffinity, func(b, a api.LoadBalancer) string {
+			if a.ClientAffinitySeconds != 0 {
+				return fmt.Sprintf("client affinity %ds, want none as before", a.ClientAffinitySeconds)
+			}
+			return ""
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.field, func(t *testing.T) {
@@ -295,10 +301,11 @@ func TestLBIgnoreFault(t *testing.T) {
 			before := f.Ensure(name, api.LoadBalancerSpec{Listeners: []api.Listener{servertest.TCP(p1, 30001)}, Backends: []string{n1.ID}}, http.StatusCreated)
 			fault := f.AddFault(api.Fault{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: tt.field})
 			f.Ensure(name, api.LoadBalancerSpec{
-				Listeners:           []api.Listener{servertest.TCP(p2, 30002)},
-				Backends:            []string{n1.ID, n2.ID},
-				SourceRanges:        []string{"127.0.0.1/32"},
-				HealthCheckNodePort: 31000,
+				Listeners:             []api.Listener{servertest.TCP(p2, 30002)},
+				Backends:              []string{n1.ID, n2.ID},
+				SourceRanges:          []string{"127.0.0.1/32"},
+				HealthCheckNodePort:   31000,
+				ClientAffinitySeconds: 60,
 			}, http.StatusOK)
 			f.Must(http.StatusNoContent, "DELETE", api.AdminPathFaults+"/"+fault.ID, servertest.AdminToken, nil, nil)
 			if msg := tt.check(before, f.AdminLB(name)); msg != "" {

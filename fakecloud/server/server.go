@@ -68,6 +68,11 @@ type Config struct {
 	// a CCM's claim that it keeps the client address. (Classic Elastic
 	// Load Balancers and Octavia's always proxy; network ones never do.)
 	ProxyLoadBalancers bool
+	// IgnoreClientAffinity makes every load balancer balance each
+	// connection afresh while it keeps and reports the client affinity it
+	// was given: a cloud whose data plane does not do what its API says,
+	// for a negative control of the session-affinity data path.
+	IgnoreClientAffinity bool
 	// StateFile, when set, is loaded by New if it exists and rewritten
 	// atomically after every change.
 	StateFile string
@@ -129,18 +134,19 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("the inspector token is the cloud's or the admin's: it must differ from both, so that faults aimed at the CCM never reach the inspector and the inspector cannot reshape the cloud")
 	}
 	cloud, err := model.New(model.Config{
-		Region:             cfg.Region,
-		Zones:              cfg.Zones,
-		InternalCIDR:       cfg.InternalCIDR,
-		ExternalCIDR:       cfg.ExternalCIDR,
-		LBCIDR:             cfg.LBCIDR,
-		BackendCIDRs:       cfg.BackendCIDRs,
-		ProxyLoadBalancers: cfg.ProxyLoadBalancers,
-		StateFile:          cfg.StateFile,
-		NoSync:             cfg.NoSync,
-		AuditLog:           cfg.AuditLog,
-		Faults:             cfg.Faults,
-		Machines:           cfg.Machines,
+		Region:               cfg.Region,
+		Zones:                cfg.Zones,
+		InternalCIDR:         cfg.InternalCIDR,
+		ExternalCIDR:         cfg.ExternalCIDR,
+		LBCIDR:               cfg.LBCIDR,
+		BackendCIDRs:         cfg.BackendCIDRs,
+		ProxyLoadBalancers:   cfg.ProxyLoadBalancers,
+		IgnoreClientAffinity: cfg.IgnoreClientAffinity,
+		StateFile:            cfg.StateFile,
+		NoSync:               cfg.NoSync,
+		AuditLog:             cfg.AuditLog,
+		Faults:               cfg.Faults,
+		Machines:             cfg.Machines,
 	})
 	if err != nil {
 		return nil, err

@@ -128,6 +128,16 @@ type LoadBalancer struct {
 	Backends            []string `json:"backends"`
 	HealthCheckNodePort int32    `json:"healthCheckNodePort,omitempty"`
 	SourceRanges        []string `json:"sourceRanges,omitempty"`
+	// ClientAffinity is its session affinity by client address; absent
+	// when it has none.
+	ClientAffinity *ClientAffinity `json:"clientAffinity,omitempty"`
+}
+
+// ClientAffinity is a load balancer's session affinity by client address.
+type ClientAffinity struct {
+	// TimeoutSeconds is how long a client keeps its backend; 0 or absent
+	// when the cloud does not say.
+	TimeoutSeconds int32 `json:"timeoutSeconds,omitempty"`
 }
 
 // Listener is one frontend port: TCP, UDP or SCTP, to a node port.

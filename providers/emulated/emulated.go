@@ -87,6 +87,11 @@ type Config struct {
 	// backends see fakecloud's address rather than the client's: a cloud
 	// that does not do what the profile claims (load-balancer-source-ip).
 	ProxyLoadBalancers bool `json:"proxyLoadBalancers,omitempty"`
+	// IgnoreClientAffinity makes the cloud's load balancers report the
+	// session affinity they are given and balance every connection
+	// afresh: a cloud whose data plane does not do what its API says
+	// (load-balancer-session-affinity).
+	IgnoreClientAffinity bool `json:"ignoreClientAffinity,omitempty"`
 }
 
 // Cloud is a fakecloud process.
@@ -203,6 +208,9 @@ func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
 	}
 	if c.config.ProxyLoadBalancers {
 		args = append(args, "--proxy-load-balancers")
+	}
+	if c.config.IgnoreClientAffinity {
+		args = append(args, "--ignore-client-affinity")
 	}
 	if env.KwokLabel != "" {
 		args = append(args, "--kwok-kubeconfig="+env.Kubeconfig, "--kwok-label="+env.KwokLabel)

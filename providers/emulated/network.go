@@ -49,6 +49,9 @@ func (i instances) LoadBalancers(ctx context.Context) ([]providers.LoadBalancer,
 			HealthCheckNodePort: lb.HealthCheckNodePort,
 			SourceRanges:        lb.SourceRanges,
 		}
+		if lb.ClientAffinitySeconds > 0 {
+			p.ClientAffinity = &providers.ClientAffinity{TimeoutSeconds: lb.ClientAffinitySeconds}
+		}
 		for _, l := range lb.Listeners {
 			p.Listeners = append(p.Listeners, providers.Listener{Port: l.Port, Protocol: v1.Protocol(l.Protocol), NodePort: l.NodePort})
 		}

@@ -55,7 +55,7 @@ type options struct {
 	noSync                                                 bool
 	internalCIDR, externalCIDR, lbCIDR                     string
 	backendCIDRs                                           cidrList
-	proxyLBs                                               bool
+	proxyLBs, ignoreAffinity                               bool
 	kwokKubeconfig, kwokLabel                              string
 	dockerMachines                                         bool
 }
@@ -97,6 +97,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	fs.StringVar(&o.externalCIDR, "external-cidr", "127.2.0.0/16", "`CIDR` external instance addresses come from")
 	fs.StringVar(&o.lbCIDR, "lb-cidr", "127.20.0.0/16", "loopback `CIDR` load balancer IPs come from; fakecloud really listens on them")
 	fs.Var(&o.backendCIDRs, "backend-cidr", "`CIDR` off loopback that load balancers may forward to, such as a kind cluster's node network; repeatable")
+	fs.BoolVar(&o.ignoreAffinity, "ignore-client-affinity", false, "load balancers keep and report the client affinity they are given but balance every connection afresh (a cloud whose data plane does not do what its API says; for negative controls)")
 	fs.BoolVar(&o.proxyLBs, "proxy-load-balancers", false, "fakecloud's own load balancers proxy, so backends see fakecloud's address rather than the client's (default: they keep the client's, as a pass-through network load balancer)")
 	fs.BoolVar(&o.noSync, "unsafe-no-fsync", false, "do not fsync the state file, and share one write among the changes of up to 100 ms: faster for a throwaway cloud, unsafe on a crash")
 	fs.StringVar(&o.kwokKubeconfig, "kwok-kubeconfig", "", "`kubeconfig` of a cluster whose nodes are this cloud's machines, simulated by kwok: an instance that stops or is terminated takes --kwok-label off the node of its name, and one that starts puts it back, as a real machine's kubelet stops and starts with it (default: instances are only data)")
@@ -236,6 +237,7 @@ func (o options) config() (cfg server.Config, closeAudit func(), err error) {
 	cfg.InternalCIDR, cfg.ExternalCIDR, cfg.LBCIDR = o.internalCIDR, o.externalCIDR, o.lbCIDR
 	cfg.BackendCIDRs = o.backendCIDRs
 	cfg.ProxyLoadBalancers = o.proxyLBs
+	cfg.IgnoreClientAffinity = o.ignoreAffinity
 	if o.faults != "" {
 		if cfg.Faults, err = readFaults(o.faults); err != nil {
 			return cfg, closeAudit, err
