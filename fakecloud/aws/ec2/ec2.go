@@ -33,6 +33,7 @@ limitations under the License.
 package ec2
 
 import (
+	"errors"
 	"net/http"
 	"net/netip"
 	"slices"
@@ -370,8 +371,8 @@ func (s *Front) ec2DescribeInstances(svc *awsquery.Endpoint) awsquery.Handler {
 		}
 		// asked is the instance as EC2 shows it, and whether the call's
 		// filters ask for it.
-		asked := func(inst api.Instance) (ec2Instance, bool) {
-			e := s.ec2InstanceOf(inst, !slices.Contains(s.St.NoSourceDestCheck, inst.ID))
+		asked := func(inst api.Instance, sourceDestCheck bool) (ec2Instance, bool) {
+			e := s.ec2InstanceOf(inst, sourceDestCheck)
 			values := map[string][]string{
 				"private-dns-name": {e.PrivateDNSName}, "instance-state-name": {e.State.Name},
 				"instance-id": {e.InstanceID}, "vpc-id": {e.VpcID}, "subnet-id": {e.SubnetID},
@@ -382,37 +383,17 @@ func (s *Front) ec2DescribeInstances(svc *awsquery.Endpoint) awsquery.Handler {
 		}
 		// A fault about an instance fires on the calls that answer it, not
 		// on a lookup of another node by name.
+		shown := s.AboutEC2Instances(func(inst api.Instance, sourceDestCheck bool) bool {
+			_, ok := asked(inst, sourceDestCheck)
+			return ok && (len(ids) == 0 || slices.Contains(ids, inst.ID))
+		})
 		f, ok := s.ApplyFault(w, r, c, c.Op, func(ref string) bool {
-			if slices.Contains(ids, ref) || slices.Contains(filters["private-dns-name"], ref) {
-				return true
-			}
-			return slices.ContainsFunc(s.St.Instances, func(stored *api.Instance) bool {
-				_, ok := asked(model.CopyInstance(stored))
-				return ok && (len(ids) == 0 || slices.Contains(ids, stored.ID)) && model.RefersTo(ref, stored)
-			})
+			return slices.Contains(ids, ref) || slices.Contains(filters["private-dns-name"], ref) || shown(ref)
 		})
 		if !ok {
 			return
 		}
-		s.Mu.Lock()
-		var missing []string
-		for _, id := range ids {
-			if inst := s.InstanceByIDLocked(id); inst == nil {
-				missing = append(missing, id)
-			}
-		}
-		var out []ec2Instance
-		for _, stored := range s.St.Instances {
-			if len(ids) > 0 && !slices.Contains(ids, stored.ID) {
-				continue
-			}
-			inst := model.CopyInstance(stored)
-			model.CorruptInstance(f, &inst)
-			if e, ok := asked(inst); ok {
-				out = append(out, e)
-			}
-		}
-		s.Mu.Unlock()
+		out, missing := describedInstances(s.EC2Instances(), ids, f, asked)
 		if len(missing) > 0 {
 			ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidInstanceID.NotFound", "The instance IDs '%s' do not exist", strings.Join(missing, ", ")))
 			return
@@ -443,17 +424,42 @@ func (s *Front) ec2DescribeInstances(svc *awsquery.Endpoint) awsquery.Handler {
 	}
 }
 
-// ec2LiveInstanceLocked checks that instance id can be changed: EC2 still
-// knows a terminated instance, and refuses to change it.
-func (s *Front) ec2LiveInstanceLocked(id string) *awsquery.Error {
-	inst := s.InstanceByIDLocked(id)
-	switch {
-	case inst == nil:
-		return awsquery.Errorf(http.StatusBadRequest, "InvalidInstanceID.NotFound", "The instance ID '%s' does not exist", id)
-	case inst.State == api.StateTerminated:
-		return awsquery.Errorf(http.StatusBadRequest, "IncorrectInstanceState", "The instance '%s' is not in a state from which the requested operation can be performed.", id)
+// describedInstances are the instances of v a DescribeInstances call
+// answers, those of ids if given, as corrupt fault f falsifies them, and
+// the ids EC2 does not know.
+func describedInstances(v model.EC2Instances, ids []string, f *api.Fault, asked func(api.Instance, bool) (ec2Instance, bool)) (out []ec2Instance, missing []string) {
+	for _, id := range ids {
+		if !slices.ContainsFunc(v.All, func(inst api.Instance) bool { return inst.ID == id }) {
+			missing = append(missing, id)
+		}
 	}
-	return nil
+	for _, inst := range v.All {
+		if len(ids) > 0 && !slices.Contains(ids, inst.ID) {
+			continue
+		}
+		model.CorruptInstance(f, &inst)
+		if e, ok := asked(inst, v.SourceDestCheck(inst.ID)); ok {
+			out = append(out, e)
+		}
+	}
+	return out, missing
+}
+
+// instanceFail answers a change refused for an instance as EC2 does: one
+// it does not know, or one terminated.
+func instanceFail(w http.ResponseWriter, err error) {
+	switch {
+	case model.KindOf(err) == model.KindSave:
+		model.SaveFailed(w, err)
+	case errors.Is(err, model.ErrTerminated):
+		ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "IncorrectInstanceState", "%s", err))
+	case model.KindOf(err) == model.KindNotFound:
+		ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidInstanceID.NotFound", "%s", err))
+	case model.KindOf(err) == model.KindInvalid:
+		ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidInstanceID.Malformed", "%s", err))
+	default:
+		ec2Fail(w, awsquery.Errorf(http.StatusInternalServerError, "InternalError", "%s", err))
+	}
 }
 
 // ec2ModifyInstanceAttribute changes an instance's source/destination
@@ -472,21 +478,8 @@ func (s *Front) ec2ModifyInstanceAttribute(svc *awsquery.Endpoint) awsquery.Hand
 			return
 		}
 		c.Instance = id
-		s.Mu.Lock()
-		defer s.Mu.Unlock()
-		if e := s.ec2LiveInstanceLocked(id); e != nil {
-			ec2Fail(w, e)
-			return
-		}
-		i := slices.Index(s.St.NoSourceDestCheck, id)
-		switch {
-		case !on && i < 0:
-			s.St.NoSourceDestCheck = append(s.St.NoSourceDestCheck, id)
-		case on && i >= 0:
-			s.St.NoSourceDestCheck = slices.Delete(s.St.NoSourceDestCheck, i, i+1)
-		}
-		if err := s.SaveLocked(); err != nil {
-			model.SaveFailed(w, err)
+		if err := s.SetSourceDestCheck(id, on); err != nil {
+			instanceFail(w, err)
 			return
 		}
 		svc.Answer(w, "ModifyInstanceAttribute", struct {
@@ -527,37 +520,16 @@ func (s *Front) ec2ChangeState(svc *awsquery.Endpoint, action string, to api.Ins
 			Current  ec2InstanceState `xml:"currentState"`
 			Previous ec2InstanceState `xml:"previousState"`
 		}
-		s.Mu.Lock()
-		defer s.Mu.Unlock()
-		insts := make([]*api.Instance, 0, len(ids))
-		for _, id := range ids {
-			if !ec2InstanceIDFormat(id) {
-				ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidInstanceID.Malformed", "Invalid id: \"%s\"", id))
-				return
-			}
-			inst := s.InstanceByIDLocked(id)
-			if inst == nil {
-				ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidInstanceID.NotFound", "The instance ID '%s' does not exist", id))
-				return
-			}
-			if to != api.StateTerminated {
-				if e := s.ec2LiveInstanceLocked(id); e != nil {
-					ec2Fail(w, e)
-					return
-				}
-			}
-			insts = append(insts, inst)
+		changes, err := s.SetEC2InstanceStates(ids, to, ec2InstanceIDFormat)
+		if err != nil {
+			instanceFail(w, err)
+			return
 		}
 		body := struct {
 			Changes []change `xml:"instancesSet>item"`
 		}{}
-		for _, inst := range insts {
-			prev := ec2States[inst.State]
-			if err := s.SetStateLocked(inst, to); err != nil {
-				model.SaveFailed(w, err)
-				return
-			}
-			body.Changes = append(body.Changes, change{ID: inst.ID, Current: ec2States[to], Previous: prev})
+		for _, ch := range changes {
+			body.Changes = append(body.Changes, change{ID: ch.ID, Current: ec2States[ch.Next], Previous: ec2States[ch.Previous]})
 		}
 		svc.Answer(w, action, body)
 	}

@@ -17,11 +17,10 @@ limitations under the License.
 package ec2
 
 import (
+	"errors"
 	"net/http"
 	"net/netip"
-	"slices"
 	"strings"
-	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
 	"sigs.k8s.io/ccm-harness/fakecloud/aws/awsquery"
@@ -38,21 +37,16 @@ type ec2Route struct {
 	Origin               string `xml:"origin"`
 }
 
-// ec2RoutesLocked are the route table's routes: the VPC's local route,
-// then fakecloud's routes of the table, blackholed when their instance
-// is gone.
-func (s *Front) ec2RoutesLocked() []ec2Route {
+// ec2Routes are the route table's routes: the VPC's local route, then
+// fakecloud's routes of the table, blackholed when their instance is gone.
+func (s *Front) ec2Routes() []ec2Route {
 	// The internet gateway's default route makes the subnets public, where
 	// the AWS CCM puts internet-facing load balancers.
 	out := []ec2Route{{DestinationCidrBlock: s.awsVPCCIDR(), GatewayID: "local", State: "active", Origin: "CreateRouteTable"},
 		{DestinationCidrBlock: "0.0.0.0/0", GatewayID: "igw-0fa4ec10d00000001", State: "active", Origin: "CreateRoute"}}
-	for _, rec := range s.St.Routes {
-		if rec.Cluster != api.AWSRouteTable {
-			continue
-		}
-		view := s.RouteViewLocked(rec)
-		rt := ec2Route{DestinationCidrBlock: rec.DestinationCIDR, InstanceID: rec.TargetInstance, InstanceOwnerID: api.AWSAccountID,
-			NetworkInterfaceID: "eni-" + awsquery.Hash(17, rec.TargetInstance), State: "active", Origin: "CreateRoute"}
+	for _, view := range s.EC2Routes() {
+		rt := ec2Route{DestinationCidrBlock: view.DestinationCIDR, InstanceID: view.TargetInstance, InstanceOwnerID: api.AWSAccountID,
+			NetworkInterfaceID: "eni-" + awsquery.Hash(17, view.TargetInstance), State: "active", Origin: "CreateRoute"}
 		if view.Blackhole {
 			rt.State = "blackhole"
 		}
@@ -93,11 +87,9 @@ func (s *Front) ec2DescribeRouteTables(svc *awsquery.Endpoint) awsquery.Handler 
 			Associations []association `xml:"associationSet>item"`
 			Tags         []model.Tag   `xml:"tagSet>item"`
 		}
-		s.Mu.Lock()
-		t := table{ID: api.AWSRouteTable, VpcID: api.AWSVPCID, OwnerID: api.AWSAccountID, Routes: s.ec2RoutesLocked(),
+		t := table{ID: api.AWSRouteTable, VpcID: api.AWSVPCID, OwnerID: api.AWSAccountID, Routes: s.ec2Routes(),
 			Associations: []association{{ID: "rtbassoc-" + awsquery.Hash(17, api.AWSRouteTable), RouteTableID: api.AWSRouteTable, Main: true}},
 			Tags:         []model.Tag{{Key: "Name", Value: "ccm-harness"}, {Key: model.ClusterTag, Value: "owned"}}}
-		s.Mu.Unlock()
 		body := struct {
 			Tables []table `xml:"routeTableSet>item"`
 		}{Tables: []table{}}
@@ -145,24 +137,15 @@ func (s *Front) ec2CreateRoute(svc *awsquery.Endpoint) awsquery.Handler {
 		if !ok {
 			return
 		}
-		s.Mu.Lock()
-		defer s.Mu.Unlock()
-		if e := s.ec2LiveInstanceLocked(instanceID); e != nil {
-			ec2Fail(w, e)
-			return
-		}
-		if s.RouteByNameLocked(name) != nil {
-			ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "RouteAlreadyExists", "The route identified by %s already exists.", dest))
-			return
-		}
 		// An ignore fault answers as if the route were made, and makes none.
-		if f == nil || f.Kind != api.FaultIgnore {
-			s.St.Routes = append(s.St.Routes, &model.RouteRecord{Name: name, CreatedAt: time.Now().UTC(),
-				RouteSpec: api.RouteSpec{Cluster: api.AWSRouteTable, DestinationCIDR: dest, TargetInstance: instanceID}})
-			if err := s.SaveLocked(); err != nil {
-				model.SaveFailed(w, err)
+		ignored := f != nil && f.Kind == api.FaultIgnore
+		if err := s.CreateEC2Route(name, dest, instanceID, ignored); err != nil {
+			if errors.Is(err, model.ErrRouteExists) {
+				ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "RouteAlreadyExists", "%s", err))
 				return
 			}
+			instanceFail(w, err)
+			return
 		}
 		svc.Answer(w, "CreateRoute", struct {
 			Return bool `xml:"return"`
@@ -184,16 +167,12 @@ func (s *Front) ec2DeleteRoute(svc *awsquery.Endpoint) awsquery.Handler {
 		if _, ok := s.ApplyFault(w, r, c, api.OpDeleteRoute, func(ref string) bool { return ref == name }); !ok {
 			return
 		}
-		s.Mu.Lock()
-		defer s.Mu.Unlock()
-		i := slices.IndexFunc(s.St.Routes, func(rec *model.RouteRecord) bool { return rec.Name == name })
-		if i < 0 {
-			ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidRoute.NotFound", "There is no route defined for '%s' in the route table. Use a different route table or DestinationCidrBlock.", dest))
-			return
-		}
-		s.St.Routes = slices.Delete(s.St.Routes, i, i+1)
-		if err := s.SaveLocked(); err != nil {
-			model.SaveFailed(w, err)
+		if err := s.DeleteEC2Route(name, dest); err != nil {
+			if model.KindOf(err) == model.KindSave {
+				model.SaveFailed(w, err)
+				return
+			}
+			ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidRoute.NotFound", "%s", err))
 			return
 		}
 		svc.Answer(w, "DeleteRoute", struct {

@@ -17,8 +17,7 @@ limitations under the License.
 package ec2
 
 import (
-	"crypto/rand"
-	"encoding/hex"
+	"errors"
 	"net/http"
 	"net/netip"
 	"slices"
@@ -39,6 +38,26 @@ import (
 
 func groupNotFound(id string) *awsquery.Error {
 	return awsquery.Errorf(http.StatusBadRequest, "InvalidGroup.NotFound", "The security group '%s' does not exist", id)
+}
+
+// groupFail answers a refused change to a security group or its rules
+// with EC2's code for why.
+func groupFail(w http.ResponseWriter, err error) {
+	code, status := "InternalError", http.StatusInternalServerError
+	switch {
+	case model.KindOf(err) == model.KindSave:
+		model.SaveFailed(w, err)
+		return
+	case errors.Is(err, model.ErrNoSuchGroup):
+		code, status = "InvalidGroup.NotFound", http.StatusBadRequest
+	case errors.Is(err, model.ErrGroupInUse):
+		code, status = "DependencyViolation", http.StatusBadRequest
+	case errors.Is(err, model.ErrRuleExists):
+		code, status = "InvalidPermission.Duplicate", http.StatusBadRequest
+	case errors.Is(err, model.ErrNoSuchRule):
+		code, status = "InvalidPermission.NotFound", http.StatusBadRequest
+	}
+	ec2Fail(w, awsquery.Errorf(status, code, "%s", err))
 }
 
 // ec2Group is a security group as DescribeSecurityGroups answers it.
@@ -71,7 +90,7 @@ type ec2Range struct {
 	Description string `xml:"description,omitempty"`
 }
 
-func groupWire(g *model.SecurityGroup) ec2Group {
+func groupWire(g model.SecurityGroup) ec2Group {
 	out := ec2Group{OwnerID: api.AWSAccountID, ID: g.ID, Name: g.Name, Description: g.Description, VpcID: api.AWSVPCID, Tags: g.Tags,
 		Ingress: []ec2Permission{}, Egress: []ec2Permission{{Protocol: "-1", Ranges: []ec2Range{{CIDR: "0.0.0.0/0"}}}}}
 	for _, p := range g.Ingress {
@@ -96,10 +115,9 @@ func (s *Front) ec2DescribeSecurityGroups(svc *awsquery.Endpoint) awsquery.Handl
 			ec2Fail(w, e)
 			return
 		}
-		s.Mu.Lock()
-		defer s.Mu.Unlock()
+		groups := s.SecurityGroups()
 		for _, id := range ids {
-			if s.SecurityGroupLocked(id) == nil {
+			if !slices.ContainsFunc(groups, func(g model.SecurityGroup) bool { return g.ID == id }) {
 				ec2Fail(w, groupNotFound(id))
 				return
 			}
@@ -107,7 +125,7 @@ func (s *Front) ec2DescribeSecurityGroups(svc *awsquery.Endpoint) awsquery.Handl
 		body := struct {
 			Groups []ec2Group `xml:"securityGroupInfo>item"`
 		}{Groups: []ec2Group{}}
-		for _, g := range s.SecurityGroupsLocked() {
+		for _, g := range groups {
 			if (len(ids) > 0 && !slices.Contains(ids, g.ID)) || (len(names) > 0 && !slices.Contains(names, g.Name)) {
 				continue
 			}
@@ -162,24 +180,19 @@ func (s *Front) ec2CreateSecurityGroup(svc *awsquery.Endpoint) awsquery.Handler 
 			ec2Fail(w, e)
 			return
 		}
-		s.Mu.Lock()
-		defer s.Mu.Unlock()
-		if slices.ContainsFunc(s.SecurityGroupsLocked(), func(g *model.SecurityGroup) bool { return g.Name == name }) {
-			ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidGroup.Duplicate", "The security group '%s' already exists for VPC '%s'", name, vpc))
-			return
-		}
-		b := make([]byte, 9)
-		rand.Read(b) // never fails, per crypto/rand
-		g := &model.SecurityGroup{ID: "sg-" + hex.EncodeToString(b)[:17], Name: name, Description: desc, Tags: tags}
-		s.St.SecurityGroups = append(s.St.SecurityGroups, g)
-		if err := s.SaveLocked(); err != nil {
+		id, err := s.CreateSecurityGroup(name, desc, tags)
+		switch {
+		case model.KindOf(err) == model.KindSave:
 			model.SaveFailed(w, err)
+			return
+		case err != nil:
+			ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidGroup.Duplicate", "The security group '%s' already exists for VPC '%s'", name, vpc))
 			return
 		}
 		svc.Answer(w, "CreateSecurityGroup", struct {
 			Return  bool   `xml:"return"`
 			GroupID string `xml:"groupId"`
-		}{true, g.ID})
+		}{true, id})
 	}
 }
 
@@ -190,31 +203,10 @@ func (s *Front) ec2DeleteSecurityGroup(svc *awsquery.Endpoint) awsquery.Handler 
 			ec2Fail(w, e)
 			return
 		}
-		s.Mu.Lock()
-		defer s.Mu.Unlock()
-		g := s.SecurityGroupLocked(id)
-		if g == nil {
-			ec2Fail(w, groupNotFound(id))
-			return
-		}
 		// EC2 refuses to delete a group something still uses: an
 		// instance, a load balancer, another group's rule.
-		inUse := id == api.AWSNodeSecurityGroup
-		for _, lb := range s.St.LoadBalancers {
-			inUse = inUse || (lb.ELB != nil && slices.Contains(lb.ELB.SecurityGroups, id))
-		}
-		for _, other := range s.St.SecurityGroups {
-			for _, p := range other.Ingress {
-				inUse = inUse || (other.ID != id && slices.Contains(p.Groups, id))
-			}
-		}
-		if inUse {
-			ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "DependencyViolation", "resource %s has a dependent object", id))
-			return
-		}
-		s.St.SecurityGroups = slices.DeleteFunc(s.St.SecurityGroups, func(x *model.SecurityGroup) bool { return x == g })
-		if err := s.SaveLocked(); err != nil {
-			model.SaveFailed(w, err)
+		if err := s.DeleteSecurityGroup(id); err != nil {
+			groupFail(w, err)
 			return
 		}
 		svc.Answer(w, "DeleteSecurityGroup", struct {
@@ -288,79 +280,8 @@ func (s *Front) ec2ChangeIngress(svc *awsquery.Endpoint, add bool) awsquery.Hand
 			ec2Fail(w, e)
 			return
 		}
-		s.Mu.Lock()
-		defer s.Mu.Unlock()
-		g := s.SecurityGroupLocked(id)
-		if g == nil {
-			ec2Fail(w, groupNotFound(id))
-			return
-		}
-		next := slices.Clone(g.Ingress)
-		for i := range next {
-			next[i].Ranges, next[i].Groups = slices.Clone(next[i].Ranges), slices.Clone(next[i].Groups)
-		}
-		for _, p := range perms {
-			for _, peer := range p.Groups {
-				if add && s.SecurityGroupLocked(peer) == nil {
-					ec2Fail(w, groupNotFound(peer))
-					return
-				}
-			}
-			j := slices.IndexFunc(next, p.SameRule)
-			if add && j < 0 {
-				next = append(next, model.Permission{Protocol: p.Protocol, FromPort: p.FromPort, ToPort: p.ToPort})
-				j = len(next) - 1
-			}
-			for _, rg := range p.Ranges {
-				k := -1
-				if j >= 0 {
-					k = slices.IndexFunc(next[j].Ranges, func(x model.IPRange) bool { return x.CIDR == rg.CIDR })
-				}
-				switch {
-				case add && k >= 0:
-					ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidPermission.Duplicate", "the specified rule \"%s\" already exists", p.Describe(rg.CIDR)))
-					return
-				case add:
-					next[j].Ranges = append(next[j].Ranges, rg)
-				case k < 0:
-					ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidPermission.NotFound", "The specified rule does not exist in this security group."))
-					return
-				default:
-					next[j].Ranges = slices.Delete(next[j].Ranges, k, k+1)
-				}
-			}
-			for _, peer := range p.Groups {
-				k := -1
-				if j >= 0 {
-					k = slices.Index(next[j].Groups, peer)
-				}
-				switch {
-				case add && k >= 0:
-					ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidPermission.Duplicate", "the specified rule \"%s\" already exists", p.Describe(peer)))
-					return
-				case add:
-					next[j].Groups = append(next[j].Groups, peer)
-				case k < 0:
-					ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidPermission.NotFound", "The specified rule does not exist in this security group."))
-					return
-				default:
-					next[j].Groups = slices.Delete(next[j].Groups, k, k+1)
-				}
-			}
-		}
-		g.Ingress = slices.DeleteFunc(next, func(p model.Permission) bool { return len(p.Ranges) == 0 && len(p.Groups) == 0 })
-		rederive := func() error {
-			if id == api.AWSNodeSecurityGroup {
-				return s.NetworkRederiveLocked()
-			}
-			return s.ClassicRederiveLocked(id)
-		}
-		if err := rederive(); err != nil {
-			ec2Fail(w, awsquery.Errorf(http.StatusInternalServerError, "InternalError", "%v", err))
-			return
-		}
-		if err := s.SaveLocked(); err != nil {
-			model.SaveFailed(w, err)
+		if err := s.ChangeIngress(id, add, perms); err != nil {
+			groupFail(w, err)
 			return
 		}
 		svc.Answer(w, action, struct {
@@ -379,21 +300,16 @@ func (s *Front) ec2CreateTags(svc *awsquery.Endpoint) awsquery.Handler {
 			ec2Fail(w, e)
 			return
 		}
-		s.Mu.Lock()
-		defer s.Mu.Unlock()
-		for _, id := range ids {
-			g := s.SecurityGroupLocked(id)
-			if g == nil {
-				ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidID", "The ID '%s' is not valid (fakecloud tags security groups only)", id))
+		var set []model.Tag
+		for _, t := range tags {
+			set = append(set, model.Tag{Key: t["Key"], Value: t["Value"]})
+		}
+		if err := s.TagSecurityGroups(ids, set); err != nil {
+			if model.KindOf(err) == model.KindSave {
+				model.SaveFailed(w, err)
 				return
 			}
-			for _, t := range tags {
-				g.Tags = slices.DeleteFunc(g.Tags, func(x model.Tag) bool { return x.Key == t["Key"] })
-				g.Tags = append(g.Tags, model.Tag{Key: t["Key"], Value: t["Value"]})
-			}
-		}
-		if err := s.SaveLocked(); err != nil {
-			model.SaveFailed(w, err)
+			ec2Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidID", "%s", err))
 			return
 		}
 		svc.Answer(w, "CreateTags", struct {

@@ -22,12 +22,12 @@ import (
 	"strconv"
 	"strings"
 
-	"sigs.k8s.io/ccm-harness/fakecloud/api"
 	"sigs.k8s.io/ccm-harness/fakecloud/aws/awsquery"
 	"sigs.k8s.io/ccm-harness/fakecloud/model"
 )
 
-func elbCreateListeners(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error) {
+func elbCreateListeners(q *awsquery.Query, ch *model.ClassicChange) (any, *awsquery.Error) {
+	next := ch.Next
 	listeners, e := elbListeners(q)
 	if e != nil {
 		return nil, e
@@ -36,7 +36,7 @@ func elbCreateListeners(q *awsquery.Query, rec *model.LBRecord, next *model.Clas
 		i := slices.IndexFunc(next.Listeners, func(x model.ClassicListener) bool { return x.LoadBalancerPort == l.LoadBalancerPort })
 		switch {
 		case i >= 0 && next.Listeners[i] != l:
-			return nil, awsquery.Errorf(http.StatusBadRequest, "DuplicateListener", "A listener already exists for %s with LoadBalancerPort %d, but with a different InstancePort, Protocol, or SSLCertificateId", rec.Name, l.LoadBalancerPort)
+			return nil, awsquery.Errorf(http.StatusBadRequest, "DuplicateListener", "A listener already exists for %s with LoadBalancerPort %d, but with a different InstancePort, Protocol, or SSLCertificateId", ch.Name, l.LoadBalancerPort)
 		case i < 0:
 			next.Listeners = append(next.Listeners, l)
 		}
@@ -44,7 +44,8 @@ func elbCreateListeners(q *awsquery.Query, rec *model.LBRecord, next *model.Clas
 	return nil, nil
 }
 
-func elbDeleteListeners(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error) {
+func elbDeleteListeners(q *awsquery.Query, ch *model.ClassicChange) (any, *awsquery.Error) {
+	next := ch.Next
 	for _, p := range q.List("LoadBalancerPorts.member") {
 		n, err := strconv.ParseInt(p, 10, 32)
 		if err != nil {
@@ -55,7 +56,8 @@ func elbDeleteListeners(q *awsquery.Query, rec *model.LBRecord, next *model.Clas
 	return nil, nil
 }
 
-func elbConfigureHealthCheck(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error) {
+func elbConfigureHealthCheck(q *awsquery.Query, ch *model.ClassicChange) (any, *awsquery.Error) {
+	next := ch.Next
 	hc := model.ClassicHealthCheck{Target: q.Get("HealthCheck.Target")}
 	for f, dst := range map[string]*int{"Interval": &hc.Interval, "Timeout": &hc.Timeout, "UnhealthyThreshold": &hc.UnhealthyThreshold, "HealthyThreshold": &hc.HealthyThreshold} {
 		n, err := strconv.Atoi(q.Get("HealthCheck." + f))
@@ -97,13 +99,13 @@ func elbInstanceList(ids []string) any {
 	return out
 }
 
-func (s *Front) elbInstances(register bool) func(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error) {
-	return func(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error) {
+func elbInstances(register bool) classicChange {
+	return func(q *awsquery.Query, ch *model.ClassicChange) (any, *awsquery.Error) {
+		next := ch.Next
 		for _, m := range q.Structs("Instances.member", "InstanceId") {
 			id := m["InstanceId"]
-			inst := s.InstanceByIDLocked(id)
 			switch {
-			case register && (inst == nil || inst.State == api.StateTerminated):
+			case register && !ch.InstanceLive(id):
 				return nil, awsquery.Errorf(http.StatusBadRequest, "InvalidInstance", "The requested instance '%s' is not valid for registration", id)
 			case register && !slices.Contains(next.Instances, id):
 				next.Instances = append(next.Instances, id)
@@ -115,7 +117,8 @@ func (s *Front) elbInstances(register bool) func(q *awsquery.Query, rec *model.L
 	}
 }
 
-func elbModifyAttributes(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error) {
+func elbModifyAttributes(q *awsquery.Query, ch *model.ClassicChange) (any, *awsquery.Error) {
+	next := ch.Next
 	a := &next.Attributes
 	const p = "LoadBalancerAttributes."
 	bools := map[string]*bool{"AccessLog.Enabled": &a.AccessLog.Enabled, "ConnectionDraining.Enabled": &a.ConnectionDraining.Enabled,
@@ -148,10 +151,11 @@ func elbModifyAttributes(q *awsquery.Query, rec *model.LBRecord, next *model.Cla
 	return struct {
 		LoadBalancerName       string
 		LoadBalancerAttributes model.ClassicAttributes
-	}{rec.Name, next.Attributes}, nil
+	}{ch.Name, next.Attributes}, nil
 }
 
-func elbAddTags(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error) {
+func elbAddTags(q *awsquery.Query, ch *model.ClassicChange) (any, *awsquery.Error) {
+	next := ch.Next
 	for _, t := range q.Structs("Tags.member", "Key", "Value") {
 		next.Tags = slices.DeleteFunc(next.Tags, func(x model.Tag) bool { return x.Key == t["Key"] })
 		next.Tags = append(next.Tags, model.Tag{Key: t["Key"], Value: t["Value"]})
@@ -159,9 +163,10 @@ func elbAddTags(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (
 	return nil, nil
 }
 
-func (s *Front) elbApplySecurityGroups(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error) {
+func elbApplySecurityGroups(q *awsquery.Query, ch *model.ClassicChange) (any, *awsquery.Error) {
+	next := ch.Next
 	groups := q.List("SecurityGroups.member")
-	if e := s.CheckRefsLocked(nil, groups); e != nil {
+	if e := groupsFail(ch.CheckGroups(groups)); e != nil {
 		return nil, e
 	}
 	next.SecurityGroups = groups
@@ -170,10 +175,11 @@ func (s *Front) elbApplySecurityGroups(q *awsquery.Query, rec *model.LBRecord, n
 	}{groups}, nil
 }
 
-func (s *Front) elbSubnets(attach bool) func(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error) {
-	return func(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error) {
+func (s *Front) elbSubnets(attach bool) classicChange {
+	return func(q *awsquery.Query, ch *model.ClassicChange) (any, *awsquery.Error) {
+		next := ch.Next
 		subnets := q.List("Subnets.member")
-		if e := s.CheckRefsLocked(subnets, nil); e != nil {
+		if e := s.CheckSubnets(subnets); e != nil {
 			return nil, e
 		}
 		for _, id := range subnets {

@@ -57,7 +57,7 @@ type elbDescription struct {
 	Scheme         string
 }
 
-func (s *Front) elbDescriptionLocked(rec *model.LBRecord) elbDescription {
+func (s *Front) elbDescription(rec model.ClassicLBView) elbDescription {
 	e := rec.ELB
 	d := elbDescription{LoadBalancerName: rec.Name, DNSName: e.DNSName, CanonicalHostedZoneName: e.DNSName,
 		CanonicalHostedZoneNameID: "Z35SXDOTRQ7X7K", Subnets: e.Subnets, VPCId: api.AWSVPCID, HealthCheck: e.HealthCheck,
@@ -76,10 +76,8 @@ func (s *Front) elbDescriptionLocked(rec *model.LBRecord) elbDescription {
 	for _, id := range e.Instances {
 		d.Instances = append(d.Instances, elbInstance{id})
 	}
-	if len(e.SecurityGroups) > 0 {
-		if g := s.SecurityGroupLocked(e.SecurityGroups[0]); g != nil {
-			d.SourceSecurityGroup.OwnerAlias, d.SourceSecurityGroup.GroupName = api.AWSAccountID, g.Name
-		}
+	if rec.HasSourceGroup {
+		d.SourceSecurityGroup.OwnerAlias, d.SourceSecurityGroup.GroupName = api.AWSAccountID, rec.SourceGroup
 	}
 	return d
 }
@@ -99,20 +97,19 @@ func (s *Front) elbDescribe(svc *awsquery.Endpoint) awsquery.Handler {
 		if _, ok := s.Fault(w, r, c, name); !ok {
 			return
 		}
-		s.Mu.Lock()
-		defer s.Mu.Unlock()
+		all := s.ClassicLBs()
 		body := struct {
 			Descriptions []elbDescription `xml:"LoadBalancerDescriptions>member"`
 		}{}
 		for _, n := range names {
-			if s.elbLocked(n) == nil {
+			if _, ok := classicNamed(all, n); !ok {
 				Fail(w, elbNotFound(n))
 				return
 			}
 		}
-		for _, rec := range s.St.LoadBalancers {
-			if rec.ELB != nil && (len(names) == 0 || slices.Contains(names, rec.Name)) {
-				body.Descriptions = append(body.Descriptions, s.elbDescriptionLocked(rec))
+		for _, rec := range all {
+			if len(names) == 0 || slices.Contains(names, rec.Name) {
+				body.Descriptions = append(body.Descriptions, s.elbDescription(rec))
 			}
 		}
 		svc.Answer(w, "DescribeLoadBalancers", body)
@@ -122,32 +119,39 @@ func (s *Front) elbDescribe(svc *awsquery.Endpoint) awsquery.Handler {
 func (s *Front) elbDescribeAttributes(svc *awsquery.Endpoint) awsquery.Handler {
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		name := q.Get("LoadBalancerName")
-		s.Read(w, r, c, q, name, func(rec *model.LBRecord) {
-			if rec == nil {
-				Fail(w, elbNotFound(name))
-				return
-			}
-			svc.Answer(w, "DescribeLoadBalancerAttributes", struct {
-				LoadBalancerAttributes model.ClassicAttributes
-			}{rec.ELB.Attributes})
-		})
+		if !s.Admit(w, r, c, q, name) {
+			return
+		}
+		rec, err := s.ClassicLB(name)
+		if err != nil {
+			FailModel(w, err)
+			return
+		}
+		svc.Answer(w, "DescribeLoadBalancerAttributes", struct {
+			LoadBalancerAttributes model.ClassicAttributes
+		}{rec.ELB.Attributes})
 	}
 }
 
-// Read answers a call about the classic load balancer called name
-// (nil if there is none) once its parameters are checked and the faults
-// of its operation applied, under the lock.
-func (s *Front) Read(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query, name string, answer func(rec *model.LBRecord)) {
+// Admit checks the parameters of a call about the load balancer called
+// name (or of that ARN) and applies the faults of its operation; false
+// when it has answered. The caller then asks the model and answers.
+func (s *Front) Admit(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query, name string) bool {
 	if e := q.Done(); e != nil {
 		Fail(w, e)
-		return
+		return false
 	}
-	if _, ok := s.Fault(w, r, c, name); !ok {
-		return
+	_, ok := s.Fault(w, r, c, name)
+	return ok
+}
+
+// classicNamed is the load balancer of all called name.
+func classicNamed(all []model.ClassicLBView, name string) (model.ClassicLBView, bool) {
+	i := slices.IndexFunc(all, func(rec model.ClassicLBView) bool { return rec.Name == name })
+	if i < 0 {
+		return model.ClassicLBView{}, false
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	answer(s.elbLocked(name))
+	return all[i], true
 }
 
 func (s *Front) elbDescribeTags(svc *awsquery.Endpoint) awsquery.Handler {
@@ -160,8 +164,7 @@ func (s *Front) elbDescribeTags(svc *awsquery.Endpoint) awsquery.Handler {
 		if _, ok := s.Fault(w, r, c, ""); !ok {
 			return
 		}
-		s.Mu.Lock()
-		defer s.Mu.Unlock()
+		all := s.ClassicLBs()
 		type tag struct{ Key, Value string }
 		type described struct {
 			LoadBalancerName string
@@ -171,8 +174,8 @@ func (s *Front) elbDescribeTags(svc *awsquery.Endpoint) awsquery.Handler {
 			Descriptions []described `xml:"TagDescriptions>member"`
 		}{}
 		for _, n := range names {
-			rec := s.elbLocked(n)
-			if rec == nil {
+			rec, ok := classicNamed(all, n)
+			if !ok {
 				Fail(w, elbNotFound(n))
 				return
 			}
@@ -190,16 +193,14 @@ func (s *Front) elbDescribeTags(svc *awsquery.Endpoint) awsquery.Handler {
 // deleted already, as AWS answers.
 func (s *Front) elbDelete(svc *awsquery.Endpoint) awsquery.Handler {
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
-		s.Read(w, r, c, q, q.Get("LoadBalancerName"), func(rec *model.LBRecord) {
-			if rec != nil {
-				s.CloseLBLocked(rec.ID)
-				s.St.LoadBalancers = slices.DeleteFunc(s.St.LoadBalancers, func(l *model.LBRecord) bool { return l == rec })
-				if err := s.SaveLocked(); err != nil {
-					model.SaveFailed(w, err)
-					return
-				}
-			}
-			svc.Answer(w, "DeleteLoadBalancer", struct{}{})
-		})
+		name := q.Get("LoadBalancerName")
+		if !s.Admit(w, r, c, q, name) {
+			return
+		}
+		if err := s.DeleteClassicLB(name); err != nil {
+			FailModel(w, err)
+			return
+		}
+		svc.Answer(w, "DeleteLoadBalancer", struct{}{})
 	}
 }

@@ -34,16 +34,16 @@ limitations under the License.
 // change action) and describe.go (reads and deletion). Its errors, names,
 // fault handling and reads are Elastic Load Balancing's whichever version,
 // so package elbv2 takes them from here (Fail, Validation, ValidName,
-// Front.Fault, Front.Read, Front.CheckRefsLocked).
+// FailModel, Front.Fault, Front.Admit, Front.CheckSubnets).
 package elb
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
 	"sigs.k8s.io/ccm-harness/fakecloud/aws/awsquery"
@@ -62,7 +62,7 @@ func (s *Front) Endpoint() *awsquery.Endpoint {
 		XMLNS:      "http://elasticloadbalancing.amazonaws.com/doc/" + elbVersion + "/",
 		ErrorShape: awsquery.ELBErrorXML,
 	}}
-	change := func(action string, apply func(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error)) awsquery.Action {
+	change := func(action string, apply classicChange) awsquery.Action {
 		return awsquery.Action{Op: api.OpEnsureLoadBalancer, H: s.elbChange(svc, action, apply)}
 	}
 	svc.Actions = map[string]awsquery.Action{
@@ -74,11 +74,11 @@ func (s *Front) Endpoint() *awsquery.Endpoint {
 		"CreateLoadBalancerListeners":         change("CreateLoadBalancerListeners", elbCreateListeners),
 		"DeleteLoadBalancerListeners":         change("DeleteLoadBalancerListeners", elbDeleteListeners),
 		"ConfigureHealthCheck":                change("ConfigureHealthCheck", elbConfigureHealthCheck),
-		"RegisterInstancesWithLoadBalancer":   change("RegisterInstancesWithLoadBalancer", s.elbInstances(true)),
-		"DeregisterInstancesFromLoadBalancer": change("DeregisterInstancesFromLoadBalancer", s.elbInstances(false)),
+		"RegisterInstancesWithLoadBalancer":   change("RegisterInstancesWithLoadBalancer", elbInstances(true)),
+		"DeregisterInstancesFromLoadBalancer": change("DeregisterInstancesFromLoadBalancer", elbInstances(false)),
 		"ModifyLoadBalancerAttributes":        change("ModifyLoadBalancerAttributes", elbModifyAttributes),
 		"AddTags":                             change("AddTags", elbAddTags),
-		"ApplySecurityGroupsToLoadBalancer":   change("ApplySecurityGroupsToLoadBalancer", s.elbApplySecurityGroups),
+		"ApplySecurityGroupsToLoadBalancer":   change("ApplySecurityGroupsToLoadBalancer", elbApplySecurityGroups),
 		"AttachLoadBalancerToSubnets":         change("AttachLoadBalancerToSubnets", s.elbSubnets(true)),
 		"DetachLoadBalancerFromSubnets":       change("DetachLoadBalancerFromSubnets", s.elbSubnets(false)),
 	}
@@ -99,27 +99,49 @@ func Validation(format string, args ...any) *awsquery.Error {
 	return awsquery.Errorf(http.StatusBadRequest, "ValidationError", format, args...)
 }
 
-// elbLocked is the classic load balancer called name, or nil.
-func (s *Front) elbLocked(name string) *model.LBRecord {
-	rec := s.LBByNameLocked(name)
-	if rec == nil || rec.ELB == nil {
-		return nil
+// FailModel answers err, a model operation's failure or a change's own
+// error, as Elastic Load Balancing does, v1 and v2 alike.
+func FailModel(w http.ResponseWriter, err error) {
+	var e *awsquery.Error
+	switch {
+	case errors.As(err, &e):
+		Fail(w, e)
+	case model.KindOf(err) == model.KindSave:
+		model.SaveFailed(w, err)
+	default:
+		Fail(w, modelError(err))
 	}
-	return rec
 }
 
-// elbDNSName is a classic load balancer's DNS name, as AWS forms it: an
-// internal one's starts with "internal-".
-func (s *Front) elbDNSName(name, id, scheme string) string {
-	n := 0
-	for _, b := range []byte(awsquery.Hash(8, id)) {
-		n = n*16 + strings.IndexByte("0123456789abcdef", b)
+// modelCodes are Elastic Load Balancing's codes for the model's failures.
+var modelCodes = []struct {
+	cause  error
+	status int
+	code   string
+}{
+	{model.ErrNoSuchLB, http.StatusBadRequest, "LoadBalancerNotFound"},
+	{model.ErrNoSuchGroup, http.StatusBadRequest, "InvalidSecurityGroup"},
+	{model.ErrNameTaken, http.StatusBadRequest, "DuplicateLoadBalancerName"},
+	{model.ErrPoolExhausted, http.StatusConflict, "TooManyLoadBalancers"},
+	{model.ErrNoSuchTargetGroup, http.StatusBadRequest, "TargetGroupNotFound"},
+	{model.ErrTargetGroupTaken, http.StatusBadRequest, "DuplicateTargetGroupName"},
+	{model.ErrTargetGroupInUse, http.StatusBadRequest, "ResourceInUse"},
+	{model.ErrNoSuchListener, http.StatusBadRequest, "ListenerNotFound"},
+	{model.ErrListenerTaken, http.StatusBadRequest, "DuplicateListener"},
+	{model.ErrNoSuchInstance, http.StatusBadRequest, "InvalidTarget"},
+}
+
+func modelError(err error) *awsquery.Error {
+	for _, c := range modelCodes {
+		if errors.Is(err, c.cause) {
+			return awsquery.Errorf(c.status, c.code, "%s", err)
+		}
 	}
-	prefix := ""
-	if scheme == "internal" {
-		prefix = "internal-"
+	if model.KindOf(err) == model.KindInvalid {
+		return Validation("%v", err)
 	}
-	return fmt.Sprintf("%s%s-%d.%s.elb.amazonaws.com", prefix, name, n%2000000000, s.Region())
+	// What is left is the data plane's: the listeners did not open.
+	return awsquery.Errorf(http.StatusInternalServerError, "InternalFailure", "fakecloud could not open the listeners: %v", err)
 }
 
 // elbListeners reads Listeners.member.N.
@@ -163,61 +185,11 @@ func validateELBListener(l model.ClassicListener) *awsquery.Error {
 	return nil
 }
 
-// elbIgnore undoes, in next, the part of a change an ignore fault drops.
-func elbIgnore(f *api.Fault, before, next *model.ClassicLB) {
-	if f == nil || f.Kind != api.FaultIgnore {
-		return
-	}
-	if before == nil {
-		before = &model.ClassicLB{}
-	}
-	switch f.Field {
-	case api.IgnoreListeners:
-		next.Listeners = slices.Clone(before.Listeners)
-	case api.IgnoreBackends:
-		next.Instances = slices.Clone(before.Instances)
-	case api.IgnoreHealthCheck:
-		next.HealthCheck = before.HealthCheck
-	}
-}
-
-// elbCommitLocked makes next rec's classic view, with what an ignore
-// fault drops left as it was, and the native spec and listeners to match.
-func (s *Front) elbCommitLocked(f *api.Fault, rec *model.LBRecord, isNew bool, next *model.ClassicLB) *awsquery.Error {
-	var before *model.ClassicLB
-	if !isNew {
-		before = rec.ELB
-	}
-	elbIgnore(f, before, next)
-	upd := *rec
-	upd.ELB = next
-	spec, err := s.ClassicSpecLocked(next)
-	if err != nil {
-		return Validation("%v", err)
-	}
-	upd.LoadBalancerSpec = spec
-	if err := s.OpenLocked(&upd, isNew); err != nil {
-		return awsquery.Errorf(http.StatusInternalServerError, "InternalFailure", "fakecloud could not open the listeners: %v", err)
-	}
-	if isNew {
-		upd.ELB.DNSName = s.elbDNSName(upd.Name, upd.ID, upd.ELB.Scheme)
-	}
-	*rec = upd
-	if isNew {
-		s.St.LoadBalancers = append(s.St.LoadBalancers, rec)
-		s.St.LastLBIP = rec.IP
-	}
-	return nil
-}
-
 // Fault applies the faults of the call's operation about the load
 // balancer called name.
 func (s *Front) Fault(w http.ResponseWriter, r *http.Request, c *model.Call, name string) (*api.Fault, bool) {
 	c.Instance = name
-	return s.ApplyFault(w, r, c, c.Op, func(ref string) bool {
-		lb := s.LBByRefLocked(ref)
-		return ref == name || (lb != nil && lb.Name == name)
-	})
+	return s.ApplyFault(w, r, c, c.Op, s.AboutELB(name))
 }
 
 func (s *Front) elbCreate(svc *awsquery.Endpoint) awsquery.Handler {
@@ -256,49 +228,26 @@ func (s *Front) elbCreate(svc *awsquery.Endpoint) awsquery.Handler {
 		if !ok {
 			return
 		}
-		s.Mu.Lock()
-		defer s.Mu.Unlock()
-		if e := s.CheckRefsLocked(subnets, groups); e != nil {
+		if e := s.CheckSubnets(subnets); e != nil {
 			Fail(w, e)
 			return
 		}
-		next := &model.ClassicLB{Scheme: scheme, Subnets: subnets, SecurityGroups: groups, Listeners: listeners,
+		next := model.ClassicLB{Scheme: scheme, Subnets: subnets, SecurityGroups: groups, Listeners: listeners,
 			HealthCheck: model.ClassicHealthCheck{Target: fmt.Sprintf("TCP:%d", listeners[0].InstancePort), Interval: 30, Timeout: 5, UnhealthyThreshold: 2, HealthyThreshold: 10}}
 		next.Attributes.ConnectionDraining.Timeout, next.Attributes.ConnectionSettings.IdleTimeout = 300, 60
 		for _, t := range tags {
 			next.Tags = append(next.Tags, model.Tag{Key: t["Key"], Value: t["Value"]})
 		}
-		rec := s.LBByNameLocked(name)
-		switch {
-		case rec != nil && rec.ELB == nil:
-			Fail(w, awsquery.Errorf(http.StatusBadRequest, "DuplicateLoadBalancerName", "A load balancer of another kind is named '%s'", name))
+		// CreateLoadBalancer of one that exists with the same listeners
+		// answers it; with others, AWS refuses.
+		dnsName, err := s.CreateClassicLB(name, next, f)
+		if err != nil {
+			FailModel(w, err)
 			return
-		case rec != nil:
-			// CreateLoadBalancer of one that exists with the same
-			// listeners answers it; with others, AWS refuses.
-			if !slices.Equal(rec.ELB.Listeners, listeners) {
-				Fail(w, awsquery.Errorf(http.StatusBadRequest, "DuplicateLoadBalancerName", "Load balancer %s already exists with different listeners", name))
-				return
-			}
-		default:
-			ip, err := s.AllocateLBIPLocked()
-			if err != nil {
-				Fail(w, awsquery.Errorf(http.StatusConflict, "TooManyLoadBalancers", "%v", err))
-				return
-			}
-			rec = &model.LBRecord{Name: name, ID: s.NewLBIDLocked(), IP: ip.String(), CreatedAt: time.Now().UTC()}
-			if e := s.elbCommitLocked(f, rec, true, next); e != nil {
-				Fail(w, e)
-				return
-			}
-			if err := s.SaveLocked(); err != nil {
-				model.SaveFailed(w, err)
-				return
-			}
 		}
 		svc.Answer(w, "CreateLoadBalancer", struct {
 			DNSName string `xml:"DNSName"`
-		}{rec.ELB.DNSName})
+		}{dnsName})
 	}
 }
 
@@ -310,26 +259,34 @@ func ValidName(name string) bool {
 		strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-") == ""
 }
 
-// CheckRefsLocked refuses subnets and security groups that do not
-// exist, as AWS does.
-func (s *Front) CheckRefsLocked(subnets, groups []string) *awsquery.Error {
+// CheckSubnets refuses subnets that do not exist, as AWS does.
+func (s *Front) CheckSubnets(subnets []string) *awsquery.Error {
 	known := ec2.New(s.Cloud).Subnets()
 	for _, id := range subnets {
 		if !slices.ContainsFunc(known, func(sn ec2.Subnet) bool { return sn.ID == id }) {
 			return awsquery.Errorf(http.StatusBadRequest, "SubnetNotFound", "One or more subnets ('%s') were not found", id)
 		}
 	}
-	for _, id := range groups {
-		if s.SecurityGroupLocked(id) == nil {
-			return awsquery.Errorf(http.StatusBadRequest, "InvalidSecurityGroup", "One or more security groups ('%s') are invalid", id)
-		}
-	}
 	return nil
 }
 
+// groupsFail is Elastic Load Balancing's error for security groups that
+// do not exist.
+func groupsFail(err error) *awsquery.Error {
+	if err == nil {
+		return nil
+	}
+	return modelError(err)
+}
+
+// classicChange reads the rest of an action that changes one classic load
+// balancer and makes the change to ch.Next, a copy; it answers the body of
+// the action's answer.
+type classicChange func(q *awsquery.Query, ch *model.ClassicChange) (any, *awsquery.Error)
+
 // elbChange is an action that changes one classic load balancer, named by
-// LoadBalancerName: apply reads the rest and changes next, a copy.
-func (s *Front) elbChange(svc *awsquery.Endpoint, action string, apply func(q *awsquery.Query, rec *model.LBRecord, next *model.ClassicLB) (any, *awsquery.Error)) awsquery.Handler {
+// LoadBalancerName: apply reads the rest and changes a copy.
+func (s *Front) elbChange(svc *awsquery.Endpoint, action string, apply classicChange) awsquery.Handler {
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		name := q.Get("LoadBalancerName")
 		if name == "" {
@@ -342,29 +299,20 @@ func (s *Front) elbChange(svc *awsquery.Endpoint, action string, apply func(q *a
 		if !ok {
 			return
 		}
-		s.Mu.Lock()
-		defer s.Mu.Unlock()
-		rec := s.elbLocked(name)
-		if rec == nil {
-			// The rest is read for the unknown-parameter check only.
-			_, _ = apply(q, &model.LBRecord{}, &model.ClassicLB{})
-			Fail(w, elbNotFound(name))
-			return
-		}
-		next := rec.ELB.Clone()
-		body, e := apply(q, rec, next)
-		if e == nil {
-			e = q.Done()
-		}
-		if e == nil {
-			e = s.elbCommitLocked(f, rec, false, next)
-		}
-		if e != nil {
-			Fail(w, e)
-			return
-		}
-		if err := s.SaveLocked(); err != nil {
-			model.SaveFailed(w, err)
+		var body any
+		err := s.ChangeClassicLB(name, f, func(ch *model.ClassicChange) error {
+			b, e := apply(q, ch)
+			if e == nil {
+				e = q.Done()
+			}
+			if e != nil {
+				return e
+			}
+			body = b
+			return nil
+		})
+		if err != nil {
+			FailModel(w, err)
 			return
 		}
 		svc.Answer(w, action, body)

@@ -34,10 +34,9 @@ limitations under the License.
 package elbv2
 
 import (
-	"fmt"
+	"errors"
 	"net/http"
 	"slices"
-	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
 	"sigs.k8s.io/ccm-harness/fakecloud/aws/awsquery"
@@ -47,13 +46,6 @@ import (
 )
 
 const elbv2Version = "2015-12-01"
-
-// nlbDefaultAttributes are a network load balancer's attributes as AWS
-// makes it.
-var nlbDefaultAttributes = map[string]string{
-	"load_balancing.cross_zone.enabled": "false", "access_logs.s3.enabled": "false",
-	"access_logs.s3.bucket": "", "access_logs.s3.prefix": "", "deletion_protection.enabled": "false",
-}
 
 // Endpoint is the service's endpoint, with its actions.
 func (s *Front) Endpoint() *awsquery.Endpoint {
@@ -94,48 +86,6 @@ func tgNotFound(arn string) *awsquery.Error {
 	return awsquery.Errorf(http.StatusBadRequest, "TargetGroupNotFound", "One or more target groups not found: '%s'", arn)
 }
 
-// nlbArn is an ELBv2 resource's ARN.
-func (s *Front) nlbArn(kind, name, id string) string {
-	return fmt.Sprintf("arn:aws:elasticloadbalancing:%s:%s:%s/%s/%s", s.Region(), api.AWSAccountID, kind, name, id)
-}
-
-// nlbLocked is the network load balancer with this ARN or name, or nil.
-func (s *Front) nlbLocked(ref string) *model.LBRecord {
-	for _, rec := range s.St.LoadBalancers {
-		if rec.NLB != nil && (rec.NLB.ARN == ref || rec.Name == ref) {
-			return rec
-		}
-	}
-	return nil
-}
-
-// nlbCommitLocked makes next rec's ELBv2 view, with what an ignore fault
-// drops left as it was, and the native spec and listeners to match.
-func (s *Front) nlbCommitLocked(f *api.Fault, rec *model.LBRecord, isNew bool, next *model.NetworkLB) *awsquery.Error {
-	if f != nil && f.Kind == api.FaultIgnore && f.Field == api.IgnoreListeners {
-		next.Listeners = nil
-		if !isNew {
-			next.Listeners = slices.Clone(rec.NLB.Listeners)
-		}
-	}
-	upd := *rec
-	upd.NLB = next
-	spec, err := s.NetworkSpecLocked(upd.Name, next)
-	if err != nil {
-		return elb.Validation("%v", err)
-	}
-	upd.LoadBalancerSpec = spec
-	if err := s.OpenLocked(&upd, isNew); err != nil {
-		return awsquery.Errorf(http.StatusInternalServerError, "InternalFailure", "fakecloud could not open the listeners: %v", err)
-	}
-	*rec = upd
-	if isNew {
-		s.St.LoadBalancers = append(s.St.LoadBalancers, rec)
-		s.St.LastLBIP = rec.IP
-	}
-	return nil
-}
-
 // nlbWire is a network load balancer as DescribeLoadBalancers and
 // CreateLoadBalancer answer it.
 type nlbWire struct {
@@ -156,7 +106,7 @@ type nlbWire struct {
 	SecurityGroups []string `xml:"SecurityGroups>member"`
 }
 
-func (s *Front) nlbWireLocked(rec *model.LBRecord) nlbWire {
+func (s *Front) nlbWire(rec model.NetworkLBView) nlbWire {
 	n := rec.NLB
 	w := nlbWire{LoadBalancerArn: n.ARN, LoadBalancerName: rec.Name, DNSName: n.DNSName, CanonicalHostedZoneID: "Z26RNL4JYFTOTI",
 		CreatedTime: rec.CreatedAt.UTC().Format("2006-01-02T15:04:05.000Z"), Scheme: n.Scheme, Type: "network",
@@ -206,45 +156,26 @@ func (s *Front) nlbCreate(svc *awsquery.Endpoint) awsquery.Handler {
 		if !ok {
 			return
 		}
-		s.Mu.Lock()
-		defer s.Mu.Unlock()
-		if e := s.elb.CheckRefsLocked(subnets, groups); e != nil {
+		if e := s.elb.CheckSubnets(subnets); e != nil {
 			elb.Fail(w, e)
 			return
 		}
-		rec := s.LBByNameLocked(name)
-		if rec != nil && rec.NLB == nil {
-			elb.Fail(w, awsquery.Errorf(http.StatusBadRequest, "DuplicateLoadBalancerName", "A load balancer with the same name '%s' exists, but with different settings", name))
+		req := model.NetworkLBRequest{Name: name, Scheme: scheme, Subnets: subnets, SecurityGroups: groups}
+		for _, t := range tags {
+			req.Tags = append(req.Tags, model.Tag{Key: t["Key"], Value: t["Value"]})
+		}
+		rec, err := s.CreateNetworkLB(req, f)
+		if errors.Is(err, model.ErrPoolExhausted) {
+			elb.Fail(w, awsquery.Errorf(http.StatusBadRequest, "TooManyLoadBalancers", "%s", err))
 			return
 		}
-		if rec == nil {
-			ip, err := s.AllocateLBIPLocked()
-			if err != nil {
-				elb.Fail(w, awsquery.Errorf(http.StatusBadRequest, "TooManyLoadBalancers", "%v", err))
-				return
-			}
-			rec = &model.LBRecord{Name: name, ID: s.NewLBIDLocked(), IP: ip.String(), CreatedAt: time.Now().UTC()}
-			hash := awsquery.Hash(16, rec.ID)
-			next := &model.NetworkLB{ARN: s.nlbArn("loadbalancer/net", name, hash), Scheme: scheme, Subnets: subnets, SecurityGroups: groups,
-				DNSName: fmt.Sprintf("%s-%s.elb.%s.amazonaws.com", name, hash, s.Region()), Attributes: map[string]string{}}
-			for k, v := range nlbDefaultAttributes {
-				next.Attributes[k] = v
-			}
-			for _, t := range tags {
-				next.Tags = append(next.Tags, model.Tag{Key: t["Key"], Value: t["Value"]})
-			}
-			if e := s.nlbCommitLocked(f, rec, true, next); e != nil {
-				elb.Fail(w, e)
-				return
-			}
-			if err := s.SaveLocked(); err != nil {
-				model.SaveFailed(w, err)
-				return
-			}
+		if err != nil {
+			elb.FailModel(w, err)
+			return
 		}
 		svc.Answer(w, "CreateLoadBalancer", struct {
 			LoadBalancers []nlbWire `xml:"LoadBalancers>member"`
-		}{[]nlbWire{s.nlbWireLocked(rec)}})
+		}{[]nlbWire{s.nlbWire(rec)}})
 	}
 }
 
@@ -263,20 +194,19 @@ func (s *Front) nlbDescribe(svc *awsquery.Endpoint) awsquery.Handler {
 		if _, ok := s.elb.Fault(w, r, c, name); !ok {
 			return
 		}
-		s.Mu.Lock()
-		defer s.Mu.Unlock()
+		v := s.ELBv2()
 		body := struct {
 			LoadBalancers []nlbWire `xml:"LoadBalancers>member"`
 		}{}
 		for _, ref := range refs {
-			if s.nlbLocked(ref) == nil {
+			if _, ok := v.LB(ref); !ok {
 				elb.Fail(w, nlbNotFound("'"+ref+"'"))
 				return
 			}
 		}
-		for _, rec := range s.St.LoadBalancers {
-			if rec.NLB != nil && (len(refs) == 0 || slices.Contains(refs, rec.Name) || slices.Contains(refs, rec.NLB.ARN)) {
-				body.LoadBalancers = append(body.LoadBalancers, s.nlbWireLocked(rec))
+		for _, rec := range v.LBs {
+			if len(refs) == 0 || slices.Contains(refs, rec.Name) || slices.Contains(refs, rec.NLB.ARN) {
+				body.LoadBalancers = append(body.LoadBalancers, s.nlbWire(rec))
 			}
 		}
 		svc.Answer(w, "DescribeLoadBalancers", body)
@@ -289,17 +219,14 @@ func (s *Front) nlbDescribe(svc *awsquery.Endpoint) awsquery.Handler {
 func (s *Front) nlbDelete(svc *awsquery.Endpoint) awsquery.Handler {
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		arn := q.Get("LoadBalancerArn")
-		s.elb.Read(w, r, c, q, arn, func(*model.LBRecord) {
-			if rec := s.nlbLocked(arn); rec != nil {
-				s.CloseLBLocked(rec.ID)
-				s.St.LoadBalancers = slices.DeleteFunc(s.St.LoadBalancers, func(l *model.LBRecord) bool { return l == rec })
-				if err := s.SaveLocked(); err != nil {
-					model.SaveFailed(w, err)
-					return
-				}
-			}
-			svc.Answer(w, "DeleteLoadBalancer", struct{}{})
-		})
+		if !s.elb.Admit(w, r, c, q, arn) {
+			return
+		}
+		if err := s.DeleteNetworkLB(arn); err != nil {
+			elb.FailModel(w, err)
+			return
+		}
+		svc.Answer(w, "DeleteLoadBalancer", struct{}{})
 	}
 }
 
@@ -312,30 +239,25 @@ func (s *Front) nlbAttributes(svc *awsquery.Endpoint, modify bool) awsquery.Hand
 	}
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		arn := q.Get("LoadBalancerArn")
-		changes := q.Structs("Attributes.member", "Key", "Value")
-		s.elb.Read(w, r, c, q, arn, func(*model.LBRecord) {
-			rec := s.nlbLocked(arn)
-			if rec == nil {
-				elb.Fail(w, nlbNotFound("'"+arn+"'"))
-				return
-			}
-			for _, a := range changes {
-				rec.NLB.Attributes[a["Key"]] = a["Value"]
-			}
-			if modify {
-				if err := s.SaveLocked(); err != nil {
-					model.SaveFailed(w, err)
-					return
-				}
-			}
-			body := struct {
-				Attributes []nlbAttribute `xml:"Attributes>member"`
-			}{}
-			for _, k := range awsquery.SortedKeys(rec.NLB.Attributes) {
-				body.Attributes = append(body.Attributes, nlbAttribute{k, rec.NLB.Attributes[k]})
-			}
-			svc.Answer(w, action, body)
-		})
+		var changes []model.NetworkAttribute
+		for _, a := range q.Structs("Attributes.member", "Key", "Value") {
+			changes = append(changes, model.NetworkAttribute{Key: a["Key"], Value: a["Value"]})
+		}
+		if !s.elb.Admit(w, r, c, q, arn) {
+			return
+		}
+		attrs, err := s.SetNetworkLBAttributes(arn, changes, modify)
+		if err != nil {
+			elb.FailModel(w, err)
+			return
+		}
+		body := struct {
+			Attributes []nlbAttribute `xml:"Attributes>member"`
+		}{}
+		for _, k := range awsquery.SortedKeys(attrs) {
+			body.Attributes = append(body.Attributes, nlbAttribute{k, attrs[k]})
+		}
+		svc.Answer(w, action, body)
 	}
 }
 

@@ -21,7 +21,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
 	"sigs.k8s.io/ccm-harness/fakecloud/aws/awsquery"
@@ -48,25 +47,18 @@ type tgWire struct {
 	LoadBalancerArns           []string `xml:"LoadBalancerArns>member"`
 }
 
-func (s *Front) tgWireLocked(tg *model.TargetGroup) tgWire {
-	out := tgWire{TargetGroupArn: tg.ARN, TargetGroupName: tg.Name, Protocol: tg.Protocol, Port: tg.Port, VpcID: api.AWSVPCID,
+func tgWireOf(tg model.TargetGroupView) tgWire {
+	return tgWire{TargetGroupArn: tg.ARN, TargetGroupName: tg.Name, Protocol: tg.Protocol, Port: tg.Port, VpcID: api.AWSVPCID,
 		TargetType: tg.TargetType, HealthCheckEnabled: true, HealthCheckProtocol: tg.HealthCheck.Protocol, HealthCheckPort: tg.HealthCheck.Port,
 		HealthCheckPath: tg.HealthCheck.Path, HealthCheckIntervalSeconds: tg.HealthCheck.Interval, HealthCheckTimeoutSeconds: tg.HealthCheck.Timeout,
-		HealthyThresholdCount: tg.HealthCheck.Healthy, UnhealthyThresholdCount: tg.HealthCheck.Unhealthy}
-	out.LoadBalancerArns = s.tgUsersLocked(tg.ARN)
-	return out
+		HealthyThresholdCount: tg.HealthCheck.Healthy, UnhealthyThresholdCount: tg.HealthCheck.Unhealthy, LoadBalancerArns: tg.Users}
 }
 
-// tgUsersLocked are the load balancers whose listeners forward to a
-// target group.
-func (s *Front) tgUsersLocked(arn string) []string {
-	var out []string
-	for _, rec := range s.St.LoadBalancers {
-		if rec.NLB != nil && slices.ContainsFunc(rec.NLB.Listeners, func(l model.NetworkListener) bool { return l.TargetGroup == arn }) {
-			out = append(out, rec.NLB.ARN)
-		}
-	}
-	return out
+// tgAnswer is the answer of an action that answers one target group.
+func tgAnswer(tg model.TargetGroupView) any {
+	return struct {
+		TargetGroups []tgWire `xml:"TargetGroups>member"`
+	}{[]tgWire{tgWireOf(tg)}}
 }
 
 func (s *Front) nlbDescribeTargetGroups(svc *awsquery.Endpoint) awsquery.Handler {
@@ -74,29 +66,31 @@ func (s *Front) nlbDescribeTargetGroups(svc *awsquery.Endpoint) awsquery.Handler
 		lbArn := q.Get("LoadBalancerArn")
 		arns, names := q.List("TargetGroupArns.member"), q.List("Names.member")
 		_, _ = q.Get("Marker"), q.Get("PageSize")
-		s.elb.Read(w, r, c, q, lbArn, func(*model.LBRecord) {
-			if lbArn != "" && s.nlbLocked(lbArn) == nil {
-				elb.Fail(w, nlbNotFound("'"+lbArn+"'"))
+		if !s.elb.Admit(w, r, c, q, lbArn) {
+			return
+		}
+		v := s.ELBv2()
+		if _, ok := v.LB(lbArn); lbArn != "" && !ok {
+			elb.Fail(w, nlbNotFound("'"+lbArn+"'"))
+			return
+		}
+		for _, arn := range arns {
+			if _, ok := v.TargetGroup(arn); !ok {
+				elb.Fail(w, tgNotFound(arn))
 				return
 			}
-			for _, arn := range arns {
-				if s.TargetGroupLocked(arn) == nil {
-					elb.Fail(w, tgNotFound(arn))
-					return
-				}
+		}
+		body := struct {
+			TargetGroups []tgWire `xml:"TargetGroups>member"`
+		}{}
+		for _, tg := range v.TargetGroups {
+			if (lbArn != "" && !slices.Contains(tg.Users, lbArn)) || (len(arns) > 0 && !slices.Contains(arns, tg.ARN)) ||
+				(len(names) > 0 && !slices.Contains(names, tg.Name)) {
+				continue
 			}
-			body := struct {
-				TargetGroups []tgWire `xml:"TargetGroups>member"`
-			}{}
-			for _, tg := range s.St.TargetGroups {
-				if (lbArn != "" && !slices.Contains(s.tgUsersLocked(tg.ARN), lbArn)) || (len(arns) > 0 && !slices.Contains(arns, tg.ARN)) ||
-					(len(names) > 0 && !slices.Contains(names, tg.Name)) {
-					continue
-				}
-				body.TargetGroups = append(body.TargetGroups, s.tgWireLocked(tg))
-			}
-			svc.Answer(w, "DescribeTargetGroups", body)
-		})
+			body.TargetGroups = append(body.TargetGroups, tgWireOf(tg))
+		}
+		svc.Answer(w, "DescribeTargetGroups", body)
 	}
 }
 
@@ -160,26 +154,12 @@ func (s *Front) nlbCreateTargetGroup(svc *awsquery.Endpoint) awsquery.Handler {
 			return
 		}
 		tg.Port, tg.TargetType = int32(n), "instance"
-		s.Mu.Lock()
-		defer s.Mu.Unlock()
-		if i := slices.IndexFunc(s.St.TargetGroups, func(x *model.TargetGroup) bool { return x.Name == tg.Name }); i >= 0 {
-			old := s.St.TargetGroups[i]
-			if old.Protocol != tg.Protocol || old.Port != tg.Port || old.HealthCheck != tg.HealthCheck {
-				elb.Fail(w, awsquery.Errorf(http.StatusBadRequest, "DuplicateTargetGroupName", "A target group with the same name '%s' exists, but with different settings", tg.Name))
-				return
-			}
-			tg = old
-		} else {
-			tg.ARN = s.nlbArn("targetgroup", tg.Name, awsquery.Hash(16, tg.Name, time.Now().String()))
-			s.St.TargetGroups = append(s.St.TargetGroups, tg)
-			if err := s.SaveLocked(); err != nil {
-				model.SaveFailed(w, err)
-				return
-			}
+		made, err := s.CreateTargetGroup(*tg)
+		if err != nil {
+			elb.FailModel(w, err)
+			return
 		}
-		svc.Answer(w, "CreateTargetGroup", struct {
-			TargetGroups []tgWire `xml:"TargetGroups>member"`
-		}{[]tgWire{s.tgWireLocked(tg)}})
+		svc.Answer(w, "CreateTargetGroup", tgAnswer(made))
 	}
 }
 
@@ -189,13 +169,10 @@ func (s *Front) nlbTargetGroupChange(svc *awsquery.Endpoint, action string) awsq
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		arn := q.Get("TargetGroupArn")
 		targets := q.Structs("Targets.member", "Id", "Port")
-		s.Mu.Lock()
-		tg := s.TargetGroupLocked(arn)
-		var hc model.TargetHealthCheck
-		if tg != nil {
-			hc = tg.HealthCheck
-		}
-		s.Mu.Unlock()
+		// The group as it is: its health check, for a modify to change,
+		// and its users, the first of which faults are about.
+		tg, users, _ := s.TargetGroupOf(arn)
+		hc := tg.HealthCheck
 		var e *awsquery.Error
 		if action == "ModifyTargetGroup" {
 			e = healthCheckArgs(q, &hc)
@@ -207,7 +184,6 @@ func (s *Front) nlbTargetGroupChange(svc *awsquery.Endpoint, action string) awsq
 			elb.Fail(w, e)
 			return
 		}
-		users := func() []string { s.Mu.Lock(); defer s.Mu.Unlock(); return s.tgUsersLocked(arn) }()
 		ref := ""
 		if len(users) > 0 {
 			ref = users[0]
@@ -216,99 +192,66 @@ func (s *Front) nlbTargetGroupChange(svc *awsquery.Endpoint, action string) awsq
 		if !ok {
 			return
 		}
-		s.Mu.Lock()
-		defer s.Mu.Unlock()
-		tg = s.TargetGroupLocked(arn)
-		if tg == nil {
-			elb.Fail(w, tgNotFound(arn))
-			return
-		}
-		ignored := f != nil && f.Kind == api.FaultIgnore && f.Field == api.IgnoreBackends && (action == "RegisterTargets" || action == "DeregisterTargets")
-		var body any
-		switch action {
-		case "ModifyTargetGroup":
-			tg.HealthCheck = hc
-			body = struct {
-				TargetGroups []tgWire `xml:"TargetGroups>member"`
-			}{[]tgWire{s.tgWireLocked(tg)}}
-		case "DeleteTargetGroup":
-			if len(s.tgUsersLocked(arn)) > 0 {
-				elb.Fail(w, awsquery.Errorf(http.StatusBadRequest, "ResourceInUse", "Target group '%s' is currently in use by a listener or a rule", arn))
-				return
-			}
-			s.St.TargetGroups = slices.DeleteFunc(s.St.TargetGroups, func(x *model.TargetGroup) bool { return x == tg })
-		default:
-			for _, t := range targets {
-				port := tg.Port
-				if t["Port"] != "" {
-					n, err := strconv.ParseInt(t["Port"], 10, 32)
-					if err != nil {
-						elb.Fail(w, elb.Validation("Target port %q is not a number", t["Port"]))
-						return
-					}
-					port = int32(n)
-				}
-				inst := s.InstanceByIDLocked(t["Id"])
-				if action == "RegisterTargets" && (inst == nil || inst.State == api.StateTerminated) {
-					elb.Fail(w, awsquery.Errorf(http.StatusBadRequest, "InvalidTarget", "The following targets are not in a running state and cannot be registered: '%s'", t["Id"]))
-					return
-				}
-				if ignored {
-					continue
-				}
-				target := model.Target{ID: t["Id"], Port: port}
-				tg.Targets = slices.DeleteFunc(tg.Targets, func(x model.Target) bool { return x == target })
-				if action == "RegisterTargets" {
-					tg.Targets = append(tg.Targets, target)
-				}
-			}
-		}
-		if err := s.NetworkRederiveLocked(); err != nil {
-			elb.Fail(w, elb.Validation("%v", err))
-			return
-		}
-		if err := s.SaveLocked(); err != nil {
-			model.SaveFailed(w, err)
+		body, err := s.changeTargetGroup(action, arn, hc, targets, f)
+		if err != nil {
+			elb.FailModel(w, err)
 			return
 		}
 		svc.Answer(w, action, body)
 	}
 }
 
+// changeTargetGroup makes a target group change action, and returns its
+// answer's body.
+func (s *Front) changeTargetGroup(action, arn string, hc model.TargetHealthCheck, targets []map[string]string, f *api.Fault) (any, error) {
+	switch action {
+	case "ModifyTargetGroup":
+		tg, err := s.ModifyTargetGroup(arn, hc)
+		if err != nil {
+			return nil, err
+		}
+		return tgAnswer(tg), nil
+	case "DeleteTargetGroup":
+		return nil, s.DeleteTargetGroup(arn)
+	}
+	refs := make([]model.TargetRef, 0, len(targets))
+	for _, t := range targets {
+		refs = append(refs, model.TargetRef{ID: t["Id"], Port: t["Port"]})
+	}
+	ignored := f != nil && f.Kind == api.FaultIgnore && f.Field == api.IgnoreBackends
+	return nil, s.RegisterTargets(arn, action == "RegisterTargets", refs, ignored)
+}
+
 func (s *Front) nlbDescribeTargetHealth(svc *awsquery.Endpoint) awsquery.Handler {
 	return func(w http.ResponseWriter, r *http.Request, c *model.Call, q *awsquery.Query) {
 		arn := q.Get("TargetGroupArn")
 		_ = q.Structs("Targets.member", "Id", "Port")
-		s.elb.Read(w, r, c, q, "", func(*model.LBRecord) {
-			tg := s.TargetGroupLocked(arn)
-			if tg == nil {
-				elb.Fail(w, tgNotFound(arn))
-				return
+		if !s.elb.Admit(w, r, c, q, "") {
+			return
+		}
+		tg, _, ok := s.TargetGroupOf(arn)
+		if !ok {
+			elb.Fail(w, tgNotFound(arn))
+			return
+		}
+		type health struct {
+			Target struct {
+				ID   string `xml:"Id"`
+				Port int32
 			}
-			type health struct {
-				Target struct {
-					ID   string `xml:"Id"`
-					Port int32
-				}
-				HealthCheckPort string
-				TargetHealth    struct{ State string }
-			}
-			body := struct {
-				Descriptions []health `xml:"TargetHealthDescriptions>member"`
-			}{}
-			for _, t := range tg.Targets {
-				h := health{HealthCheckPort: tg.HealthCheck.Port}
-				h.Target.ID, h.Target.Port = t.ID, t.Port
-				h.TargetHealth.State = "healthy"
-				if inst := s.InstanceByIDLocked(t.ID); inst == nil || inst.State != api.StateRunning {
-					h.TargetHealth.State = "unhealthy"
-				} else if len(s.tgUsersLocked(arn)) == 0 {
-					h.TargetHealth.State = "unused"
-				}
-				body.Descriptions = append(body.Descriptions, h)
-			}
-			svc.Answer(w, "DescribeTargetHealth", body)
-		})
+			HealthCheckPort string
+			TargetHealth    struct{ State string }
+		}
+		body := struct {
+			Descriptions []health `xml:"TargetHealthDescriptions>member"`
+		}{}
+		for i, t := range tg.Targets {
+			h := health{HealthCheckPort: tg.HealthCheck.Port}
+			h.Target.ID, h.Target.Port = t.ID, t.Port
+			h.TargetHealth.State = tg.Health[i]
+			body.Descriptions = append(body.Descriptions, h)
+		}
+		svc.Answer(w, "DescribeTargetHealth", body)
 	}
 }
 
@@ -322,33 +265,37 @@ func (s *Front) nlbDescribeTags(svc *awsquery.Endpoint) awsquery.Handler {
 			elb.Fail(w, awsquery.Errorf(http.StatusBadRequest, "ValidationError", "1 validation error detected: Value at 'resourceArns' failed to satisfy constraint: Member must have length less than or equal to 20 and greater than or equal to 1"))
 			return
 		}
-		s.elb.Read(w, r, c, q, "", func(*model.LBRecord) {
-			type tag struct{ Key, Value string }
-			type described struct {
-				ResourceArn string
-				Tags        []tag `xml:"Tags>member"`
-			}
-			body := struct {
-				Descriptions []described `xml:"TagDescriptions>member"`
-			}{}
-			for _, arn := range arns {
-				d := described{ResourceArn: arn, Tags: []tag{}}
-				switch rec := s.nlbLocked(arn); {
-				case rec != nil && rec.NLB.ARN == arn:
-					for _, t := range rec.NLB.Tags {
-						d.Tags = append(d.Tags, tag{t.Key, t.Value})
-					}
-				case s.TargetGroupLocked(arn) != nil:
-				case strings.Contains(arn, ":targetgroup/"):
-					elb.Fail(w, tgNotFound(arn))
-					return
-				default:
-					elb.Fail(w, nlbNotFound(arn))
-					return
+		if !s.elb.Admit(w, r, c, q, "") {
+			return
+		}
+		v := s.ELBv2()
+		type tag struct{ Key, Value string }
+		type described struct {
+			ResourceArn string
+			Tags        []tag `xml:"Tags>member"`
+		}
+		body := struct {
+			Descriptions []described `xml:"TagDescriptions>member"`
+		}{}
+		for _, arn := range arns {
+			d := described{ResourceArn: arn, Tags: []tag{}}
+			rec, isLB := v.LB(arn)
+			_, isTG := v.TargetGroup(arn)
+			switch {
+			case isLB && rec.NLB.ARN == arn:
+				for _, t := range rec.NLB.Tags {
+					d.Tags = append(d.Tags, tag{t.Key, t.Value})
 				}
-				body.Descriptions = append(body.Descriptions, d)
+			case isTG:
+			case strings.Contains(arn, ":targetgroup/"):
+				elb.Fail(w, tgNotFound(arn))
+				return
+			default:
+				elb.Fail(w, nlbNotFound(arn))
+				return
 			}
-			svc.Answer(w, "DescribeTags", body)
-		})
+			body.Descriptions = append(body.Descriptions, d)
+		}
+		svc.Answer(w, "DescribeTags", body)
 	}
 }
