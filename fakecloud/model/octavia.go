@@ -130,6 +130,16 @@ func (o *OctaviaLB) Pool(id string) *OctaviaPool {
 	return nil
 }
 
+// PoolOfMonitor is the pool with the health monitor of that ID, or nil.
+func (o *OctaviaLB) PoolOfMonitor(id string) *OctaviaPool {
+	for _, p := range o.Pools {
+		if p.Monitor != nil && p.Monitor.ID == id {
+			return p
+		}
+	}
+	return nil
+}
+
 // PoolOf is the pool a listener sends to, or nil.
 func (o *OctaviaLB) PoolOf(listenerID string) *OctaviaPool {
 	for _, p := range o.Pools {

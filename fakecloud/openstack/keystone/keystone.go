@@ -28,6 +28,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
+	"sync"
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
@@ -62,7 +63,9 @@ type Front struct {
 	callerOf func(secret string) (model.Caller, bool)
 	// hasInspector says the inspector has a token, and so a user.
 	hasInspector bool
-	// tokens are guarded by Cloud.Mu.
+	// mu guards tokens: they are Keystone's own state, not the cloud's,
+	// so they need no part of the cloud's lock.
+	mu     sync.Mutex
 	tokens tokens
 }
 
@@ -98,8 +101,8 @@ func (s *Front) Authorized(token string) (model.Caller, bool) {
 	if token == "" {
 		return "", false
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	t, ok := s.tokens[token]
 	return t.who, ok && time.Now().Before(t.expires)
 }
@@ -109,8 +112,8 @@ func (s *Front) issueToken(who model.Caller) (string, time.Time) {
 	rand.Read(b) // never fails, per crypto/rand
 	tok := "gAAAAA" + hex.EncodeToString(b)
 	exp := time.Now().Add(osTokenLife).UTC().Truncate(time.Second)
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	now := time.Now()
 	for t, e := range s.tokens {
 		if now.After(e.expires) {

@@ -140,17 +140,6 @@ func neutronPort(inst api.Instance, pairs []string) osPort {
 	return p
 }
 
-// addressPairs are the allowed address pairs set on each instance's port.
-func (s *Front) addressPairs() map[string][]string {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	out := map[string][]string{}
-	for id, pairs := range s.St.AddressPairs {
-		out[id] = slices.Clone(pairs)
-	}
-	return out
-}
-
 // hasFixedIP reports whether p has the fixed IP a fixed_ips filter
 // ("ip_address=10.0.0.5") names.
 func hasFixedIP(p osPort, filter string) bool {
@@ -178,7 +167,7 @@ func (s *Front) neutronListPorts(w http.ResponseWriter, r *http.Request, c *mode
 		return
 	}
 	c.Instance = q["device_id"]
-	pairs := s.addressPairs()
+	pairs := s.AddressPairs()
 	match := func(inst api.Instance) bool { return matchPort(neutronPort(inst, pairs[inst.ID])) }
 	// A port carries its instance's addresses: the instance faults apply.
 	insts, f, ok := s.ListLiveInstances(w, r, c, match)
@@ -197,10 +186,7 @@ func (s *Front) neutronGetPort(w http.ResponseWriter, r *http.Request, c *model.
 	id := r.PathValue("id")
 	instID := id[min(len(id), len("port-")):]
 	c.Instance = instID
-	f, ok := s.ApplyFault(w, r, c, api.OpGetInstance, func(ref string) bool {
-		inst := s.InstanceByIDLocked(instID)
-		return inst != nil && model.RefersTo(ref, inst)
-	})
+	f, ok := s.ApplyFault(w, r, c, api.OpGetInstance, s.AboutInstance(instID))
 	if !ok {
 		return
 	}
@@ -210,7 +196,7 @@ func (s *Front) neutronGetPort(w http.ResponseWriter, r *http.Request, c *model.
 		return
 	}
 	model.CorruptInstance(f, inst)
-	writeNeutron(w, r, map[string]any{"port": neutronPort(*inst, s.addressPairs()[inst.ID])})
+	writeNeutron(w, r, map[string]any{"port": neutronPort(*inst, s.AddressPairs()[inst.ID])})
 }
 
 func (s *Front) osNetworks() []map[string]any {
@@ -297,9 +283,7 @@ func (s *Front) neutronGetSubnet(w http.ResponseWriter, r *http.Request, c *mode
 // neutronListFloatingIPs lists a floating IP for each ExternalIP of a
 // live instance, bound to its port.
 func (s *Front) neutronListFloatingIPs(w http.ResponseWriter, r *http.Request, c *model.Call) {
-	s.Mu.Lock()
-	insts := s.LiveInstancesLocked()
-	s.Mu.Unlock()
+	insts := s.LiveInstances()
 	var fips []map[string]any
 	for _, inst := range insts {
 		fixed := ""

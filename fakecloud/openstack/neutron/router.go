@@ -23,7 +23,6 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
 
@@ -45,11 +44,9 @@ const (
 	osRouterPortID = "port-router-ccm-harness"
 )
 
-// osRouteName names the native record of a Neutron route: Neutron routes
-// have no names, and one destination may have several next hops.
-func osRouteName(dest, nexthop string) string {
-	return "neutron-" + strings.ReplaceAll(dest, "/", "_") + "-via-" + nexthop
-}
+// osRouteName names the native record of a Neutron route, which is how a
+// fault names it.
+func osRouteName(rt osRoute) string { return model.NeutronRouteName(rt.Destination, rt.NextHop) }
 
 // routerPort is the router's interface on the tenant network, at its
 // subnet's gateway: how a client finds the networks the router serves.
@@ -69,41 +66,42 @@ type osRoute struct {
 	NextHop     string `json:"nexthop"`
 }
 
-// routerRoutesLocked are the router's routes, in creation order.
-func (s *Front) routerRoutesLocked() []osRoute {
-	out := []osRoute{}
-	for _, r := range s.St.Routes {
-		if r.Cluster != osRouterID {
-			continue
-		}
-		hop := r.TargetInstance
-		if inst := s.InstanceByIDLocked(r.TargetInstance); inst != nil {
-			if ip := model.FirstInternalIP(inst); ip.IsValid() {
-				hop = ip.String()
-			}
-		}
-		out = append(out, osRoute{Destination: r.DestinationCIDR, NextHop: hop})
+// wireRoutes are the router's routes as Neutron shows them.
+func wireRoutes(routes []model.ExtraRoute) []osRoute {
+	out := make([]osRoute, 0, len(routes))
+	for _, rt := range routes {
+		out = append(out, osRoute(rt))
 	}
 	return out
 }
 
-func (s *Front) routerWireLocked() map[string]any {
+// modelRoutes are routes as the model takes them.
+func modelRoutes(routes []osRoute) []model.ExtraRoute {
+	out := make([]model.ExtraRoute, 0, len(routes))
+	for _, rt := range routes {
+		out = append(out, model.ExtraRoute(rt))
+	}
+	return out
+}
+
+// routerWire is the router with its routes.
+func (s *Front) routerWire(routes []osRoute) map[string]any {
 	return map[string]any{
 		"id": osRouterID, "name": "router1", "description": "", "status": "ACTIVE", "admin_state_up": true,
 		"tenant_id": openstackjson.ProjectID, "project_id": openstackjson.ProjectID, "distributed": false, "ha": false,
 		"external_gateway_info": map[string]any{"network_id": openstackjson.PublicNetID, "enable_snat": true,
 			"external_fixed_ips": []osFixedIP{{SubnetID: openstackjson.PublicSubnetID, IPAddress: s.ExternalPool().Addr().Next().String()}}},
-		"routes": s.routerRoutesLocked(), "availability_zones": []string{}, "tags": []string{}, "revision_number": 1,
+		"routes": routes, "availability_zones": []string{}, "tags": []string{}, "revision_number": 1,
 	}
 }
 
 func (s *Front) neutronListRouters(w http.ResponseWriter, r *http.Request, c *model.Call) {
-	s.routerAnswer(w, r, c, func() map[string]any {
+	s.routerAnswer(w, r, c, func(routes []osRoute) map[string]any {
 		q := r.URL.Query()
 		if (q.Get("id") != "" && q.Get("id") != osRouterID) || (q.Get("name") != "" && q.Get("name") != "router1") {
 			return map[string]any{"routers": []any{}}
 		}
-		return map[string]any{"routers": []any{s.routerWireLocked()}}
+		return map[string]any{"routers": []any{s.routerWire(routes)}}
 	})
 }
 
@@ -112,23 +110,19 @@ func (s *Front) neutronGetRouter(w http.ResponseWriter, r *http.Request, c *mode
 		networkError.WriteError(w, http.StatusNotFound, fmt.Sprintf("Router %s could not be found.", id))
 		return
 	}
-	s.routerAnswer(w, r, c, func() map[string]any { return map[string]any{"router": s.routerWireLocked()} })
+	s.routerAnswer(w, r, c, func(routes []osRoute) map[string]any { return map[string]any{"router": s.routerWire(routes)} })
 }
 
 // routerAnswer answers a read of the router, which lists its routes:
 // operation ListRoutes.
-func (s *Front) routerAnswer(w http.ResponseWriter, r *http.Request, c *model.Call, answer func() map[string]any) {
+func (s *Front) routerAnswer(w http.ResponseWriter, r *http.Request, c *model.Call, answer func(routes []osRoute) map[string]any) {
 	if _, ok := neutronQuery(w, r, "id", "name"); !ok {
 		return
 	}
-	if _, ok := s.ApplyFault(w, r, c, api.OpListRoutes, func(ref string) bool {
-		return slices.ContainsFunc(s.St.Routes, func(rt *model.RouteRecord) bool { return rt.Cluster == osRouterID && rt.Name == ref })
-	}); !ok {
+	if _, ok := s.ApplyFault(w, r, c, api.OpListRoutes, s.AboutRouterRoute()); !ok {
 		return
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	writeNeutron(w, r, answer())
+	writeNeutron(w, r, answer(wireRoutes(s.RouterRoutes())))
 }
 
 // decodeRoutes reads {"router": {"routes": [...]}} sent to the router,
@@ -163,16 +157,6 @@ func decodeRoutes(w http.ResponseWriter, r *http.Request) ([]osRoute, bool) {
 	return out, true
 }
 
-// instanceAtLocked is the instance whose InternalIP addr is, or "".
-func (s *Front) instanceAtLocked(addr string) string {
-	for _, inst := range s.St.Instances {
-		if inst.State != api.StateTerminated && model.FirstInternalIP(inst).String() == addr {
-			return inst.ID
-		}
-	}
-	return ""
-}
-
 // neutronExtraRoutes adds (add_extraroutes) or removes
 // (remove_extraroutes) routes, leaving the others, and answers the router:
 // operations CreateRoute and DeleteRoute. An ignore fault on CreateRoute
@@ -189,51 +173,39 @@ func (s *Front) neutronExtraRoutes(add bool) func(http.ResponseWriter, *http.Req
 		}
 		names := map[string]bool{}
 		for _, rt := range routes {
-			names[osRouteName(rt.Destination, rt.NextHop)] = true
+			names[osRouteName(rt)] = true
 		}
 		f, ok := s.ApplyFault(w, r, c, op, func(ref string) bool { return names[ref] })
 		if !ok {
 			return
 		}
-		s.Mu.Lock()
-		defer s.Mu.Unlock()
-		if !add || f == nil || f.Kind != api.FaultIgnore {
-			s.changeRoutesLocked(routes, add)
-			if err := s.SaveLocked(); err != nil {
-				model.SaveFailed(w, err)
-				return
-			}
-		}
-		answer := s.routerWireLocked()
 		if add && f != nil && f.Kind == api.FaultIgnore {
-			shown := s.routerRoutesLocked()
-			for _, rt := range routes {
-				if !slices.Contains(shown, rt) {
-					shown = append(shown, rt)
-				}
-			}
-			answer["routes"] = shown
+			s.answerIgnoredRoutes(w, routes)
+			return
 		}
-		model.WriteJSON(w, http.StatusOK, map[string]any{"router": answer})
+		change := s.RemoveRouterRoutes
+		if add {
+			change = s.AddRouterRoutes
+		}
+		shown, err := change(modelRoutes(routes))
+		if err != nil {
+			model.SaveFailed(w, err)
+			return
+		}
+		model.WriteJSON(w, http.StatusOK, map[string]any{"router": s.routerWire(wireRoutes(shown))})
 	}
 }
 
-func (s *Front) changeRoutesLocked(routes []osRoute, add bool) {
+// answerIgnoredRoutes answers an add of routes that an ignore fault
+// drops: the router as if they were added, which it is not.
+func (s *Front) answerIgnoredRoutes(w http.ResponseWriter, routes []osRoute) {
+	shown := wireRoutes(s.RouterRoutes())
 	for _, rt := range routes {
-		name := osRouteName(rt.Destination, rt.NextHop)
-		i := slices.IndexFunc(s.St.Routes, func(r *model.RouteRecord) bool { return r.Name == name })
-		switch {
-		case add && i < 0:
-			target := s.instanceAtLocked(rt.NextHop)
-			if target == "" {
-				target = rt.NextHop
-			}
-			s.St.Routes = append(s.St.Routes, &model.RouteRecord{Name: name, CreatedAt: time.Now().UTC(),
-				RouteSpec: api.RouteSpec{Cluster: osRouterID, DestinationCIDR: rt.Destination, TargetInstance: target}})
-		case !add && i >= 0:
-			s.St.Routes = slices.Delete(s.St.Routes, i, i+1)
+		if !slices.Contains(shown, rt) {
+			shown = append(shown, rt)
 		}
 	}
+	model.WriteJSON(w, http.StatusOK, map[string]any{"router": s.routerWire(shown)})
 }
 
 // neutronUpdateRouter replaces the router's routes (the extraroute
@@ -247,23 +219,17 @@ func (s *Front) neutronUpdateRouter(w http.ResponseWriter, r *http.Request, c *m
 	if !ok {
 		return
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	if f == nil || f.Kind != api.FaultIgnore {
-		var gone []osRoute
-		for _, rt := range s.routerRoutesLocked() {
-			if !slices.Contains(routes, rt) {
-				gone = append(gone, rt)
-			}
-		}
-		s.changeRoutesLocked(gone, false)
-		s.changeRoutesLocked(routes, true)
-		if err := s.SaveLocked(); err != nil {
-			model.SaveFailed(w, err)
-			return
-		}
+	if f != nil && f.Kind == api.FaultIgnore {
+		// The router keeps its routes, and its answer shows them.
+		model.WriteJSON(w, http.StatusOK, map[string]any{"router": s.routerWire(wireRoutes(s.RouterRoutes()))})
+		return
 	}
-	model.WriteJSON(w, http.StatusOK, map[string]any{"router": s.routerWireLocked()})
+	shown, err := s.SetRouterRoutes(modelRoutes(routes))
+	if err != nil {
+		model.SaveFailed(w, err)
+		return
+	}
+	model.WriteJSON(w, http.StatusOK, map[string]any{"router": s.routerWire(wireRoutes(shown))})
 }
 
 // neutronUpdatePort sets a port's allowed address pairs, the one change
@@ -282,30 +248,30 @@ func (s *Front) neutronUpdatePort(w http.ResponseWriter, r *http.Request, c *mod
 		networkError.WriteError(w, http.StatusBadRequest, "fakecloud emulates only allowed_address_pairs of a port update")
 		return
 	}
-	instID := strings.TrimPrefix(id, "port-")
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	inst := s.InstanceByIDLocked(instID)
-	if inst == nil || inst.State == api.StateTerminated || osPortID(inst.ID) != id {
+	instID, ok := strings.CutPrefix(id, "port-")
+	if !ok {
 		networkError.WriteError(w, http.StatusNotFound, fmt.Sprintf("Port %s could not be found.", id))
 		return
 	}
+	var inst api.Instance
+	var pairs []string
+	var err error
 	if u.AllowedAddressPairs != nil {
-		var pairs []string
+		var set []string
 		for _, p := range *u.AllowedAddressPairs {
-			pairs = append(pairs, p.IPAddress)
+			set = append(set, p.IPAddress)
 		}
-		if s.St.AddressPairs == nil {
-			s.St.AddressPairs = map[string][]string{}
-		}
-		s.St.AddressPairs[inst.ID] = pairs
-		if len(pairs) == 0 {
-			delete(s.St.AddressPairs, inst.ID)
-		}
-		if err := s.SaveLocked(); err != nil {
-			model.SaveFailed(w, err)
-			return
-		}
+		inst, pairs, err = s.SetAddressPairs(instID, set)
+	} else {
+		inst, pairs, err = s.LivePort(instID)
 	}
-	model.WriteJSON(w, http.StatusOK, map[string]any{"port": neutronPort(model.CopyInstance(inst), s.St.AddressPairs[inst.ID])})
+	if err != nil {
+		if model.KindOf(err) == model.KindNotFound {
+			networkError.WriteError(w, http.StatusNotFound, fmt.Sprintf("Port %s could not be found.", id))
+		} else {
+			model.SaveFailed(w, err)
+		}
+		return
+	}
+	model.WriteJSON(w, http.StatusOK, map[string]any{"port": neutronPort(inst, pairs)})
 }

@@ -215,10 +215,8 @@ func (s *Front) novaListServers(w http.ResponseWriter, r *http.Request, c *model
 func (s *Front) novaGetServer(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
 	c.Instance = id
-	f, ok := s.ApplyFault(w, r, c, api.OpGetInstance, func(ref string) bool {
-		inst := s.InstanceByIDLocked(id)
-		return ref == id || (inst != nil && model.RefersTo(ref, inst))
-	})
+	about := s.AboutInstance(id)
+	f, ok := s.ApplyFault(w, r, c, api.OpGetInstance, func(ref string) bool { return ref == id || about(ref) })
 	if !ok {
 		return
 	}
@@ -264,14 +262,12 @@ func (s *Front) novaListFlavors(w http.ResponseWriter, r *http.Request, c *model
 		model.WriteJSON(w, http.StatusOK, map[string]any{"flavors": []any{}})
 		return
 	}
-	s.Mu.Lock()
 	types := []string{model.DefaultInstanceType}
-	for _, inst := range s.St.Instances {
-		if inst.State != api.StateTerminated && !slices.Contains(types, inst.InstanceType) {
+	for _, inst := range s.LiveInstances() {
+		if !slices.Contains(types, inst.InstanceType) {
 			types = append(types, inst.InstanceType)
 		}
 	}
-	s.Mu.Unlock()
 	slices.Sort(types)
 	out := []map[string]any{}
 	for _, t := range types {
@@ -352,19 +348,9 @@ func (s *Front) novaServerAction(w http.ResponseWriter, r *http.Request, c *mode
 		computeError.WriteError(w, http.StatusBadRequest, fmt.Sprintf("There is no such action: %s (fakecloud emulates os-stop and os-start)", action))
 		return
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	inst := s.InstanceByIDLocked(id)
-	if inst == nil || inst.State == api.StateTerminated {
-		computeError.WriteError(w, http.StatusNotFound, fmt.Sprintf("Instance %s could not be found.", id))
-		return
-	}
-	if inst.State == to {
-		computeError.WriteError(w, http.StatusConflict, fmt.Sprintf("Cannot '%s' instance %s while it is in vm_state %s", verb, id, novaVMState(inst.State)))
-		return
-	}
-	if err := s.SetStateLocked(inst, to); err != nil {
-		model.SaveFailed(w, err)
+	if err := s.SetServerState(id, to); err != nil {
+		// A conflict is a server already in state to.
+		novaStateFailed(w, err, id, fmt.Sprintf("Cannot '%s' instance %s while it is in vm_state %s", verb, id, novaVMState(to)))
 		return
 	}
 	w.WriteHeader(http.StatusAccepted)
@@ -384,16 +370,25 @@ func novaVMState(st api.InstanceState) string {
 func (s *Front) novaDeleteServer(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
 	c.Instance = id
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	inst := s.InstanceByIDLocked(id)
-	if inst == nil || inst.State == api.StateTerminated {
-		computeError.WriteError(w, http.StatusNotFound, fmt.Sprintf("Instance %s could not be found.", id))
-		return
-	}
-	if err := s.SetStateLocked(inst, api.StateTerminated); err != nil {
-		model.SaveFailed(w, err)
+	// A live server is never terminated already: no conflict here.
+	if err := s.SetServerState(id, api.StateTerminated); err != nil {
+		novaStateFailed(w, err, id, "")
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// novaStateFailed answers a refused change of server id's state in Nova's
+// words: 404 for a server it does not have, 409 with conflict for one
+// already in the state asked, and a failed state write as every front
+// answers one.
+func novaStateFailed(w http.ResponseWriter, err error, id, conflict string) {
+	switch model.KindOf(err) {
+	case model.KindNotFound:
+		computeError.WriteError(w, http.StatusNotFound, fmt.Sprintf("Instance %s could not be found.", id))
+	case model.KindConflict:
+		computeError.WriteError(w, http.StatusConflict, conflict)
+	default:
+		model.SaveFailed(w, err)
+	}
 }

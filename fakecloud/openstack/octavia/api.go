@@ -20,7 +20,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/listeners"
@@ -94,96 +93,39 @@ func octaviaDecode(w http.ResponseWriter, r *http.Request, key string, v any) bo
 	return true
 }
 
-// octaviaErr is a refusal a change answers with.
-type octaviaErr struct {
-	status int
-	msg    string
-}
-
-func (e octaviaErr) Error() string { return e.msg }
-
 func octaviaNotFound(w http.ResponseWriter, what, id string) {
 	lbError.WriteError(w, http.StatusNotFound, fmt.Sprintf("%s %s not found.", what, id))
 }
 
-// octaviaLBLocked is the load balancer id made through Octavia, or nil.
-func (s *Front) octaviaLBLocked(id string) *model.LBRecord {
-	for _, lb := range s.St.LoadBalancers {
-		if lb.ID == id && lb.Octavia != nil {
-			return lb
-		}
+// octaviaFailed answers what the model refused: its refusals of Octavia's
+// changes are in Octavia's words, their kind says the status.
+func octaviaFailed(w http.ResponseWriter, err error) {
+	switch model.KindOf(err) {
+	case model.KindSave:
+		model.SaveFailed(w, err)
+	case model.KindNotFound:
+		lbError.WriteError(w, http.StatusNotFound, err.Error())
+	case model.KindConflict:
+		lbError.WriteError(w, http.StatusConflict, err.Error())
+	case model.KindInvalid:
+		lbError.WriteError(w, http.StatusBadRequest, err.Error())
+	default:
+		lbError.WriteError(w, http.StatusInternalServerError, err.Error())
 	}
-	return nil
 }
 
-// octaviaFindLocked is the load balancer holding the object match finds.
-func (s *Front) octaviaFindLocked(match func(*model.OctaviaLB) bool) *model.LBRecord {
-	for _, lb := range s.St.LoadBalancers {
-		if lb.Octavia != nil && match(lb.Octavia) {
-			return lb
-		}
-	}
-	return nil
-}
-
-// octaviaChangeLocked makes a change to the load balancer rec (isNew: one
-// the change creates): it is refused while rec is PENDING_*, the ignore
-// fault f drops its part, the native spec is derived and the listeners
-// opened; answer writes the reply from the change as asked (nil: no body).
-func (s *Front) octaviaChangeLocked(w http.ResponseWriter, f *api.Fault, rec *model.LBRecord, isNew bool, next *model.OctaviaLB, status int, answer func(shown *model.LBRecord) any) {
-	now := time.Now()
-	var before *model.OctaviaLB
-	if !isNew {
-		before = rec.Octavia
-		if st := before.Status(now); st != model.OctaviaActive {
-			lbError.WriteError(w, http.StatusConflict, fmt.Sprintf("Invalid state %s of loadbalancer resource %s", st, rec.ID))
+// answerChange answers a change the model made: with answer's body of the
+// load balancer as the change asked for it, or with status alone when
+// answer is nil or gives no body.
+func answerChange(w http.ResponseWriter, status int, shown model.LBRecord, answer func(shown *model.LBRecord) any) {
+	if answer != nil {
+		if body := answer(&shown); body != nil {
+			model.WriteJSON(w, status, body)
 			return
 		}
 	}
-	if err := validateOctavia(next); err != nil {
-		lbError.WriteError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	asked := next.Clone()
-	octaviaIgnore(f, before, next)
-	upd := *rec
-	upd.Octavia = next
-	spec, err := s.octaviaSpecLocked(upd.Name, next)
-	if err != nil {
-		lbError.WriteError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	upd.LoadBalancerSpec = spec
-	if err := s.OpenLocked(&upd, isNew); err != nil {
-		lbError.WriteError(w, http.StatusConflict, "fakecloud could not open the listeners: "+err.Error())
-		return
-	}
-	pending := model.OctaviaPendingUpdate
-	if isNew {
-		pending = model.OctaviaPendingCreate
-	}
-	for _, o := range []*model.OctaviaLB{next, asked} {
-		o.Pending, o.BusyUntil, o.UpdatedAt = pending, now.Add(octaviaBusy), now.UTC()
-	}
-	*rec = upd
-	if isNew {
-		s.St.LoadBalancers = append(s.St.LoadBalancers, rec)
-		s.St.LastLBIP = rec.IP
-	}
-	if err := s.SaveLocked(); err != nil {
-		model.SaveFailed(w, err)
-		return
-	}
-	shown := *rec
-	shown.Octavia = asked
-	if body := answer(&shown); body != nil {
-		model.WriteJSON(w, status, body)
-		return
-	}
 	w.WriteHeader(status)
 }
-
-func noBody(*model.LBRecord) any { return nil }
 
 // octaviaQuery is openstackjson.Query in Octavia's shape; Octavia also accepts the
 // fields clients ask for, which change nothing here.
@@ -196,21 +138,18 @@ func (s *Front) octaviaListLBs(w http.ResponseWriter, r *http.Request, c *model.
 	if !ok {
 		return
 	}
-	f, ok := s.ApplyFault(w, r, c, api.OpListLoadBalancers, func(ref string) bool { return s.LBByRefLocked(ref) != nil })
+	f, ok := s.ApplyFault(w, r, c, api.OpListLoadBalancers, s.AboutSomeLB())
 	if !ok {
 		return
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
 	now := time.Now()
 	out := []map[string]any{}
-	for _, lb := range s.St.LoadBalancers {
-		if lb.Octavia == nil || (q["name"] != "" && lb.Name != q["name"]) || (q["id"] != "" && lb.ID != q["id"]) {
+	for _, lb := range s.OctaviaLBs() {
+		if (q["name"] != "" && lb.Name != q["name"]) || (q["id"] != "" && lb.ID != q["id"]) {
 			continue
 		}
-		view := s.LBViewLocked(lb)
-		model.CorruptLB(f, &view)
-		out = append(out, s.octaviaLBWire(lb, view.IP, now))
+		model.CorruptLB(f, &lb.Native)
+		out = append(out, s.octaviaLBWire(&lb.LBRecord, lb.Native.IP, now))
 	}
 	model.WriteJSON(w, http.StatusOK, map[string]any{"loadbalancers": out, "loadbalancers_links": []any{}})
 }
@@ -218,23 +157,17 @@ func (s *Front) octaviaListLBs(w http.ResponseWriter, r *http.Request, c *model.
 func (s *Front) octaviaGetLB(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
 	c.Instance = id
-	f, ok := s.ApplyFault(w, r, c, api.OpGetLoadBalancer, func(ref string) bool {
-		lb := s.LBByRefLocked(id)
-		return ref == id || (lb != nil && lb.Name == ref)
-	})
+	f, ok := s.ApplyFault(w, r, c, api.OpGetLoadBalancer, s.AboutLBCalled(id))
 	if !ok {
 		return
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	lb := s.octaviaLBLocked(id)
-	if lb == nil {
+	lb, ok := s.OctaviaLB(id)
+	if !ok {
 		octaviaNotFound(w, "Load Balancer", id)
 		return
 	}
-	view := s.LBViewLocked(lb)
-	model.CorruptLB(f, &view)
-	model.WriteJSON(w, http.StatusOK, map[string]any{"loadbalancer": s.octaviaLBWire(lb, view.IP, time.Now())})
+	model.CorruptLB(f, &lb.Native)
+	model.WriteJSON(w, http.StatusOK, map[string]any{"loadbalancer": s.octaviaLBWire(&lb.LBRecord, lb.Native.IP, time.Now())})
 }
 
 // octaviaCreateLB creates a load balancer, fully populated if the request
@@ -261,30 +194,30 @@ func (s *Front) octaviaCreateLB(w http.ResponseWriter, r *http.Request, c *model
 		lbError.WriteError(w, http.StatusBadRequest, "Validation failure: VIP must contain one of: vip_port_id, vip_network_id, vip_subnet_id.")
 		return
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	shown, err := s.CreateOctaviaLoadBalancer(req.Name, f, s.lbFromReq(req))
+	if err != nil {
+		octaviaFailed(w, err)
+		return
+	}
+	model.WriteJSON(w, http.StatusCreated, map[string]any{"loadbalancer": s.octaviaLBWire(&shown, shown.IP, time.Now())})
+}
+
+// lbFromReq is the Octavia tree a create asks for.
+func (s *Front) lbFromReq(req octaviaLBReq) *model.OctaviaLB {
 	next := &model.OctaviaLB{Description: req.Description, Provider: req.Provider, Tags: req.Tags}
 	if next.Provider == "" {
 		next.Provider = "amphora"
 	}
 	for _, lo := range req.Listeners {
-		l := listenerFromOpts(s.newOctaviaIDLocked("listener"), lo.CreateOpts)
+		l := listenerFromOpts(s.NewOctaviaID("listener"), lo.CreateOpts)
 		next.Listeners = append(next.Listeners, l)
 		if lo.DefaultPool != nil {
-			p := s.poolFromOptsLocked(*lo.DefaultPool, l.ID)
+			p := s.poolFromOpts(*lo.DefaultPool, l.ID)
 			l.DefaultPoolID = p.ID
 			next.Pools = append(next.Pools, p)
 		}
 	}
-	ip, err := s.AllocateLBIPLocked()
-	if err != nil {
-		lbError.WriteError(w, http.StatusConflict, "Quota has been met for resources: "+err.Error())
-		return
-	}
-	rec := &model.LBRecord{Name: req.Name, ID: s.NewLBIDLocked(), IP: ip.String(), CreatedAt: time.Now().UTC()}
-	s.octaviaChangeLocked(w, f, rec, true, next, http.StatusCreated, func(shown *model.LBRecord) any {
-		return map[string]any{"loadbalancer": s.octaviaLBWire(shown, shown.IP, time.Now())}
-	})
+	return next
 }
 
 func (s *Front) octaviaUpdateLB(w http.ResponseWriter, r *http.Request, c *model.Call) {
@@ -293,36 +226,29 @@ func (s *Front) octaviaUpdateLB(w http.ResponseWriter, r *http.Request, c *model
 	if !octaviaDecode(w, r, "loadbalancer", &req) {
 		return
 	}
-	s.octaviaMutate(w, r, c, func(o *model.OctaviaLB) bool { return false }, id, func(rec *model.LBRecord, next *model.OctaviaLB) (int, func(*model.LBRecord) any, error) {
-		if req.Description != nil {
-			next.Description = *req.Description
-		}
-		if req.Tags != nil {
-			next.Tags = *req.Tags
-		}
-		return http.StatusOK, func(shown *model.LBRecord) any {
-			return map[string]any{"loadbalancer": s.octaviaLBWire(shown, shown.IP, time.Now())}
-		}, nil
+	s.octaviaMutate(w, r, c, model.OctaviaRef{LB: id}, http.StatusOK, func(ch model.OctaviaChange) (model.LBRecord, error) {
+		return s.UpdateOctaviaLoadBalancer(ch, func(next *model.OctaviaLB) {
+			if req.Description != nil {
+				next.Description = *req.Description
+			}
+			if req.Tags != nil {
+				next.Tags = *req.Tags
+			}
+		})
+	}, func(shown *model.LBRecord) any {
+		return map[string]any{"loadbalancer": s.octaviaLBWire(shown, shown.IP, time.Now())}
 	})
 }
 
-// octaviaMutate runs a change to the load balancer that holds an object:
-// the one find matches, or the load balancer lbID. change edits next, a
-// copy, and returns the status, the answer, or a 404 message.
-func (s *Front) octaviaMutate(w http.ResponseWriter, r *http.Request, c *model.Call, find func(*model.OctaviaLB) bool, lbID string,
-	change func(rec *model.LBRecord, next *model.OctaviaLB) (int, func(*model.LBRecord) any, error)) {
-	s.Mu.Lock()
-	rec := s.octaviaLBLocked(lbID)
-	if rec == nil {
-		rec = s.octaviaFindLocked(find)
-	}
-	name := ""
-	if rec != nil {
-		name = rec.Name
-	}
-	s.Mu.Unlock()
-	if rec == nil {
-		octaviaNotFound(w, "Load Balancer", lbID)
+// octaviaMutate runs a change to the load balancer ref names, by its ID or
+// an object it holds: operation EnsureLoadBalancer, about that load
+// balancer. change makes it in the model; answer gives the body of the
+// reply from the load balancer as asked for (nil, or a nil body: none).
+func (s *Front) octaviaMutate(w http.ResponseWriter, r *http.Request, c *model.Call, ref model.OctaviaRef, status int,
+	change func(model.OctaviaChange) (model.LBRecord, error), answer func(shown *model.LBRecord) any) {
+	name, err := s.OctaviaLBName(ref)
+	if err != nil {
+		octaviaFailed(w, err)
 		return
 	}
 	c.Instance = name
@@ -330,21 +256,16 @@ func (s *Front) octaviaMutate(w http.ResponseWriter, r *http.Request, c *model.C
 	if !ok {
 		return
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	rec = s.LBByNameLocked(name)
-	if rec == nil || rec.Octavia == nil {
-		octaviaNotFound(w, "Load Balancer", lbID)
+	shown, err := change(model.OctaviaChange{Name: name, LBID: ref.LB, Fault: f})
+	if err != nil {
+		octaviaFailed(w, err)
 		return
 	}
-	next := rec.Octavia.Clone()
-	status, answer, err := change(rec, next)
-	if e, ok := err.(octaviaErr); ok {
-		lbError.WriteError(w, e.status, e.msg)
-		return
-	}
-	s.octaviaChangeLocked(w, f, rec, false, next, status, answer)
+	answerChange(w, status, shown, answer)
 }
+
+// noRecord adapts a change that answers no load balancer to octaviaMutate.
+func noRecord(err error) (model.LBRecord, error) { return model.LBRecord{}, err }
 
 // octaviaDeleteLB deletes a load balancer; with cascade=true its
 // listeners, pools and monitors go with it, without it Octavia refuses
@@ -356,31 +277,11 @@ func (s *Front) octaviaDeleteLB(w http.ResponseWriter, r *http.Request, c *model
 	if !ok {
 		return
 	}
-	if _, ok := s.ApplyFault(w, r, c, api.OpDeleteLoadBalancer, func(ref string) bool {
-		lb := s.LBByRefLocked(id)
-		return ref == id || (lb != nil && lb.Name == ref)
-	}); !ok {
+	if _, ok := s.ApplyFault(w, r, c, api.OpDeleteLoadBalancer, s.AboutLBCalled(id)); !ok {
 		return
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	lb := s.octaviaLBLocked(id)
-	if lb == nil {
-		octaviaNotFound(w, "Load Balancer", id)
-		return
-	}
-	if st := lb.Octavia.Status(time.Now()); st != model.OctaviaActive {
-		lbError.WriteError(w, http.StatusConflict, fmt.Sprintf("Invalid state %s of loadbalancer resource %s", st, id))
-		return
-	}
-	if q["cascade"] != "true" && len(lb.Octavia.Listeners)+len(lb.Octavia.Pools) > 0 {
-		lbError.WriteError(w, http.StatusBadRequest, fmt.Sprintf("Validation failure: Cannot delete Load Balancer %s - it has children", id))
-		return
-	}
-	s.CloseLBLocked(lb.ID)
-	s.St.LoadBalancers = slices.DeleteFunc(s.St.LoadBalancers, func(l *model.LBRecord) bool { return l == lb })
-	if err := s.SaveLocked(); err != nil {
-		model.SaveFailed(w, err)
+	if err := s.DeleteOctaviaLoadBalancer(id, q["cascade"] == "true"); err != nil {
+		octaviaFailed(w, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -414,22 +315,17 @@ func (s *Front) octaviaListChildren(w http.ResponseWriter, r *http.Request, c *m
 	if !ok {
 		return
 	}
-	f, ok := s.ApplyFault(w, r, c, api.OpGetLoadBalancer, func(ref string) bool {
-		lb := s.LBByRefLocked(q["loadbalancer_id"])
-		return lb != nil && (lb.ID == ref || lb.Name == ref)
-	})
+	f, ok := s.ApplyFault(w, r, c, api.OpGetLoadBalancer, s.AboutLBFound(q["loadbalancer_id"]))
 	if !ok {
 		return
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
 	now := time.Now()
 	out := []map[string]any{}
-	for _, lb := range s.St.LoadBalancers {
-		if lb.Octavia == nil || (q["loadbalancer_id"] != "" && lb.ID != q["loadbalancer_id"]) {
+	for _, lb := range s.OctaviaLBs() {
+		if q["loadbalancer_id"] != "" && lb.ID != q["loadbalancer_id"] {
 			continue
 		}
-		for _, ch := range children(lb, f, now) {
+		for _, ch := range children(&lb.LBRecord, f, now) {
 			if (q["name"] == "" || ch.name == q["name"]) && (q["id"] == "" || ch.id == q["id"]) {
 				out = append(out, ch.wire)
 			}
@@ -443,12 +339,13 @@ func (s *Front) octaviaCreateListener(w http.ResponseWriter, r *http.Request, c 
 	if !octaviaDecode(w, r, "listener", &req) {
 		return
 	}
-	s.octaviaMutate(w, r, c, func(*model.OctaviaLB) bool { return false }, req.LoadbalancerID, func(rec *model.LBRecord, next *model.OctaviaLB) (int, func(*model.LBRecord) any, error) {
-		l := listenerFromOpts(s.newOctaviaIDLocked("listener"), req)
-		next.Listeners = append(next.Listeners, l)
-		return http.StatusCreated, func(shown *model.LBRecord) any {
-			return map[string]any{"listener": octaviaListenerWire(shown, shown.Octavia.Listener(l.ID), time.Now())}
-		}, nil
+	var id string
+	s.octaviaMutate(w, r, c, model.OctaviaRef{LB: req.LoadbalancerID}, http.StatusCreated, func(ch model.OctaviaChange) (model.LBRecord, error) {
+		l := listenerFromOpts(s.NewOctaviaID("listener"), req)
+		id = l.ID
+		return s.AddOctaviaListener(ch, l)
+	}, func(shown *model.LBRecord) any {
+		return map[string]any{"listener": octaviaListenerWire(shown, shown.Octavia.Listener(id), time.Now())}
 	})
 }
 
@@ -458,50 +355,43 @@ func (s *Front) octaviaUpdateListener(w http.ResponseWriter, r *http.Request, c 
 	if !octaviaDecode(w, r, "listener", &req) {
 		return
 	}
-	s.octaviaMutate(w, r, c, func(o *model.OctaviaLB) bool { return o.Listener(id) != nil }, "", func(rec *model.LBRecord, next *model.OctaviaLB) (int, func(*model.LBRecord) any, error) {
-		l := next.Listener(id)
-		if l == nil {
-			return 0, nil, octaviaErr{http.StatusNotFound, "Listener " + id + " not found."}
-		}
-		if req.Name != nil {
-			l.Name = *req.Name
-		}
-		if req.ConnLimit != nil {
-			l.ConnectionLimit = *req.ConnLimit
-		}
-		if req.AllowedCIDRs != nil {
-			l.AllowedCIDRs = *req.AllowedCIDRs
-		}
-		if req.Tags != nil {
-			l.Tags = *req.Tags
-		}
-		if req.InsertHeaders != nil {
-			l.InsertHeaders = *req.InsertHeaders
-		}
-		if req.DefaultTlsContainerRef != nil {
-			l.DefaultTLSContainerRef = *req.DefaultTlsContainerRef
-		}
-		for from, to := range map[*int]*int{req.TimeoutClientData: &l.TimeoutClientData, req.TimeoutMemberConnect: &l.TimeoutMemberConnect, req.TimeoutMemberData: &l.TimeoutMemberData, req.TimeoutTCPInspect: &l.TimeoutTCPInspect} {
-			if from != nil {
-				*to = *from
-			}
-		}
-		return http.StatusOK, func(shown *model.LBRecord) any {
-			return map[string]any{"listener": octaviaListenerWire(shown, shown.Octavia.Listener(id), time.Now())}
-		}, nil
+	s.octaviaMutate(w, r, c, model.OctaviaRef{Listener: id}, http.StatusOK, func(ch model.OctaviaChange) (model.LBRecord, error) {
+		return s.UpdateOctaviaListener(ch, id, func(l *model.OctaviaListener) { updateListener(l, req) })
+	}, func(shown *model.LBRecord) any {
+		return map[string]any{"listener": octaviaListenerWire(shown, shown.Octavia.Listener(id), time.Now())}
 	})
+}
+
+// updateListener sets what an update of l asks for.
+func updateListener(l *model.OctaviaListener, req listeners.UpdateOpts) {
+	if req.Name != nil {
+		l.Name = *req.Name
+	}
+	if req.ConnLimit != nil {
+		l.ConnectionLimit = *req.ConnLimit
+	}
+	if req.AllowedCIDRs != nil {
+		l.AllowedCIDRs = *req.AllowedCIDRs
+	}
+	if req.Tags != nil {
+		l.Tags = *req.Tags
+	}
+	if req.InsertHeaders != nil {
+		l.InsertHeaders = *req.InsertHeaders
+	}
+	if req.DefaultTlsContainerRef != nil {
+		l.DefaultTLSContainerRef = *req.DefaultTlsContainerRef
+	}
+	for from, to := range map[*int]*int{req.TimeoutClientData: &l.TimeoutClientData, req.TimeoutMemberConnect: &l.TimeoutMemberConnect, req.TimeoutMemberData: &l.TimeoutMemberData, req.TimeoutTCPInspect: &l.TimeoutTCPInspect} {
+		if from != nil {
+			*to = *from
+		}
+	}
 }
 
 func (s *Front) octaviaDeleteListener(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
-	s.octaviaMutate(w, r, c, func(o *model.OctaviaLB) bool { return o.Listener(id) != nil }, "", func(rec *model.LBRecord, next *model.OctaviaLB) (int, func(*model.LBRecord) any, error) {
-		next.Listeners = slices.DeleteFunc(next.Listeners, func(l *model.OctaviaListener) bool { return l.ID == id })
-		// Its pool stays, unbound, as in Octavia.
-		for _, p := range next.Pools {
-			if p.ListenerID == id {
-				p.ListenerID = ""
-			}
-		}
-		return http.StatusNoContent, noBody, nil
-	})
+	s.octaviaMutate(w, r, c, model.OctaviaRef{Listener: id}, http.StatusNoContent, func(ch model.OctaviaChange) (model.LBRecord, error) {
+		return noRecord(s.DeleteOctaviaListener(ch, id))
+	}, nil)
 }

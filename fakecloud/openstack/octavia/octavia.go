@@ -17,17 +17,14 @@ limitations under the License.
 // Package octavia is fakecloud's Octavia, the load-balancer API v2: a
 // load balancer made through it is one of the cloud's, whose spec is
 // derived from the tree Octavia shows (model.OctaviaLB: listeners, pools,
-// members, health monitors). octavia.go derives and shows that tree,
-// api.go serves load balancers and listeners, pools.go pools, members and
-// monitors. It is a front over package model; what it shares with the
-// other OpenStack services is in openstackjson.
+// members, health monitors). octavia.go shows that tree and builds it
+// from requests, api.go serves load balancers and listeners, pools.go
+// pools, members and monitors. It is a thin front over package model,
+// which keeps the tree, changes it and derives the spec from it; what it
+// shares with the other OpenStack services is in openstackjson.
 package octavia
 
 import (
-	"fmt"
-	"net/netip"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/listeners"
@@ -35,7 +32,6 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/monitors"
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/pools"
 
-	"sigs.k8s.io/ccm-harness/fakecloud/api"
 	"sigs.k8s.io/ccm-harness/fakecloud/model"
 	"sigs.k8s.io/ccm-harness/fakecloud/openstack/openstackjson"
 )
@@ -68,135 +64,10 @@ var lbError openstackjson.Dialect = func(status int, msg string) any {
 // moment, during which a further change is refused with 409: a client
 // that does not wait for ACTIVE fails here as it would there.
 
-// octaviaBusy is how long a change keeps a load balancer PENDING_*. The
-// OpenStack CCM first polls one second after a change.
-const octaviaBusy = 300 * time.Millisecond
-
 // octaviaVersion is the newest API version fakecloud answers as: the CCM
 // turns on tags (2.5), allowed_cidrs (2.12) and HTTP monitors on UDP pools
 // (2.16) by it.
 const octaviaVersion = 27
-
-// serviceOfLBName is the namespace/name a load balancer's name carries
-// when the OpenStack CCM made it: kube_service_<cluster>_<ns>_<name>.
-// Namespaces and Service names have no underscores, so the last two
-// fields are theirs whatever the cluster is called.
-func serviceOfLBName(name string) string {
-	rest, ok := strings.CutPrefix(name, "kube_service_")
-	if !ok {
-		return ""
-	}
-	f := strings.Split(rest, "_")
-	if len(f) < 3 {
-		return ""
-	}
-	return f[len(f)-2] + "/" + f[len(f)-1]
-}
-
-// octaviaSpecLocked derives the native spec from the Octavia view: a
-// member is the backend of the instance whose InternalIP its address is.
-// Octavia keeps a member it cannot reach (its monitor marks it ERROR), and
-// so does fakecloud: a member of a terminated instance stays that
-// instance's backend, one of no instance's address is a backend named by
-// the address, and both forward nothing (as a next hop no instance has
-// is a blackhole route). Refusing them instead would refuse every later
-// change of the load balancer, the one that removes them too.
-func (s *Front) octaviaSpecLocked(name string, o *model.OctaviaLB) (api.LoadBalancerSpec, error) {
-	spec := api.LoadBalancerSpec{Listeners: []api.Listener{}, Backends: []string{}, Tags: map[string]string{api.TagService: serviceOfLBName(name)}}
-	byAddr := map[string]string{}
-	for _, inst := range s.St.Instances {
-		ip := model.FirstInternalIP(inst)
-		if !ip.IsValid() {
-			continue
-		}
-		// A running instance's address is its own, whichever terminated
-		// one had it before.
-		if _, taken := byAddr[ip.String()]; !taken || inst.State != api.StateTerminated {
-			byAddr[ip.String()] = inst.ID
-		}
-	}
-	for _, l := range o.Listeners {
-		out := api.Listener{Port: int32(l.ProtocolPort), Protocol: api.Protocol(l.Protocol)}
-		if p := o.PoolOf(l.ID); p != nil {
-			for _, m := range p.Members {
-				addr, err := netip.ParseAddr(m.Address)
-				if err != nil {
-					return spec, fmt.Errorf("member %s address %q is not an IP address", m.ID, m.Address)
-				}
-				id, ok := byAddr[addr.Unmap().String()]
-				if !ok {
-					id = addr.Unmap().String()
-				}
-				out.NodePort = int32(m.ProtocolPort)
-				if !slices.Contains(spec.Backends, id) {
-					spec.Backends = append(spec.Backends, id)
-				}
-				if p.Monitor != nil && p.Monitor.Type == "HTTP" && m.MonitorPort != nil {
-					spec.HealthCheckNodePort = int32(*m.MonitorPort)
-				}
-			}
-		}
-		for _, c := range l.AllowedCIDRs {
-			if !model.AllowsAll(c) && !slices.Contains(spec.SourceRanges, c) {
-				spec.SourceRanges = append(spec.SourceRanges, c)
-			}
-		}
-		spec.Listeners = append(spec.Listeners, out)
-	}
-	return spec, model.ValidateLBSpec(spec)
-}
-
-// octaviaIgnore undoes, in next, the part of a change an ignore fault
-// drops: the request succeeds, the cloud keeps what it had.
-func octaviaIgnore(f *api.Fault, before, next *model.OctaviaLB) {
-	if f == nil || f.Kind != api.FaultIgnore {
-		return
-	}
-	prevPool := func(id string) *model.OctaviaPool {
-		if before == nil {
-			return nil
-		}
-		return before.Pool(id)
-	}
-	switch f.Field {
-	case api.IgnoreListeners:
-		next.Listeners = nil
-		if before != nil {
-			next.Listeners = before.Clone().Listeners
-		}
-		next.Pools = slices.DeleteFunc(next.Pools, func(p *model.OctaviaPool) bool { return next.Listener(p.ListenerID) == nil })
-	case api.IgnoreBackends:
-		for _, p := range next.Pools {
-			p.Members = nil
-			if old := prevPool(p.ID); old != nil {
-				p.Members = old.Members
-			}
-		}
-	case api.IgnoreSourceRanges:
-		for _, l := range next.Listeners {
-			l.AllowedCIDRs = nil
-			if before != nil && before.Listener(l.ID) != nil {
-				l.AllowedCIDRs = before.Listener(l.ID).AllowedCIDRs
-			}
-		}
-	case api.IgnoreHealthCheck:
-		for _, p := range next.Pools {
-			old := prevPool(p.ID)
-			p.Monitor = nil
-			if old != nil {
-				p.Monitor = old.Monitor
-			}
-			for i := range p.Members {
-				p.Members[i].MonitorPort = nil
-				if old != nil {
-					if j := slices.IndexFunc(old.Members, func(m model.OctaviaMember) bool { return m.ID == p.Members[i].ID }); j >= 0 {
-						p.Members[i].MonitorPort = old.Members[j].MonitorPort
-					}
-				}
-			}
-		}
-	}
-}
 
 // Wire forms.
 
@@ -326,10 +197,6 @@ type octaviaLBReq struct {
 	Listeners []octaviaListenerReq `json:"listeners,omitempty"`
 }
 
-func (s *Front) newOctaviaIDLocked(prefix string) string {
-	return prefix + "-" + strings.TrimPrefix(s.NewLBIDLocked(), "lb-")
-}
-
 func listenerFromOpts(id string, o listeners.CreateOpts) *model.OctaviaListener {
 	l := &model.OctaviaListener{
 		ID: id, Name: o.Name, Description: o.Description, Protocol: string(o.Protocol), ProtocolPort: o.ProtocolPort,
@@ -349,9 +216,9 @@ func listenerFromOpts(id string, o listeners.CreateOpts) *model.OctaviaListener 
 	return l
 }
 
-func (s *Front) poolFromOptsLocked(o octaviaPoolReq, listenerID string) *model.OctaviaPool {
+func (s *Front) poolFromOpts(o octaviaPoolReq, listenerID string) *model.OctaviaPool {
 	p := &model.OctaviaPool{
-		ID: s.newOctaviaIDLocked("pool"), Name: o.Name, Description: o.Description, Protocol: string(o.Protocol),
+		ID: s.NewOctaviaID("pool"), Name: o.Name, Description: o.Description, Protocol: string(o.Protocol),
 		LBAlgorithm: string(o.LBMethod), ListenerID: listenerID, Tags: o.Tags,
 	}
 	if o.Persistence != nil {
@@ -359,19 +226,19 @@ func (s *Front) poolFromOptsLocked(o octaviaPoolReq, listenerID string) *model.O
 	}
 	for _, m := range o.Members {
 		p.Members = append(p.Members, model.OctaviaMember{
-			ID: s.newOctaviaIDLocked("member"), Name: m.Name, Address: m.Address, ProtocolPort: m.ProtocolPort,
+			ID: s.NewOctaviaID("member"), Name: m.Name, Address: m.Address, ProtocolPort: m.ProtocolPort,
 			SubnetID: m.SubnetID, Weight: weightOr(m.Weight), MonitorPort: m.MonitorPort, Tags: m.Tags,
 		})
 	}
 	if o.Monitor != nil {
-		p.Monitor = s.monitorFromOptsLocked(*o.Monitor)
+		p.Monitor = s.monitorFromOpts(*o.Monitor)
 	}
 	return p
 }
 
-func (s *Front) monitorFromOptsLocked(o monitors.CreateOpts) *model.OctaviaMonitor {
+func (s *Front) monitorFromOpts(o monitors.CreateOpts) *model.OctaviaMonitor {
 	return &model.OctaviaMonitor{
-		ID: s.newOctaviaIDLocked("hm"), Name: o.Name, Type: o.Type, Delay: o.Delay, Timeout: o.Timeout,
+		ID: s.NewOctaviaID("hm"), Name: o.Name, Type: o.Type, Delay: o.Delay, Timeout: o.Timeout,
 		MaxRetries: o.MaxRetries, MaxRetriesDown: maxRetriesDownOr(o.MaxRetriesDown), URLPath: o.URLPath,
 		HTTPMethod: o.HTTPMethod, ExpectedCodes: o.ExpectedCodes, Tags: o.Tags,
 	}
@@ -390,34 +257,4 @@ func maxRetriesDownOr(n int) int {
 		return 3
 	}
 	return n
-}
-
-// validateOctavia checks what Octavia checks of the objects themselves,
-// with its messages' shape.
-func validateOctavia(o *model.OctaviaLB) error {
-	seen := map[string]bool{}
-	for _, l := range o.Listeners {
-		if l.ProtocolPort < 1 || l.ProtocolPort > 65535 {
-			return fmt.Errorf("Invalid input for field/attribute protocol_port. Value: '%d'. Value must be between 1 and 65535.", l.ProtocolPort)
-		}
-		k := fmt.Sprintf("%s/%d", l.Protocol, l.ProtocolPort)
-		if seen[k] {
-			return fmt.Errorf("Another Listener on this Load Balancer is already using protocol %s and protocol_port %d", l.Protocol, l.ProtocolPort)
-		}
-		seen[k] = true
-	}
-	for _, p := range o.Pools {
-		for _, m := range p.Members {
-			if m.ProtocolPort < 1 || m.ProtocolPort > 65535 {
-				return fmt.Errorf("Invalid input for field/attribute protocol_port. Value: '%d'. Value must be between 1 and 65535.", m.ProtocolPort)
-			}
-			if m.MonitorPort != nil && (*m.MonitorPort < 1 || *m.MonitorPort > 65535) {
-				return fmt.Errorf("Invalid input for field/attribute monitor_port. Value: '%d'. Value must be between 1 and 65535.", *m.MonitorPort)
-			}
-		}
-		if m := p.Monitor; m != nil && m.Timeout > m.Delay {
-			return fmt.Errorf("Validation failure: The request timeout value must be less than or equal to the delay value.")
-		}
-	}
-	return nil
 }

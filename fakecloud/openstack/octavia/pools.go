@@ -17,9 +17,7 @@ limitations under the License.
 package octavia
 
 import (
-	"fmt"
 	"net/http"
-	"slices"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/monitors"
@@ -44,25 +42,13 @@ func (s *Front) octaviaCreatePool(w http.ResponseWriter, r *http.Request, c *mod
 	if !octaviaDecode(w, r, "pool", &req) {
 		return
 	}
-	lbID := req.LoadbalancerID
-	s.octaviaMutate(w, r, c, func(o *model.OctaviaLB) bool { return o.Listener(req.ListenerID) != nil }, lbID, func(rec *model.LBRecord, next *model.OctaviaLB) (int, func(*model.LBRecord) any, error) {
-		if req.ListenerID != "" {
-			l := next.Listener(req.ListenerID)
-			if l == nil {
-				return 0, nil, octaviaErr{http.StatusNotFound, "Listener " + req.ListenerID + " not found."}
-			}
-			if p := next.PoolOf(l.ID); p != nil {
-				return 0, nil, octaviaErr{http.StatusConflict, fmt.Sprintf("Listener %s already has default pool %s.", l.ID, p.ID)}
-			}
-		}
-		p := s.poolFromOptsLocked(req, req.ListenerID)
-		next.Pools = append(next.Pools, p)
-		if l := next.Listener(req.ListenerID); l != nil {
-			l.DefaultPoolID = p.ID
-		}
-		return http.StatusCreated, func(shown *model.LBRecord) any {
-			return map[string]any{"pool": octaviaPoolWire(shown, shown.Octavia.Pool(p.ID), time.Now())}
-		}, nil
+	var id string
+	s.octaviaMutate(w, r, c, model.OctaviaRef{LB: req.LoadbalancerID, Listener: req.ListenerID}, http.StatusCreated, func(ch model.OctaviaChange) (model.LBRecord, error) {
+		p := s.poolFromOpts(req, req.ListenerID)
+		id = p.ID
+		return s.AddOctaviaPool(ch, p)
+	}, func(shown *model.LBRecord) any {
+		return map[string]any{"pool": octaviaPoolWire(shown, shown.Octavia.Pool(id), time.Now())}
 	})
 }
 
@@ -72,37 +58,28 @@ func (s *Front) octaviaUpdatePool(w http.ResponseWriter, r *http.Request, c *mod
 	if !octaviaDecode(w, r, "pool", &req) {
 		return
 	}
-	s.octaviaMutate(w, r, c, func(o *model.OctaviaLB) bool { return o.Pool(id) != nil }, "", func(rec *model.LBRecord, next *model.OctaviaLB) (int, func(*model.LBRecord) any, error) {
-		p := next.Pool(id)
-		if p == nil {
-			return 0, nil, octaviaErr{http.StatusNotFound, "Pool " + id + " not found."}
-		}
-		if req.Name != nil {
-			p.Name = *req.Name
-		}
-		if req.LBMethod != "" {
-			p.LBAlgorithm = string(req.LBMethod)
-		}
-		if req.Tags != nil {
-			p.Tags = *req.Tags
-		}
-		return http.StatusOK, func(shown *model.LBRecord) any {
-			return map[string]any{"pool": octaviaPoolWire(shown, shown.Octavia.Pool(id), time.Now())}
-		}, nil
+	s.octaviaMutate(w, r, c, model.OctaviaRef{Pool: id}, http.StatusOK, func(ch model.OctaviaChange) (model.LBRecord, error) {
+		return s.UpdateOctaviaPool(ch, id, func(p *model.OctaviaPool) {
+			if req.Name != nil {
+				p.Name = *req.Name
+			}
+			if req.LBMethod != "" {
+				p.LBAlgorithm = string(req.LBMethod)
+			}
+			if req.Tags != nil {
+				p.Tags = *req.Tags
+			}
+		})
+	}, func(shown *model.LBRecord) any {
+		return map[string]any{"pool": octaviaPoolWire(shown, shown.Octavia.Pool(id), time.Now())}
 	})
 }
 
 func (s *Front) octaviaDeletePool(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
-	s.octaviaMutate(w, r, c, func(o *model.OctaviaLB) bool { return o.Pool(id) != nil }, "", func(rec *model.LBRecord, next *model.OctaviaLB) (int, func(*model.LBRecord) any, error) {
-		next.Pools = slices.DeleteFunc(next.Pools, func(p *model.OctaviaPool) bool { return p.ID == id })
-		for _, l := range next.Listeners {
-			if l.DefaultPoolID == id {
-				l.DefaultPoolID = ""
-			}
-		}
-		return http.StatusNoContent, noBody, nil
-	})
+	s.octaviaMutate(w, r, c, model.OctaviaRef{Pool: id}, http.StatusNoContent, func(ch model.OctaviaChange) (model.LBRecord, error) {
+		return noRecord(s.DeleteOctaviaPool(ch, id))
+	}, nil)
 }
 
 func (s *Front) octaviaListMembers(w http.ResponseWriter, r *http.Request, c *model.Call) {
@@ -110,23 +87,19 @@ func (s *Front) octaviaListMembers(w http.ResponseWriter, r *http.Request, c *mo
 	if _, ok := octaviaQuery(w, r); !ok {
 		return
 	}
-	if _, ok := s.ApplyFault(w, r, c, api.OpGetLoadBalancer, func(ref string) bool {
-		lb := s.octaviaFindLocked(func(o *model.OctaviaLB) bool { return o.Pool(id) != nil })
-		return lb != nil && (lb.ID == ref || lb.Name == ref)
-	}); !ok {
+	ref := model.OctaviaRef{Pool: id}
+	if _, ok := s.ApplyFault(w, r, c, api.OpGetLoadBalancer, s.AboutOctaviaHolder(ref)); !ok {
 		return
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	lb := s.octaviaFindLocked(func(o *model.OctaviaLB) bool { return o.Pool(id) != nil })
-	if lb == nil {
+	lb, ok := s.OctaviaHolder(ref)
+	if !ok {
 		octaviaNotFound(w, "Pool", id)
 		return
 	}
 	now := time.Now()
 	out := []map[string]any{}
 	for _, m := range lb.Octavia.Pool(id).Members {
-		out = append(out, octaviaMemberWire(lb, m, now))
+		out = append(out, octaviaMemberWire(&lb.LBRecord, m, now))
 	}
 	model.WriteJSON(w, http.StatusOK, map[string]any{"members": out, "members_links": []any{}})
 }
@@ -140,56 +113,34 @@ func (s *Front) octaviaBatchMembers(w http.ResponseWriter, r *http.Request, c *m
 	if !octaviaDecode(w, r, "members", &req) {
 		return
 	}
-	s.octaviaMutate(w, r, c, func(o *model.OctaviaLB) bool { return o.Pool(id) != nil }, "", func(rec *model.LBRecord, next *model.OctaviaLB) (int, func(*model.LBRecord) any, error) {
-		p := next.Pool(id)
-		if p == nil {
-			return 0, nil, octaviaErr{http.StatusNotFound, "Pool " + id + " not found."}
+	var members []model.OctaviaMember
+	for _, m := range req {
+		nm := model.OctaviaMember{Address: m.Address, ProtocolPort: m.ProtocolPort, Weight: weightOr(m.Weight), MonitorPort: m.MonitorPort, Tags: m.Tags}
+		if m.Name != nil {
+			nm.Name = *m.Name
 		}
-		var members []model.OctaviaMember
-		for _, m := range req {
-			nm := model.OctaviaMember{Address: m.Address, ProtocolPort: m.ProtocolPort, Weight: weightOr(m.Weight), MonitorPort: m.MonitorPort, Tags: m.Tags}
-			if m.Name != nil {
-				nm.Name = *m.Name
-			}
-			if m.SubnetID != nil {
-				nm.SubnetID = *m.SubnetID
-			}
-			if j := slices.IndexFunc(p.Members, func(o model.OctaviaMember) bool { return o.Address == m.Address && o.ProtocolPort == m.ProtocolPort }); j >= 0 {
-				nm.ID = p.Members[j].ID
-			} else {
-				nm.ID = s.newOctaviaIDLocked("member")
-			}
-			members = append(members, nm)
+		if m.SubnetID != nil {
+			nm.SubnetID = *m.SubnetID
 		}
-		p.Members = members
-		return http.StatusAccepted, noBody, nil
-	})
+		members = append(members, nm)
+	}
+	s.octaviaMutate(w, r, c, model.OctaviaRef{Pool: id}, http.StatusAccepted, func(ch model.OctaviaChange) (model.LBRecord, error) {
+		return noRecord(s.SetOctaviaMembers(ch, id, members))
+	}, nil)
 }
 
 func (s *Front) octaviaGetMonitor(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
-	hasMonitor := func(o *model.OctaviaLB) bool {
-		return slices.ContainsFunc(o.Pools, func(p *model.OctaviaPool) bool { return p.Monitor != nil && p.Monitor.ID == id })
-	}
-	if _, ok := s.ApplyFault(w, r, c, api.OpGetLoadBalancer, func(ref string) bool {
-		lb := s.octaviaFindLocked(hasMonitor)
-		return lb != nil && (lb.ID == ref || lb.Name == ref)
-	}); !ok {
+	ref := model.OctaviaRef{Monitor: id}
+	if _, ok := s.ApplyFault(w, r, c, api.OpGetLoadBalancer, s.AboutOctaviaHolder(ref)); !ok {
 		return
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	lb := s.octaviaFindLocked(hasMonitor)
-	if lb == nil {
+	lb, ok := s.OctaviaHolder(ref)
+	if !ok {
 		octaviaNotFound(w, "Health Monitor", id)
 		return
 	}
-	for _, p := range lb.Octavia.Pools {
-		if p.Monitor != nil && p.Monitor.ID == id {
-			model.WriteJSON(w, http.StatusOK, map[string]any{"healthmonitor": octaviaMonitorWire(lb, p, time.Now())})
-			return
-		}
-	}
+	model.WriteJSON(w, http.StatusOK, map[string]any{"healthmonitor": octaviaMonitorWire(&lb.LBRecord, lb.Octavia.PoolOfMonitor(id), time.Now())})
 }
 
 func (s *Front) octaviaCreateMonitor(w http.ResponseWriter, r *http.Request, c *model.Call) {
@@ -197,18 +148,10 @@ func (s *Front) octaviaCreateMonitor(w http.ResponseWriter, r *http.Request, c *
 	if !octaviaDecode(w, r, "healthmonitor", &req) {
 		return
 	}
-	s.octaviaMutate(w, r, c, func(o *model.OctaviaLB) bool { return o.Pool(req.PoolID) != nil }, "", func(rec *model.LBRecord, next *model.OctaviaLB) (int, func(*model.LBRecord) any, error) {
-		p := next.Pool(req.PoolID)
-		if p == nil {
-			return 0, nil, octaviaErr{http.StatusNotFound, "Pool " + req.PoolID + " not found."}
-		}
-		if p.Monitor != nil {
-			return 0, nil, octaviaErr{http.StatusConflict, fmt.Sprintf("This Pool %s already has a Health Monitor %s.", p.ID, p.Monitor.ID)}
-		}
-		p.Monitor = s.monitorFromOptsLocked(req)
-		return http.StatusCreated, func(shown *model.LBRecord) any {
-			return map[string]any{"healthmonitor": octaviaMonitorWire(shown, shown.Octavia.Pool(p.ID), time.Now())}
-		}, nil
+	s.octaviaMutate(w, r, c, model.OctaviaRef{Pool: req.PoolID}, http.StatusCreated, func(ch model.OctaviaChange) (model.LBRecord, error) {
+		return s.AddOctaviaMonitor(ch, req.PoolID, s.monitorFromOpts(req))
+	}, func(shown *model.LBRecord) any {
+		return map[string]any{"healthmonitor": octaviaMonitorWire(shown, shown.Octavia.Pool(req.PoolID), time.Now())}
 	})
 }
 
@@ -218,57 +161,32 @@ func (s *Front) octaviaUpdateMonitor(w http.ResponseWriter, r *http.Request, c *
 	if !octaviaDecode(w, r, "healthmonitor", &req) {
 		return
 	}
-	s.octaviaMonitorChange(w, r, c, id, func(p *model.OctaviaPool) (int, any) {
-		m := p.Monitor
-		if req.Name != nil {
-			m.Name = *req.Name
-		}
-		if req.Delay != 0 {
-			m.Delay = req.Delay
-		}
-		if req.Timeout != 0 {
-			m.Timeout = req.Timeout
-		}
-		if req.MaxRetries != 0 {
-			m.MaxRetries = req.MaxRetries
-		}
-		if req.MaxRetriesDown != 0 {
-			m.MaxRetriesDown = req.MaxRetriesDown
-		}
-		return http.StatusOK, p.ID
+	s.octaviaMutate(w, r, c, model.OctaviaRef{Monitor: id}, http.StatusOK, func(ch model.OctaviaChange) (model.LBRecord, error) {
+		return s.UpdateOctaviaMonitor(ch, id, func(m *model.OctaviaMonitor) {
+			if req.Name != nil {
+				m.Name = *req.Name
+			}
+			if req.Delay != 0 {
+				m.Delay = req.Delay
+			}
+			if req.Timeout != 0 {
+				m.Timeout = req.Timeout
+			}
+			if req.MaxRetries != 0 {
+				m.MaxRetries = req.MaxRetries
+			}
+			if req.MaxRetriesDown != 0 {
+				m.MaxRetriesDown = req.MaxRetriesDown
+			}
+		})
+	}, func(shown *model.LBRecord) any {
+		return map[string]any{"healthmonitor": octaviaMonitorWire(shown, shown.Octavia.PoolOfMonitor(id), time.Now())}
 	})
 }
 
 func (s *Front) octaviaDeleteMonitor(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
-	s.octaviaMonitorChange(w, r, c, id, func(p *model.OctaviaPool) (int, any) {
-		p.Monitor = nil
-		return http.StatusNoContent, nil
-	})
-}
-
-// octaviaMonitorChange changes the health monitor id through its pool;
-// change returns the status and, to answer with the monitor, the pool's id.
-func (s *Front) octaviaMonitorChange(w http.ResponseWriter, r *http.Request, c *model.Call, id string, change func(*model.OctaviaPool) (int, any)) {
-	poolOf := func(o *model.OctaviaLB) *model.OctaviaPool {
-		for _, p := range o.Pools {
-			if p.Monitor != nil && p.Monitor.ID == id {
-				return p
-			}
-		}
-		return nil
-	}
-	s.octaviaMutate(w, r, c, func(o *model.OctaviaLB) bool { return poolOf(o) != nil }, "", func(rec *model.LBRecord, next *model.OctaviaLB) (int, func(*model.LBRecord) any, error) {
-		p := poolOf(next)
-		if p == nil {
-			return 0, nil, octaviaErr{http.StatusNotFound, "Health Monitor " + id + " not found."}
-		}
-		status, poolID := change(p)
-		return status, func(shown *model.LBRecord) any {
-			if poolID == nil {
-				return nil
-			}
-			return map[string]any{"healthmonitor": octaviaMonitorWire(shown, shown.Octavia.Pool(poolID.(string)), time.Now())}
-		}, nil
-	})
+	s.octaviaMutate(w, r, c, model.OctaviaRef{Monitor: id}, http.StatusNoContent, func(ch model.OctaviaChange) (model.LBRecord, error) {
+		return noRecord(s.DeleteOctaviaMonitor(ch, id))
+	}, nil)
 }
