@@ -234,12 +234,17 @@ var controls = []control{
 		},
 	},
 	{
-		name:   "route never created",
-		label:  "route",
-		focus:  "creates a route to every node's pod CIDR",
-		config: emulated.Config{Faults: []api.Fault{{Operation: api.OpCreateRoute, Kind: api.FaultError, Status: 500, Message: "injected: route table full"}}},
+		// And a cloud that drops a load balancer's session affinity.
+		name:  "route never created, load balancer session affinity dropped",
+		label: "route || loadbalancer",
+		focus: "creates a route to every node's pod CIDR|hands sessionAffinity ClientIP",
+		config: emulated.Config{Faults: []api.Fault{
+			{Operation: api.OpCreateRoute, Kind: api.FaultError, Status: 500, Message: "injected: route table full"},
+			{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreClientAffinity},
+		}},
 		fail: map[specs.ID][]string{
-			specs.RoutesCreated: {"node node-", "expected condition NetworkUnavailable=False reason RouteCreated, actual True"},
+			specs.RoutesCreated:     {"node node-", "expected condition NetworkUnavailable=False reason RouteCreated, actual True"},
+			specs.LBSessionAffinity: {"Service loadbalancer-", "expected cloud load balancer", "session affinity ClientIP for 60s, actual none"},
 		},
 	},
 	{
@@ -255,6 +260,18 @@ var controls = []control{
 		fail: map[specs.ID][]string{
 			specs.RoutesReconciled: {"to node route-", "expected none (no node has that pod CIDR), actual: present"},
 			specs.LBFailedCreation: {`expected event SyncLoadBalancerFailed mentioning "injected by the harness: load balancer quota exceeded"`, "injected: load balancer API unavailable"},
+		},
+	},
+	{
+		// A cloud that keeps the session affinity a load balancer was
+		// made with through every change after, as a CCM that sets it
+		// only when it creates the load balancer does.
+		name:   "load balancer session affinity kept once switched off",
+		label:  "loadbalancer",
+		focus:  "hands sessionAffinity ClientIP",
+		config: emulated.Config{Faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreClientAffinity, After: 1}}},
+		fail: map[specs.ID][]string{
+			specs.LBSessionAffinity: {"expected cloud load balancer", "session affinity none, actual ClientIP for 60s"},
 		},
 	},
 	{
@@ -278,17 +295,19 @@ var controls = []control{
 	{
 		// Real nodes again, for the steps after reachability: load
 		// balancers that send to every node, never told the health check,
-		// and that proxy, handing backends fakecloud's address.
-		name:    "kind load balancers with no health check, proxying",
+		// that proxy, handing backends fakecloud's address, and that say
+		// they keep a client on its backend and do not.
+		name:    "kind load balancers with no health check, proxying, without affinity",
 		cluster: "kind",
 		label:   "datapath",
-		focus:   "health-checks only nodes with endpoints|preserves the client source IP",
-		config: emulated.Config{ProxyLoadBalancers: true, Faults: []api.Fault{
+		focus:   "health-checks only nodes with endpoints|preserves the client source IP|keeps a client on one backend pod",
+		config: emulated.Config{ProxyLoadBalancers: true, IgnoreClientAffinity: true, Faults: []api.Fault{
 			{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreHealthCheck},
 		}},
 		fail: map[specs.ID][]string{
 			specs.DatapathHealthChecks: {"expected the load balancer to send all", "requests to nodes with an endpoint", "failed, as at a node without one"},
 			specs.DatapathSourceIP:     {"expected the backend to see client address ", ", actual "},
+			specs.DatapathAffinity:     {"expected 15 requests from one client with sessionAffinity ClientIP answered by one backend pod, actual: request 1 by datapath-affinity-"},
 		},
 	},
 	{

@@ -33,7 +33,7 @@ const (
 	auditReserve = 1024
 )
 
-// auditTrail is guarded by Cloud.Mu.
+// auditTrail is guarded by Cloud.mu.
 type auditTrail struct {
 	seq     int64
 	entries []api.AuditEntry
@@ -67,17 +67,17 @@ type ErrorShape interface {
 	WriteError(w http.ResponseWriter, status int, msg string)
 }
 
-// RecordLocked appends e to the audit trail with the next sequence number,
+// recordLocked appends e to the audit trail with the next sequence number,
 // and to the audit log; the server calls it as each request finishes.
-func (s *Cloud) RecordLocked(e api.AuditEntry) {
+func (s *Cloud) recordLocked(e api.AuditEntry) {
 	a := &s.audit
 	a.seq++
 	e.Seq = a.seq
-	if s.stateFile != "" && a.seq >= s.St.AuditSeqFloor {
-		s.St.AuditSeqFloor = a.seq + auditReserve
+	if s.stateFile != "" && a.seq >= s.st.AuditSeqFloor {
+		s.st.AuditSeqFloor = a.seq + auditReserve
 		// A failed save costs at worst repeated numbers after a restart;
 		// the request itself already succeeded, so there is no one to tell.
-		_ = s.SaveLocked()
+		_ = s.saveLocked()
 	}
 	a.entries = append(a.entries, e)
 	if len(a.entries) > a.max {
@@ -93,8 +93,8 @@ func (s *Cloud) RecordLocked(e api.AuditEntry) {
 // AuditSince is the audit entries kept in memory with a sequence number
 // above since, oldest first; never nil, as the admin API answers a list.
 func (s *Cloud) AuditSince(since int64) []api.AuditEntry {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	out := []api.AuditEntry{}
 	for _, e := range s.audit.entries {
 		if e.Seq > since {
@@ -106,7 +106,7 @@ func (s *Cloud) AuditSince(since int64) []api.AuditEntry {
 
 // Record adds e to the audit trail.
 func (s *Cloud) Record(e api.AuditEntry) {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	s.RecordLocked(e)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.recordLocked(e)
 }

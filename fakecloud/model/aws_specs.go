@@ -34,8 +34,8 @@ import (
 // every instance, subnet, route table and security group it uses.
 const ClusterTag = "kubernetes.io/cluster/" + api.AWSClusterID
 
-// ClassicSpecLocked derives the native spec from the classic view.
-func (s *Cloud) ClassicSpecLocked(e *ClassicLB) (api.LoadBalancerSpec, error) {
+// classicSpecLocked derives the native spec from the classic view.
+func (s *Cloud) classicSpecLocked(e *ClassicLB) (api.LoadBalancerSpec, error) {
 	spec := api.LoadBalancerSpec{Listeners: []api.Listener{}, Backends: []string{}, Tags: map[string]string{}}
 	for _, t := range e.Tags {
 		if t.Key == "kubernetes.io/service-name" {
@@ -47,7 +47,7 @@ func (s *Cloud) ClassicSpecLocked(e *ClassicLB) (api.LoadBalancerSpec, error) {
 		spec.Listeners = append(spec.Listeners, api.Listener{Port: l.LoadBalancerPort, Protocol: api.ProtocolTCP, NodePort: l.InstancePort})
 	}
 	for _, id := range e.Instances {
-		if s.InstanceByIDLocked(id) != nil {
+		if s.instanceByIDLocked(id) != nil {
 			spec.Backends = append(spec.Backends, id)
 		}
 	}
@@ -58,7 +58,7 @@ func (s *Cloud) ClassicSpecLocked(e *ClassicLB) (api.LoadBalancerSpec, error) {
 		}
 	}
 	for _, id := range e.SecurityGroups {
-		g := s.SecurityGroupLocked(id)
+		g := s.securityGroupLocked(id)
 		if g == nil {
 			continue
 		}
@@ -76,14 +76,14 @@ func (s *Cloud) ClassicSpecLocked(e *ClassicLB) (api.LoadBalancerSpec, error) {
 	return spec, ValidateLBSpec(spec)
 }
 
-// ClassicRederiveLocked derives again the specs of the classic load balancers
+// classicRederiveLocked derives again the specs of the classic load balancers
 // in security group id, whose rules changed.
-func (s *Cloud) ClassicRederiveLocked(id string) error {
+func (s *Cloud) classicRederiveLocked(id string) error {
 	return s.rederiveLocked(func(rec *LBRecord) (bool, api.LoadBalancerSpec, error) {
 		if rec.ELB == nil || !slices.Contains(rec.ELB.SecurityGroups, id) {
 			return false, api.LoadBalancerSpec{}, nil
 		}
-		spec, err := s.ClassicSpecLocked(rec.ELB)
+		spec, err := s.classicSpecLocked(rec.ELB)
 		return true, spec, err
 	})
 }
@@ -91,7 +91,7 @@ func (s *Cloud) ClassicRederiveLocked(id string) error {
 // rederiveLocked gives each load balancer that derive takes a new spec,
 // and opens its listeners to match, stopping at the first that fails.
 func (s *Cloud) rederiveLocked(derive func(rec *LBRecord) (bool, api.LoadBalancerSpec, error)) error {
-	for _, rec := range s.St.LoadBalancers {
+	for _, rec := range s.st.LoadBalancers {
 		ok, spec, err := derive(rec)
 		if !ok {
 			continue
@@ -101,7 +101,7 @@ func (s *Cloud) rederiveLocked(derive func(rec *LBRecord) (bool, api.LoadBalance
 		}
 		upd := *rec
 		upd.LoadBalancerSpec = spec
-		if err := s.OpenLocked(&upd, false); err != nil {
+		if err := s.openLocked(&upd, false); err != nil {
 			return err
 		}
 		*rec = upd
@@ -109,9 +109,9 @@ func (s *Cloud) rederiveLocked(derive func(rec *LBRecord) (bool, api.LoadBalance
 	return nil
 }
 
-// TargetGroupLocked is the target group of that ARN, or nil.
-func (s *Cloud) TargetGroupLocked(arn string) *TargetGroup {
-	for _, tg := range s.St.TargetGroups {
+// targetGroupLocked is the target group of that ARN, or nil.
+func (s *Cloud) targetGroupLocked(arn string) *TargetGroup {
+	for _, tg := range s.st.TargetGroups {
 		if tg.ARN == arn {
 			return tg
 		}
@@ -123,8 +123,8 @@ func (s *Cloud) TargetGroupLocked(arn string) *TargetGroup {
 // admit a network load balancer's clients.
 func networkClientRule(name string) string { return "kubernetes.io/rule/nlb/client=" + name }
 
-// NetworkSpecLocked derives the native spec from the ELBv2 view.
-func (s *Cloud) NetworkSpecLocked(name string, n *NetworkLB) (api.LoadBalancerSpec, error) {
+// networkSpecLocked derives the native spec from the ELBv2 view.
+func (s *Cloud) networkSpecLocked(name string, n *NetworkLB) (api.LoadBalancerSpec, error) {
 	spec := api.LoadBalancerSpec{Listeners: []api.Listener{}, Backends: []string{}, Tags: map[string]string{}}
 	for _, t := range n.Tags {
 		if t.Key == "kubernetes.io/service-name" {
@@ -132,13 +132,13 @@ func (s *Cloud) NetworkSpecLocked(name string, n *NetworkLB) (api.LoadBalancerSp
 		}
 	}
 	for _, l := range n.Listeners {
-		tg := s.TargetGroupLocked(l.TargetGroup)
+		tg := s.targetGroupLocked(l.TargetGroup)
 		nodePort := int32(0)
 		if tg != nil {
 			nodePort = tg.Port
 			for _, t := range tg.Targets {
 				nodePort = t.Port
-				if s.InstanceByIDLocked(t.ID) != nil && !slices.Contains(spec.Backends, t.ID) {
+				if s.instanceByIDLocked(t.ID) != nil && !slices.Contains(spec.Backends, t.ID) {
 					spec.Backends = append(spec.Backends, t.ID)
 				}
 			}
@@ -160,7 +160,7 @@ func (s *Cloud) NetworkSpecLocked(name string, n *NetworkLB) (api.LoadBalancerSp
 			spec.Listeners = append(spec.Listeners, api.Listener{Port: l.Port, Protocol: proto, NodePort: nodePort})
 		}
 	}
-	if g := s.SecurityGroupLocked(api.AWSNodeSecurityGroup); g != nil {
+	if g := s.securityGroupLocked(api.AWSNodeSecurityGroup); g != nil {
 		for _, p := range g.Ingress {
 			for _, r := range p.Ranges {
 				if r.Description == networkClientRule(name) && !AllowsAll(r.CIDR) && !slices.Contains(spec.SourceRanges, r.CIDR) {
@@ -172,14 +172,14 @@ func (s *Cloud) NetworkSpecLocked(name string, n *NetworkLB) (api.LoadBalancerSp
 	return spec, ValidateLBSpec(spec)
 }
 
-// NetworkRederiveLocked derives again the specs of the network load
+// networkRederiveLocked derives again the specs of the network load
 // balancers, after a change to a target group or the nodes' group.
-func (s *Cloud) NetworkRederiveLocked() error {
+func (s *Cloud) networkRederiveLocked() error {
 	return s.rederiveLocked(func(rec *LBRecord) (bool, api.LoadBalancerSpec, error) {
 		if rec.NLB == nil {
 			return false, api.LoadBalancerSpec{}, nil
 		}
-		spec, err := s.NetworkSpecLocked(rec.Name, rec.NLB)
+		spec, err := s.networkSpecLocked(rec.Name, rec.NLB)
 		return true, spec, err
 	})
 }
@@ -187,21 +187,21 @@ func (s *Cloud) NetworkRederiveLocked() error {
 // NodeGroupName is the nodes' group's name.
 const NodeGroupName = "ccm-harness-nodes"
 
-// SecurityGroupsLocked are the security groups, the nodes' first, made on
+// securityGroupsLocked are the security groups, the nodes' first, made on
 // first use.
-func (s *Cloud) SecurityGroupsLocked() []*SecurityGroup {
-	if !slices.ContainsFunc(s.St.SecurityGroups, func(g *SecurityGroup) bool { return g.ID == api.AWSNodeSecurityGroup }) {
-		s.St.SecurityGroups = append([]*SecurityGroup{{
+func (s *Cloud) securityGroupsLocked() []*SecurityGroup {
+	if !slices.ContainsFunc(s.st.SecurityGroups, func(g *SecurityGroup) bool { return g.ID == api.AWSNodeSecurityGroup }) {
+		s.st.SecurityGroups = append([]*SecurityGroup{{
 			ID: api.AWSNodeSecurityGroup, Name: NodeGroupName, Description: "the cluster's nodes",
 			Tags: []Tag{{Key: "Name", Value: NodeGroupName}, {Key: ClusterTag, Value: "owned"}},
-		}}, s.St.SecurityGroups...)
+		}}, s.st.SecurityGroups...)
 	}
-	return s.St.SecurityGroups
+	return s.st.SecurityGroups
 }
 
-// SecurityGroupLocked is the security group of that ID, or nil.
-func (s *Cloud) SecurityGroupLocked(id string) *SecurityGroup {
-	for _, g := range s.SecurityGroupsLocked() {
+// securityGroupLocked is the security group of that ID, or nil.
+func (s *Cloud) securityGroupLocked(id string) *SecurityGroup {
+	for _, g := range s.securityGroupsLocked() {
 		if g.ID == id {
 			return g
 		}

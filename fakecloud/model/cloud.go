@@ -71,7 +71,8 @@ const (
 	defaultLBCIDR       = "127.20.0.0/16"
 )
 
-// Cloud is the simulated cloud. Every front works on it under Mu.
+// Cloud is the simulated cloud. Every front works on it through its
+// methods, each of which takes its lock.
 type Cloud struct {
 	region    string
 	zones     []string
@@ -85,24 +86,25 @@ type Cloud struct {
 	machinesDone chan struct{}
 	closeOnce    sync.Once
 
-	// Mu guards St and the audit trail. One lock keeps every change and
+	// mu guards st and the audit trail. One lock keeps every change and
 	// its persistence in one order, which is what the state file and the
 	// audit sequence promise; the cloud is small, contention is not a
-	// concern. Fronts hold it while they read or change St, and keep
-	// their own in-memory state (Keystone's tokens) under it too.
-	Mu sync.Mutex
-	// St is the cloud's state, guarded by Mu.
-	St    State
+	// concern. It is the model's alone: a front reads and changes the
+	// cloud through methods that take it, so no front can leave the state
+	// half changed or answer with a pointer into it.
+	mu sync.Mutex
+	// st is the cloud's state, guarded by mu.
+	st    State
 	audit auditTrail
 
 	// savePending, saveTimer and saveErr are a NoSync cloud's put-off
-	// state write (SaveLocked), guarded by Mu.
+	// state write (saveLocked), guarded by mu.
 	savePending bool
 	saveTimer   *time.Timer
 	saveErr     error
 
-	// dp holds the load balancers' sockets. It is changed only under Mu,
-	// right after the state it mirrors, and never takes Mu itself.
+	// dp holds the load balancers' sockets. It is changed only under mu,
+	// right after the state it mirrors, and never takes mu itself.
 	dp *dataplane
 }
 
@@ -152,27 +154,27 @@ func New(cfg Config) (*Cloud, error) {
 		}
 	}
 
-	s.St = newState()
+	s.st = newState()
 	if s.stateFile != "" {
 		loaded, err := loadState(s.stateFile)
 		if err != nil {
 			return nil, err
 		}
 		if loaded != nil {
-			s.St = *loaded
+			s.st = *loaded
 		}
 	}
 	if len(cfg.Faults) > 0 {
-		s.St.Faults = nil
+		s.st.Faults = nil
 		for _, f := range cfg.Faults {
-			s.AddFaultLocked(f)
+			s.addFaultLocked(f)
 		}
 	}
 	// Audit numbers continue above anything handed out before a restart, so
 	// a reader polling with since= never misses or repeats an entry.
-	s.audit.seq = s.St.AuditSeqFloor
+	s.audit.seq = s.st.AuditSeqFloor
 	s.dp = newDataplane(cfg.BackendCIDRs, cfg.ProxyLoadBalancers, cfg.IgnoreClientAffinity)
-	for _, lb := range s.St.LoadBalancers {
+	for _, lb := range s.st.LoadBalancers {
 		if err := s.dp.apply(lb, s.backendsLocked(lb.Backends)); err != nil {
 			s.dp.close()
 			return nil, fmt.Errorf("cannot re-open load balancer %q (%s) from state file %s: %w (free the address, or remove the load balancer from the file)", lb.Name, lb.ID, s.stateFile, err)
@@ -205,10 +207,10 @@ func (s *Cloud) Close() {
 		s.dp.close()
 		s.flushState()
 		// Under the lock that state changes hold: none is sent after.
-		s.Mu.Lock()
+		s.mu.Lock()
 		ch := s.machines
 		s.machines = nil
-		s.Mu.Unlock()
+		s.mu.Unlock()
 		if ch != nil {
 			close(ch)
 			<-s.machinesDone

@@ -35,8 +35,8 @@ import (
 
 // The data plane makes load balancers real: each listener is a socket on
 // the load balancer's IP that forwards to the backends' InternalIPs. It is
-// driven by the server under Cloud.Mu and never calls back into it, so
-// its own locks always come after Cloud.Mu.
+// driven by the model under Cloud.mu and never calls back into it, so
+// its own locks always come after Cloud.mu.
 
 const (
 	// udpIdleTimeout ends a UDP session nobody has sent on for this long,

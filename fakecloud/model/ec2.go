@@ -58,8 +58,8 @@ type EC2Instances struct {
 func (v EC2Instances) SourceDestCheck(id string) bool { return !slices.Contains(v.noCheck, id) }
 
 func (s *Cloud) ec2InstancesLocked() EC2Instances {
-	v := EC2Instances{All: make([]api.Instance, 0, len(s.St.Instances)), noCheck: slices.Clone(s.St.NoSourceDestCheck)}
-	for _, inst := range s.St.Instances {
+	v := EC2Instances{All: make([]api.Instance, 0, len(s.st.Instances)), noCheck: slices.Clone(s.st.NoSourceDestCheck)}
+	for _, inst := range s.st.Instances {
 		v.All = append(v.All, CopyInstance(inst))
 	}
 	return v
@@ -67,8 +67,8 @@ func (s *Cloud) ec2InstancesLocked() EC2Instances {
 
 // EC2Instances are the instances as EC2 sees them.
 func (s *Cloud) EC2Instances() EC2Instances {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return s.ec2InstancesLocked()
 }
 
@@ -86,7 +86,7 @@ func (s *Cloud) AboutEC2Instances(shown func(inst api.Instance, sourceDestCheck 
 // liveEC2InstanceLocked is instance id if EC2 may change it: EC2 still
 // knows a terminated instance, and refuses to change it.
 func (s *Cloud) liveEC2InstanceLocked(id string) (*api.Instance, error) {
-	inst := s.InstanceByIDLocked(id)
+	inst := s.instanceByIDLocked(id)
 	switch {
 	case inst == nil:
 		return nil, Errorf(KindNotFound, "The instance ID '%s' does not exist", id)
@@ -99,19 +99,19 @@ func (s *Cloud) liveEC2InstanceLocked(id string) (*api.Instance, error) {
 // SetSourceDestCheck turns instance id's source/destination check on or
 // off, as the AWS CCM does before it routes a pod CIDR to the instance.
 func (s *Cloud) SetSourceDestCheck(id string, on bool) error {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if _, err := s.liveEC2InstanceLocked(id); err != nil {
 		return err
 	}
-	i := slices.Index(s.St.NoSourceDestCheck, id)
+	i := slices.Index(s.st.NoSourceDestCheck, id)
 	switch {
 	case !on && i < 0:
-		s.St.NoSourceDestCheck = append(s.St.NoSourceDestCheck, id)
+		s.st.NoSourceDestCheck = append(s.st.NoSourceDestCheck, id)
 	case on && i >= 0:
-		s.St.NoSourceDestCheck = slices.Delete(s.St.NoSourceDestCheck, i, i+1)
+		s.st.NoSourceDestCheck = slices.Delete(s.st.NoSourceDestCheck, i, i+1)
 	}
-	return saveFailed(s.SaveLocked())
+	return saveFailed(s.saveLocked())
 }
 
 // StateChange is an instance's state before and after a change.
@@ -127,14 +127,14 @@ type StateChange struct {
 // looked up, so the first bad ID is the one answered whatever is wrong
 // with it. A failed state write stops the changes there.
 func (s *Cloud) SetEC2InstanceStates(ids []string, to api.InstanceState, wellFormed func(id string) bool) ([]StateChange, error) {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	insts := make([]*api.Instance, 0, len(ids))
 	for _, id := range ids {
 		if !wellFormed(id) {
 			return nil, Errorf(KindInvalid, "Invalid id: \"%s\"", id)
 		}
-		inst := s.InstanceByIDLocked(id)
+		inst := s.instanceByIDLocked(id)
 		if inst == nil {
 			return nil, Errorf(KindNotFound, "The instance ID '%s' does not exist", id)
 		}
@@ -148,7 +148,7 @@ func (s *Cloud) SetEC2InstanceStates(ids []string, to api.InstanceState, wellFor
 	changes := make([]StateChange, 0, len(insts))
 	for _, inst := range insts {
 		prev := inst.State
-		if err := s.SetStateLocked(inst, to); err != nil {
+		if err := s.setStateLocked(inst, to); err != nil {
 			return nil, saveFailed(err)
 		}
 		changes = append(changes, StateChange{ID: inst.ID, Previous: prev, Next: to})
@@ -159,12 +159,12 @@ func (s *Cloud) SetEC2InstanceStates(ids []string, to api.InstanceState, wellFor
 // EC2Routes are the routes of EC2's route table (fakecloud's routes of
 // cluster api.AWSRouteTable), blackholed when their instance is gone.
 func (s *Cloud) EC2Routes() []api.Route {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	var out []api.Route
-	for _, rec := range s.St.Routes {
+	for _, rec := range s.st.Routes {
 		if rec.Cluster == api.AWSRouteTable {
-			out = append(out, s.RouteViewLocked(rec))
+			out = append(out, s.routeViewLocked(rec))
 		}
 	}
 	return out
@@ -177,30 +177,30 @@ var ErrRouteExists = errors.New("route exists")
 // route name (EC2 keys routes by destination). An ignored change answers
 // as if the route were made, and makes none.
 func (s *Cloud) CreateEC2Route(name, dest, id string, ignored bool) error {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if _, err := s.liveEC2InstanceLocked(id); err != nil {
 		return err
 	}
-	if s.RouteByNameLocked(name) != nil {
+	if s.routeByNameLocked(name) != nil {
 		return awsFailed(KindConflict, ErrRouteExists, "The route identified by %s already exists.", dest)
 	}
 	if ignored {
 		return nil
 	}
-	s.St.Routes = append(s.St.Routes, &RouteRecord{Name: name, CreatedAt: time.Now().UTC(),
+	s.st.Routes = append(s.st.Routes, &RouteRecord{Name: name, CreatedAt: time.Now().UTC(),
 		RouteSpec: api.RouteSpec{Cluster: api.AWSRouteTable, DestinationCIDR: dest, TargetInstance: id}})
-	return saveFailed(s.SaveLocked())
+	return saveFailed(s.saveLocked())
 }
 
 // DeleteEC2Route deletes route name of EC2's route table, for dest.
 func (s *Cloud) DeleteEC2Route(name, dest string) error {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	i := slices.IndexFunc(s.St.Routes, func(rec *RouteRecord) bool { return rec.Name == name })
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i := slices.IndexFunc(s.st.Routes, func(rec *RouteRecord) bool { return rec.Name == name })
 	if i < 0 {
 		return Errorf(KindNotFound, "There is no route defined for '%s' in the route table. Use a different route table or DestinationCidrBlock.", dest)
 	}
-	s.St.Routes = slices.Delete(s.St.Routes, i, i+1)
-	return saveFailed(s.SaveLocked())
+	s.st.Routes = slices.Delete(s.st.Routes, i, i+1)
+	return saveFailed(s.saveLocked())
 }

@@ -62,10 +62,10 @@ func groupNotFound(id string) error {
 
 // SecurityGroups are copies of the security groups, the nodes' first.
 func (s *Cloud) SecurityGroups() []SecurityGroup {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	var out []SecurityGroup
-	for _, g := range s.SecurityGroupsLocked() {
+	for _, g := range s.securityGroupsLocked() {
 		out = append(out, g.Clone())
 	}
 	return out
@@ -74,41 +74,41 @@ func (s *Cloud) SecurityGroups() []SecurityGroup {
 // CreateSecurityGroup makes a security group of a name no other has, and
 // returns its ID.
 func (s *Cloud) CreateSecurityGroup(name, description string, tags []Tag) (string, error) {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	if slices.ContainsFunc(s.SecurityGroupsLocked(), func(g *SecurityGroup) bool { return g.Name == name }) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if slices.ContainsFunc(s.securityGroupsLocked(), func(g *SecurityGroup) bool { return g.Name == name }) {
 		return "", Errorf(KindConflict, "security group %q exists", name)
 	}
 	b := make([]byte, 9)
 	rand.Read(b) // never fails, per crypto/rand
 	g := &SecurityGroup{ID: "sg-" + hex.EncodeToString(b)[:17], Name: name, Description: description, Tags: tags}
-	s.St.SecurityGroups = append(s.St.SecurityGroups, g)
-	return g.ID, saveFailed(s.SaveLocked())
+	s.st.SecurityGroups = append(s.st.SecurityGroups, g)
+	return g.ID, saveFailed(s.saveLocked())
 }
 
 // DeleteSecurityGroup deletes group id, which nothing may use still: no
 // instance (the nodes' group is every instance's), load balancer or
 // other group's rule.
 func (s *Cloud) DeleteSecurityGroup(id string) error {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	g := s.SecurityGroupLocked(id)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.securityGroupLocked(id)
 	if g == nil {
 		return groupNotFound(id)
 	}
 	if s.groupInUseLocked(id) {
 		return awsFailed(KindConflict, ErrGroupInUse, "resource %s has a dependent object", id)
 	}
-	s.St.SecurityGroups = slices.DeleteFunc(s.St.SecurityGroups, func(x *SecurityGroup) bool { return x == g })
-	return saveFailed(s.SaveLocked())
+	s.st.SecurityGroups = slices.DeleteFunc(s.st.SecurityGroups, func(x *SecurityGroup) bool { return x == g })
+	return saveFailed(s.saveLocked())
 }
 
 func (s *Cloud) groupInUseLocked(id string) bool {
 	inUse := id == api.AWSNodeSecurityGroup
-	for _, lb := range s.St.LoadBalancers {
+	for _, lb := range s.st.LoadBalancers {
 		inUse = inUse || (lb.ELB != nil && slices.Contains(lb.ELB.SecurityGroups, id))
 	}
-	for _, other := range s.St.SecurityGroups {
+	for _, other := range s.st.SecurityGroups {
 		for _, p := range other.Ingress {
 			inUse = inUse || (other.ID != id && slices.Contains(p.Groups, id))
 		}
@@ -121,9 +121,9 @@ func (s *Cloud) groupInUseLocked(id string) bool {
 // one. The load balancers the group admits clients to are derived again;
 // a failure there (KindInternal) leaves the rules changed, as before.
 func (s *Cloud) ChangeIngress(id string, add bool, perms []Permission) error {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	g := s.SecurityGroupLocked(id)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.securityGroupLocked(id)
 	if g == nil {
 		return groupNotFound(id)
 	}
@@ -135,20 +135,20 @@ func (s *Cloud) ChangeIngress(id string, add bool, perms []Permission) error {
 		}
 	}
 	g.Ingress = slices.DeleteFunc(next, func(p Permission) bool { return len(p.Ranges) == 0 && len(p.Groups) == 0 })
-	rederive := s.ClassicRederiveLocked
+	rederive := s.classicRederiveLocked
 	if id == api.AWSNodeSecurityGroup {
-		rederive = func(string) error { return s.NetworkRederiveLocked() }
+		rederive = func(string) error { return s.networkRederiveLocked() }
 	}
 	if err := rederive(id); err != nil {
 		return &Error{Kind: KindInternal, Err: err}
 	}
-	return saveFailed(s.SaveLocked())
+	return saveFailed(s.saveLocked())
 }
 
 // changeRuleLocked adds p's peers to the rules next, or takes them out.
 func (s *Cloud) changeRuleLocked(next []Permission, add bool, p Permission) ([]Permission, error) {
 	for _, peer := range p.Groups {
-		if add && s.SecurityGroupLocked(peer) == nil {
+		if add && s.securityGroupLocked(peer) == nil {
 			return nil, groupNotFound(peer)
 		}
 	}
@@ -204,10 +204,10 @@ func ruleChangeFails(add bool, k int, p Permission, peer string) error {
 // an unknown ID stops there, the groups before it tagged (and saved with
 // the next change), as before.
 func (s *Cloud) TagSecurityGroups(ids []string, tags []Tag) error {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for _, id := range ids {
-		g := s.SecurityGroupLocked(id)
+		g := s.securityGroupLocked(id)
 		if g == nil {
 			return Errorf(KindNotFound, "The ID '%s' is not valid (fakecloud tags security groups only)", id)
 		}
@@ -216,5 +216,5 @@ func (s *Cloud) TagSecurityGroups(ids []string, tags []Tag) error {
 			g.Tags = append(g.Tags, t)
 		}
 	}
-	return saveFailed(s.SaveLocked())
+	return saveFailed(s.saveLocked())
 }

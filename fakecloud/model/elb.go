@@ -59,7 +59,7 @@ type ClassicLBView struct {
 func (s *Cloud) classicViewLocked(rec *LBRecord) ClassicLBView {
 	v := ClassicLBView{Name: rec.Name, ID: rec.ID, CreatedAt: rec.CreatedAt, ELB: *rec.ELB.Clone()}
 	if len(rec.ELB.SecurityGroups) > 0 {
-		if g := s.SecurityGroupLocked(rec.ELB.SecurityGroups[0]); g != nil {
+		if g := s.securityGroupLocked(rec.ELB.SecurityGroups[0]); g != nil {
 			v.SourceGroup, v.HasSourceGroup = g.Name, true
 		}
 	}
@@ -68,7 +68,7 @@ func (s *Cloud) classicViewLocked(rec *LBRecord) ClassicLBView {
 
 // classicLocked is the classic load balancer called name, or nil.
 func (s *Cloud) classicLocked(name string) *LBRecord {
-	rec := s.LBByNameLocked(name)
+	rec := s.lBByNameLocked(name)
 	if rec == nil || rec.ELB == nil {
 		return nil
 	}
@@ -81,10 +81,10 @@ func classicNotFound(name string) error {
 
 // ClassicLBs are the classic load balancers, in creation order.
 func (s *Cloud) ClassicLBs() []ClassicLBView {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	var out []ClassicLBView
-	for _, rec := range s.St.LoadBalancers {
+	for _, rec := range s.st.LoadBalancers {
 		if rec.ELB != nil {
 			out = append(out, s.classicViewLocked(rec))
 		}
@@ -94,8 +94,8 @@ func (s *Cloud) ClassicLBs() []ClassicLBView {
 
 // ClassicLB is the classic load balancer called name.
 func (s *Cloud) ClassicLB(name string) (ClassicLBView, error) {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	rec := s.classicLocked(name)
 	if rec == nil {
 		return ClassicLBView{}, classicNotFound(name)
@@ -108,7 +108,7 @@ func (s *Cloud) ClassicLB(name string) (ClassicLBView, error) {
 // give it, or a reference to it.
 func (s *Cloud) AboutELB(name string) func(ref string) bool {
 	return func(ref string) bool {
-		lb := s.LBByRefLocked(ref)
+		lb := s.lBByRefLocked(ref)
 		return ref == name || (lb != nil && lb.Name == name)
 	}
 }
@@ -117,7 +117,7 @@ func (s *Cloud) AboutELB(name string) func(ref string) bool {
 // Elastic Load Balancing does.
 func (s *Cloud) checkGroupsLocked(ids []string) error {
 	for _, id := range ids {
-		if s.SecurityGroupLocked(id) == nil {
+		if s.securityGroupLocked(id) == nil {
 			return awsFailed(KindNotFound, ErrNoSuchGroup, "One or more security groups ('%s') are invalid", id)
 		}
 	}
@@ -129,12 +129,12 @@ func (s *Cloud) checkGroupsLocked(ids []string) error {
 // name with the same listeners is answered as it is; with others, or one
 // of another kind, the name is taken.
 func (s *Cloud) CreateClassicLB(name string, next ClassicLB, f *api.Fault) (string, error) {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if err := s.checkGroupsLocked(next.SecurityGroups); err != nil {
 		return "", err
 	}
-	rec := s.LBByNameLocked(name)
+	rec := s.lBByNameLocked(name)
 	switch {
 	case rec != nil && rec.ELB == nil:
 		return "", awsFailed(KindConflict, ErrNameTaken, "A load balancer of another kind is named '%s'", name)
@@ -150,17 +150,17 @@ func (s *Cloud) CreateClassicLB(name string, next ClassicLB, f *api.Fault) (stri
 	if err := s.commitClassicLocked(f, rec, true, &next); err != nil {
 		return "", err
 	}
-	return rec.ELB.DNSName, saveFailed(s.SaveLocked())
+	return rec.ELB.DNSName, saveFailed(s.saveLocked())
 }
 
 // newLBLocked is a new load balancer record called name, with an address
 // of the pool, not yet stored.
 func (s *Cloud) newLBLocked(name string) (*LBRecord, error) {
-	ip, err := s.AllocateLBIPLocked()
+	ip, err := s.allocateLBIPLocked()
 	if err != nil {
 		return nil, awsFailed(KindConflict, ErrPoolExhausted, "%v", err)
 	}
-	return &LBRecord{Name: name, ID: s.NewLBIDLocked(), IP: ip.String(), CreatedAt: time.Now().UTC()}, nil
+	return &LBRecord{Name: name, ID: s.newLBIDLocked(), IP: ip.String(), CreatedAt: time.Now().UTC()}, nil
 }
 
 // ClassicChange is a change to a classic load balancer in the making:
@@ -174,7 +174,7 @@ type ClassicChange struct {
 
 // InstanceLive reports whether instance id exists and is not terminated.
 func (ch *ClassicChange) InstanceLive(id string) bool {
-	inst := ch.c.InstanceByIDLocked(id)
+	inst := ch.c.instanceByIDLocked(id)
 	return inst != nil && inst.State != api.StateTerminated
 }
 
@@ -188,8 +188,8 @@ func (ch *ClassicChange) CheckGroups(ids []string) error { return ch.c.checkGrou
 // that does not exist it is run on an empty one, that the request is read
 // whole, before the answer that it does not exist.
 func (s *Cloud) ChangeClassicLB(name string, f *api.Fault, change func(ch *ClassicChange) error) error {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	rec := s.classicLocked(name)
 	if rec == nil {
 		_ = change(&ClassicChange{Next: &ClassicLB{}, c: s})
@@ -202,14 +202,14 @@ func (s *Cloud) ChangeClassicLB(name string, f *api.Fault, change func(ch *Class
 	if err := s.commitClassicLocked(f, rec, false, next); err != nil {
 		return err
 	}
-	return saveFailed(s.SaveLocked())
+	return saveFailed(s.saveLocked())
 }
 
 // DeleteClassicLB deletes the classic load balancer called name; one
 // that does not exist is deleted already.
 func (s *Cloud) DeleteClassicLB(name string) error {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	rec := s.classicLocked(name)
 	if rec == nil {
 		return nil
@@ -219,9 +219,9 @@ func (s *Cloud) DeleteClassicLB(name string) error {
 
 // deleteLBLocked closes rec's listeners and forgets it.
 func (s *Cloud) deleteLBLocked(rec *LBRecord) error {
-	s.CloseLBLocked(rec.ID)
-	s.St.LoadBalancers = slices.DeleteFunc(s.St.LoadBalancers, func(l *LBRecord) bool { return l == rec })
-	return saveFailed(s.SaveLocked())
+	s.closeLBLocked(rec.ID)
+	s.st.LoadBalancers = slices.DeleteFunc(s.st.LoadBalancers, func(l *LBRecord) bool { return l == rec })
+	return saveFailed(s.saveLocked())
 }
 
 // classicIgnore undoes, in next, the part of a change an ignore fault drops.
@@ -254,12 +254,12 @@ func (s *Cloud) commitClassicLocked(f *api.Fault, rec *LBRecord, isNew bool, nex
 	classicIgnore(f, before, next)
 	upd := *rec
 	upd.ELB = next
-	spec, err := s.ClassicSpecLocked(next)
+	spec, err := s.classicSpecLocked(next)
 	if err != nil {
 		return &Error{Kind: KindInvalid, Err: err}
 	}
 	upd.LoadBalancerSpec = spec
-	if err := s.OpenLocked(&upd, isNew); err != nil {
+	if err := s.openLocked(&upd, isNew); err != nil {
 		return dataplaneFailed(err)
 	}
 	if isNew {
@@ -267,8 +267,8 @@ func (s *Cloud) commitClassicLocked(f *api.Fault, rec *LBRecord, isNew bool, nex
 	}
 	*rec = upd
 	if isNew {
-		s.St.LoadBalancers = append(s.St.LoadBalancers, rec)
-		s.St.LastLBIP = rec.IP
+		s.st.LoadBalancers = append(s.st.LoadBalancers, rec)
+		s.st.LastLBIP = rec.IP
 	}
 	return nil
 }

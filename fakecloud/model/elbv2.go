@@ -102,15 +102,15 @@ func (v ELBv2State) TargetGroup(arn string) (TargetGroupView, bool) {
 
 // ELBv2 is what Elastic Load Balancing v2 shows now.
 func (s *Cloud) ELBv2() ELBv2State {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	var v ELBv2State
-	for _, rec := range s.St.LoadBalancers {
+	for _, rec := range s.st.LoadBalancers {
 		if rec.NLB != nil {
 			v.LBs = append(v.LBs, networkView(rec))
 		}
 	}
-	for _, tg := range s.St.TargetGroups {
+	for _, tg := range s.st.TargetGroups {
 		v.TargetGroups = append(v.TargetGroups, s.targetGroupViewLocked(tg))
 	}
 	return v
@@ -118,7 +118,7 @@ func (s *Cloud) ELBv2() ELBv2State {
 
 // networkLocked is the network load balancer with this ARN or name, or nil.
 func (s *Cloud) networkLocked(ref string) *LBRecord {
-	for _, rec := range s.St.LoadBalancers {
+	for _, rec := range s.st.LoadBalancers {
 		if rec.NLB != nil && (rec.NLB.ARN == ref || rec.Name == ref) {
 			return rec
 		}
@@ -147,12 +147,12 @@ type NetworkLBRequest struct {
 // security groups checked first. One of that name is answered as it is;
 // one of another kind has the name taken.
 func (s *Cloud) CreateNetworkLB(req NetworkLBRequest, f *api.Fault) (NetworkLBView, error) {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if err := s.checkGroupsLocked(req.SecurityGroups); err != nil {
 		return NetworkLBView{}, err
 	}
-	rec := s.LBByNameLocked(req.Name)
+	rec := s.lBByNameLocked(req.Name)
 	if rec != nil && rec.NLB == nil {
 		return NetworkLBView{}, awsFailed(KindConflict, ErrNameTaken, "A load balancer with the same name '%s' exists, but with different settings", req.Name)
 	}
@@ -169,7 +169,7 @@ func (s *Cloud) CreateNetworkLB(req NetworkLBRequest, f *api.Fault) (NetworkLBVi
 	if err := s.commitNetworkLocked(f, rec, true, next); err != nil {
 		return NetworkLBView{}, err
 	}
-	return networkView(rec), saveFailed(s.SaveLocked())
+	return networkView(rec), saveFailed(s.saveLocked())
 }
 
 // commitNetworkLocked makes next rec's ELBv2 view, with what an ignore
@@ -184,18 +184,18 @@ func (s *Cloud) commitNetworkLocked(f *api.Fault, rec *LBRecord, isNew bool, nex
 	}
 	upd := *rec
 	upd.NLB = next
-	spec, err := s.NetworkSpecLocked(upd.Name, next)
+	spec, err := s.networkSpecLocked(upd.Name, next)
 	if err != nil {
 		return &Error{Kind: KindInvalid, Err: err}
 	}
 	upd.LoadBalancerSpec = spec
-	if err := s.OpenLocked(&upd, isNew); err != nil {
+	if err := s.openLocked(&upd, isNew); err != nil {
 		return dataplaneFailed(err)
 	}
 	*rec = upd
 	if isNew {
-		s.St.LoadBalancers = append(s.St.LoadBalancers, rec)
-		s.St.LastLBIP = rec.IP
+		s.st.LoadBalancers = append(s.st.LoadBalancers, rec)
+		s.st.LastLBIP = rec.IP
 	}
 	return nil
 }
@@ -204,8 +204,8 @@ func (s *Cloud) commitNetworkLocked(f *api.Fault, rec *LBRecord, isNew bool, nex
 // name) and its listeners; its target groups stay, as in ELBv2. One that
 // does not exist is deleted already.
 func (s *Cloud) DeleteNetworkLB(ref string) error {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	rec := s.networkLocked(ref)
 	if rec == nil {
 		return nil
@@ -220,8 +220,8 @@ type NetworkAttribute struct{ Key, Value string }
 // with this ARN (or name), persisted if save, and returns them all. A
 // describe call that names attributes sets them unsaved, as before.
 func (s *Cloud) SetNetworkLBAttributes(ref string, set []NetworkAttribute, save bool) (map[string]string, error) {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	rec := s.networkLocked(ref)
 	if rec == nil {
 		return nil, networkNotFound(ref)
@@ -230,7 +230,7 @@ func (s *Cloud) SetNetworkLBAttributes(ref string, set []NetworkAttribute, save 
 		rec.NLB.Attributes[a.Key] = a.Value
 	}
 	if save {
-		if err := saveFailed(s.SaveLocked()); err != nil {
+		if err := saveFailed(s.saveLocked()); err != nil {
 			return nil, err
 		}
 	}
@@ -253,8 +253,8 @@ type ListenerRequest struct {
 // listener, and returns the listener made or modified with its load
 // balancer's ARN.
 func (s *Cloud) ChangeListener(req ListenerRequest, f *api.Fault) (lbARN string, l *NetworkListener, err error) {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	rec, i, err := s.listenerOfLocked(req)
 	if err != nil {
 		return "", nil, err
@@ -269,7 +269,7 @@ func (s *Cloud) ChangeListener(req ListenerRequest, f *api.Fault) (lbARN string,
 	if err := s.commitNetworkLocked(f, rec, false, &next); err != nil {
 		return "", nil, err
 	}
-	if err := saveFailed(s.SaveLocked()); err != nil {
+	if err := saveFailed(s.saveLocked()); err != nil {
 		return "", nil, err
 	}
 	if !req.Delete && i < len(rec.NLB.Listeners) {
@@ -289,7 +289,7 @@ func (s *Cloud) listenerOfLocked(req ListenerRequest) (*LBRecord, int, error) {
 		}
 		return rec, -1, nil
 	}
-	for _, rec := range s.St.LoadBalancers {
+	for _, rec := range s.st.LoadBalancers {
 		if rec.NLB == nil {
 			continue
 		}
@@ -318,7 +318,7 @@ func (s *Cloud) setListenerLocked(rec *LBRecord, next *NetworkLB, i int, req Lis
 		l.Protocol = req.Protocol
 	}
 	if req.Forward != nil {
-		if req.Forward[0] != "forward" || s.TargetGroupLocked(req.Forward[1]) == nil {
+		if req.Forward[0] != "forward" || s.targetGroupLocked(req.Forward[1]) == nil {
 			return i, targetGroupNotFound(req.Forward[1])
 		}
 		l.TargetGroup = req.Forward[1]

@@ -49,7 +49,7 @@ func targetGroupNotFound(arn string) error {
 // to a target group.
 func (s *Cloud) targetGroupUsersLocked(arn string) []string {
 	var out []string
-	for _, rec := range s.St.LoadBalancers {
+	for _, rec := range s.st.LoadBalancers {
 		if rec.NLB != nil && slices.ContainsFunc(rec.NLB.Listeners, func(l NetworkListener) bool { return l.TargetGroup == arn }) {
 			out = append(out, rec.NLB.ARN)
 		}
@@ -62,7 +62,7 @@ func (s *Cloud) targetGroupViewLocked(tg *TargetGroup) TargetGroupView {
 	v.Targets, v.Tags = slices.Clone(tg.Targets), slices.Clone(tg.Tags)
 	for _, t := range tg.Targets {
 		h := "healthy"
-		if inst := s.InstanceByIDLocked(t.ID); inst == nil || inst.State != api.StateRunning {
+		if inst := s.instanceByIDLocked(t.ID); inst == nil || inst.State != api.StateRunning {
 			h = "unhealthy"
 		} else if len(v.Users) == 0 {
 			h = "unused"
@@ -75,10 +75,10 @@ func (s *Cloud) targetGroupViewLocked(tg *TargetGroup) TargetGroupView {
 // TargetGroupOf is the target group of that ARN, if it exists, and the
 // load balancers that forward to that ARN whether it does or not.
 func (s *Cloud) TargetGroupOf(arn string) (tg TargetGroupView, users []string, ok bool) {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	users = s.targetGroupUsersLocked(arn)
-	if g := s.TargetGroupLocked(arn); g != nil {
+	if g := s.targetGroupLocked(arn); g != nil {
 		return s.targetGroupViewLocked(g), users, true
 	}
 	return TargetGroupView{}, users, false
@@ -88,10 +88,10 @@ func (s *Cloud) TargetGroupOf(arn string) (tg TargetGroupView, users []string, o
 // of that name and the same protocol, port and health check is answered
 // as it is.
 func (s *Cloud) CreateTargetGroup(tg TargetGroup) (TargetGroupView, error) {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	if i := slices.IndexFunc(s.St.TargetGroups, func(x *TargetGroup) bool { return x.Name == tg.Name }); i >= 0 {
-		old := s.St.TargetGroups[i]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if i := slices.IndexFunc(s.st.TargetGroups, func(x *TargetGroup) bool { return x.Name == tg.Name }); i >= 0 {
+		old := s.st.TargetGroups[i]
 		if old.Protocol != tg.Protocol || old.Port != tg.Port || old.HealthCheck != tg.HealthCheck {
 			return TargetGroupView{}, awsFailed(KindConflict, ErrTargetGroupTaken, "A target group with the same name '%s' exists, but with different settings", tg.Name)
 		}
@@ -99,17 +99,17 @@ func (s *Cloud) CreateTargetGroup(tg TargetGroup) (TargetGroupView, error) {
 	}
 	tg.ARN = s.elbv2ARN("targetgroup", tg.Name, awsHash(16, tg.Name, time.Now().String()))
 	stored := &tg
-	s.St.TargetGroups = append(s.St.TargetGroups, stored)
-	return s.targetGroupViewLocked(stored), saveFailed(s.SaveLocked())
+	s.st.TargetGroups = append(s.st.TargetGroups, stored)
+	return s.targetGroupViewLocked(stored), saveFailed(s.saveLocked())
 }
 
 // changeTargetGroup changes target group arn as change says, then derives
 // the network load balancers again and persists. A derivation that fails
 // is KindInvalid, the change made, as before.
 func (s *Cloud) changeTargetGroup(arn string, change func(tg *TargetGroup) error) (TargetGroupView, error) {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	tg := s.TargetGroupLocked(arn)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	tg := s.targetGroupLocked(arn)
 	if tg == nil {
 		return TargetGroupView{}, targetGroupNotFound(arn)
 	}
@@ -117,10 +117,10 @@ func (s *Cloud) changeTargetGroup(arn string, change func(tg *TargetGroup) error
 		return TargetGroupView{}, err
 	}
 	view := s.targetGroupViewLocked(tg)
-	if err := s.NetworkRederiveLocked(); err != nil {
+	if err := s.networkRederiveLocked(); err != nil {
 		return TargetGroupView{}, &Error{Kind: KindInvalid, Err: err}
 	}
-	return view, saveFailed(s.SaveLocked())
+	return view, saveFailed(s.saveLocked())
 }
 
 // ModifyTargetGroup gives target group arn health check hc.
@@ -138,7 +138,7 @@ func (s *Cloud) DeleteTargetGroup(arn string) error {
 		if len(s.targetGroupUsersLocked(arn)) > 0 {
 			return awsFailed(KindConflict, ErrTargetGroupInUse, "Target group '%s' is currently in use by a listener or a rule", arn)
 		}
-		s.St.TargetGroups = slices.DeleteFunc(s.St.TargetGroups, func(x *TargetGroup) bool { return x == tg })
+		s.st.TargetGroups = slices.DeleteFunc(s.st.TargetGroups, func(x *TargetGroup) bool { return x == tg })
 		return nil
 	})
 	return err
@@ -162,7 +162,7 @@ func (s *Cloud) RegisterTargets(arn string, register bool, targets []TargetRef, 
 				}
 				port = int32(n)
 			}
-			inst := s.InstanceByIDLocked(t.ID)
+			inst := s.instanceByIDLocked(t.ID)
 			if register && (inst == nil || inst.State == api.StateTerminated) {
 				return awsFailed(KindNotFound, ErrNoSuchInstance, "The following targets are not in a running state and cannot be registered: '%s'", t.ID)
 			}

@@ -46,9 +46,9 @@ func (s *Cloud) ApplyFault(w http.ResponseWriter, r *http.Request, c *Call, op s
 		// Faults are the CCM's view of the cloud; the inspector sees it as it is.
 		return nil, true
 	}
-	s.Mu.Lock()
+	s.mu.Lock()
 	f, err := s.fireLocked(op, about)
-	s.Mu.Unlock()
+	s.mu.Unlock()
 	if err != nil {
 		SaveFailed(w, err)
 		return nil, false
@@ -95,8 +95,8 @@ func faultMessage(f *api.Fault, def string) string {
 // fireLocked returns a copy of the fault that fires, having used up one of
 // its Count and removed it when none is left.
 func (s *Cloud) fireLocked(op string, about func(ref string) bool) (*api.Fault, error) {
-	for i := range s.St.Faults {
-		f := &s.St.Faults[i]
+	for i := range s.st.Faults {
+		f := &s.st.Faults[i]
 		if f.Operation != op && f.Operation != api.OpAny {
 			continue
 		}
@@ -110,7 +110,7 @@ func (s *Cloud) fireLocked(op string, about func(ref string) bool) (*api.Fault, 
 		}
 		if f.After > 0 {
 			f.After--
-			if err := s.SaveLocked(); err != nil {
+			if err := s.saveLocked(); err != nil {
 				return nil, err
 			}
 			continue
@@ -119,11 +119,11 @@ func (s *Cloud) fireLocked(op string, about func(ref string) bool) (*api.Fault, 
 		if f.Count > 0 {
 			f.Count--
 			if f.Count == 0 {
-				s.St.Faults = slices.Delete(s.St.Faults, i, i+1)
+				s.st.Faults = slices.Delete(s.st.Faults, i, i+1)
 			}
 			// Only a counted fault changes state; an unlimited one would
 			// cost a state write per call for nothing.
-			if err := s.SaveLocked(); err != nil {
+			if err := s.saveLocked(); err != nil {
 				return nil, err
 			}
 		}
@@ -193,45 +193,45 @@ func Ignore(f *api.Fault, before, next *api.LoadBalancerSpec) {
 	}
 }
 
-// AddFaultLocked adds f with the next fault ID and returns it as added.
-func (s *Cloud) AddFaultLocked(f api.Fault) api.Fault {
-	f.ID = "f-" + strconv.FormatInt(s.St.NextFaultID, 10)
-	s.St.NextFaultID++
-	s.St.Faults = append(s.St.Faults, f)
+// addFaultLocked adds f with the next fault ID and returns it as added.
+func (s *Cloud) addFaultLocked(f api.Fault) api.Fault {
+	f.ID = "f-" + strconv.FormatInt(s.st.NextFaultID, 10)
+	s.st.NextFaultID++
+	s.st.Faults = append(s.st.Faults, f)
 	return f
 }
 
 // Faults are the faults armed, in the order they were added.
 func (s *Cloud) Faults() []api.Fault {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	return slices.Clone(s.St.Faults)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.st.Faults)
 }
 
 // AddFault arms f (valid, see api.Fault.Validate) and returns it with its ID.
 func (s *Cloud) AddFault(f api.Fault) (api.Fault, error) {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	f = s.AddFaultLocked(f)
-	return f, saveFailed(s.SaveLocked())
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f = s.addFaultLocked(f)
+	return f, saveFailed(s.saveLocked())
 }
 
 // ClearFaults disarms every fault.
 func (s *Cloud) ClearFaults() error {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	s.St.Faults = []api.Fault{}
-	return saveFailed(s.SaveLocked())
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.st.Faults = []api.Fault{}
+	return saveFailed(s.saveLocked())
 }
 
 // DeleteFault disarms the fault with that ID.
 func (s *Cloud) DeleteFault(id string) error {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	i := slices.IndexFunc(s.St.Faults, func(f api.Fault) bool { return f.ID == id })
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i := slices.IndexFunc(s.st.Faults, func(f api.Fault) bool { return f.ID == id })
 	if i < 0 {
 		return Errorf(KindNotFound, "fault %q not found", id)
 	}
-	s.St.Faults = slices.Delete(s.St.Faults, i, i+1)
-	return saveFailed(s.SaveLocked())
+	s.st.Faults = slices.Delete(s.st.Faults, i, i+1)
+	return saveFailed(s.saveLocked())
 }

@@ -32,10 +32,10 @@ import (
 // DefaultInstanceType is the type of an instance created without one.
 const DefaultInstanceType = "fake.medium"
 
-// InstanceByIDLocked is the instance with that ID, terminated or not, or
+// instanceByIDLocked is the instance with that ID, terminated or not, or
 // nil.
-func (s *Cloud) InstanceByIDLocked(id string) *api.Instance {
-	for _, inst := range s.St.Instances {
+func (s *Cloud) instanceByIDLocked(id string) *api.Instance {
+	for _, inst := range s.st.Instances {
 		if inst.ID == id {
 			return inst
 		}
@@ -43,15 +43,15 @@ func (s *Cloud) InstanceByIDLocked(id string) *api.Instance {
 	return nil
 }
 
-// InstanceByRefLocked resolves an admin reference: an ID, else a name, which
+// instanceByRefLocked resolves an admin reference: an ID, else a name, which
 // means the newest live instance of that name, else the newest of any state.
-func (s *Cloud) InstanceByRefLocked(ref string) *api.Instance {
-	if inst := s.InstanceByIDLocked(ref); inst != nil {
+func (s *Cloud) instanceByRefLocked(ref string) *api.Instance {
+	if inst := s.instanceByIDLocked(ref); inst != nil {
 		return inst
 	}
 	var newest *api.Instance
-	for i := len(s.St.Instances) - 1; i >= 0; i-- {
-		inst := s.St.Instances[i]
+	for i := len(s.st.Instances) - 1; i >= 0; i-- {
+		inst := s.st.Instances[i]
 		if inst.Name != ref {
 			continue
 		}
@@ -65,7 +65,7 @@ func (s *Cloud) InstanceByRefLocked(ref string) *api.Instance {
 	return newest
 }
 
-// CopyInstance is a deep copy of inst, to hand out without sharing St.
+// CopyInstance is a deep copy of inst, to hand out without sharing the state.
 func CopyInstance(inst *api.Instance) api.Instance {
 	c := *inst
 	c.Addresses = slices.Clone(inst.Addresses)
@@ -101,23 +101,23 @@ func ValidateCreate(req api.CreateInstanceRequest) error {
 	return nil
 }
 
-// NewInstanceIDLocked is a new instance ID no instance has.
-func (s *Cloud) NewInstanceIDLocked() string {
+// newInstanceIDLocked is a new instance ID no instance has.
+func (s *Cloud) newInstanceIDLocked() string {
 	for {
 		b := make([]byte, 6)
 		rand.Read(b) // never fails, per crypto/rand
 		id := "i-" + hex.EncodeToString(b)
-		if s.InstanceByIDLocked(id) == nil {
+		if s.instanceByIDLocked(id) == nil {
 			return id
 		}
 	}
 }
 
-// AllocateAddressesLocked hands out two internal addresses and one external
+// allocateAddressesLocked hands out two internal addresses and one external
 // one. The allocators only advance once all three are found, so an
 // exhausted pool does not leak positions.
-func (s *Cloud) AllocateAddressesLocked(hostname string) ([]api.Address, error) {
-	in1, err := nextAddress(s.internal, s.St.LastInternalIP)
+func (s *Cloud) allocateAddressesLocked(hostname string) ([]api.Address, error) {
+	in1, err := nextAddress(s.internal, s.st.LastInternalIP)
 	if err != nil {
 		return nil, err
 	}
@@ -125,11 +125,11 @@ func (s *Cloud) AllocateAddressesLocked(hostname string) ([]api.Address, error) 
 	if err != nil {
 		return nil, err
 	}
-	ex, err := nextAddress(s.external, s.St.LastExternalIP)
+	ex, err := nextAddress(s.external, s.st.LastExternalIP)
 	if err != nil {
 		return nil, err
 	}
-	s.St.LastInternalIP, s.St.LastExternalIP = in2.String(), ex.String()
+	s.st.LastInternalIP, s.st.LastExternalIP = in2.String(), ex.String()
 	return []api.Address{
 		{Type: api.AddressInternalIP, Address: in1.String()},
 		{Type: api.AddressInternalIP, Address: in2.String()},
@@ -157,9 +157,9 @@ func nextAddress(pool netip.Prefix, last string) (netip.Addr, error) {
 	return a, nil
 }
 
-// SetStateLocked moves inst to state to, in every API alike (the admin
+// setStateLocked moves inst to state to, in every API alike (the admin
 // API's actions, EC2's StopInstances and the rest).
-func (s *Cloud) SetStateLocked(inst *api.Instance, to api.InstanceState) error {
+func (s *Cloud) setStateLocked(inst *api.Instance, to api.InstanceState) error {
 	if inst.State == to {
 		return nil
 	}
@@ -170,13 +170,13 @@ func (s *Cloud) SetStateLocked(inst *api.Instance, to api.InstanceState) error {
 	if s.machines != nil {
 		s.machines <- machineChange{name: inst.Name, state: to}
 	}
-	return s.SaveLocked()
+	return s.saveLocked()
 }
 
-// LiveInstancesLocked are the instances OpenStack shows: not terminated.
-func (s *Cloud) LiveInstancesLocked() []api.Instance {
+// liveInstancesLocked are the instances OpenStack shows: not terminated.
+func (s *Cloud) liveInstancesLocked() []api.Instance {
 	out := []api.Instance{}
-	for _, inst := range s.St.Instances {
+	for _, inst := range s.st.Instances {
 		if inst.State != api.StateTerminated {
 			out = append(out, CopyInstance(inst))
 		}
@@ -191,7 +191,7 @@ func (s *Cloud) LiveInstancesLocked() []api.Instance {
 func (s *Cloud) ListLiveInstances(w http.ResponseWriter, r *http.Request, c *Call, match func(api.Instance) bool) (insts []api.Instance, f *api.Fault, ok bool) {
 	list := func() []api.Instance {
 		out := []api.Instance{}
-		for _, inst := range s.LiveInstancesLocked() {
+		for _, inst := range s.liveInstancesLocked() {
 			if match(inst) {
 				out = append(out, inst)
 			}
@@ -204,16 +204,16 @@ func (s *Cloud) ListLiveInstances(w http.ResponseWriter, r *http.Request, c *Cal
 	if !ok {
 		return nil, nil, false
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return list(), f, true
 }
 
 // LiveInstance is the live instance id, or nil.
 func (s *Cloud) LiveInstance(id string) *api.Instance {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	inst := s.InstanceByIDLocked(id)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	inst := s.instanceByIDLocked(id)
 	if inst == nil || inst.State == api.StateTerminated {
 		return nil
 	}
@@ -232,14 +232,14 @@ func MAC(instanceID string) string {
 // Instances are copies of the instances named name, or of all of them
 // when name is empty, terminated ones included, in creation order.
 func (s *Cloud) Instances(name string) []api.Instance {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return s.instancesLocked(name)
 }
 
 func (s *Cloud) instancesLocked(name string) []api.Instance {
 	out := []api.Instance{}
-	for _, inst := range s.St.Instances {
+	for _, inst := range s.st.Instances {
 		if name == "" || inst.Name == name {
 			out = append(out, CopyInstance(inst))
 		}
@@ -249,17 +249,17 @@ func (s *Cloud) instancesLocked(name string) []api.Instance {
 
 // Instance is a copy of the instance with that ID, terminated or not.
 func (s *Cloud) Instance(id string) (api.Instance, bool) {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	return copyOf(s.InstanceByIDLocked(id))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return copyOf(s.instanceByIDLocked(id))
 }
 
 // InstanceByRef is a copy of the instance an admin reference names (see
-// InstanceByRefLocked).
+// instanceByRefLocked).
 func (s *Cloud) InstanceByRef(ref string) (api.Instance, bool) {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	return copyOf(s.InstanceByRefLocked(ref))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return copyOf(s.instanceByRefLocked(ref))
 }
 
 func copyOf(inst *api.Instance) (api.Instance, bool) {
@@ -277,7 +277,7 @@ func (s *Cloud) AboutInstance(id string) func(ref string) bool {
 		if api.RefMatches(ref, id) {
 			return true
 		}
-		inst := s.InstanceByIDLocked(id)
+		inst := s.instanceByIDLocked(id)
 		return inst != nil && RefersTo(ref, inst)
 	}
 }
@@ -298,15 +298,15 @@ func (s *Cloud) AboutInstancesNamed(name string) func(ref string) bool {
 // the pools, the next zone in turn, the default type and the region.
 // A live instance of the name is a conflict.
 func (s *Cloud) CreateInstance(req api.CreateInstanceRequest) (api.Instance, error) {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	for _, inst := range s.St.Instances {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, inst := range s.st.Instances {
 		if inst.Name == req.Name && inst.State != api.StateTerminated {
 			return api.Instance{}, Errorf(KindConflict, "instance %q already exists as %s (%s); terminate it first", req.Name, inst.ID, inst.State)
 		}
 	}
 	inst := &api.Instance{
-		ID:           s.NewInstanceIDLocked(),
+		ID:           s.newInstanceIDLocked(),
 		Name:         req.Name,
 		Hostname:     req.Hostname,
 		InstanceType: req.InstanceType,
@@ -326,34 +326,34 @@ func (s *Cloud) CreateInstance(req api.CreateInstanceRequest) (api.Instance, err
 		inst.Region = s.region
 	}
 	if len(inst.Addresses) == 0 {
-		addrs, err := s.AllocateAddressesLocked(inst.Hostname)
+		addrs, err := s.allocateAddressesLocked(inst.Hostname)
 		if err != nil {
 			return api.Instance{}, &Error{Kind: KindConflict, Err: err}
 		}
 		inst.Addresses = addrs
 	}
 	if inst.Zone == "" {
-		inst.Zone = s.zones[s.St.NextZone%len(s.zones)]
-		s.St.NextZone = (s.St.NextZone + 1) % len(s.zones)
+		inst.Zone = s.zones[s.st.NextZone%len(s.zones)]
+		s.st.NextZone = (s.st.NextZone + 1) % len(s.zones)
 	}
-	s.St.Instances = append(s.St.Instances, inst)
-	return CopyInstance(inst), saveFailed(s.SaveLocked())
+	s.st.Instances = append(s.st.Instances, inst)
+	return CopyInstance(inst), saveFailed(s.saveLocked())
 }
 
-// SetInstanceState moves the instance ref names (see InstanceByRefLocked)
+// SetInstanceState moves the instance ref names (see instanceByRefLocked)
 // to state to, as the action verb ("stop", "start", "terminate") asks.
 // Terminating is idempotent, so cleanup can always ask for it; nothing
 // comes back from terminated.
 func (s *Cloud) SetInstanceState(ref string, to api.InstanceState, verb string) (api.Instance, error) {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	inst := s.InstanceByRefLocked(ref)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	inst := s.instanceByRefLocked(ref)
 	if inst == nil {
 		return api.Instance{}, Errorf(KindNotFound, "instance %q not found", ref)
 	}
 	if inst.State == api.StateTerminated && to != api.StateTerminated {
 		return api.Instance{}, Errorf(KindConflict, "instance %q (%s) is terminated and cannot %s", inst.Name, inst.ID, verb)
 	}
-	err := s.SetStateLocked(inst, to)
+	err := s.setStateLocked(inst, to)
 	return CopyInstance(inst), saveFailed(err)
 }

@@ -50,9 +50,9 @@ type LBRecord struct {
 	NLB *NetworkLB `json:"nlb,omitempty"`
 }
 
-// LBByNameLocked is the load balancer of that name, or nil.
-func (s *Cloud) LBByNameLocked(name string) *LBRecord {
-	for _, lb := range s.St.LoadBalancers {
+// lBByNameLocked is the load balancer of that name, or nil.
+func (s *Cloud) lBByNameLocked(name string) *LBRecord {
+	for _, lb := range s.st.LoadBalancers {
 		if lb.Name == name {
 			return lb
 		}
@@ -60,12 +60,12 @@ func (s *Cloud) LBByNameLocked(name string) *LBRecord {
 	return nil
 }
 
-// LBByRefLocked resolves an admin reference: a name, else an ID.
-func (s *Cloud) LBByRefLocked(ref string) *LBRecord {
-	if lb := s.LBByNameLocked(ref); lb != nil {
+// lBByRefLocked resolves an admin reference: a name, else an ID.
+func (s *Cloud) lBByRefLocked(ref string) *LBRecord {
+	if lb := s.lBByNameLocked(ref); lb != nil {
 		return lb
 	}
-	for _, lb := range s.St.LoadBalancers {
+	for _, lb := range s.st.LoadBalancers {
 		if lb.ID == ref {
 			return lb
 		}
@@ -80,14 +80,14 @@ func (s *Cloud) AboutLB(name string) func(ref string) bool {
 		if ref == name {
 			return true
 		}
-		lb := s.LBByNameLocked(name)
+		lb := s.lBByNameLocked(name)
 		return lb != nil && lb.ID == ref
 	}
 }
 
-// LBViewLocked is what the API answers about lb: a deep copy, so the
+// lBViewLocked is what the API answers about lb: a deep copy, so the
 // answer cannot alias state, with the data plane's backend status.
-func (s *Cloud) LBViewLocked(lb *LBRecord) api.LoadBalancer {
+func (s *Cloud) lBViewLocked(lb *LBRecord) api.LoadBalancer {
 	spec := CopySpec(lb.LoadBalancerSpec)
 	status := s.dp.status(lb.ID)
 	if status == nil {
@@ -202,7 +202,7 @@ func (s *Cloud) backendsLocked(ids []string) []backend {
 	out := make([]backend, 0, len(ids))
 	for _, id := range ids {
 		b := backend{instance: id}
-		inst := s.InstanceByIDLocked(id)
+		inst := s.instanceByIDLocked(id)
 		if inst != nil {
 			b.addr = FirstInternalIP(inst)
 		}
@@ -238,39 +238,39 @@ func FirstInternalIP(inst *api.Instance) netip.Addr {
 
 // refreshBackendsLocked tells the data plane that instance id changed state.
 func (s *Cloud) refreshBackendsLocked(id string) {
-	for _, lb := range s.St.LoadBalancers {
+	for _, lb := range s.st.LoadBalancers {
 		if slices.Contains(lb.Backends, id) {
 			s.dp.setBackends(lb.ID, s.backendsLocked(lb.Backends))
 		}
 	}
 }
 
-// NewLBIDLocked is a new load balancer ID no load balancer has.
-func (s *Cloud) NewLBIDLocked() string {
+// newLBIDLocked is a new load balancer ID no load balancer has.
+func (s *Cloud) newLBIDLocked() string {
 	for {
 		b := make([]byte, 6)
 		rand.Read(b) // never fails, per crypto/rand
 		id := "lb-" + hex.EncodeToString(b)
-		if s.LBByRefLocked(id) == nil {
+		if s.lBByRefLocked(id) == nil {
 			return id
 		}
 	}
 }
 
-// AllocateLBIPLocked returns the first free address after the last one
+// allocateLBIPLocked returns the first free address after the last one
 // handed out, wrapping around, so that a deleted load balancer's IP is
 // reused only once the rest of the pool has been: a client still talking to
 // the old one should not reach a stranger.
-func (s *Cloud) AllocateLBIPLocked() (netip.Addr, error) {
+func (s *Cloud) allocateLBIPLocked() (netip.Addr, error) {
 	pool := s.lbPool
 	inUse := map[netip.Addr]bool{}
-	for _, lb := range s.St.LoadBalancers {
+	for _, lb := range s.st.LoadBalancers {
 		if ip, err := netip.ParseAddr(lb.IP); err == nil {
 			inUse[ip] = true
 		}
 	}
 	start := pool.Addr()
-	if l, err := netip.ParseAddr(s.St.LastLBIP); err == nil && pool.Contains(l) {
+	if l, err := netip.ParseAddr(s.st.LastLBIP); err == nil && pool.Contains(l) {
 		start = l
 	}
 	for a := start; ; {
@@ -302,19 +302,19 @@ func usableLBAddr(pool netip.Prefix, a netip.Addr) bool {
 	return a != pool.Addr() || pool.Bits() >= 127
 }
 
-// OpenLocked opens lb's listeners. A new load balancer whose address has a
+// openLocked opens lb's listeners. A new load balancer whose address has a
 // port taken on this machine (another fakecloud's, as when clusters run
 // side by side and their pools meet) moves to the next free address
 // rather than failing: its address is fakecloud's to choose.
-func (s *Cloud) OpenLocked(lb *LBRecord, isNew bool) error {
+func (s *Cloud) openLocked(lb *LBRecord, isNew bool) error {
 	const tries = 16
 	for i := 0; ; i++ {
 		err := s.dp.apply(lb, s.backendsLocked(lb.Backends))
 		if err == nil || !isNew || !errors.Is(err, syscall.EADDRINUSE) || i == tries {
 			return err
 		}
-		s.St.LastLBIP = lb.IP
-		ip, aerr := s.AllocateLBIPLocked()
+		s.st.LastLBIP = lb.IP
+		ip, aerr := s.allocateLBIPLocked()
 		if aerr != nil {
 			return err
 		}
@@ -322,9 +322,9 @@ func (s *Cloud) OpenLocked(lb *LBRecord, isNew bool) error {
 	}
 }
 
-// CloseLBLocked closes a load balancer's listeners and connections and
-// stops its health checks, for a front that deletes it from St.LoadBalancers.
-func (s *Cloud) CloseLBLocked(id string) { s.dp.remove(id) }
+// closeLBLocked closes a load balancer's listeners and connections and
+// stops its health checks, for a change that deletes it from the state.
+func (s *Cloud) closeLBLocked(id string) { s.dp.remove(id) }
 
 // AllowsAll reports whether a source range (Octavia's allowed_cidrs,
 // EC2's ingress CIDRs) admits every address:
@@ -338,48 +338,48 @@ func AllowsAll(cidr string) bool {
 // LoadBalancers are the API's views of every load balancer, in creation
 // order.
 func (s *Cloud) LoadBalancers() []api.LoadBalancer {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	out := make([]api.LoadBalancer, 0, len(s.St.LoadBalancers))
-	for _, lb := range s.St.LoadBalancers {
-		out = append(out, s.LBViewLocked(lb))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]api.LoadBalancer, 0, len(s.st.LoadBalancers))
+	for _, lb := range s.st.LoadBalancers {
+		out = append(out, s.lBViewLocked(lb))
 	}
 	return out
 }
 
 // LoadBalancer is the API's view of the load balancer named name.
 func (s *Cloud) LoadBalancer(name string) (api.LoadBalancer, bool) {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	return s.viewOf(s.LBByNameLocked(name))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.viewOf(s.lBByNameLocked(name))
 }
 
 // HasLoadBalancer says whether a load balancer is named name.
 func (s *Cloud) HasLoadBalancer(name string) bool {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	return s.LBByNameLocked(name) != nil
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lBByNameLocked(name) != nil
 }
 
 // LoadBalancerByRef is the API's view of the load balancer an admin
 // reference names: a name, else an ID.
 func (s *Cloud) LoadBalancerByRef(ref string) (api.LoadBalancer, bool) {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	return s.viewOf(s.LBByRefLocked(ref))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.viewOf(s.lBByRefLocked(ref))
 }
 
 func (s *Cloud) viewOf(lb *LBRecord) (api.LoadBalancer, bool) {
 	if lb == nil {
 		return api.LoadBalancer{}, false
 	}
-	return s.LBViewLocked(lb), true
+	return s.lBViewLocked(lb), true
 }
 
 // AboutAnyLB is the fault matcher of a listing of load balancers: a
 // fault's Instance may give any one's name or ID.
 func (s *Cloud) AboutAnyLB() func(ref string) bool {
-	return func(ref string) bool { return s.LBByRefLocked(ref) != nil }
+	return func(ref string) bool { return s.lBByRefLocked(ref) != nil }
 }
 
 // EnsureLoadBalancer creates the load balancer named name with spec (valid,
@@ -389,14 +389,14 @@ func (s *Cloud) AboutAnyLB() func(ref string) bool {
 // sockets change first: if a listener cannot be opened, nothing changes
 // and the caller hears why.
 func (s *Cloud) EnsureLoadBalancer(name string, spec api.LoadBalancerSpec, mustExist bool, f *api.Fault) (out api.LoadBalancer, created bool, err error) {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for i, id := range spec.Backends {
-		if s.InstanceByIDLocked(id) == nil {
+		if s.instanceByIDLocked(id) == nil {
 			return out, false, Errorf(KindInvalid, "backends[%d]: instance %q not found", i, id)
 		}
 	}
-	existing := s.LBByNameLocked(name)
+	existing := s.lBByNameLocked(name)
 	if existing == nil && mustExist {
 		// Deleted since the caller looked: it replaces only one that
 		// exists, so that an update of the backends racing the load
@@ -412,51 +412,51 @@ func (s *Cloud) EnsureLoadBalancer(name string, spec api.LoadBalancerSpec, mustE
 	if existing != nil {
 		next = *existing
 	} else {
-		ip, err := s.AllocateLBIPLocked()
+		ip, err := s.allocateLBIPLocked()
 		if err != nil {
 			return out, false, &Error{Kind: KindConflict, Err: err}
 		}
-		next = LBRecord{Name: name, ID: s.NewLBIDLocked(), IP: ip.String(), CreatedAt: time.Now().UTC()}
+		next = LBRecord{Name: name, ID: s.newLBIDLocked(), IP: ip.String(), CreatedAt: time.Now().UTC()}
 	}
 	before := CopySpec(next.LoadBalancerSpec)
 	next.LoadBalancerSpec = CopySpec(spec)
 	Ignore(f, &before, &next.LoadBalancerSpec)
-	if err := s.OpenLocked(&next, existing == nil); err != nil {
+	if err := s.openLocked(&next, existing == nil); err != nil {
 		return out, false, dataplaneFailed(err)
 	}
 	rec := existing
 	if rec == nil {
 		rec = &next
-		s.St.LoadBalancers = append(s.St.LoadBalancers, rec)
-		s.St.LastLBIP = rec.IP
+		s.st.LoadBalancers = append(s.st.LoadBalancers, rec)
+		s.st.LastLBIP = rec.IP
 	} else {
 		*rec = next
 	}
-	if err := s.SaveLocked(); err != nil {
+	if err := s.saveLocked(); err != nil {
 		return out, false, saveFailed(err)
 	}
-	return s.LBViewLocked(rec), existing == nil, nil
+	return s.lBViewLocked(rec), existing == nil, nil
 }
 
 // DeleteLoadBalancer closes the load balancer named name and forgets it.
 func (s *Cloud) DeleteLoadBalancer(name string) error {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	i := slices.IndexFunc(s.St.LoadBalancers, func(lb *LBRecord) bool { return lb.Name == name })
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i := slices.IndexFunc(s.st.LoadBalancers, func(lb *LBRecord) bool { return lb.Name == name })
 	if i < 0 {
 		return Errorf(KindNotFound, "load balancer %q not found", name)
 	}
-	s.CloseLBLocked(s.St.LoadBalancers[i].ID)
-	s.St.LoadBalancers = slices.Delete(s.St.LoadBalancers, i, i+1)
-	return saveFailed(s.SaveLocked())
+	s.closeLBLocked(s.st.LoadBalancers[i].ID)
+	s.st.LoadBalancers = slices.Delete(s.st.LoadBalancers, i, i+1)
+	return saveFailed(s.saveLocked())
 }
 
 // LBAddressByDNSName is the address of the load balancer whose DNS name
 // (an ELB's or an NLB's) is name, case-insensitively, as DNS compares.
 func (s *Cloud) LBAddressByDNSName(name string) (netip.Addr, bool) {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	for _, lb := range s.St.LoadBalancers {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, lb := range s.st.LoadBalancers {
 		var dns string
 		switch {
 		case lb.ELB != nil:

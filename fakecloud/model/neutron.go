@@ -33,10 +33,10 @@ import (
 // AddressPairs are the allowed address pairs set on each instance's port,
 // by instance ID.
 func (s *Cloud) AddressPairs() map[string][]string {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	out := map[string][]string{}
-	for id, pairs := range s.St.AddressPairs {
+	for id, pairs := range s.st.AddressPairs {
 		out[id] = slices.Clone(pairs)
 	}
 	return out
@@ -45,40 +45,40 @@ func (s *Cloud) AddressPairs() map[string][]string {
 // LivePort is the live instance id and the address pairs of its port;
 // KindNotFound for an instance terminated or never had.
 func (s *Cloud) LivePort(id string) (api.Instance, []string, error) {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	inst, err := s.portInstanceLocked(id)
 	if err != nil {
 		return api.Instance{}, nil, err
 	}
-	return CopyInstance(inst), slices.Clone(s.St.AddressPairs[id]), nil
+	return CopyInstance(inst), slices.Clone(s.st.AddressPairs[id]), nil
 }
 
 // SetAddressPairs replaces the allowed address pairs of the port of the
 // live instance id (none: it has none) and returns the instance and its
 // pairs as set.
 func (s *Cloud) SetAddressPairs(id string, pairs []string) (api.Instance, []string, error) {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	inst, err := s.portInstanceLocked(id)
 	if err != nil {
 		return api.Instance{}, nil, err
 	}
-	if s.St.AddressPairs == nil {
-		s.St.AddressPairs = map[string][]string{}
+	if s.st.AddressPairs == nil {
+		s.st.AddressPairs = map[string][]string{}
 	}
-	s.St.AddressPairs[id] = slices.Clone(pairs)
+	s.st.AddressPairs[id] = slices.Clone(pairs)
 	if len(pairs) == 0 {
-		delete(s.St.AddressPairs, id)
+		delete(s.st.AddressPairs, id)
 	}
-	if err := s.SaveLocked(); err != nil {
+	if err := s.saveLocked(); err != nil {
 		return api.Instance{}, nil, saveFailed(err)
 	}
-	return CopyInstance(inst), slices.Clone(s.St.AddressPairs[id]), nil
+	return CopyInstance(inst), slices.Clone(s.st.AddressPairs[id]), nil
 }
 
 func (s *Cloud) portInstanceLocked(id string) (*api.Instance, error) {
-	inst := s.InstanceByIDLocked(id)
+	inst := s.instanceByIDLocked(id)
 	if inst == nil || inst.State == api.StateTerminated {
 		return nil, Errorf(KindNotFound, "instance %s not found", id)
 	}
@@ -103,8 +103,8 @@ func NeutronRouteName(dest, nexthop string) string {
 // its target instance's address as long as the instance record lasts;
 // one whose next hop was no instance's shows it as given.
 func (s *Cloud) RouterRoutes() []ExtraRoute {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return s.routerRoutesLocked()
 }
 
@@ -113,7 +113,7 @@ func (s *Cloud) RouterRoutes() []ExtraRoute {
 // ApplyFault asks it.
 func (s *Cloud) AboutRouterRoute() func(ref string) bool {
 	return func(ref string) bool {
-		return slices.ContainsFunc(s.St.Routes, func(rt *RouteRecord) bool { return rt.Cluster == api.OpenStackRouterID && rt.Name == ref })
+		return slices.ContainsFunc(s.st.Routes, func(rt *RouteRecord) bool { return rt.Cluster == api.OpenStackRouterID && rt.Name == ref })
 	}
 }
 
@@ -146,10 +146,10 @@ func (s *Cloud) SetRouterRoutes(routes []ExtraRoute) ([]ExtraRoute, error) {
 
 // changeRouterRoutes makes change under the lock and saves the state.
 func (s *Cloud) changeRouterRoutes(change func()) ([]ExtraRoute, error) {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	change()
-	if err := s.SaveLocked(); err != nil {
+	if err := s.saveLocked(); err != nil {
 		return nil, saveFailed(err)
 	}
 	return s.routerRoutesLocked(), nil
@@ -157,12 +157,12 @@ func (s *Cloud) changeRouterRoutes(change func()) ([]ExtraRoute, error) {
 
 func (s *Cloud) routerRoutesLocked() []ExtraRoute {
 	out := []ExtraRoute{}
-	for _, r := range s.St.Routes {
+	for _, r := range s.st.Routes {
 		if r.Cluster != api.OpenStackRouterID {
 			continue
 		}
 		hop := r.TargetInstance
-		if inst := s.InstanceByIDLocked(r.TargetInstance); inst != nil {
+		if inst := s.instanceByIDLocked(r.TargetInstance); inst != nil {
 			if ip := FirstInternalIP(inst); ip.IsValid() {
 				hop = ip.String()
 			}
@@ -178,14 +178,14 @@ func (s *Cloud) routerRoutesLocked() []ExtraRoute {
 func (s *Cloud) addRouterRoutesLocked(routes []ExtraRoute) {
 	for _, rt := range routes {
 		name := NeutronRouteName(rt.Destination, rt.NextHop)
-		if s.RouteByNameLocked(name) != nil {
+		if s.routeByNameLocked(name) != nil {
 			continue
 		}
 		target := s.nextHopInstanceLocked(rt.NextHop)
 		if target == "" {
 			target = rt.NextHop
 		}
-		s.St.Routes = append(s.St.Routes, &RouteRecord{Name: name, CreatedAt: time.Now().UTC(),
+		s.st.Routes = append(s.st.Routes, &RouteRecord{Name: name, CreatedAt: time.Now().UTC(),
 			RouteSpec: api.RouteSpec{Cluster: api.OpenStackRouterID, DestinationCIDR: rt.Destination, TargetInstance: target}})
 	}
 }
@@ -193,15 +193,15 @@ func (s *Cloud) addRouterRoutesLocked(routes []ExtraRoute) {
 func (s *Cloud) removeRouterRoutesLocked(routes []ExtraRoute) {
 	for _, rt := range routes {
 		name := NeutronRouteName(rt.Destination, rt.NextHop)
-		if i := slices.IndexFunc(s.St.Routes, func(r *RouteRecord) bool { return r.Name == name }); i >= 0 {
-			s.St.Routes = slices.Delete(s.St.Routes, i, i+1)
+		if i := slices.IndexFunc(s.st.Routes, func(r *RouteRecord) bool { return r.Name == name }); i >= 0 {
+			s.st.Routes = slices.Delete(s.st.Routes, i, i+1)
 		}
 	}
 }
 
 // nextHopInstanceLocked is the live instance whose InternalIP addr is, or "".
 func (s *Cloud) nextHopInstanceLocked(addr string) string {
-	for _, inst := range s.St.Instances {
+	for _, inst := range s.st.Instances {
 		if inst.State != api.StateTerminated && FirstInternalIP(inst).String() == addr {
 			return inst.ID
 		}

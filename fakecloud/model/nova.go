@@ -24,17 +24,18 @@ import "sigs.k8s.io/ccm-harness/fakecloud/api"
 
 // LiveInstances are the instances that are not terminated, copied.
 func (s *Cloud) LiveInstances() []api.Instance {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	return s.LiveInstancesLocked()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.liveInstancesLocked()
 }
 
-// AboutInstance is the fault matcher of a call about the instance id: a
-// fault's Instance may give its ID or name, once an instance has that ID.
-// It runs under the lock, as ApplyFault asks it.
-func (s *Cloud) AboutInstance(id string) func(ref string) bool {
+// AboutServer is the fault matcher of an OpenStack call about the instance
+// id: a fault's Instance may give its ID or name, once an instance has that
+// ID (unlike AboutInstance, not a pattern of the ID asked for alone). It
+// runs under the lock, as ApplyFault asks it.
+func (s *Cloud) AboutServer(id string) func(ref string) bool {
 	return func(ref string) bool {
-		inst := s.InstanceByIDLocked(id)
+		inst := s.instanceByIDLocked(id)
 		return inst != nil && RefersTo(ref, inst)
 	}
 }
@@ -43,14 +44,14 @@ func (s *Cloud) AboutInstance(id string) func(ref string) bool {
 // a delete): KindNotFound for an instance terminated or never had,
 // KindConflict for one already in state to.
 func (s *Cloud) SetServerState(id string, to api.InstanceState) error {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	inst := s.InstanceByIDLocked(id)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	inst := s.instanceByIDLocked(id)
 	if inst == nil || inst.State == api.StateTerminated {
 		return Errorf(KindNotFound, "instance %s not found", id)
 	}
 	if inst.State == to {
 		return Errorf(KindConflict, "instance %s is already %s", id, to)
 	}
-	return saveFailed(s.SetStateLocked(inst, to))
+	return saveFailed(s.setStateLocked(inst, to))
 }

@@ -68,6 +68,14 @@ type OctaviaPool struct {
 	Tags        []string            `json:"tags"`
 }
 
+// OctaviaSourceIP is the session persistence that keeps a client, by its
+// address, on one member: what the OpenStack CCM asks for a Service's
+// sessionAffinity ClientIP.
+const OctaviaSourceIP = "SOURCE_IP"
+
+// octaviaPersistenceTypes are the session persistence types Octavia takes.
+var octaviaPersistenceTypes = []string{OctaviaSourceIP, "HTTP_COOKIE", "APP_COOKIE"}
+
 // OctaviaPersistence is a pool's session persistence.
 type OctaviaPersistence struct {
 	Type       string `json:"type"`

@@ -31,13 +31,13 @@ import (
 // CreateOctaviaLoadBalancer creates the load balancer name with the tree
 // o, fully populated or empty; f is the fault that fired on the call.
 func (s *Cloud) CreateOctaviaLoadBalancer(name string, f *api.Fault, o *OctaviaLB) (LBRecord, error) {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	ip, err := s.AllocateLBIPLocked()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ip, err := s.allocateLBIPLocked()
 	if err != nil {
 		return LBRecord{}, &Error{Kind: KindConflict, Msg: "Quota has been met for resources: " + err.Error(), Err: err}
 	}
-	rec := &LBRecord{Name: name, ID: s.NewLBIDLocked(), IP: ip.String(), CreatedAt: time.Now().UTC()}
+	rec := &LBRecord{Name: name, ID: s.newLBIDLocked(), IP: ip.String(), CreatedAt: time.Now().UTC()}
 	return s.octaviaChangeLocked(f, rec, true, o)
 }
 
@@ -53,8 +53,8 @@ func (s *Cloud) UpdateOctaviaLoadBalancer(ch OctaviaChange, update func(*Octavia
 // Octavia; without cascade, Octavia refuses while it has listeners or
 // pools.
 func (s *Cloud) DeleteOctaviaLoadBalancer(id string, cascade bool) error {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	lb := s.octaviaLBLocked(id)
 	if lb == nil {
 		return Errorf(KindNotFound, "Load Balancer %s not found.", id)
@@ -65,9 +65,9 @@ func (s *Cloud) DeleteOctaviaLoadBalancer(id string, cascade bool) error {
 	if !cascade && len(lb.Octavia.Listeners)+len(lb.Octavia.Pools) > 0 {
 		return Errorf(KindInvalid, "Validation failure: Cannot delete Load Balancer %s - it has children", id)
 	}
-	s.CloseLBLocked(lb.ID)
-	s.St.LoadBalancers = slices.DeleteFunc(s.St.LoadBalancers, func(l *LBRecord) bool { return l == lb })
-	return saveFailed(s.SaveLocked())
+	s.closeLBLocked(lb.ID)
+	s.st.LoadBalancers = slices.DeleteFunc(s.st.LoadBalancers, func(l *LBRecord) bool { return l == lb })
+	return saveFailed(s.saveLocked())
 }
 
 // AddOctaviaListener adds the listener l.
@@ -220,9 +220,9 @@ func (s *Cloud) DeleteOctaviaMonitor(ch OctaviaChange, id string) error {
 // changeOctavia makes a change to the load balancer ch names, as found
 // again under the lock: edit changes a copy of its tree, or refuses.
 func (s *Cloud) changeOctavia(ch OctaviaChange, edit func(next *OctaviaLB) error) (LBRecord, error) {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	rec := s.LBByNameLocked(ch.Name)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec := s.lBByNameLocked(ch.Name)
 	if rec == nil || rec.Octavia == nil {
 		return LBRecord{}, Errorf(KindNotFound, "Load Balancer %s not found.", ch.LBID)
 	}
@@ -258,7 +258,7 @@ func (s *Cloud) octaviaChangeLocked(f *api.Fault, rec *LBRecord, isNew bool, nex
 		return LBRecord{}, &Error{Kind: KindInvalid, Err: err}
 	}
 	upd.LoadBalancerSpec = spec
-	if err := s.OpenLocked(&upd, isNew); err != nil {
+	if err := s.openLocked(&upd, isNew); err != nil {
 		// Whatever kept the listeners shut, Octavia's client hears a
 		// conflict: the change cannot be made as things are.
 		return LBRecord{}, &Error{Kind: KindConflict, Msg: "fakecloud could not open the listeners: " + err.Error(), Err: err}
@@ -272,10 +272,10 @@ func (s *Cloud) octaviaChangeLocked(f *api.Fault, rec *LBRecord, isNew bool, nex
 	}
 	*rec = upd
 	if isNew {
-		s.St.LoadBalancers = append(s.St.LoadBalancers, rec)
-		s.St.LastLBIP = rec.IP
+		s.st.LoadBalancers = append(s.st.LoadBalancers, rec)
+		s.st.LastLBIP = rec.IP
 	}
-	if err := s.SaveLocked(); err != nil {
+	if err := s.saveLocked(); err != nil {
 		return LBRecord{}, saveFailed(err)
 	}
 	shown := octaviaCopy(rec)

@@ -70,18 +70,18 @@ type OctaviaChange struct {
 // NewOctaviaID is a new ID for an Octavia listener, pool, member or
 // health monitor: prefix, and what a new load balancer ID would have.
 func (s *Cloud) NewOctaviaID(prefix string) string {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return s.newOctaviaIDLocked(prefix)
 }
 
 func (s *Cloud) newOctaviaIDLocked(prefix string) string {
-	return prefix + "-" + strings.TrimPrefix(s.NewLBIDLocked(), "lb-")
+	return prefix + "-" + strings.TrimPrefix(s.newLBIDLocked(), "lb-")
 }
 
 // octaviaLBLocked is the load balancer id made through Octavia, or nil.
 func (s *Cloud) octaviaLBLocked(id string) *LBRecord {
-	for _, lb := range s.St.LoadBalancers {
+	for _, lb := range s.st.LoadBalancers {
 		if lb.ID == id && lb.Octavia != nil {
 			return lb
 		}
@@ -92,7 +92,7 @@ func (s *Cloud) octaviaLBLocked(id string) *LBRecord {
 // octaviaHolderLocked is the Octavia load balancer holding an object ref
 // names, or nil.
 func (s *Cloud) octaviaHolderLocked(ref OctaviaRef) *LBRecord {
-	for _, lb := range s.St.LoadBalancers {
+	for _, lb := range s.st.LoadBalancers {
 		if lb.Octavia != nil && lb.Octavia.holds(ref) {
 			return lb
 		}
@@ -100,7 +100,7 @@ func (s *Cloud) octaviaHolderLocked(ref OctaviaRef) *LBRecord {
 	return nil
 }
 
-// octaviaCopy is rec deep-copied, to hand out without sharing St.
+// octaviaCopy is rec deep-copied, to hand out without sharing the state.
 func octaviaCopy(rec *LBRecord) LBRecord {
 	out := *rec
 	out.LoadBalancerSpec = CopySpec(rec.LoadBalancerSpec)
@@ -109,16 +109,16 @@ func octaviaCopy(rec *LBRecord) LBRecord {
 }
 
 func (s *Cloud) octaviaViewLocked(rec *LBRecord) OctaviaLBView {
-	return OctaviaLBView{LBRecord: octaviaCopy(rec), Native: s.LBViewLocked(rec)}
+	return OctaviaLBView{LBRecord: octaviaCopy(rec), Native: s.lBViewLocked(rec)}
 }
 
 // OctaviaLBs are the load balancers made through Octavia, in creation
 // order.
 func (s *Cloud) OctaviaLBs() []OctaviaLBView {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	var out []OctaviaLBView
-	for _, lb := range s.St.LoadBalancers {
+	for _, lb := range s.st.LoadBalancers {
 		if lb.Octavia != nil {
 			out = append(out, s.octaviaViewLocked(lb))
 		}
@@ -128,8 +128,8 @@ func (s *Cloud) OctaviaLBs() []OctaviaLBView {
 
 // OctaviaLB is the load balancer id made through Octavia.
 func (s *Cloud) OctaviaLB(id string) (OctaviaLBView, bool) {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	lb := s.octaviaLBLocked(id)
 	if lb == nil {
 		return OctaviaLBView{}, false
@@ -139,8 +139,8 @@ func (s *Cloud) OctaviaLB(id string) (OctaviaLBView, bool) {
 
 // OctaviaHolder is the Octavia load balancer holding the object ref names.
 func (s *Cloud) OctaviaHolder(ref OctaviaRef) (OctaviaLBView, bool) {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	lb := s.octaviaHolderLocked(ref)
 	if lb == nil {
 		return OctaviaLBView{}, false
@@ -151,8 +151,8 @@ func (s *Cloud) OctaviaHolder(ref OctaviaRef) (OctaviaLBView, bool) {
 // OctaviaLBName is the name of the Octavia load balancer ref names, by its
 // ID or else by an object it holds: what a change's fault is about.
 func (s *Cloud) OctaviaLBName(ref OctaviaRef) (string, error) {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	rec := s.octaviaLBLocked(ref.LB)
 	if rec == nil {
 		rec = s.octaviaHolderLocked(ref)
@@ -169,14 +169,14 @@ func (s *Cloud) OctaviaLBName(ref OctaviaRef) (string, error) {
 // AboutSomeLB is about a list of load balancers: a fault's Instance names
 // one the cloud has, by name or ID.
 func (s *Cloud) AboutSomeLB() func(ref string) bool {
-	return func(ref string) bool { return s.LBByRefLocked(ref) != nil }
+	return func(ref string) bool { return s.lBByRefLocked(ref) != nil }
 }
 
 // AboutLBCalled is about a call naming the load balancer id: a fault's
 // Instance gives that, or the name of the load balancer id refers to.
 func (s *Cloud) AboutLBCalled(id string) func(ref string) bool {
 	return func(ref string) bool {
-		lb := s.LBByRefLocked(id)
+		lb := s.lBByRefLocked(id)
 		return ref == id || (lb != nil && lb.Name == ref)
 	}
 }
@@ -185,7 +185,7 @@ func (s *Cloud) AboutLBCalled(id string) func(ref string) bool {
 // one: a fault's Instance gives its ID or name.
 func (s *Cloud) AboutLBFound(lbRef string) func(ref string) bool {
 	return func(ref string) bool {
-		lb := s.LBByRefLocked(lbRef)
+		lb := s.lBByRefLocked(lbRef)
 		return lb != nil && (lb.ID == ref || lb.Name == ref)
 	}
 }

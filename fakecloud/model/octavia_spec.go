@@ -61,7 +61,7 @@ func serviceOfLBName(name string) string {
 func (s *Cloud) octaviaSpecLocked(name string, o *OctaviaLB) (api.LoadBalancerSpec, error) {
 	spec := api.LoadBalancerSpec{Listeners: []api.Listener{}, Backends: []string{}, Tags: map[string]string{api.TagService: serviceOfLBName(name)}}
 	byAddr := map[string]string{}
-	for _, inst := range s.St.Instances {
+	for _, inst := range s.st.Instances {
 		ip := FirstInternalIP(inst)
 		if !ip.IsValid() {
 			continue
@@ -91,6 +91,12 @@ func (s *Cloud) octaviaSpecLocked(name string, o *OctaviaLB) (api.LoadBalancerSp
 				if p.Monitor != nil && p.Monitor.Type == "HTTP" && m.MonitorPort != nil {
 					spec.HealthCheckNodePort = int32(*m.MonitorPort)
 				}
+			}
+			if p.Persistence != nil && p.Persistence.Type == OctaviaSourceIP {
+				// An amphora's stick table has no expiry: a client keeps
+				// its member until the table fills. The longest affinity
+				// fakecloud has stands for that.
+				spec.ClientAffinitySeconds = MaxClientAffinitySeconds
 			}
 		}
 		for _, c := range l.AllowedCIDRs {
@@ -170,6 +176,14 @@ func validateOctavia(o *OctaviaLB) error {
 		seen[k] = true
 	}
 	for _, p := range o.Pools {
+		if ps := p.Persistence; ps != nil {
+			if !slices.Contains(octaviaPersistenceTypes, ps.Type) {
+				return Errorf(KindInvalid, "Invalid input for field/attribute type. Value: '%s'. Value should be one of: %s", ps.Type, strings.Join(octaviaPersistenceTypes, ", "))
+			}
+			if ps.Type == "APP_COOKIE" && ps.CookieName == "" {
+				return Errorf(KindInvalid, "Validation failure: Field cookie_name must be specified for session persistence type APP_COOKIE.")
+			}
+		}
 		for _, m := range p.Members {
 			if m.ProtocolPort < 1 || m.ProtocolPort > 65535 {
 				return Errorf(KindInvalid, "Invalid input for field/attribute protocol_port. Value: '%d'. Value must be between 1 and 65535.", m.ProtocolPort)

@@ -38,7 +38,7 @@ func newTestCloud(t *testing.T) *Cloud {
 
 func TestRouterRoutes(t *testing.T) {
 	c := newTestCloud(t)
-	c.St.Instances = append(c.St.Instances, &api.Instance{ID: "i-1", Name: "node-a", State: api.StateRunning,
+	c.st.Instances = append(c.st.Instances, &api.Instance{ID: "i-1", Name: "node-a", State: api.StateRunning,
 		Addresses: []api.Address{{Type: api.AddressInternalIP, Address: "127.1.0.5"}}})
 	toNode := ExtraRoute{Destination: "10.244.1.0/24", NextHop: "127.1.0.5"}
 	nowhere := ExtraRoute{Destination: "10.244.2.0/24", NextHop: "192.0.2.1"}
@@ -46,8 +46,8 @@ func TestRouterRoutes(t *testing.T) {
 	if err != nil || len(got) != 2 || got[0] != toNode || got[1] != nowhere {
 		t.Fatalf("SetRouterRoutes = %v, %v; want both routes", got, err)
 	}
-	if c.St.Routes[0].TargetInstance != "i-1" || c.St.Routes[1].TargetInstance != "192.0.2.1" {
-		t.Errorf("routes target %q and %q, want the instance and the bare next hop", c.St.Routes[0].TargetInstance, c.St.Routes[1].TargetInstance)
+	if c.st.Routes[0].TargetInstance != "i-1" || c.st.Routes[1].TargetInstance != "192.0.2.1" {
+		t.Errorf("routes target %q and %q, want the instance and the bare next hop", c.st.Routes[0].TargetInstance, c.st.Routes[1].TargetInstance)
 	}
 	if got, err := c.SetRouterRoutes([]ExtraRoute{nowhere}); err != nil || len(got) != 1 || got[0] != nowhere {
 		t.Errorf("replacing the routes = %v, %v; want the one left", got, err)

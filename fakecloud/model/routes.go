@@ -33,9 +33,9 @@ type RouteRecord struct {
 	CreatedAt time.Time `json:"createdAt"`
 }
 
-// RouteByNameLocked is the route of that name, or nil.
-func (s *Cloud) RouteByNameLocked(name string) *RouteRecord {
-	for _, route := range s.St.Routes {
+// routeByNameLocked is the route of that name, or nil.
+func (s *Cloud) routeByNameLocked(name string) *RouteRecord {
+	for _, route := range s.st.Routes {
 		if route.Name == name {
 			return route
 		}
@@ -43,9 +43,9 @@ func (s *Cloud) RouteByNameLocked(name string) *RouteRecord {
 	return nil
 }
 
-// RouteViewLocked is route as the APIs show it, blackhole included.
-func (s *Cloud) RouteViewLocked(route *RouteRecord) api.Route {
-	inst := s.InstanceByIDLocked(route.TargetInstance)
+// routeViewLocked is route as the APIs show it, blackhole included.
+func (s *Cloud) routeViewLocked(route *RouteRecord) api.Route {
+	inst := s.instanceByIDLocked(route.TargetInstance)
 	return api.Route{
 		Name:      route.Name,
 		RouteSpec: route.RouteSpec,
@@ -95,16 +95,16 @@ func checkRoutes(routes []*RouteRecord) error {
 // Routes are the APIs' views of the routes of cluster, or of every route
 // when cluster is empty, in creation order.
 func (s *Cloud) Routes(cluster string) []api.Route {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return s.routesLocked(cluster)
 }
 
 func (s *Cloud) routesLocked(cluster string) []api.Route {
 	out := []api.Route{}
-	for _, route := range s.St.Routes {
+	for _, route := range s.st.Routes {
 		if cluster == "" || route.Cluster == cluster {
-			out = append(out, s.RouteViewLocked(route))
+			out = append(out, s.routeViewLocked(route))
 		}
 	}
 	return out
@@ -127,7 +127,7 @@ func (s *Cloud) AboutRoute(name, target string) func(ref string) bool {
 		if ref == name {
 			return true
 		}
-		inst := s.InstanceByIDLocked(target)
+		inst := s.instanceByIDLocked(target)
 		return inst != nil && RefersTo(ref, inst)
 	}
 }
@@ -138,16 +138,16 @@ func (s *Cloud) AboutRoute(name, target string) func(ref string) bool {
 // conflict the caller must resolve by deleting first. An ignore fault f
 // makes it answer as made and make nothing.
 func (s *Cloud) CreateRoute(name string, spec api.RouteSpec, f *api.Fault) (out api.Route, created bool, err error) {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	if route := s.RouteByNameLocked(name); route != nil {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if route := s.routeByNameLocked(name); route != nil {
 		if route.RouteSpec != spec {
 			return out, false, Errorf(KindConflict, "route %q already exists with cluster %q, destinationCIDR %s, targetInstance %s; delete it first",
 				name, route.Cluster, route.DestinationCIDR, route.TargetInstance)
 		}
-		return s.RouteViewLocked(route), false, nil
+		return s.routeViewLocked(route), false, nil
 	}
-	inst := s.InstanceByIDLocked(spec.TargetInstance)
+	inst := s.instanceByIDLocked(spec.TargetInstance)
 	if inst == nil {
 		return out, false, Errorf(KindInvalid, "targetInstance: instance %q not found", spec.TargetInstance)
 	}
@@ -157,23 +157,23 @@ func (s *Cloud) CreateRoute(name string, spec api.RouteSpec, f *api.Fault) (out 
 	route := &RouteRecord{Name: name, RouteSpec: spec, CreatedAt: time.Now().UTC()}
 	if f != nil && f.Kind == api.FaultIgnore {
 		// Said to be made, never made.
-		return s.RouteViewLocked(route), true, nil
+		return s.routeViewLocked(route), true, nil
 	}
-	s.St.Routes = append(s.St.Routes, route)
-	if err := s.SaveLocked(); err != nil {
+	s.st.Routes = append(s.st.Routes, route)
+	if err := s.saveLocked(); err != nil {
 		return out, false, saveFailed(err)
 	}
-	return s.RouteViewLocked(route), true, nil
+	return s.routeViewLocked(route), true, nil
 }
 
 // DeleteRoute forgets the route named name.
 func (s *Cloud) DeleteRoute(name string) error {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	i := slices.IndexFunc(s.St.Routes, func(route *RouteRecord) bool { return route.Name == name })
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i := slices.IndexFunc(s.st.Routes, func(route *RouteRecord) bool { return route.Name == name })
 	if i < 0 {
 		return Errorf(KindNotFound, "route %q not found", name)
 	}
-	s.St.Routes = slices.Delete(s.St.Routes, i, i+1)
-	return saveFailed(s.SaveLocked())
+	s.st.Routes = slices.Delete(s.st.Routes, i, i+1)
+	return saveFailed(s.saveLocked())
 }

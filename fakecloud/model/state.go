@@ -32,7 +32,7 @@ import (
 const stateVersion = 1
 
 // State is everything that must survive a restart. It is guarded by
-// Cloud.Mu and written whole to the state file after every change.
+// Cloud.mu and written whole to the state file after every change.
 type State struct {
 	Version int `json:"version"`
 	// Instances are in creation order, which is what "newest" means.
@@ -123,12 +123,12 @@ func loadState(path string) (*State, error) {
 	return &st, nil
 }
 
-// SaveLocked writes the state file atomically: a crash leaves either the old
+// saveLocked writes the state file atomically: a crash leaves either the old
 // file or the new one, never half of one. With NoSync the write is put off
 // by up to SaveDelay and shared by every change meanwhile: a cloud that
 // takes 1,000 instances at once would otherwise re-encode its whole state
 // 1,000 times. Close writes what is still pending.
-func (s *Cloud) SaveLocked() error {
+func (s *Cloud) saveLocked() error {
 	if s.stateFile == "" {
 		return nil
 	}
@@ -152,8 +152,8 @@ const SaveDelay = 100 * time.Millisecond
 // flushState writes a pending save; a failure is reported by the next
 // change.
 func (s *Cloud) flushState() {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if !s.savePending {
 		return
 	}
@@ -165,7 +165,7 @@ func (s *Cloud) writeStateLocked() error {
 	if s.stateFile == "" {
 		return nil
 	}
-	b, err := json.Marshal(s.St)
+	b, err := json.Marshal(s.st)
 	if err != nil {
 		return fmt.Errorf("encoding state: %w", err)
 	}

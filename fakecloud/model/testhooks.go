@@ -29,8 +29,8 @@ import (
 // SetAuditKeep bounds the audit entries kept in memory (10,000 unless
 // set), as a test of the bound would otherwise make that many calls.
 func (s *Cloud) SetAuditKeep(n int) {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.audit.max = n
 }
 

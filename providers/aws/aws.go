@@ -132,11 +132,15 @@ func init() { providers.Register(Profile()) }
 //     port ("Ignoring port without NodePort defined") and asks for a load
 //     balancer with no listeners, which AWS refuses ("Member must not be
 //     null"); the Service never gets an ingress;
-//   - load-balancer-source-ip: a classic load balancer proxies.
+//   - load-balancer-source-ip: a classic load balancer proxies;
+//   - load-balancer-session-affinity: EnsureLoadBalancer refuses every
+//     sessionAffinity but None, for either kind of load balancer
+//     ("unsupported load balancer affinity: ClientIP", aws.go:2378-2381 of
+//     v1.37.1); the Service never gets an ingress.
 var classicFeatures = providers.NewFeatures(specs.LoadBalancerSourceRanges, specs.LoadBalancerHealthChecks)
 
 // nlbFeatures are those with Network Load Balancers: UDP too. Not
-// mixed-protocol (above), nor no-node-ports: the CCM makes a network load
+// mixed-protocol or session affinity (above), nor no-node-ports: the CCM makes a network load
 // balancer with no listeners, whose hostname then serves nothing; nor
 // load-balancer-source-ip: the harness's runs with network load balancers
 // are on simulated nodes, with no data path, so the claim was never seen

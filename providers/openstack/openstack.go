@@ -145,6 +145,12 @@ var differences = []providers.Difference{
 			"a few milliseconds after (seen in the CCM's log: \"Updating backends ... [lb-mpzf8 ...]\" at 16.595, \"Successfully initialized " +
 			"node lb-mpzf8\" at 16.603, \"no address found for host\" at 16.609); on a loaded machine the sync can come after, and " +
 			"the node joins (a CI run of 39e59aa: the step passed in 7 s)"},
+	{Spec: specs.LBSessionAffinity, Step: providers.StepSwitch,
+		Shows: "session affinity none, actual ClientIP",
+		Evidence: "it sets a pool's session persistence (SOURCE_IP for sessionAffinity ClientIP) only when it creates the pool " +
+			"(buildPoolCreateOpt, pkg/openstack/loadbalancer.go:973-1011 of v1.36.0, called at :285 and :927); of a pool that " +
+			"exists, ensureOctaviaPool (:880-970) changes the lb_algorithm (:914-923) and the members only, so a Service whose " +
+			"affinity is switched off keeps source-IP persistence until its pool is made again"},
 }
 
 // features are the extended load-balancer features the OpenStack CCM
@@ -154,9 +160,10 @@ var differences = []providers.Difference{
 // v1.36.0), so without node ports every pool is empty and the load
 // balancer serves nothing (seen against fakecloud's Octavia: "(every
 // eligible node), actual []"). Not load-balancer-source-ip: Octavia's
-// amphorae proxy.
+// amphorae proxy. load-balancer-session-affinity: a pool's SOURCE_IP
+// persistence, set when the pool is made (see differences).
 var features = providers.NewFeatures(specs.LoadBalancerUDP, specs.LoadBalancerMixedProtocol,
-	specs.LoadBalancerSourceRanges, specs.LoadBalancerHealthChecks)
+	specs.LoadBalancerSourceRanges, specs.LoadBalancerHealthChecks, specs.LoadBalancerSessionAffinity)
 
 // Config is the OpenStack provider's --provider-config file: fakecloud's
 // own settings, and how the CCM logs in.

@@ -33,7 +33,7 @@ import (
 // the groups the AWS CCM makes for its load balancers. Their ingress rules
 // are kept as authorized, merged by protocol and port range as EC2 shows
 // them; a load balancer's groups' CIDR rules are its source ranges
-// (model.Cloud.ClassicSpecLocked). Nothing filters packets by them but a load balancer's
+// (the model derives it: its classicSpecLocked). Nothing filters packets by them but a load balancer's
 // listeners.
 
 func groupNotFound(id string) *awsquery.Error {

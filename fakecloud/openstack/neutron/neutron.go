@@ -186,7 +186,7 @@ func (s *Front) neutronGetPort(w http.ResponseWriter, r *http.Request, c *model.
 	id := r.PathValue("id")
 	instID := id[min(len(id), len("port-")):]
 	c.Instance = instID
-	f, ok := s.ApplyFault(w, r, c, api.OpGetInstance, s.AboutInstance(instID))
+	f, ok := s.ApplyFault(w, r, c, api.OpGetInstance, s.AboutServer(instID))
 	if !ok {
 		return
 	}

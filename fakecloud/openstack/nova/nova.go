@@ -215,7 +215,7 @@ func (s *Front) novaListServers(w http.ResponseWriter, r *http.Request, c *model
 func (s *Front) novaGetServer(w http.ResponseWriter, r *http.Request, c *model.Call) {
 	id := r.PathValue("id")
 	c.Instance = id
-	about := s.AboutInstance(id)
+	about := s.AboutServer(id)
 	f, ok := s.ApplyFault(w, r, c, api.OpGetInstance, func(ref string) bool { return ref == id || about(ref) })
 	if !ok {
 		return

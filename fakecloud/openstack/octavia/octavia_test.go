@@ -205,3 +205,53 @@ func TestOctaviaOwnsItsLoadBalancers(t *testing.T) {
 		t.Errorf("native change: %d %s, want 409", r.Status, r.Body)
 	}
 }
+
+// TestOctaviaSessionPersistence: a pool's source-IP persistence, as the
+// OpenStack CCM asks it for sessionAffinity ClientIP, is the load
+// balancer's client affinity; other types are kept and are not; a type
+// Octavia does not know is refused.
+func TestOctaviaSessionPersistence(t *testing.T) {
+	f := servertest.New(t, server.Config{})
+	a := f.Create("node-a")
+	c := f.Octavia()
+	ctx := context.Background()
+	const name = "kube_service_kubernetes_shop_sticky"
+	lb, err := loadbalancers.Create(ctx, c, loadbalancers.CreateOpts{
+		Name: name, VipSubnetID: openstackjson.PrivateSubnetID,
+		Listeners: []listeners.CreateOpts{{
+			Name: "listener_0", Protocol: listeners.ProtocolTCP, ProtocolPort: 80,
+			DefaultPool: &pools.CreateOpts{
+				Name: "pool_0", Protocol: pools.ProtocolTCP, LBMethod: pools.LBMethodRoundRobin,
+				Persistence: &pools.SessionPersistence{Type: model.OctaviaSourceIP},
+				Members:     []pools.CreateMemberOpts{{Name: "node-a", Address: servertest.AddrOf(a), ProtocolPort: 30080}},
+			},
+		}},
+	}).Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	servertest.WaitActive(t, c, lb.ID)
+	page, err := pools.List(c, pools.ListOpts{LoadbalancerID: lb.ID}).AllPages(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, _ := pools.ExtractPools(page)
+	if len(ps) != 1 || ps[0].Persistence.Type != model.OctaviaSourceIP {
+		t.Fatalf("pools %+v, want one with SOURCE_IP persistence", ps)
+	}
+	if got := f.AdminLB(name).ClientAffinitySeconds; got != model.MaxClientAffinitySeconds {
+		t.Errorf("native client affinity %ds, want %d for source-IP persistence", got, model.MaxClientAffinitySeconds)
+	}
+
+	if _, err := pools.Update(ctx, c, ps[0].ID, pools.UpdateOpts{Persistence: &pools.SessionPersistence{Type: "HTTP_COOKIE"}}).Extract(); err != nil {
+		t.Fatal(err)
+	}
+	servertest.WaitActive(t, c, lb.ID)
+	if got := f.AdminLB(name).ClientAffinitySeconds; got != 0 {
+		t.Errorf("native client affinity %ds with cookie persistence, want none", got)
+	}
+	_, err = pools.Update(ctx, c, ps[0].ID, pools.UpdateOpts{Persistence: &pools.SessionPersistence{Type: "STICKY"}}).Extract()
+	if !gophercloud.ResponseCodeIs(err, http.StatusBadRequest) || !strings.Contains(err.Error(), "Value should be one of: SOURCE_IP, HTTP_COOKIE, APP_COOKIE") {
+		t.Errorf("an unknown persistence type: %v, want 400 naming the types", err)
+	}
+}

@@ -66,6 +66,9 @@ func (s *Front) octaviaUpdatePool(w http.ResponseWriter, r *http.Request, c *mod
 			if req.LBMethod != "" {
 				p.LBAlgorithm = string(req.LBMethod)
 			}
+			if req.Persistence != nil {
+				p.Persistence = &model.OctaviaPersistence{Type: req.Persistence.Type, CookieName: req.Persistence.CookieName}
+			}
 			if req.Tags != nil {
 				p.Tags = *req.Tags
 			}

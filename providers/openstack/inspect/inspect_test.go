@@ -364,7 +364,8 @@ func TestLoadBalancersAndRoutes(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitActive(t, octavia, dns.ID)
-	p, err := pools.Create(ctx, octavia, pools.CreateOpts{ListenerID: l.ID, Name: "pool_0", Protocol: pools.ProtocolTCP, LBMethod: pools.LBMethodRoundRobin}).Extract()
+	p, err := pools.Create(ctx, octavia, pools.CreateOpts{ListenerID: l.ID, Name: "pool_0", Protocol: pools.ProtocolTCP, LBMethod: pools.LBMethodRoundRobin,
+		Persistence: &pools.SessionPersistence{Type: "SOURCE_IP"}}).Extract()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -426,6 +427,10 @@ func TestLoadBalancersAndRoutes(t *testing.T) {
 			// instance has is itself.
 			fake := providers.LoadBalancer{Name: want.Name, Service: want.Tags[cloudprovider.TagService], ServiceUID: want.Tags[cloudprovider.TagServiceUID],
 				IP: want.IP, Hostname: want.Hostname, HealthCheckNodePort: want.HealthCheckNodePort, SourceRanges: want.SourceRanges}
+			if want.ClientAffinitySeconds > 0 {
+				// Octavia says there is affinity, not for how long.
+				fake.ClientAffinity = &providers.ClientAffinity{}
+			}
 			for _, l := range want.Listeners {
 				fake.Listeners = append(fake.Listeners, providers.Listener{Port: l.Port, Protocol: v1.Protocol(l.Protocol), NodePort: l.NodePort})
 			}
@@ -454,7 +459,8 @@ func TestLoadBalancersAndRoutes(t *testing.T) {
 		Listeners: []providers.Listener{{Port: 80, Protocol: v1.ProtocolTCP, NodePort: 30080}, {Port: 53, Protocol: v1.ProtocolUDP, NodePort: 30053}},
 		Backends:  []string{"node-a", "node-b", "10.9.9.9"}, HealthCheckNodePort: 31000, SourceRanges: []string{"192.0.2.0/24", "198.51.100.0/24"}}
 	wantDNS := providers.LoadBalancer{Name: "kube_service_kubernetes_ns_dns", Service: "ns/dns", IP: dns.VipAddress,
-		Listeners: []providers.Listener{{Port: 8053, Protocol: v1.ProtocolTCP, NodePort: 30054}}, Backends: []string{"node-b", "node-d"}}
+		Listeners: []providers.Listener{{Port: 8053, Protocol: v1.ProtocolTCP, NodePort: 30054}}, Backends: []string{"node-b", "node-d"},
+		ClientAffinity: &providers.ClientAffinity{}}
 	for _, want := range []providers.LoadBalancer{wantWeb, wantDNS} {
 		if lb := byName(want.Name); !equalLB(lb, want) {
 			t.Errorf("load balancer %s:\n inspector %+v\n want      %+v", want.Name, lb, want)
@@ -523,7 +529,8 @@ func TestLoadBalancersAndRoutes(t *testing.T) {
 func equalLB(a, b providers.LoadBalancer) bool {
 	return a.Name == b.Name && a.Service == b.Service && a.ServiceUID == b.ServiceUID && a.IP == b.IP && a.Hostname == b.Hostname &&
 		a.HealthCheckNodePort == b.HealthCheckNodePort && slices.Equal(a.Listeners, b.Listeners) &&
-		slices.Equal(a.Backends, b.Backends) && slices.Equal(a.SourceRanges, b.SourceRanges)
+		slices.Equal(a.Backends, b.Backends) && slices.Equal(a.SourceRanges, b.SourceRanges) &&
+		(a.ClientAffinity == nil) == (b.ClientAffinity == nil) && (a.ClientAffinity == nil || *a.ClientAffinity == *b.ClientAffinity)
 }
 
 func sameSet(a, b []string) bool {

@@ -114,6 +114,12 @@ func (c *Cloud) loadBalancer(ctx context.Context, s *services, lb loadbalancers.
 			if err != nil {
 				return out, c.fail("Octavia", "list members of pool "+p.ID, err)
 			}
+			// Source-IP persistence keeps a client on its member. Octavia
+			// gives no timeout for it on a TCP pool (persistence_timeout
+			// is UDP's and SCTP's), so the harness cannot check one.
+			if p.Persistence.Type == sourceIPPersistence {
+				out.ClientAffinity = &providers.ClientAffinity{}
+			}
 			httpMonitor := false
 			if p.MonitorID != "" {
 				m, err := monitors.Get(ctx, s.lb, p.MonitorID).Extract()
@@ -143,6 +149,10 @@ func (c *Cloud) loadBalancer(ctx context.Context, s *services, lb loadbalancers.
 	}
 	return out, nil
 }
+
+// sourceIPPersistence is the Octavia session persistence that keeps a
+// client, by its address, on one member.
+const sourceIPPersistence = "SOURCE_IP"
 
 // poolOf is the pool listener sends to, or nil.
 func poolOf(ps []pools.Pool, listener string) *pools.Pool {
