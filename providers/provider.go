@@ -129,8 +129,8 @@ const (
 	// StepSurvive: the CCM still runs its node lifecycle controller after
 	// meeting such a node.
 	StepSurvive Step = "survive"
-	// StepSwitch: a setting switched off on the Service (its session
-	// affinity) is switched off on its load balancer too.
+	// StepSwitch: a setting switched on or off on the Service (its
+	// session affinity) is followed by its load balancer.
 	StepSwitch Step = "switch"
 )
 

@@ -219,16 +219,18 @@ var _ = framework.Describe("LoadBalancer data path", Needs(Claims(providers.Load
 			s.Spec.SessionAffinityConfig = &v1.SessionAffinityConfig{ClientIP: &v1.ClientIPConfig{TimeoutSeconds: new(int32(affinitySeconds))}}
 		})
 		ginkgo.By(fmt.Sprintf("seeing %d requests in a row through %s answered by one pod", affinityRequests, ip))
-		framework.ExpectNoError(WaitForCloud(ctx, env().Timeouts.LoadBalancer, fmt.Sprintf("%d requests in a row through %s answered by one backend pod", affinityRequests, ip), func(ctx context.Context) error {
-			hosts, err := inTurn(ctx, ip, 80, affinityRequests)
-			if err != nil {
-				return err
-			}
-			if i := slices.IndexFunc(hosts, func(h string) bool { return h != hosts[0] }); i >= 0 {
-				return fmt.Errorf("Service %s/%s: expected %d requests from one client with sessionAffinity ClientIP answered by one backend pod, actual: request 1 by %s, request %d by %s", s.Namespace, s.Name, affinityRequests, hosts[0], i+1, hosts[i])
-			}
-			return nil
-		}))
+		step(ctx, f, providers.StepSwitch, func(ctx context.Context) error {
+			return WaitForCloud(ctx, env().Timeouts.LoadBalancer, fmt.Sprintf("%d requests in a row through %s answered by one backend pod", affinityRequests, ip), func(ctx context.Context) error {
+				hosts, err := inTurn(ctx, ip, 80, affinityRequests)
+				if err != nil {
+					return err
+				}
+				if i := slices.IndexFunc(hosts, func(h string) bool { return h != hosts[0] }); i >= 0 {
+					return fmt.Errorf("Service %s/%s: expected %d requests from one client with sessionAffinity ClientIP answered by one backend pod, actual: request 1 by %s, request %d by %s", s.Namespace, s.Name, affinityRequests, hosts[0], i+1, hosts[i])
+				}
+				return nil
+			})
+		})
 	})
 })
 

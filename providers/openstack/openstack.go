@@ -151,6 +151,14 @@ var differences = []providers.Difference{
 			"(buildPoolCreateOpt, pkg/openstack/loadbalancer.go:973-1011 of v1.36.0, called at :285 and :927); of a pool that " +
 			"exists, ensureOctaviaPool (:880-970) changes the lb_algorithm (:914-923) and the members only, so a Service whose " +
 			"affinity is switched off keeps source-IP persistence until its pool is made again"},
+	// The same, seen on the data path: switched on, affinity never
+	// reaches the pool.
+	{Spec: specs.DatapathAffinity, Step: providers.StepSwitch,
+		Shows: "with sessionAffinity ClientIP answered by one backend pod, actual: request 1 by",
+		Evidence: "it sets a pool's session persistence only when it creates the pool (buildPoolCreateOpt, " +
+			"pkg/openstack/loadbalancer.go:973-1011 of v1.36.0); of a pool that exists, ensureOctaviaPool (:880-970) changes " +
+			"the lb_algorithm (:914-923) and the members only, so a Service whose affinity is switched on gets none until its " +
+			"pool is made again, and one client's requests go to every node"},
 }
 
 // features are the extended load-balancer features the OpenStack CCM
