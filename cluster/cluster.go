@@ -34,6 +34,7 @@ import (
 
 	"sigs.k8s.io/ccm-harness/cluster/audit"
 	"sigs.k8s.io/ccm-harness/internal/binaries"
+	"sigs.k8s.io/ccm-harness/internal/binaries/pins"
 	"sigs.k8s.io/ccm-harness/providers"
 )
 
@@ -78,7 +79,7 @@ type Spec struct {
 	// Logf reports progress; may be nil.
 	Logf func(format string, args ...any)
 	// KubernetesVersion is the release the runtime builds the control
-	// plane (and kind's nodes) from, one of binaries.KubernetesReleases;
+	// plane (and kind's nodes) from, one of pins.KubernetesReleases;
 	// "" for go.mod's.
 	KubernetesVersion string
 }
@@ -106,8 +107,8 @@ func (s Spec) Validate() error {
 	if s.ArtifactsDir == "" {
 		return fmt.Errorf("no artifacts directory given")
 	}
-	if v := s.KubernetesVersion; v != "" && !slices.Contains(binaries.KubernetesReleases, v) {
-		return fmt.Errorf("Kubernetes release %s is not one the harness builds (choose one of %s)", v, strings.Join(binaries.KubernetesReleases, ", "))
+	if v := s.KubernetesVersion; v != "" && !slices.Contains(pins.KubernetesReleases, v) {
+		return fmt.Errorf("Kubernetes release %s is not one the harness builds (choose one of %s)", v, strings.Join(pins.KubernetesReleases, ", "))
 	}
 	seen := map[string]bool{}
 	for _, m := range s.Managers {

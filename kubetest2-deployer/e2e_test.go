@@ -41,7 +41,7 @@ import (
 	"testing"
 	"time"
 
-	"sigs.k8s.io/ccm-harness/internal/binaries"
+	"sigs.k8s.io/ccm-harness/internal/binaries/pins"
 	"sigs.k8s.io/ccm-harness/internal/oci"
 	"sigs.k8s.io/ccm-harness/reports"
 )
@@ -390,7 +390,7 @@ func TestExecTester(t *testing.T) {
 	var md map[string]string
 	if data, err := os.ReadFile(filepath.Join(r.artifacts, "metadata.json")); err != nil || json.Unmarshal(data, &md) != nil {
 		t.Errorf("metadata.json unreadable: %v", err)
-	} else if release := binaries.ModuleVersion("k8s.io/kubernetes"); md["job-version"] != "fakecloud-ccm@"+release || md["kubernetes-version"] != release || md["provider"] != "fake" {
+	} else if release := pins.ModuleVersion(pins.Kubernetes); md["job-version"] != "fakecloud-ccm@"+release || md["kubernetes-version"] != release || md["provider"] != "fake" {
 		t.Errorf("metadata.json lacks the CCM's job-version, the Kubernetes version or the provider: %v", md)
 	}
 	for _, f := range []string{"e2e.test", "ginkgo", "kubectl", "nodes-initialized", "bin/etcd", "bin/fakecloud-ccm"} {

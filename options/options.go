@@ -44,6 +44,7 @@ import (
 	"sigs.k8s.io/ccm-harness/cluster/kind"
 	"sigs.k8s.io/ccm-harness/cluster/local"
 	"sigs.k8s.io/ccm-harness/internal/binaries"
+	"sigs.k8s.io/ccm-harness/internal/binaries/pins"
 	"sigs.k8s.io/ccm-harness/providers"
 	"sigs.k8s.io/ccm-harness/skew"
 )
@@ -179,7 +180,7 @@ type Options struct {
 	// a free one.
 	APIServerPort int
 	// KubernetesVersion is the release of the cluster the harness makes,
-	// one of binaries.KubernetesReleases or its minor ("v1.35"); "" for
+	// one of pins.KubernetesReleases or its minor ("v1.35"); "" for
 	// the default.
 	KubernetesVersion string
 	// AllowNewerCCM runs a CCM newer than the kube-apiserver, which the
@@ -253,7 +254,7 @@ func (o *Options) Bind(fs FlagSet, except ...string) {
 	str(&o.LifecycleNodes, FlagLifecycleNodes, "for --cluster=existing with a reached cloud: comma-separated nodes whose machines the node-lifecycle specs may stop, start and terminate through the cloud's API (a terminated one is gone for good); none, and those specs skip ($LIFECYCLE_NODES)")
 	str(&o.BinDir, FlagBinDir, "directory of ready-made etcd, kube-apiserver, kube-controller-manager, kwok, CCM and cloud binaries (default: build them into the cache) ($BIN_DIR)")
 	str(&o.Artifacts, FlagArtifacts, "where logs, JUnit and reports go ($ARTIFACTS)")
-	str(&o.KubernetesVersion, FlagKubernetes, "Kubernetes release of the cluster the harness makes (etcd aside, its control plane and kind's nodes): one of "+strings.Join(binaries.KubernetesReleases, ", ")+", or a minor such as v1.35 (default "+binaries.ModuleVersion("k8s.io/kubernetes")+"); without --ccm-version the CCM of that minor, else one older ($K8S_VERSION)")
+	str(&o.KubernetesVersion, FlagKubernetes, "Kubernetes release of the cluster the harness makes (etcd aside, its control plane and kind's nodes): one of "+strings.Join(pins.KubernetesReleases, ", ")+", or a minor such as v1.35 (default "+pins.ModuleVersion(pins.Kubernetes)+"); without --ccm-version the CCM of that minor, else one older ($K8S_VERSION)")
 	if !slices.Contains(except, FlagAllowNewerCCM) {
 		fs.BoolVar(&o.AllowNewerCCM, FlagAllowNewerCCM, o.AllowNewerCCM, "run a CCM newer than the kube-apiserver, outside the version skew policy, instead of refusing it ($ALLOW_NEWER_CCM=true)")
 	}
@@ -401,18 +402,18 @@ func (o Options) Resolve(logf func(format string, args ...any)) (*Setup, error) 
 func (o Options) KubernetesRelease() (string, error) {
 	v := o.KubernetesVersion
 	if v == "" {
-		return binaries.ModuleVersion("k8s.io/kubernetes"), nil
+		return pins.ModuleVersion(pins.Kubernetes), nil
 	}
 	if !strings.HasPrefix(v, "v") {
 		v = "v" + v
 	}
-	for _, r := range binaries.KubernetesReleases {
+	for _, r := range pins.KubernetesReleases {
 		if r == v || strings.HasPrefix(r, v+".") {
 			return r, nil
 		}
 	}
 	return "", fmt.Errorf("--%s %s is not a Kubernetes release the harness builds (choose one of %s, or its minor, e.g. v1.35; default %s)",
-		FlagKubernetes, o.KubernetesVersion, strings.Join(binaries.KubernetesReleases, ", "), binaries.ModuleVersion("k8s.io/kubernetes"))
+		FlagKubernetes, o.KubernetesVersion, strings.Join(pins.KubernetesReleases, ", "), pins.ModuleVersion(pins.Kubernetes))
 }
 
 // ccmFor is the version of ccm a cluster of release runs when the user

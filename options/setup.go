@@ -23,6 +23,7 @@ import (
 
 	"sigs.k8s.io/ccm-harness/cluster"
 	"sigs.k8s.io/ccm-harness/internal/binaries"
+	"sigs.k8s.io/ccm-harness/internal/binaries/pins"
 	"sigs.k8s.io/ccm-harness/providers"
 	"sigs.k8s.io/ccm-harness/reports"
 	"sigs.k8s.io/ccm-harness/skew"
@@ -132,7 +133,7 @@ func (s *Setup) JobVersion() string {
 	}
 	v := strings.Replace(ccm.String(), " ", "@", 1)
 	if !strings.Contains(v, "@") {
-		v += "@" + binaries.ModuleVersion("k8s.io/kubernetes")
+		v += "@" + pins.ModuleVersion(pins.Kubernetes)
 	}
 	return v
 }
@@ -150,7 +151,7 @@ func (s *Setup) CCMSource() string {
 		return ccm.Path
 	case ccm.Module == "":
 		return ""
-	case ccm.Module == binaries.ModulePath:
+	case ccm.Module == pins.ModulePath:
 		// This repository's own CCM, on the Kubernetes libraries of its
 		// release.
 		return ccm.Package + " (this harness's, on Kubernetes " + ccm.Release() + ")"

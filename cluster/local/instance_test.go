@@ -21,6 +21,7 @@ import (
 
 	"sigs.k8s.io/ccm-harness/cluster"
 	"sigs.k8s.io/ccm-harness/internal/binaries"
+	"sigs.k8s.io/ccm-harness/internal/binaries/pins"
 	"sigs.k8s.io/ccm-harness/providers/fake"
 )
 
@@ -30,7 +31,7 @@ import (
 // it, and never marks a stopped node NotReady. A manager the spec names
 // keeps its binary (release N's, in the leader-migration specs).
 func TestManagersRunTheClustersRelease(t *testing.T) {
-	for _, release := range binaries.KubernetesReleases {
+	for _, release := range pins.KubernetesReleases {
 		spec := cluster.Spec{Name: "c", Profile: fake.Profile(), KubernetesVersion: release}
 		m, err := complete(spec, cluster.ManagerSpec{Name: "kcm", Kind: cluster.KubeControllerManager})
 		if err != nil {

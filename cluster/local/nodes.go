@@ -32,7 +32,7 @@ import (
 	cloudproviderapi "k8s.io/cloud-provider/api"
 
 	"sigs.k8s.io/ccm-harness/cluster"
-	"sigs.k8s.io/ccm-harness/internal/binaries"
+	"sigs.k8s.io/ccm-harness/internal/binaries/pins"
 	"sigs.k8s.io/ccm-harness/providers"
 )
 
@@ -159,7 +159,7 @@ func kubeletStatus(name string, now metav1.Time) v1.NodeStatus {
 		NodeInfo: v1.NodeSystemInfo{
 			OperatingSystem: "linux",
 			Architecture:    "amd64",
-			KubeletVersion:  binaries.ModuleVersion("k8s.io/kubernetes"),
+			KubeletVersion:  pins.ModuleVersion(pins.Kubernetes),
 		},
 		Phase: v1.NodeRunning,
 	}

@@ -31,7 +31,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"sigs.k8s.io/ccm-harness/cluster/audit"
-	"sigs.k8s.io/ccm-harness/internal/binaries"
+	"sigs.k8s.io/ccm-harness/internal/binaries/pins"
 	"sigs.k8s.io/ccm-harness/matrix"
 	"sigs.k8s.io/ccm-harness/options"
 	"sigs.k8s.io/ccm-harness/reports"
@@ -67,7 +67,7 @@ func newMatrix(o *options.Options) *cobra.Command {
 	}
 	o.Bind(cmd.Flags(), options.FlagKubeconfig, options.FlagWait, options.FlagAPIServerPort, options.FlagKubernetes,
 		options.FlagAllowNewerCCM, options.FlagLifecycleNodes, options.FlagJoinHook)
-	cmd.Flags().StringSliceVar(&f.clusters, "kubernetes-versions", nil, "the clusters' releases, or their minors (default: every release the harness builds, "+strings.Join(binaries.KubernetesReleases, ", ")+")")
+	cmd.Flags().StringSliceVar(&f.clusters, "kubernetes-versions", nil, "the clusters' releases, or their minors (default: every release the harness builds, "+strings.Join(pins.KubernetesReleases, ", ")+")")
 	cmd.Flags().StringSliceVar(&f.ccms, "ccm-versions", nil, "the CCM versions (default: every version pinned for the provider)")
 	cmd.Flags().BoolVar(&f.outside, "outside-policy", false, "also run each CCM one minor newer than the cluster, outside the version skew policy; such a cell's failures are no finding")
 	cmd.Flags().StringVar(&f.suite, "suite", "_output/bin/e2e.test", "the e2e suite binary (make build writes it)")
@@ -240,7 +240,7 @@ func listCells(o options.Options, f matrixFlags, out io.Writer) error {
 // releases are the clusters' releases the user chose, minors resolved.
 func releases(o options.Options, chosen []string) ([]string, error) {
 	if len(chosen) == 0 {
-		return binaries.KubernetesReleases, nil
+		return pins.KubernetesReleases, nil
 	}
 	var out []string
 	for _, v := range chosen {

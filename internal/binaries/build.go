@@ -18,7 +18,6 @@ package binaries
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -26,19 +25,16 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
-	"golang.org/x/sync/errgroup"
+	"sigs.k8s.io/ccm-harness/internal/binaries/cache"
 	"sigs.k8s.io/ccm-harness/internal/binaries/gomod"
-	"sigs.k8s.io/ccm-harness/internal/filelock"
+	"sigs.k8s.io/ccm-harness/internal/binaries/pins"
+	"sigs.k8s.io/ccm-harness/internal/binaries/schedule"
 )
 
-// buildJobs is how many builds run at once. Each go build compiles on
-// every core already; a second overlaps its module downloads and its
-// single-threaded link with the other's compiling, which on a cold cache
-// shortens the whole by minutes.
-const buildJobs = 2
-
+// build builds comps, missing from the cache, to their paths: a job of
+// package schedule for each go build, under the locks another harness
+// process building the same thing takes too.
 func (s *Source) build(ctx context.Context, comps []Component, paths map[string]string) error {
 	// Components with different -X flags cannot share one go build, nor
 	// can those built in a module of their own, which need no source tree.
@@ -70,53 +66,51 @@ func (s *Source) build(ctx context.Context, comps []Component, paths map[string]
 			return fmt.Errorf("%s missing from the cache: %w", names(missing), err)
 		}
 	}
-	// The first failure cancels the others' go builds: nothing is left
-	// running behind an error.
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(buildJobs)
-	var big, small []func() error
+	var jobs []schedule.Job
 	for _, flags := range order {
-		job := func() error { return s.buildGroup(gctx, src, groups[flags], flags, paths) }
-		if slices.ContainsFunc(groups[flags], Component.kubernetes) {
-			big = append(big, job)
-		} else {
-			small = append(small, job)
-		}
-	}
-	// Builds of one Kubernetes release in modules of their own (its
-	// kube-apiserver and kube-controller-manager, a CCM of this repository
-	// built on it) go one after another: the second finds the release's
-	// libraries in the Go build cache, where beside the first it would
-	// compile them too.
-	releases := map[string][][]Component{}
-	var releaseOrder []string
-	for _, same := range sameModule(own) {
-		if !same[0].kubernetes() {
-			small = append(small, func() error { return s.buildOwnModule(gctx, same, paths) })
-			continue
-		}
-		v := same[0].version()
-		if _, ok := releases[v]; !ok {
-			releaseOrder = append(releaseOrder, v)
-		}
-		releases[v] = append(releases[v], same)
-	}
-	for _, v := range releaseOrder {
-		big = append(big, func() error {
-			for _, same := range releases[v] {
-				if err := s.buildOwnModule(gctx, same, paths); err != nil {
-					return err
-				}
-			}
-			return nil
+		group := groups[flags]
+		jobs = append(jobs, schedule.Job{
+			// One lock for the group's one go build.
+			Locks: []schedule.Lock{buildLock(group)},
+			// Kubernetes' own binaries take minutes: started first.
+			Long: slices.ContainsFunc(group, Component.kubernetes),
+			Run:  func(ctx context.Context) error { return s.buildGroup(ctx, src, group, flags, paths) },
 		})
 	}
-	// The longest first (Kubernetes' own binaries take minutes), so the
-	// short ones fill in beside them rather than one long build at the end.
-	for _, job := range append(big, small...) {
-		g.Go(job)
+	for _, same := range sameModule(own) {
+		job := schedule.Job{}
+		if same[0].kubernetes() {
+			// Builds of one Kubernetes release in modules of their own
+			// (its kube-apiserver and kube-controller-manager, a CCM of
+			// this repository built on it) go one after another: the
+			// second finds the release's libraries in the Go build cache,
+			// where beside the first it would compile them too.
+			job.Long, job.Queue = true, pins.Kubernetes+"@"+same[0].version()
+		}
+		// A lock for each binary, taken in one order by every process, so
+		// that one building only kube-apiserver waits for one building it
+		// with kube-controller-manager, and no two wait for each other.
+		same = slices.Clone(same)
+		slices.SortFunc(same, func(a, b Component) int { return strings.Compare(a.buildName(), b.buildName()) })
+		for _, c := range same {
+			job.Locks = append(job.Locks, buildLock([]Component{c}))
+		}
+		job.Run = func(ctx context.Context) error { return s.buildOwnModule(ctx, same, paths) }
+		jobs = append(jobs, job)
 	}
-	return g.Wait()
+	return s.scheduler().Run(ctx, jobs)
+}
+
+// buildLock is the lock of one build of comps: its name is theirs, each at
+// its version, so that another process building the same thing waits on
+// it, while different builds go ahead at once.
+func buildLock(comps []Component) schedule.Lock {
+	key := make([]string, 0, len(comps))
+	for _, c := range comps {
+		key = append(key, c.buildName()+"@"+c.version())
+	}
+	slices.Sort(key)
+	return schedule.Lock{Name: strings.Join(key, "+"), What: describe(comps)}
 }
 
 // sameModule groups components built in modules generated for them by the
@@ -153,37 +147,10 @@ func sameModule(comps []Component) [][]Component {
 }
 
 // kubernetes reports whether c is built from k8s.io/kubernetes: minutes.
-func (c Component) kubernetes() bool { return c.Module == kubernetesModule }
+func (c Component) kubernetes() bool { return c.Module == pins.Kubernetes }
 
-// lockBuild takes the lock of one build, which another harness process
-// (parallel test packages, make's background targets) building the same
-// thing waits on, while different builds go ahead at once.
-func (s *Source) lockBuild(ctx context.Context, comps []Component) (func(), error) {
-	key := make([]string, 0, len(comps))
-	for _, c := range comps {
-		key = append(key, c.buildName()+"@"+c.version())
-	}
-	slices.Sort(key)
-	path := filepath.Join(s.cacheDir(), "locks", strings.Join(key, "+")+".lock")
-	if unlock, err := filelock.TryLock(path); err != nil || unlock != nil {
-		return unlock, err
-	}
-	// make e2e builds the leader-migration specs' managers in the
-	// background while the suite runs; a spec that needs one first says
-	// why it waits.
-	s.waitedMu.Lock()
-	said := s.waited[path]
-	if s.waited == nil {
-		s.waited = map[string]bool{}
-	}
-	s.waited[path] = true
-	s.waitedMu.Unlock()
-	if !said {
-		s.logf("waiting for %s: another process is building it", describe(comps))
-	}
-	return filelock.Lock(ctx, path, describe(comps)+", which another process is building")
-}
-
+// buildGroup builds comps, which share ldflags, with this repository's
+// go.mod in one go build, with its lock held (see build).
 func (s *Source) buildGroup(ctx context.Context, src string, comps []Component, ldflags string, paths map[string]string) error {
 	tmp, err := os.MkdirTemp("", "ccm-harness-build-")
 	if err != nil {
@@ -191,16 +158,10 @@ func (s *Source) buildGroup(ctx context.Context, src string, comps []Component, 
 	}
 	defer os.RemoveAll(tmp)
 
-	unlock, err := s.lockBuild(ctx, comps)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-
 	var pkgs []string
 	var todo []Component
 	for _, c := range comps {
-		if c.Module != ModulePath && checkExecutable(paths[c.Name]) == nil {
+		if c.Module != pins.ModulePath && cache.Executable(paths[c.Name]) == nil {
 			continue // another process built it while we waited for the lock
 		}
 		if !slices.Contains(pkgs, c.Package) {
@@ -215,10 +176,10 @@ func (s *Source) buildGroup(ctx context.Context, src string, comps []Component, 
 	cmd := exec.CommandContext(ctx, "go", append(args, pkgs...)...)
 	cmd.Dir = src
 	why := "first run only: several minutes on 2 cores"
-	if !slices.ContainsFunc(todo, func(c Component) bool { return c.Module != ModulePath }) {
+	if !slices.ContainsFunc(todo, func(c Component) bool { return c.Module != pins.ModulePath }) {
 		why = "this checkout changed"
 	}
-	out, err := s.runBuild(cmd, todo, why)
+	out, err := s.sched.Go(cmd, describe(todo), why)
 	if err != nil {
 		return fmt.Errorf("building %s failed (%v): %s", names(todo), err, strings.TrimSpace(string(out)))
 	}
@@ -236,92 +197,22 @@ func (s *Source) buildGroup(ctx context.Context, src string, comps []Component, 
 				return err
 			}
 		}
-		if err := install(built, paths[c.Name]); err != nil {
+		if err := cache.Install(built, paths[c.Name]); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// progressEvery is how often a build says it is still going.
-const progressEvery = 30 * time.Second
-
-// runBuild runs a build of comps, saying when it starts, every
-// progressEvery while it runs (against the last build of the same
-// components, kept in the cache) and when it is done: a build of minutes
-// is not a silent wait.
-func (s *Source) runBuild(cmd *exec.Cmd, comps []Component, why string) ([]byte, error) {
-	// Keyed by version too: a release's build of a component of this
-	// repository takes minutes where its build from the source tree
-	// takes seconds.
-	key := describe(comps)
-	times := filepath.Join(s.cacheDir(), "build-times.json")
-	last := map[string]time.Duration{}
-	if data, err := os.ReadFile(times); err == nil {
-		_ = json.Unmarshal(data, &last)
-	}
-	against := ""
-	if d, ok := last[key]; ok {
-		against = fmt.Sprintf(" (the last build took %s)", d.Round(time.Second))
-	}
-	s.logf("building %s (%s)%s", describe(comps), why, against)
-	start := time.Now()
-	done := make(chan struct{})
-	go func() {
-		tick := time.NewTicker(progressEvery)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				s.logf("  still building %s: %s so far%s", key, time.Since(start).Round(time.Second), against)
-			}
-		}
-	}()
-	out, err := cmd.CombinedOutput()
-	close(done)
-	if err != nil {
-		return out, err
-	}
-	took := time.Since(start)
-	s.logf("built %s in %s", key, took.Round(time.Second))
-	// Builds end at once in this process and others: read again, under a
-	// lock, before writing.
-	if unlock, err := filelock.Lock(context.Background(), times+".lock", "the build times"); err == nil {
-		last = map[string]time.Duration{}
-		if data, err := os.ReadFile(times); err == nil {
-			_ = json.Unmarshal(data, &last)
-		}
-		last[key] = took
-		if data, err := json.Marshal(last); err == nil {
-			_ = os.WriteFile(times, data, 0o644) // a hint for the next build's progress only
-		}
-		unlock()
-	}
-	return out, nil
-}
-
 // buildOwnModule builds comps (of one module at one version, see
 // sameModule) in a module generated for them in the cache (package gomod).
-// A component with Sources gets them copied in.
+// A component with Sources gets them copied in. comps are sorted by
+// buildName, and each one's lock is held (see build).
 func (s *Source) buildOwnModule(ctx context.Context, comps []Component, paths map[string]string) error {
-	// A lock for each binary, taken in one order by every process, so that
-	// one building only kube-apiserver waits for one building it with
-	// kube-controller-manager, and no two wait for each other.
-	comps = slices.Clone(comps)
-	slices.SortFunc(comps, func(a, b Component) int { return strings.Compare(a.buildName(), b.buildName()) })
-	for _, c := range comps {
-		unlock, err := s.lockBuild(ctx, []Component{c})
-		if err != nil {
-			return err
-		}
-		defer unlock()
-	}
 	var todo []Component
 	var pkgs, built []string
 	for _, c := range comps {
-		if checkExecutable(paths[c.Name]) == nil {
+		if cache.Executable(paths[c.Name]) == nil {
 			continue // another process built it while we waited for the lock
 		}
 		todo = append(todo, c)
@@ -337,9 +228,9 @@ func (s *Source) buildOwnModule(ctx context.Context, comps []Component, paths ma
 		Path: "ccm-harness.local/build/" + strings.Join(built, "-"),
 		// Named after the cached binaries' version folder, so that builds
 		// of different sources do not share a module.
-		Dir:    filepath.Join(s.cacheDir(), "modules", strings.Join(built, "+")+"@"+filepath.Base(filepath.Dir(paths[c.Name]))),
+		Dir:    s.cache().Module(strings.Join(built, "+") + "@" + filepath.Base(filepath.Dir(paths[c.Name]))),
 		Module: c.Module, Version: v, Withheld: c.Withheld,
-		OursPath: ModulePath, Align: c.aligned(), Sources: c.Sources,
+		OursPath: pins.ModulePath, Align: c.aligned(), Sources: c.Sources,
 	}
 	if spec.Align || len(spec.Sources) > 0 {
 		src, err := s.sourceDir()
@@ -349,7 +240,7 @@ func (s *Source) buildOwnModule(ctx context.Context, comps []Component, paths ma
 		spec.Ours = src
 	}
 	if len(c.Sources) > 0 {
-		pkgs = []string{spec.Path + strings.TrimPrefix(c.Package, ModulePath)}
+		pkgs = []string{spec.Path + strings.TrimPrefix(c.Package, pins.ModulePath)}
 	}
 	if err := gomod.Generate(ctx, spec); err != nil {
 		return fmt.Errorf("%s: %w", c.Name, err)
@@ -369,11 +260,11 @@ func (s *Source) buildOwnModule(ctx context.Context, comps []Component, paths ma
 		args = append(args, "-tags", strings.Join(c.Tags, ","))
 	}
 	cmd := gomod.Command(ctx, spec.Dir, append(args, pkgs...)...)
-	if out, err := s.runBuild(cmd, todo, "first run only: several minutes on 2 cores"); err != nil {
+	if out, err := s.sched.Go(cmd, describe(todo), "first run only: several minutes on 2 cores"); err != nil {
 		return fmt.Errorf("building %s %s in %s failed (%v): %s", names(todo), v, spec.Dir, err, strings.TrimSpace(string(out)))
 	}
 	for i, c := range todo {
-		if err := install(filepath.Join(tmp, path.Base(pkgs[i])), paths[c.Name]); err != nil {
+		if err := cache.Install(filepath.Join(tmp, path.Base(pkgs[i])), paths[c.Name]); err != nil {
 			return err
 		}
 	}

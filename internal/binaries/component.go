@@ -20,17 +20,15 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-)
 
-// ModulePath is this repository's module, whose own components are built
-// from the source tree rather than cached by version.
-const ModulePath = "sigs.k8s.io/ccm-harness"
+	"sigs.k8s.io/ccm-harness/internal/binaries/pins"
+)
 
 // Component is an executable the harness can build.
 type Component struct {
 	Name string
 	// Module is the Go module whose pinned version names the build. It is
-	// ModulePath for the harness's own components.
+	// pins.ModulePath for the harness's own components.
 	Module string
 	// Package is the main package to build.
 	Package string
@@ -42,9 +40,9 @@ type Component struct {
 	Version string
 	// Versions pins the versions of Module a component built in a module
 	// generated for it may be built from, the default first; empty for one
-	// built with this repository's go.mod at its version (Versions in
-	// versions.go). The component's owner pins them where it defines it: a
-	// provider's CCM in its provider's folder.
+	// built with this repository's go.mod at its version (pins.Versions).
+	// The component's owner pins them where it defines it: a provider's
+	// CCM in its provider's folder.
 	Versions []string
 	// Sources, set for a component of this repository built against an
 	// older release of Module (one of Versions), are the directories of
@@ -132,17 +130,15 @@ func (c Component) pinned() []string {
 	if len(c.Versions) > 0 {
 		return c.Versions
 	}
-	v, ok := Versions[c.Module]
+	v, ok := pins.Versions[c.Module]
 	if !ok {
 		return nil
 	}
-	if c.Module == kubernetesModule {
-		return defaultFirst(v, KubernetesReleases)
+	if c.Module == pins.Kubernetes {
+		return defaultFirst(v, pins.KubernetesReleases)
 	}
 	return []string{v}
 }
-
-const kubernetesModule = "k8s.io/kubernetes"
 
 // defaultFirst is def, then the rest of vs.
 func defaultFirst(def string, vs []string) []string {
@@ -159,7 +155,7 @@ func defaultFirst(def string, vs []string) []string {
 // dependencies conflict with this repository's, or it is built against
 // another release than go.mod's.
 func (c Component) ownModule() bool {
-	return len(c.Versions) > 0 || (c.Version != "" && c.Version != Versions[c.Module])
+	return len(c.Versions) > 0 || (c.Version != "" && c.Version != pins.Versions[c.Module])
 }
 
 // At is c built from another pinned version of its module; "" keeps the
@@ -169,13 +165,13 @@ func (c Component) At(version string) (Component, error) {
 	if version == "" {
 		return c, nil
 	}
-	if c.Module == ModulePath {
-		def := Versions[kubernetesModule]
+	if c.Module == pins.ModulePath {
+		def := pins.Versions[pins.Kubernetes]
 		switch {
 		case version == def && len(c.Releases) > 0:
 			return c, nil
 		case slices.Contains(c.Releases, version):
-			return Component{Name: c.Name, Module: kubernetesModule, Package: c.Package, VersionLDFlags: KubeVersion,
+			return Component{Name: c.Name, Module: pins.Kubernetes, Package: c.Package, VersionLDFlags: pins.KubeVersion,
 				Versions: []string{version}, Sources: c.Sources}, nil
 		case len(c.Releases) > 0:
 			return Component{}, fmt.Errorf("%s: Kubernetes release %s is not one it is built on (built on: %s)", c.Name, version, strings.Join(defaultFirst(def, c.Releases), ", "))
@@ -195,9 +191,9 @@ func (c Component) Choices() []string {
 	switch {
 	case c.Image != "" || c.Path != "":
 		return nil
-	case c.Module == ModulePath && len(c.Releases) > 0:
-		return defaultFirst(Versions[kubernetesModule], c.Releases)
-	case c.Module == ModulePath:
+	case c.Module == pins.ModulePath && len(c.Releases) > 0:
+		return defaultFirst(pins.Versions[pins.Kubernetes], c.Releases)
+	case c.Module == pins.ModulePath:
 		return nil
 	}
 	return c.pinned()
@@ -213,51 +209,35 @@ func (c Component) Release() string {
 		// The release its user says it is (a profile's ccm.version,
 		// --ccm-version beside --ccm-image), or unknown.
 		return c.Version
-	case c.Module == ModulePath:
-		return Versions[kubernetesModule]
+	case c.Module == pins.ModulePath:
+		return pins.Versions[pins.Kubernetes]
 	}
 	return c.version()
 }
 
 // The components the local runtime and the providers use.
 var (
-	Etcd                  = Component{Name: "etcd", Module: "go.etcd.io/etcd/server/v3", Package: ModulePath + "/cmd/etcd"}
-	KubeAPIServer         = Component{Name: "kube-apiserver", Module: kubernetesModule, Package: "k8s.io/kubernetes/cmd/kube-apiserver", VersionLDFlags: KubeVersion}
-	KubeControllerManager = Component{Name: "kube-controller-manager", Module: kubernetesModule, Package: "k8s.io/kubernetes/cmd/kube-controller-manager", VersionLDFlags: KubeVersion}
+	Etcd                  = Component{Name: "etcd", Module: "go.etcd.io/etcd/server/v3", Package: pins.ModulePath + "/cmd/etcd"}
+	KubeAPIServer         = Component{Name: "kube-apiserver", Module: pins.Kubernetes, Package: "k8s.io/kubernetes/cmd/kube-apiserver", VersionLDFlags: pins.KubeVersion}
+	KubeControllerManager = Component{Name: "kube-controller-manager", Module: pins.Kubernetes, Package: "k8s.io/kubernetes/cmd/kube-controller-manager", VersionLDFlags: pins.KubeVersion}
 	Kwok                  = Component{Name: "kwok", Module: "sigs.k8s.io/kwok", Package: "sigs.k8s.io/kwok/cmd/kwok"}
 	// Kwokctl is kwok's cluster tool, which make bench races the local
 	// runtime against.
 	Kwokctl = Component{Name: "kwokctl", Module: "sigs.k8s.io/kwok", Package: "sigs.k8s.io/kwok/cmd/kwokctl"}
 	// The rest of a release, for the kind runtime's node image.
-	Kubelet       = Component{Name: "kubelet", Module: kubernetesModule, Package: "k8s.io/kubernetes/cmd/kubelet", VersionLDFlags: KubeVersion}
-	Kubeadm       = Component{Name: "kubeadm", Module: kubernetesModule, Package: "k8s.io/kubernetes/cmd/kubeadm", VersionLDFlags: KubeVersion}
-	Kubectl       = Component{Name: "kubectl", Module: kubernetesModule, Package: "k8s.io/kubernetes/cmd/kubectl", VersionLDFlags: KubeVersion}
-	KubeScheduler = Component{Name: "kube-scheduler", Module: kubernetesModule, Package: "k8s.io/kubernetes/cmd/kube-scheduler", VersionLDFlags: KubeVersion}
-	KubeProxy     = Component{Name: "kube-proxy", Module: kubernetesModule, Package: "k8s.io/kubernetes/cmd/kube-proxy", VersionLDFlags: KubeVersion}
+	Kubelet       = Component{Name: "kubelet", Module: pins.Kubernetes, Package: "k8s.io/kubernetes/cmd/kubelet", VersionLDFlags: pins.KubeVersion}
+	Kubeadm       = Component{Name: "kubeadm", Module: pins.Kubernetes, Package: "k8s.io/kubernetes/cmd/kubeadm", VersionLDFlags: pins.KubeVersion}
+	Kubectl       = Component{Name: "kubectl", Module: pins.Kubernetes, Package: "k8s.io/kubernetes/cmd/kubectl", VersionLDFlags: pins.KubeVersion}
+	KubeScheduler = Component{Name: "kube-scheduler", Module: pins.Kubernetes, Package: "k8s.io/kubernetes/cmd/kube-scheduler", VersionLDFlags: pins.KubeVersion}
+	KubeProxy     = Component{Name: "kube-proxy", Module: pins.Kubernetes, Package: "k8s.io/kubernetes/cmd/kube-proxy", VersionLDFlags: pins.KubeVersion}
 	// Crictl is built in a module of its own: kind's log collection asks it.
 	Crictl = Component{Name: "crictl", Module: "sigs.k8s.io/cri-tools", Package: "sigs.k8s.io/cri-tools/cmd/crictl", Versions: []string{"v1.36.0"}}
 	// Agnhost is the e2e framework's test server, the backend pods of the
 	// [datapath] specs.
-	Agnhost = Component{Name: "agnhost", Module: kubernetesModule, Package: "k8s.io/kubernetes/test/images/agnhost"}
+	Agnhost = Component{Name: "agnhost", Module: pins.Kubernetes, Package: "k8s.io/kubernetes/test/images/agnhost"}
 	// Pause is the pod sandbox's process, the kind node image's pause image.
-	Pause = Component{Name: "pause", Module: ModulePath, Package: ModulePath + "/cluster/kind/pause"}
+	Pause = Component{Name: "pause", Module: pins.ModulePath, Package: pins.ModulePath + "/cluster/kind/pause"}
 )
-
-// KubeVersion are the -X flags that make a Kubernetes binary report
-// release v, as upstream's release builds do.
-func KubeVersion(v string) []string {
-	major, minor := "", ""
-	if parts := strings.SplitN(strings.TrimPrefix(v, "v"), ".", 3); len(parts) >= 2 {
-		major, minor = parts[0], parts[1]
-	}
-	const pkg = "k8s.io/component-base/version"
-	return []string{
-		"-X", pkg + ".gitVersion=" + v,
-		"-X", pkg + ".gitMajor=" + major,
-		"-X", pkg + ".gitMinor=" + minor,
-		"-X", pkg + ".gitTreeState=clean",
-	}
-}
 
 // aligned reports whether c's version is built with this repository's
 // dependency versions.
@@ -283,11 +263,11 @@ func describe(comps []Component) string {
 			n = append(n, c.Name+" "+c.Version+" at "+c.Path)
 		case c.Path != "":
 			n = append(n, c.Name+" at "+c.Path)
-		case c.Module == ModulePath && len(c.Releases) > 0:
+		case c.Module == pins.ModulePath && len(c.Releases) > 0:
 			// Built on go.mod's Kubernetes release (a CCM of this
 			// repository): the release it reports.
 			n = append(n, c.Name+" "+c.Release())
-		case c.Module == ModulePath:
+		case c.Module == pins.ModulePath:
 			n = append(n, c.Name)
 		default:
 			n = append(n, c.Name+" "+c.version())

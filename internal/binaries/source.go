@@ -17,13 +17,18 @@ limitations under the License.
 // Package binaries finds or builds the executables a cluster runs.
 //
 // Upstream components (etcd, kube-apiserver, kube-controller-manager, kwok)
-// are built from the module versions pinned in this repository's go.mod and
-// kept in a cache keyed by component and version, outside the repository, so
-// a second run builds nothing. Upstream CCMs whose dependencies conflict with
-// ours (the vSphere CCM) are built the same way from a module generated for
-// each in the cache. The harness's own binaries (fakecloud and its CCM,
+// are built from the module versions pinned in this repository's go.mod
+// (package pins) and kept in a cache keyed by component and version,
+// outside the repository (package cache), so a second run builds nothing.
+// Upstream CCMs whose dependencies conflict with ours (the vSphere CCM) are
+// built the same way from a module generated for each in the cache
+// (package gomod). The harness's own binaries (fakecloud and its CCM,
 // vcsim) are rebuilt when their sources change. A user who has binaries
 // already names a directory instead.
+//
+// This package is the front: Component, a component at a version, and
+// Source, which finds components' paths and turns the missing ones into
+// builds that package schedule runs, under its locks.
 package binaries
 
 import (
@@ -31,11 +36,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 
+	"sigs.k8s.io/ccm-harness/internal/binaries/cache"
 	"sigs.k8s.io/ccm-harness/internal/binaries/gomod"
+	"sigs.k8s.io/ccm-harness/internal/binaries/pins"
+	"sigs.k8s.io/ccm-harness/internal/binaries/schedule"
 	"sigs.k8s.io/ccm-harness/internal/oci"
 )
 
@@ -44,7 +51,7 @@ import (
 type Source struct {
 	// Dir, if set, holds every binary ready-made; nothing is built.
 	Dir string
-	// CacheDir holds upstream builds; default DefaultCacheDir().
+	// CacheDir holds upstream builds; default cache.DefaultDir().
 	CacheDir string
 	// SourceDir is the checkout of this repository to build from; default:
 	// found by walking up from the working directory.
@@ -58,26 +65,11 @@ type Source struct {
 	// images are the unpacked images, by component name.
 	images map[string]*oci.Image
 
-	// waitedMu guards waited alone. It is not mu: lockBuild runs inside
-	// Paths, which holds mu (taking mu there deadlocked a cold make e2e
-	// whose background build held a lock).
-	waitedMu sync.Mutex
-	// waited are the builds another process holds that this source said
-	// it waits for: said once, though several managers (the HA members)
+	// sched runs the builds; made on the first (see scheduler). It is
+	// kept, not made for each Paths: it says once that it waits for
+	// another process's build, though several managers (the HA members)
 	// ask for the same binary at once.
-	waited map[string]bool
-}
-
-// DefaultCacheDir is $CCM_HARNESS_CACHE, else $XDG_CACHE_HOME/ccm-harness,
-// else ~/.cache/ccm-harness.
-func DefaultCacheDir() string {
-	if d := os.Getenv("CCM_HARNESS_CACHE"); d != "" {
-		return d
-	}
-	if d, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(d, "ccm-harness")
-	}
-	return filepath.Join(os.TempDir(), "ccm-harness-cache")
+	sched *schedule.Scheduler
 }
 
 // Paths returns the path of each component, building what is missing.
@@ -91,12 +83,12 @@ func (s *Source) Paths(ctx context.Context, comps ...Component) (map[string]stri
 	for _, c := range comps {
 		switch {
 		case c.Path != "":
-			if err := checkExecutable(c.Path); err != nil {
+			if err := cache.Executable(c.Path); err != nil {
 				return nil, fmt.Errorf("%s: %w", c.Name, err)
 			}
 			out[c.Name] = c.Path
 		case c.Image != "":
-			img, err := oci.Unpack(ctx, c.Image, filepath.Join(s.cacheDir(), "images"))
+			img, err := oci.Unpack(ctx, c.Image, s.cache().Images())
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", c.Name, err)
 			}
@@ -107,7 +99,7 @@ func (s *Source) Paths(ctx context.Context, comps ...Component) (map[string]stri
 			out[c.Name] = img.Root
 		case s.Dir != "":
 			p := filepath.Join(s.Dir, c.Name)
-			if err := checkExecutable(p); err != nil {
+			if err := cache.Executable(p); err != nil {
 				return nil, fmt.Errorf("%s not found in the binary directory %s: %v (put all of %s there, or leave --bin-dir and BIN_DIR unset to build them)", c.Name, s.Dir, err, names(comps))
 			}
 			out[c.Name] = p
@@ -144,17 +136,17 @@ func (s *Source) Image(c Component) *oci.Image {
 
 // cachedPath is where c lives and whether that file is usable as it is.
 func (s *Source) cachedPath(c Component) (string, bool, error) {
-	if c.Module == ModulePath {
+	if c.Module == pins.ModulePath {
 		src, err := s.sourceDir()
 		if err != nil {
 			return "", false, fmt.Errorf("%s: %w", c.Name, err)
 		}
 		p := filepath.Join(src, "_output", "bin", c.buildName())
-		return p, newerThanSources(p, src), nil
+		return p, cache.Fresh(p, src), nil
 	}
 	v := c.version()
 	if v == "" {
-		return "", false, fmt.Errorf("%s: module %s has no pinned version (is internal/binaries/versions.go intact?)", c.Name, c.Module)
+		return "", false, fmt.Errorf("%s: module %s has no pinned version (is internal/binaries/pins/versions.go intact?)", c.Name, c.Module)
 	}
 	if len(c.Sources) > 0 {
 		// Our sources change more often than the release: key by both.
@@ -169,20 +161,27 @@ func (s *Source) cachedPath(c Component) (string, bool, error) {
 		v += "-" + sum
 	}
 	if c.aligned() {
-		v += "-with-" + Versions[kubernetesModule]
+		v += "-with-" + pins.Versions[pins.Kubernetes]
 	}
 	for _, t := range c.Tags {
 		v += "-" + t
 	}
-	p := filepath.Join(s.cacheDir(), "bin", runtime.GOOS+"-"+runtime.GOARCH, c.buildName(), v, c.buildName())
-	return p, checkExecutable(p) == nil, nil
+	p := s.cache().Binary(c.buildName(), v)
+	return p, cache.Executable(p) == nil, nil
 }
 
-func (s *Source) cacheDir() string {
-	if s.CacheDir != "" {
-		return s.CacheDir
+// cache is the cache s builds in: CacheDir, else the default.
+func (s *Source) cache() cache.Cache { return cache.New(s.CacheDir) }
+
+// scheduler runs s's builds. It is made on the first, and kept for its
+// messages (see Source.sched); its cache is read again for each build, as
+// cachedPath reads it. Call it with mu held.
+func (s *Source) scheduler() *schedule.Scheduler {
+	if s.sched == nil {
+		s.sched = &schedule.Scheduler{Logf: s.logf}
 	}
-	return DefaultCacheDir()
+	s.sched.Cache = s.cache()
+	return s.sched
 }
 
 func (s *Source) sourceDir() (string, error) {
@@ -195,13 +194,13 @@ func (s *Source) sourceDir() (string, error) {
 	}
 	for {
 		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err == nil && strings.Contains(string(data), "module "+ModulePath+"\n") {
+		if err == nil && strings.Contains(string(data), "module "+pins.ModulePath+"\n") {
 			s.SourceDir = dir
 			return dir, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", fmt.Errorf("no %s source tree above the working directory to build from (run from the checkout, or name a directory of ready binaries)", ModulePath)
+			return "", fmt.Errorf("no %s source tree above the working directory to build from (run from the checkout, or name a directory of ready binaries)", pins.ModulePath)
 		}
 		dir = parent
 	}
@@ -211,67 +210,4 @@ func (s *Source) logf(format string, args ...any) {
 	if s.Logf != nil {
 		s.Logf(format, args...)
 	}
-}
-
-// newerThanSources reports whether bin exists and no Go source or module file
-// under src is newer. Walking the tree costs milliseconds; relinking a CCM
-// costs seconds.
-func newerThanSources(bin, src string) bool {
-	st, err := os.Stat(bin)
-	if err != nil {
-		return false
-	}
-	built := st.ModTime()
-	stale := false
-	_ = filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
-		if err != nil || stale {
-			return filepath.SkipDir
-		}
-		if d.IsDir() {
-			switch d.Name() {
-			case ".git", "_output", "_artifacts", "jobs", "reports", "kubetest2-deployer":
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		n := d.Name()
-		if strings.HasSuffix(n, ".go") || n == "go.mod" || n == "go.sum" {
-			if info, err := d.Info(); err == nil && info.ModTime().After(built) {
-				stale = true
-			}
-		}
-		return nil
-	})
-	return !stale
-}
-
-func checkExecutable(p string) error {
-	st, err := os.Stat(p)
-	if err != nil {
-		return err
-	}
-	if st.IsDir() || st.Mode()&0o111 == 0 {
-		return fmt.Errorf("%s is not an executable file", p)
-	}
-	return nil
-}
-
-// install moves a built binary into place. Rename within a filesystem is
-// atomic; across filesystems, it copies to a temporary name beside dst
-// first.
-func install(src, dst string) error {
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
-	if err := os.Rename(src, dst); err == nil {
-		return nil
-	}
-	data, err := os.ReadFile(src)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(dst+".tmp", data, 0o755); err != nil {
-		return err
-	}
-	return os.Rename(dst+".tmp", dst)
 }

@@ -31,6 +31,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"sigs.k8s.io/ccm-harness/internal/binaries"
+	"sigs.k8s.io/ccm-harness/internal/binaries/pins"
 )
 
 // Build stages in the run dir what a run needs besides kubetest2: the
@@ -75,7 +76,7 @@ func (d *Deployer) Build() error {
 			return fmt.Errorf("stage %s in %s: %w", name, staged, err)
 		}
 	}
-	k := binaries.ModuleVersion("k8s.io/kubernetes")
+	k := pins.ModuleVersion(pins.Kubernetes)
 	steps := []struct {
 		what, dir string
 		args      []string
@@ -87,7 +88,7 @@ func (d *Deployer) Build() error {
 		// kubectl is not in the harness's module graph; this module has it
 		// at the harness's Kubernetes release.
 		{"kubectl and nodes-initialized", filepath.Join(root, "kubetest2-deployer"), []string{"build", "-trimpath",
-			"-ldflags", "-s -w " + strings.Join(binaries.KubeVersion(k), " "),
+			"-ldflags", "-s -w " + strings.Join(pins.KubeVersion(k), " "),
 			"-o", runDir + string(filepath.Separator), "k8s.io/kubernetes/cmd/kubectl", "./cmd/nodes-initialized"}},
 	}
 	for _, s := range steps {
@@ -153,11 +154,11 @@ func sourceDir() (string, error) {
 	}
 	for dir := wd; ; dir = filepath.Dir(dir) {
 		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err == nil && strings.Contains(string(data), "module "+binaries.ModulePath+"\n") {
+		if err == nil && strings.Contains(string(data), "module "+pins.ModulePath+"\n") {
 			return dir, nil
 		}
 		if filepath.Dir(dir) == dir {
-			return "", fmt.Errorf("--build: no %s checkout above the working directory %s to build the suite from (run kubetest2 in the checkout: --build compiles the suite from its source)", binaries.ModulePath, wd)
+			return "", fmt.Errorf("--build: no %s checkout above the working directory %s to build the suite from (run kubetest2 in the checkout: --build compiles the suite from its source)", pins.ModulePath, wd)
 		}
 	}
 }

@@ -25,7 +25,7 @@ import (
 
 	"sigs.k8s.io/kubetest2/pkg/app"
 
-	"sigs.k8s.io/ccm-harness/internal/binaries"
+	"sigs.k8s.io/ccm-harness/internal/binaries/pins"
 )
 
 // common is kubetest2's common options as a test sets them.
@@ -138,7 +138,7 @@ func TestKubectlIsTheHarnesssRelease(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list -m k8s.io/kubernetes: %v", err)
 	}
-	if got, want := strings.TrimSpace(string(out)), binaries.ModuleVersion("k8s.io/kubernetes"); got != want {
+	if got, want := strings.TrimSpace(string(out)), pins.ModuleVersion(pins.Kubernetes); got != want {
 		t.Errorf("this module builds kubectl from k8s.io/kubernetes %s, the harness runs %s (align the require in go.mod)", got, want)
 	}
 }
@@ -149,7 +149,7 @@ func TestVersionIsTheCCMUnderTest(t *testing.T) {
 		if err := fs.Parse(tt.args); err != nil {
 			t.Fatal(err)
 		}
-		want := map[string]string{"fake": "fakecloud-ccm@" + binaries.ModuleVersion("k8s.io/kubernetes"), "vsphere": "vsphere-cloud-controller-manager@v1.30.1"}[d.(*Deployer).opts.Provider]
+		want := map[string]string{"fake": "fakecloud-ccm@" + pins.ModuleVersion(pins.Kubernetes), "vsphere": "vsphere-cloud-controller-manager@v1.30.1"}[d.(*Deployer).opts.Provider]
 		if got := d.(*Deployer).Version(); got != want {
 			t.Errorf("Version() with %v = %q, want %q", tt.args, got, want)
 		}

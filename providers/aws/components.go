@@ -16,7 +16,10 @@ limitations under the License.
 
 package aws
 
-import "sigs.k8s.io/ccm-harness/internal/binaries"
+import (
+	"sigs.k8s.io/ccm-harness/internal/binaries"
+	"sigs.k8s.io/ccm-harness/internal/binaries/pins"
+)
 
 // CCM is the AWS CCM, unmodified, one release per Kubernetes minor the
 // harness builds (the version matrix), built in a module generated for it.
@@ -35,7 +38,7 @@ var CCM = binaries.Component{
 	Module:  "k8s.io/cloud-provider-aws",
 	Package: "k8s.io/cloud-provider-aws/cmd/aws-cloud-controller-manager",
 	VersionLDFlags: func(v string) []string {
-		return append(binaries.KubeVersion(v), "-X", "main.gitVersion="+v)
+		return append(pins.KubeVersion(v), "-X", "main.gitVersion="+v)
 	},
 	Versions: []string{"v1.37.1", "v1.36.2", "v1.35.3", "v1.34.4"},
 	Aligned:  []string{"v1.37.1"},

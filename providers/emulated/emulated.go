@@ -43,12 +43,13 @@ import (
 	"sigs.k8s.io/ccm-harness/fakecloud/client"
 	"sigs.k8s.io/ccm-harness/fakecloud/cloudprovider"
 	"sigs.k8s.io/ccm-harness/internal/binaries"
+	"sigs.k8s.io/ccm-harness/internal/binaries/pins"
 	"sigs.k8s.io/ccm-harness/internal/process"
 	"sigs.k8s.io/ccm-harness/providers"
 )
 
 // FakeCloud is the cloud simulator every emulated cloud runs.
-var FakeCloud = binaries.Component{Name: "fakecloud", Module: binaries.ModulePath, Package: binaries.ModulePath + "/fakecloud/cmd/fakecloud"}
+var FakeCloud = binaries.Component{Name: "fakecloud", Module: pins.ModulePath, Package: pins.ModulePath + "/fakecloud/cmd/fakecloud"}
 
 // Dialect is how a CCM that speaks another cloud's API through fakecloud
 // (its OpenStack API, say) sees fakecloud's instances. The zero Dialect

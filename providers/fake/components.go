@@ -16,7 +16,10 @@ limitations under the License.
 
 package fake
 
-import "sigs.k8s.io/ccm-harness/internal/binaries"
+import (
+	"sigs.k8s.io/ccm-harness/internal/binaries"
+	"sigs.k8s.io/ccm-harness/internal/binaries/pins"
+)
 
 // The fake provider's components: fakecloud's CCM from this
 // repository, and, for the leader-migration specs, the managers of an
@@ -28,8 +31,8 @@ var (
 	// (--kubernetes-version) it is built on that release's
 	// k8s.io/cloud-provider instead (--ccm-version picks another), so the
 	// CCM a provider would ship with each minor is the one tested.
-	CCM = binaries.Component{Name: "fakecloud-ccm", Module: binaries.ModulePath, Package: binaries.ModulePath + "/fakecloud/cmd/fakecloud-ccm",
-		VersionLDFlags: func(string) []string { return binaries.KubeVersion(binaries.ModuleVersion("k8s.io/kubernetes")) },
+	CCM = binaries.Component{Name: "fakecloud-ccm", Module: pins.ModulePath, Package: pins.ModulePath + "/fakecloud/cmd/fakecloud-ccm",
+		VersionLDFlags: func(string) []string { return pins.KubeVersion(pins.ModuleVersion(pins.Kubernetes)) },
 		Releases:       otherReleases(),
 		Sources:        append(sources, "fakecloud/cmd/fakecloud-ccm"),
 	}
@@ -38,8 +41,8 @@ var (
 	InTreeKCM = binaries.Component{
 		Name:           "kube-controller-manager-fakecloud",
 		Module:         "k8s.io/kubernetes",
-		Package:        binaries.ModulePath + "/fakecloud/cmd/kube-controller-manager-fakecloud",
-		VersionLDFlags: binaries.KubeVersion,
+		Package:        pins.ModulePath + "/fakecloud/cmd/kube-controller-manager-fakecloud",
+		VersionLDFlags: pins.KubeVersion,
 		Versions:       releaseN,
 		Sources:        append(sources, "fakecloud/cmd/kube-controller-manager-fakecloud"),
 		// fakecloud is its cloud provider; the GCE one is left out.
@@ -50,8 +53,8 @@ var (
 	OlderCCM = binaries.Component{
 		Name:           "fakecloud-ccm-older",
 		Module:         "k8s.io/kubernetes",
-		Package:        binaries.ModulePath + "/fakecloud/cmd/fakecloud-ccm",
-		VersionLDFlags: binaries.KubeVersion,
+		Package:        pins.ModulePath + "/fakecloud/cmd/fakecloud-ccm",
+		VersionLDFlags: pins.KubeVersion,
 		Versions:       releaseN,
 		Sources:        append(sources, "fakecloud/cmd/fakecloud-ccm"),
 	}
@@ -60,8 +63,8 @@ var (
 // otherReleases are the supported Kubernetes releases but go.mod's.
 func otherReleases() []string {
 	var out []string
-	for _, r := range binaries.KubernetesReleases {
-		if r != binaries.ModuleVersion("k8s.io/kubernetes") {
+	for _, r := range pins.KubernetesReleases {
+		if r != pins.ModuleVersion(pins.Kubernetes) {
 			out = append(out, r)
 		}
 	}

@@ -19,7 +19,7 @@ package fake
 import (
 	"testing"
 
-	"sigs.k8s.io/ccm-harness/internal/binaries"
+	"sigs.k8s.io/ccm-harness/internal/binaries/pins"
 	"sigs.k8s.io/ccm-harness/providers/emulated"
 )
 
@@ -27,7 +27,7 @@ import (
 // before the one under test, where one is built; from release N's (the
 // in-tree era's) only below the oldest supported minor.
 func TestOlderCCMIsThePreviousMinor(t *testing.T) {
-	def := binaries.ModuleVersion("k8s.io/kubernetes")
+	def := pins.ModuleVersion(pins.Kubernetes)
 	for _, tc := range []struct{ ccm, older string }{
 		{"", "v1.36.3"},
 		{def, "v1.36.3"},
@@ -52,7 +52,7 @@ func TestOlderCCMIsThePreviousMinor(t *testing.T) {
 // built from this checkout too ("rolling the CCMs from fakecloud-ccm-older
 // v1.36.3 to fakecloud-ccm v1.37.2"); fakecloud itself has none.
 func TestCCMNamedWithItsRelease(t *testing.T) {
-	def := binaries.ModuleVersion("k8s.io/kubernetes")
+	def := pins.ModuleVersion(pins.Kubernetes)
 	if got, want := CCM.String(), "fakecloud-ccm "+def; got != want {
 		t.Errorf("expected the CCM built from this checkout named %q, actual %q", want, got)
 	}

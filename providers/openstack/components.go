@@ -16,7 +16,10 @@ limitations under the License.
 
 package openstack
 
-import "sigs.k8s.io/ccm-harness/internal/binaries"
+import (
+	"sigs.k8s.io/ccm-harness/internal/binaries"
+	"sigs.k8s.io/ccm-harness/internal/binaries/pins"
+)
 
 // CCM is the OpenStack CCM, unmodified, built in a module generated for
 // it with this repository's dependency versions (Aligned), so that most of
@@ -31,7 +34,7 @@ var CCM = binaries.Component{
 	Module:  "k8s.io/cloud-provider-openstack",
 	Package: "k8s.io/cloud-provider-openstack/cmd/openstack-cloud-controller-manager",
 	VersionLDFlags: func(v string) []string {
-		return append(binaries.KubeVersion(v), "-X", "k8s.io/cloud-provider-openstack/pkg/version.Version="+v)
+		return append(pins.KubeVersion(v), "-X", "k8s.io/cloud-provider-openstack/pkg/version.Version="+v)
 	},
 	Versions: []string{"v1.36.0", "v1.35.0"},
 	Aligned:  []string{"v1.36.0", "v1.35.0"},

@@ -16,7 +16,10 @@ limitations under the License.
 
 package vsphere
 
-import "sigs.k8s.io/ccm-harness/internal/binaries"
+import (
+	"sigs.k8s.io/ccm-harness/internal/binaries"
+	"sigs.k8s.io/ccm-harness/internal/binaries/pins"
+)
 
 // The vSphere provider's components.
 var (
@@ -34,5 +37,5 @@ var (
 	}
 	// VCSim is govmomi's vCenter simulator, served on a CCM port and a
 	// harness port.
-	VCSim = binaries.Component{Name: "vcsim", Module: binaries.ModulePath, Package: binaries.ModulePath + "/providers/vsphere/cmd/vcsim"}
+	VCSim = binaries.Component{Name: "vcsim", Module: pins.ModulePath, Package: pins.ModulePath + "/providers/vsphere/cmd/vcsim"}
 )

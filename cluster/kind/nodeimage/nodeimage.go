@@ -39,6 +39,7 @@ import (
 	"time"
 
 	"sigs.k8s.io/ccm-harness/internal/binaries"
+	"sigs.k8s.io/ccm-harness/internal/binaries/pins"
 )
 
 // recipe changes whenever what Build makes changes, so that a node image
@@ -75,7 +76,7 @@ type Options struct {
 	// Logf reports progress; may be nil.
 	Logf func(format string, args ...any)
 	// KubernetesVersion is the nodes' release, one of
-	// binaries.KubernetesReleases; "" for go.mod's.
+	// pins.KubernetesReleases; "" for go.mod's.
 	KubernetesVersion string
 }
 
@@ -84,7 +85,7 @@ func (o Options) release() string {
 	if o.KubernetesVersion != "" {
 		return o.KubernetesVersion
 	}
-	return binaries.ModuleVersion("k8s.io/kubernetes")
+	return pins.ModuleVersion(pins.Kubernetes)
 }
 
 func (o Options) logf(format string, args ...any) {
@@ -117,7 +118,7 @@ func Ref(release string) (string, error) {
 	}
 	h := sha256.New()
 	fmt.Fprintln(h, recipe, Suite, strings.Join(packages, ","), kind, release,
-		binaries.ModuleVersion("go.etcd.io/etcd/server/v3"))
+		pins.ModuleVersion("go.etcd.io/etcd/server/v3"))
 	return Repository + ":" + release + "-" + hex.EncodeToString(h.Sum(nil))[:12], nil
 }
 
@@ -125,10 +126,10 @@ func Ref(release string) (string, error) {
 // the node image carries: the one go.mod requires, whose library makes the
 // clusters.
 func KindVersion() (string, error) {
-	if v := binaries.ModuleVersion("sigs.k8s.io/kind"); v != "" {
+	if v := pins.ModuleVersion("sigs.k8s.io/kind"); v != "" {
 		return v, nil
 	}
-	return "", fmt.Errorf("no pinned version of sigs.k8s.io/kind (is cluster/binaries/versions.go intact?)")
+	return "", fmt.Errorf("no pinned version of sigs.k8s.io/kind (is internal/binaries/pins/versions.go intact?)")
 }
 
 // Ensure returns the node image's reference, building it first if Docker

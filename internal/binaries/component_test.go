@@ -17,22 +17,11 @@ limitations under the License.
 package binaries
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
-)
 
-func TestVersionsMatchGoMod(t *testing.T) {
-	for module, pinned := range Versions {
-		out, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", module).CombinedOutput()
-		if err != nil {
-			t.Fatalf("go list -m %s: %v: %s", module, err, out)
-		}
-		if got := strings.TrimSpace(string(out)); got != pinned {
-			t.Errorf("module %s: go.mod requires %s, Versions pins %s: change them together", module, got, pinned)
-		}
-	}
-}
+	"sigs.k8s.io/ccm-harness/internal/binaries/pins"
+)
 
 // own is a component built in a module of its own, pinned where it is
 // defined, as a provider pins its CCM.
@@ -53,32 +42,32 @@ func TestAt(t *testing.T) {
 	if !own.ownModule() || KubeAPIServer.ownModule() {
 		t.Errorf("ownModule: %t for a component with Versions, %t for one of go.mod's", own.ownModule(), KubeAPIServer.ownModule())
 	}
-	if _, err := KubeAPIServer.At("v1.0.0"); err == nil || !strings.Contains(err.Error(), "(pinned: "+Versions["k8s.io/kubernetes"]+", ") {
+	if _, err := KubeAPIServer.At("v1.0.0"); err == nil || !strings.Contains(err.Error(), "(pinned: "+pins.Versions[pins.Kubernetes]+", ") {
 		t.Errorf("kube-apiserver At(v1.0.0): %v, want go.mod's version named first", err)
 	}
 	// Another supported release is built in a module of its own; go.mod's
 	// is not.
-	for _, v := range KubernetesReleases {
+	for _, v := range pins.KubernetesReleases {
 		c, err := KubeAPIServer.At(v)
 		if err != nil {
 			t.Fatalf("kube-apiserver At(%s): %v", v, err)
 		}
-		if want := v != Versions["k8s.io/kubernetes"]; c.ownModule() != want || c.Release() != v {
+		if want := v != pins.Versions[pins.Kubernetes]; c.ownModule() != want || c.Release() != v {
 			t.Errorf("kube-apiserver At(%s): ownModule %t (want %t), release %s", v, c.ownModule(), want, c.Release())
 		}
 	}
 	// A component of this repository on another release it lists.
-	ccm := Component{Name: "ours-ccm", Module: ModulePath, Package: ModulePath + "/cmd/ccm", Sources: []string{"cmd/ccm"}, Releases: []string{"v1.34.4"}}
+	ccm := Component{Name: "ours-ccm", Module: pins.ModulePath, Package: pins.ModulePath + "/cmd/ccm", Sources: []string{"cmd/ccm"}, Releases: []string{"v1.34.4"}}
 	if c, err := ccm.At("v1.34.4"); err != nil || !c.ownModule() || c.Release() != "v1.34.4" || c.Module != "k8s.io/kubernetes" || len(c.Sources) != 1 {
 		t.Errorf("ours-ccm At(v1.34.4): %+v, err %v; want a release build with its sources", c, err)
 	}
-	if c, err := ccm.At(Versions["k8s.io/kubernetes"]); err != nil || c.ownModule() || c.Release() != Versions["k8s.io/kubernetes"] {
+	if c, err := ccm.At(pins.Versions[pins.Kubernetes]); err != nil || c.ownModule() || c.Release() != pins.Versions[pins.Kubernetes] {
 		t.Errorf("ours-ccm At(go.mod's release): %+v, err %v; want the build from the source tree", c, err)
 	}
-	if _, err := ccm.At("v1.35.4"); err == nil || !strings.Contains(err.Error(), "built on: "+Versions["k8s.io/kubernetes"]+", v1.34.4") {
+	if _, err := ccm.At("v1.35.4"); err == nil || !strings.Contains(err.Error(), "built on: "+pins.Versions[pins.Kubernetes]+", v1.34.4") {
 		t.Errorf("ours-ccm At(v1.35.4): %v, want the releases it is built on named", err)
 	}
-	ours := Component{Name: "ours", Module: ModulePath, Package: ModulePath + "/cmd/x"}
+	ours := Component{Name: "ours", Module: pins.ModulePath, Package: pins.ModulePath + "/cmd/x"}
 	if _, err := ours.At("v1.0.0"); err == nil || !strings.Contains(err.Error(), "built from this repository") {
 		t.Errorf("ours At(v1.0.0): %v, want an error", err)
 	}

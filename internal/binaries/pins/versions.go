@@ -14,7 +14,22 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package binaries
+// Package pins is which version of each upstream module the harness builds
+// from: the versions go.mod requires, the Kubernetes releases a cluster may
+// run, and the -X flags that make a Kubernetes binary report its release.
+// It is a leaf, so that a door naming the releases in its help, or a
+// provider pinning its CCM, does not link the build machinery.
+package pins
+
+import "strings"
+
+// ModulePath is this repository's module, whose own components are built
+// from the source tree rather than cached by version.
+const ModulePath = "sigs.k8s.io/ccm-harness"
+
+// Kubernetes is the module of Kubernetes' own binaries, whose versions are
+// KubernetesReleases.
+const Kubernetes = "k8s.io/kubernetes"
 
 // Versions pins every upstream module the harness builds components from
 // with its own go.mod. It must equal what go.mod requires
@@ -22,7 +37,7 @@ package binaries
 // without the source tree, and without the module being linked into the
 // binary that asks.
 var Versions = map[string]string{
-	"k8s.io/kubernetes":         "v1.37.2",
+	Kubernetes:                  "v1.37.2",
 	"go.etcd.io/etcd/server/v3": "v3.7.0",
 	"sigs.k8s.io/kwok":          "v0.8.0",
 	// kind's base-image files are what the kind runtime's node image is
@@ -41,3 +56,19 @@ var KubernetesReleases = []string{"v1.37.2", "v1.36.3", "v1.35.4", "v1.34.4"}
 // ModuleVersion is the pinned version of module in this repository's
 // go.mod, or "".
 func ModuleVersion(module string) string { return Versions[module] }
+
+// KubeVersion are the -X flags that make a Kubernetes binary report
+// release v, as upstream's release builds do.
+func KubeVersion(v string) []string {
+	major, minor := "", ""
+	if parts := strings.SplitN(strings.TrimPrefix(v, "v"), ".", 3); len(parts) >= 2 {
+		major, minor = parts[0], parts[1]
+	}
+	const pkg = "k8s.io/component-base/version"
+	return []string{
+		"-X", pkg + ".gitVersion=" + v,
+		"-X", pkg + ".gitMajor=" + major,
+		"-X", pkg + ".gitMinor=" + minor,
+		"-X", pkg + ".gitTreeState=clean",
+	}
+}

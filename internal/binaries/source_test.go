@@ -118,7 +118,7 @@ func holdBuildLock(t *testing.T, s *Source, c Component) (finish func()) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), holdLockEnv+"="+filepath.Join(s.cacheDir(), "locks", c.buildName()+"@"+c.version()+".lock"), holdLockEnv+"_DST="+dst)
+	cmd.Env = append(os.Environ(), holdLockEnv+"="+filepath.Join(s.cache().Dir, "locks", c.buildName()+"@"+c.version()+".lock"), holdLockEnv+"_DST="+dst)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -146,8 +146,9 @@ func holdBuildLock(t *testing.T, s *Source, c Component) (finish func()) {
 // The cold make e2e's path: its background build (another process) holds
 // the lock of a manager the HA members all ask for at once. Paths waits
 // for it, says so once (not once per member), and returns the other
-// process's binary when the lock is freed. Paths used to hold its mutex while lockBuild took it
-// again: the suite hung at the first leader-migration spec.
+// process's binary when the lock is freed. The wait for the lock used to
+// take the mutex Paths holds (to say once that it waits): the suite hung
+// at the first leader-migration spec.
 func TestPathsWaitsForAnotherProcesssBuild(t *testing.T) {
 	var mu sync.Mutex
 	var lines []string
@@ -208,44 +209,5 @@ func TestPathsGivesUpWithItsContext(t *testing.T) {
 	_, err := s.Paths(ctx, c)
 	if err == nil || !strings.Contains(err.Error(), "gave up waiting for some-ccm v1.2.3, which another process is building") {
 		t.Fatalf("expected \"gave up waiting for some-ccm v1.2.3, which another process is building\", actual %v", err)
-	}
-}
-
-// TestSameModule: one release's components are built in one module by one
-// go build (their shared packages compiled once); a component with
-// Sources, another version, other tags or a renamed copy are not mixed in.
-func TestSameModule(t *testing.T) {
-	apiserver, err := KubeAPIServer.At("v1.34.4")
-	if err != nil {
-		t.Fatal(err)
-	}
-	kcm, err := KubeControllerManager.At("v1.34.4")
-	if err != nil {
-		t.Fatal(err)
-	}
-	newer, err := KubeControllerManager.At("v1.35.4")
-	if err != nil {
-		t.Fatal(err)
-	}
-	providerless := kcm
-	providerless.Tags = []string{"providerless"}
-	ccm := Component{Name: "some-ccm", Module: ModulePath, Package: ModulePath + "/cmd/some-ccm", Sources: []string{"cmd/some-ccm"}, Releases: []string{"v1.34.4"}}
-	ccm, err = ccm.At("v1.34.4")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := sameModule([]Component{apiserver, ccm, kcm, newer, kcm.Renamed("kcm-copy"), providerless})
-	var said []string
-	for _, g := range got {
-		said = append(said, describe(g))
-	}
-	want := []string{
-		"kube-apiserver v1.34.4, kube-controller-manager v1.34.4",
-		"some-ccm v1.34.4",
-		"kube-controller-manager v1.35.4",
-		"kube-controller-manager v1.34.4",
-	}
-	if strings.Join(said, "; ") != strings.Join(want, "; ") {
-		t.Errorf("expected the builds %q, actual %q", want, said)
 	}
 }
