@@ -554,6 +554,7 @@ func useCluster(setup *options.Setup, c *cluster.Cluster, sh shared) *scenarios.
 	timeouts.NodeInit = scaled(timeouts.NodeInit)
 	timeouts.NodeLifecycle = scaled(timeouts.NodeLifecycle)
 	timeouts.LoadBalancer = scaled(timeouts.LoadBalancer)
+	timeouts.Drain = scaled(timeouts.Drain)
 	env := &scenarios.Env{Cluster: c, Timeouts: timeouts, ArtifactsDir: run.dir, DryRun: *dryRun,
 		InitialNodesInitialized: sh.InitialNodesInitialized, InitialNodes: sh.InitialNodes}
 	if sh.Features.Provider != "" {

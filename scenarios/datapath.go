@@ -232,6 +232,8 @@ var _ = framework.Describe("LoadBalancer data path", Needs(Claims(providers.Load
 			})
 		})
 	})
+
+	it(specs.DatapathRollingUpdate, func(ctx context.Context) { rollingUpdate(ctx, f) })
 })
 
 // affinityRequests is how many requests in a row from one client must be

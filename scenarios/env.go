@@ -82,11 +82,17 @@ type Timeouts struct {
 	LoadBalancer time.Duration
 	// Settle is how long a state must hold to count as stable.
 	Settle time.Duration
+	// Drain is how long a load balancer may take to stop sending new
+	// connections to a node whose endpoints are going: the rolling-update
+	// spec's backend pods go on serving this long after they are told to
+	// stop. fakecloud checks its backends every second; upstream's spec
+	// gives real clouds' checks, of 5 to 30 seconds, 60 (--wait-scale=12).
+	Drain time.Duration
 }
 
 // DefaultTimeouts suit a healthy CCM on a loaded 2-core machine, with the
 // local runtime noticing silent nodes in 16 s.
-var DefaultTimeouts = Timeouts{NodeInit: 2 * time.Minute, NodeLifecycle: 3 * time.Minute, LoadBalancer: 2 * time.Minute, Settle: 5 * time.Second}
+var DefaultTimeouts = Timeouts{NodeInit: 2 * time.Minute, NodeLifecycle: 3 * time.Minute, LoadBalancer: 2 * time.Minute, Settle: 5 * time.Second, Drain: 5 * time.Second}
 
 var current *Env
 

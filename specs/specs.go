@@ -184,10 +184,11 @@ var (
 	LBFailedCreation  = ID{"loadbalancer/failed-creation"}
 	LBDeleted         = ID{"loadbalancer/deleted"}
 
-	DatapathTCPUDP       = ID{"datapath/tcp-and-udp"}
-	DatapathSourceIP     = ID{"datapath/source-ip"}
-	DatapathHealthChecks = ID{"datapath/health-checks"}
-	DatapathAffinity     = ID{"datapath/session-affinity"}
+	DatapathTCPUDP        = ID{"datapath/tcp-and-udp"}
+	DatapathSourceIP      = ID{"datapath/source-ip"}
+	DatapathHealthChecks  = ID{"datapath/health-checks"}
+	DatapathAffinity      = ID{"datapath/session-affinity"}
+	DatapathRollingUpdate = ID{"datapath/rolling-update"}
 
 	RoutesCreated     = ID{"route/created"}
 	RoutesReconciled  = ID{"route/reconciled"}
@@ -256,6 +257,7 @@ var All = []Spec{
 	{DatapathSourceIP, "preserves the client source IP, with externalTrafficPolicy=Local", TagDatapath, LoadBalancers, LoadBalancerSourceIP},
 	{DatapathHealthChecks, "health-checks only nodes with endpoints, with externalTrafficPolicy=Local", TagDatapath, LoadBalancers, LoadBalancerHealthChecks},
 	{DatapathAffinity, "keeps a client on one backend pod once sessionAffinity is ClientIP, with externalTrafficPolicy=Local", TagDatapath, LoadBalancers, LoadBalancerSessionAffinity},
+	{DatapathRollingUpdate, "keeps answering while the backend pods roll, with externalTrafficPolicy=Cluster and Local", TagDatapath, LoadBalancers, LoadBalancerHealthChecks},
 
 	{RoutesCreated, "creates a route to every node's pod CIDR and marks the node's network available", TagRoute, Routes, ""},
 	{RoutesReconciled, "removes a deleted node's route and recreates one deleted behind the CCM's back", TagRoute, Routes, ""},

@@ -296,18 +296,20 @@ var controls = []control{
 		// Real nodes again, for the steps after reachability: load
 		// balancers that send to every node, never told the health check,
 		// that proxy, handing backends fakecloud's address, and that say
-		// they keep a client on its backend and do not.
+		// they keep a client on its backend and do not. Unchecked, the
+		// nodes whose pods roll lose requests under Local.
 		name:    "kind load balancers with no health check, proxying, without affinity",
 		cluster: "kind",
 		label:   "datapath",
-		focus:   "health-checks only nodes with endpoints|preserves the client source IP|keeps a client on one backend pod",
+		focus:   "health-checks only nodes with endpoints|preserves the client source IP|keeps a client on one backend pod|keeps answering while the backend pods roll",
 		config: emulated.Config{ProxyLoadBalancers: true, IgnoreClientAffinity: true, Faults: []api.Fault{
 			{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreHealthCheck},
 		}},
 		fail: map[specs.ID][]string{
-			specs.DatapathHealthChecks: {"expected the load balancer to send all", "requests to nodes with an endpoint", "failed, as at a node without one"},
-			specs.DatapathSourceIP:     {"expected the backend to see client address ", ", actual "},
-			specs.DatapathAffinity:     {"expected 15 requests from one client with sessionAffinity ClientIP answered by one backend pod, actual: request 1 by datapath-affinity-"},
+			specs.DatapathHealthChecks:  {"expected the load balancer to send all", "requests to nodes with an endpoint", "failed, as at a node without one"},
+			specs.DatapathSourceIP:      {"expected the backend to see client address ", ", actual "},
+			specs.DatapathAffinity:      {"expected 15 requests from one client with sessionAffinity ClientIP answered by one backend pod, actual: request 1 by datapath-affinity-"},
+			specs.DatapathRollingUpdate: {"datapath-rolling-local (externalTrafficPolicy Local): expected at least 95% of the requests through", "answered while the backend pods rolled (rollout 1 of 2), actual"},
 		},
 	},
 	{
