@@ -61,6 +61,11 @@ type File struct {
 	// too (load-balancer-udp, load-balancer-source-ip, ...: specs.Features);
 	// the specs of the others are reported as not claimed, not run.
 	Features []Feature `json:"features,omitempty"`
+	// ProxyProtocolAnnotations are the annotations a LoadBalancer Service
+	// carries to ask the CCM for a load balancer that speaks the PROXY
+	// protocol to its backends; required with the feature
+	// load-balancer-proxy-protocol, the CCM's own as its features are.
+	ProxyProtocolAnnotations map[string]string `json:"proxyProtocolAnnotations,omitempty"`
 	// Differences are the steps of specs the CCM fails by its own
 	// design, each with what its failure shows and the evidence. The
 	// spec still runs: the step must fail so, and the rest of the spec
@@ -237,6 +242,10 @@ func (f File) Profile(dir string) (Profile, []byte, error) {
 			return fail("features: %s without %s, the capability it extends", ft, c)
 		}
 		p.Features[ft] = true
+	}
+	p.ProxyProtocolAnnotations = f.ProxyProtocolAnnotations
+	if p.Features[specs.LoadBalancerProxyProtocol] && len(p.ProxyProtocolAnnotations) == 0 {
+		return fail("features: %s without proxyProtocolAnnotations: name the annotations a Service carries to ask the CCM for a load balancer that speaks the PROXY protocol", specs.LoadBalancerProxyProtocol)
 	}
 	// Only a CCM that claims instances sets spec.providerID.
 	if p.ProviderIDScheme == "" && p.Has(Instances) {

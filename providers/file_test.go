@@ -18,6 +18,7 @@ package providers_test
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,7 +57,8 @@ func TestBuiltinProfilesAsFiles(t *testing.T) {
 		}
 		if got.Name != want.Name || got.CloudProvider != want.CloudProvider || got.ProviderIDScheme != want.ProviderIDScheme ||
 			got.Capabilities.String() != want.Capabilities.String() || got.Features.String() != want.Features.String() || got.CCM.String() != want.CCM.String() ||
-			got.InTreeKCM.String() != want.InTreeKCM.String() || strings.Join(got.CCMArgs, " ") != strings.Join(want.CCMArgs, " ") {
+			got.InTreeKCM.String() != want.InTreeKCM.String() || strings.Join(got.CCMArgs, " ") != strings.Join(want.CCMArgs, " ") ||
+			!maps.Equal(got.ProxyProtocolAnnotations, want.ProxyProtocolAnnotations) {
 			t.Errorf("%s as a file: %+v\nbuilt in: %+v", name, got, want)
 		}
 		if _, err := got.NewCloud(cfg); err != nil {

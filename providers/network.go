@@ -43,6 +43,10 @@ type LoadBalancer struct {
 	// ClientAffinity is how the load balancer keeps a client on one
 	// backend (a Service's sessionAffinity ClientIP); nil when it does not.
 	ClientAffinity *ClientAffinity
+	// ProxyProtocol is the version of the PROXY protocol (1 or 2) the load
+	// balancer speaks to its backends, each connection starting with the
+	// client's address; 0 when it speaks none.
+	ProxyProtocol int32
 }
 
 // ClientAffinity is a load balancer's session affinity by client address.

@@ -265,7 +265,7 @@ func (a lbAsker) LoadBalancers(ctx context.Context) ([]LoadBalancer, error) {
 	out := make([]LoadBalancer, 0, len(resp.LoadBalancers))
 	for _, lb := range resp.LoadBalancers {
 		l := LoadBalancer{Name: lb.Name, Service: lb.Service, ServiceUID: lb.ServiceUID, IP: lb.IP, Hostname: lb.Hostname,
-			Backends: lb.Backends, HealthCheckNodePort: lb.HealthCheckNodePort, SourceRanges: lb.SourceRanges}
+			Backends: lb.Backends, HealthCheckNodePort: lb.HealthCheckNodePort, SourceRanges: lb.SourceRanges, ProxyProtocol: lb.ProxyProtocol}
 		if a := lb.ClientAffinity; a != nil {
 			l.ClientAffinity = &ClientAffinity{TimeoutSeconds: a.TimeoutSeconds}
 		}

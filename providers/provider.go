@@ -243,6 +243,11 @@ type Profile struct {
 	// makes them (AWS: classic or network load balancers), in place of
 	// Features.
 	CloudFeatures func(Cloud) Features
+	// ProxyProtocolAnnotations are the annotations a LoadBalancer Service
+	// carries to ask the CCM for a load balancer that speaks the PROXY
+	// protocol to its backends: named wherever the profile claims
+	// load-balancer-proxy-protocol.
+	ProxyProtocolAnnotations map[string]string
 	// Differences are the steps of specs of a claimed capability that
 	// this CCM fails by its own design: strict expected failures, for
 	// this CCM only, so no spec is loosened for everyone. The spec runs;

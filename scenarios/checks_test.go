@@ -637,3 +637,28 @@ func TestRouteChecks(t *testing.T) {
 		}
 	}
 }
+
+// TestIngressProxied checks the ingress of a load balancer that speaks
+// the PROXY protocol: ipMode Proxy on an IP; a hostname alone passes;
+// VIP, or no ipMode (which means VIP), fails naming the mode.
+func TestIngressProxied(t *testing.T) {
+	proxy, vip := v1.LoadBalancerIPModeProxy, v1.LoadBalancerIPModeVIP
+	for _, tc := range []struct {
+		ingress []v1.LoadBalancerIngress
+		want    string
+	}{
+		{[]v1.LoadBalancerIngress{{IP: "127.20.0.1", IPMode: &proxy}}, ""},
+		{[]v1.LoadBalancerIngress{{Hostname: "a1-1.r.elb.amazonaws.com"}}, ""},
+		{[]v1.LoadBalancerIngress{{IP: "127.20.0.1", IPMode: &vip}}, "expected ingress 127.20.0.1 of ipMode Proxy, its load balancer speaking the PROXY protocol (with VIP, kube-proxy sends in-cluster clients of 127.20.0.1 straight to the backends, without the header), actual ipMode VIP"},
+		{[]v1.LoadBalancerIngress{{IP: "127.20.0.1"}}, "actual ipMode unset (VIP)"},
+		{[]v1.LoadBalancerIngress{{IP: "127.20.0.1", IPMode: &proxy}, {IP: "fd00::1", IPMode: &vip}}, "expected ingress fd00::1 of ipMode Proxy"},
+		{nil, "expected status.loadBalancer.ingress, actual: none"},
+	} {
+		s := &v1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web"},
+			Status: v1.ServiceStatus{LoadBalancer: v1.LoadBalancerStatus{Ingress: tc.ingress}}}
+		err := IngressProxied(s)
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("ingress %+v: %v, want %q", tc.ingress, err, tc.want)
+		}
+	}
+}

@@ -105,6 +105,27 @@ func ServiceChecks(checks ...ServiceCheck) ServiceCheck {
 	}
 }
 
+// IngressProxied checks that every ingress of s sends in-cluster clients
+// through its load balancer, which speaks the PROXY protocol: ipMode Proxy
+// on an IP (KEP-1860), or a hostname alone, which kube-proxy never
+// short-circuits.
+func IngressProxied(s *v1.Service) error {
+	for _, in := range s.Status.LoadBalancer.Ingress {
+		if in.IP == "" {
+			continue // a hostname alone: kube-proxy has no address to short-circuit
+		}
+		if in.IPMode == nil || *in.IPMode != v1.LoadBalancerIPModeProxy {
+			mode := "unset (VIP)"
+			if in.IPMode != nil {
+				mode = string(*in.IPMode)
+			}
+			return fmt.Errorf("Service %s/%s: expected ingress %s of ipMode Proxy, its load balancer speaking the PROXY protocol (with VIP, kube-proxy sends in-cluster clients of %s straight to the backends, without the header), actual ipMode %s",
+				s.Namespace, s.Name, in.IP, in.IP, mode)
+		}
+	}
+	return HasIngress(s)
+}
+
 // LoadBalancerOf finds the Service's load balancer among the cloud's.
 func LoadBalancerOf(lbs []providers.LoadBalancer, s *v1.Service) (*providers.LoadBalancer, error) {
 	key := s.Namespace + "/" + s.Name

@@ -194,6 +194,8 @@ var _ = framework.Describe("LoadBalancer Services", Needs(Claims(providers.LoadB
 		step(ctx, f, providers.StepSwitch, func(ctx context.Context) error { return cloudLoadBalancerMatches(ctx, f.ClientSet, s) })
 	})
 
+	it(specs.LBIPMode, Needs(LateLBInspector), func(ctx context.Context) { proxyProtocol(ctx, f) })
+
 	it(specs.LBNoNodePorts, Needs(LateLBInspector), func(ctx context.Context) {
 		s := newService(f.Namespace.Name, tcp(80))
 		s.Spec.AllocateLoadBalancerNodePorts = new(false)

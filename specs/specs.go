@@ -114,6 +114,11 @@ const (
 	// LoadBalancerSessionAffinity: sessionAffinity ClientIP reaches the
 	// cloud, whose load balancer then keeps a client on one backend.
 	LoadBalancerSessionAffinity Feature = "load-balancer-session-affinity"
+	// LoadBalancerProxyProtocol: a Service that asks (in the annotations
+	// the profile names) gets a load balancer that speaks the PROXY
+	// protocol to its backends, and an ingress of ipMode Proxy, so that
+	// in-cluster clients go through it too (KEP-1860).
+	LoadBalancerProxyProtocol Feature = "load-balancer-proxy-protocol"
 )
 
 // Features are the extended features a profile can claim, each of the
@@ -127,6 +132,7 @@ var Features = map[Feature]Capability{
 	LoadBalancerSourceIP:      LoadBalancers,
 
 	LoadBalancerSessionAffinity: LoadBalancers,
+	LoadBalancerProxyProtocol:   LoadBalancers,
 }
 
 // FeatureList is Features' keys in a stable order.
@@ -178,6 +184,7 @@ var (
 	LBHealthCheckPort = ID{"loadbalancer/health-check-node-port"}
 	LBSourceRanges    = ID{"loadbalancer/source-ranges"}
 	LBSessionAffinity = ID{"loadbalancer/session-affinity"}
+	LBIPMode          = ID{"loadbalancer/ip-mode"}
 	LBNoNodePorts     = ID{"loadbalancer/no-node-ports"}
 	LBClass           = ID{"loadbalancer/class-ignored"}
 	LBTypeChange      = ID{"loadbalancer/type-change"}
@@ -247,6 +254,7 @@ var All = []Spec{
 	{LBHealthCheckPort, "health-checks the healthCheckNodePort with externalTrafficPolicy=Local", TagLoadBalancer, LoadBalancers, LoadBalancerHealthChecks},
 	{LBSourceRanges, "hands loadBalancerSourceRanges to the cloud", TagLoadBalancer, LoadBalancers, LoadBalancerSourceRanges},
 	{LBSessionAffinity, "hands sessionAffinity ClientIP and its timeout to the cloud, and takes it back", TagLoadBalancer, LoadBalancers, LoadBalancerSessionAffinity},
+	{LBIPMode, "makes a load balancer that speaks the PROXY protocol when asked, with ingress ipMode Proxy", TagLoadBalancer, LoadBalancers, LoadBalancerProxyProtocol},
 	{LBNoNodePorts, "provisions without node ports when allocateLoadBalancerNodePorts=false", TagLoadBalancer, LoadBalancers, LoadBalancerNoNodePorts},
 	{LBClass, "ignores a Service with a loadBalancerClass", TagLoadBalancer, LoadBalancers, ""},
 	{LBTypeChange, "removes the load balancer, ingress and finalizer when the type changes to ClusterIP", TagLoadBalancer, LoadBalancers, ""},

@@ -234,17 +234,22 @@ var controls = []control{
 		},
 	},
 	{
-		// And a cloud that drops a load balancer's session affinity.
+		// And a cloud that drops a load balancer's session affinity, and
+		// its PROXY protocol: fakecloud's CCM then writes the ipMode of
+		// the load balancer the cloud made, VIP, and the spec names both.
 		name:  "route never created, load balancer session affinity dropped",
 		label: "route || loadbalancer",
-		focus: "creates a route to every node's pod CIDR|hands sessionAffinity ClientIP",
+		focus: "creates a route to every node's pod CIDR|hands sessionAffinity ClientIP|speaks the PROXY protocol when asked",
 		config: emulated.Config{Faults: []api.Fault{
 			{Operation: api.OpCreateRoute, Kind: api.FaultError, Status: 500, Message: "injected: route table full"},
 			{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreClientAffinity},
+			{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreProxyProtocol},
 		}},
 		fail: map[specs.ID][]string{
 			specs.RoutesCreated:     {"node node-", "expected condition NetworkUnavailable=False reason RouteCreated, actual True"},
 			specs.LBSessionAffinity: {"Service loadbalancer-", "expected cloud load balancer", "session affinity ClientIP for 60s, actual none"},
+			specs.LBIPMode: {"to speak the PROXY protocol to its backends, as annotations fakecloud.ccm-harness.sigs.k8s.io/proxy-protocol=v1 ask, actual: it speaks none",
+				"of ipMode Proxy, its load balancer speaking the PROXY protocol", "actual ipMode VIP"},
 		},
 	},
 	{
@@ -371,6 +376,19 @@ var controls = []control{
 		manifests: misbehave(fakecloudccm.AdoptForeignNodes),
 		fail: map[specs.ID][]string{
 			specs.LifecycleForeign: {"the CCM to leave the node of another owner alone: stopped holding after", "node foreign-", "expected kept, actual: deleted"},
+		},
+	},
+	{
+		// A cloud whose load balancer speaks the PROXY protocol, and a
+		// CCM that writes ipMode VIP for it all the same (hcloud CCM
+		// 727): in-cluster clients would skip the load balancer.
+		name:      "a CCM that writes ipMode VIP for a PROXY-protocol load balancer",
+		label:     "loadbalancer",
+		focus:     "speaks the PROXY protocol when asked",
+		profile:   "e2e/testdata/fakecloud-ccm-image.yaml",
+		manifests: misbehave(fakecloudccm.VIPForProxyProtocol),
+		fail: map[specs.ID][]string{
+			specs.LBIPMode: {"Service loadbalancer-", "of ipMode Proxy, its load balancer speaking the PROXY protocol (with VIP, kube-proxy sends in-cluster clients of 127.20.", "actual ipMode VIP"},
 		},
 	},
 	{

@@ -131,6 +131,9 @@ type LoadBalancer struct {
 	// ClientAffinity is its session affinity by client address; absent
 	// when it has none.
 	ClientAffinity *ClientAffinity `json:"clientAffinity,omitempty"`
+	// ProxyProtocol is the version of the PROXY protocol (1 or 2) it
+	// speaks to its backends; 0 or absent when none.
+	ProxyProtocol int32 `json:"proxyProtocol,omitempty"`
 }
 
 // ClientAffinity is a load balancer's session affinity by client address.

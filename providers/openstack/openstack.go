@@ -99,7 +99,12 @@ func Profile() providers.Profile {
 		Differences:      differences,
 		Capabilities:     providers.NewCapabilities(providers.Instances, providers.Zones, providers.NodeLifecycle, providers.LoadBalancers, providers.Routes),
 		Features:         features,
-		Config:           Config{},
+		// getProxyProtocolFromServiceAnnotation (pkg/openstack/
+		// loadbalancer.go:481-492, v1.36.0): "true" or "v1" makes the
+		// pool's protocol PROXY, "v2" PROXYV2; createLoadBalancerStatus
+		// (:1637-1666) then writes ipMode Proxy.
+		ProxyProtocolAnnotations: map[string]string{"loadbalancer.openstack.org/proxy-protocol": "true"},
+		Config:                   Config{},
 		NewCloud: func(config []byte) (providers.Cloud, error) {
 			var c Config
 			if len(config) > 0 {
@@ -170,8 +175,10 @@ var differences = []providers.Difference{
 // eligible node), actual []"). Not load-balancer-source-ip: Octavia's
 // amphorae proxy. load-balancer-session-affinity: a pool's SOURCE_IP
 // persistence, set when the pool is made (see differences).
+// load-balancer-proxy-protocol: a pool of protocol PROXY, and ipMode Proxy.
 var features = providers.NewFeatures(specs.LoadBalancerUDP, specs.LoadBalancerMixedProtocol,
-	specs.LoadBalancerSourceRanges, specs.LoadBalancerHealthChecks, specs.LoadBalancerSessionAffinity)
+	specs.LoadBalancerSourceRanges, specs.LoadBalancerHealthChecks, specs.LoadBalancerSessionAffinity,
+	specs.LoadBalancerProxyProtocol)
 
 // Config is the OpenStack provider's --provider-config file: fakecloud's
 // own settings, and how the CCM logs in.

@@ -120,6 +120,14 @@ func (c *Cloud) loadBalancer(ctx context.Context, s *services, lb loadbalancers.
 			if p.Persistence.Type == sourceIPPersistence {
 				out.ClientAffinity = &providers.ClientAffinity{}
 			}
+			// A pool of protocol PROXY or PROXYV2 starts each connection
+			// to a member with the PROXY protocol's header.
+			switch p.Protocol {
+			case "PROXY":
+				out.ProxyProtocol = 1
+			case "PROXYV2":
+				out.ProxyProtocol = 2
+			}
 			httpMonitor := false
 			if p.MonitorID != "" {
 				m, err := monitors.Get(ctx, s.lb, p.MonitorID).Extract()
