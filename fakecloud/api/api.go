@@ -247,6 +247,13 @@ type LoadBalancerSpec struct {
 	// that many seconds, as a Service's sessionAffinity ClientIP asks;
 	// 0 balances every connection afresh.
 	ClientAffinitySeconds int32 `json:"clientAffinitySeconds,omitempty"`
+	// ProxyProtocol, when not 0, makes the load balancer open each TCP
+	// connection to a backend with a PROXY protocol header naming the
+	// client and the listener, as HAProxy's send-proxy (1, the text
+	// header) or send-proxy-v2 (2, the binary one) does, so a backend
+	// behind a proxying load balancer still learns who its client is.
+	// 0 sends none. UDP listeners are unaffected: the header is TCP's.
+	ProxyProtocol int32 `json:"proxyProtocol,omitempty"`
 	// Tags are kept as given. A CCM records there whose load balancer it is,
 	// so a leaked one can be traced back to its Service.
 	Tags map[string]string `json:"tags,omitempty"`

@@ -55,13 +55,17 @@ const (
 	// IgnoreClientAffinity keeps the load balancer's client affinity:
 	// fakecloud's own API only.
 	IgnoreClientAffinity = "clientAffinitySeconds"
+	// IgnoreProxyProtocol keeps the load balancer's PROXY protocol
+	// version (none on creation): a cloud whose backends get other than
+	// the header the CCM asked for. fakecloud's own API only.
+	IgnoreProxyProtocol = "proxyProtocol"
 	// IgnoreBackendRemovals keeps every backend the request leaves out,
 	// and takes those it adds: a cloud that never lets a backend go
 	// (fakecloud's own API; its emulations of other clouds ignore it).
 	IgnoreBackendRemovals = "backendRemovals"
 )
 
-var ignoreFields = []string{IgnoreListeners, IgnoreBackends, IgnoreSourceRanges, IgnoreHealthCheck, IgnoreClientAffinity, IgnoreBackendRemovals}
+var ignoreFields = []string{IgnoreListeners, IgnoreBackends, IgnoreSourceRanges, IgnoreHealthCheck, IgnoreClientAffinity, IgnoreProxyProtocol, IgnoreBackendRemovals}
 
 // IgnoreRoute is what a FaultIgnore drops from a CreateRoute: the route.
 // The call succeeds; the route table stays as it was.

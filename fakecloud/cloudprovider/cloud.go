@@ -121,9 +121,15 @@ const (
 	// target as its own instance does: the route controller then makes no
 	// route for any node.
 	FailRoutesOnForeignNodes Misbehaviour = "fail-routes-on-foreign-nodes"
+	// VIPForProxyProtocol writes ipMode VIP even for a load balancer that
+	// speaks the PROXY protocol, as a CCM that never sets ipMode does
+	// (hcloud CCM issue 727): kube-proxy then short-circuits in-cluster
+	// clients of the ingress IP straight to the backends, which get no
+	// header and fail them.
+	VIPForProxyProtocol Misbehaviour = "vip-for-proxy-protocol"
 )
 
-var misbehaviours = []Misbehaviour{AdoptForeignNodes, CrashOnForeignNodes, FailLoadBalancersOnForeignNodes, FailRoutesOnForeignNodes}
+var misbehaviours = []Misbehaviour{AdoptForeignNodes, CrashOnForeignNodes, FailLoadBalancersOnForeignNodes, FailRoutesOnForeignNodes, VIPForProxyProtocol}
 
 func readMisbehaviours(v string) (map[Misbehaviour]bool, error) {
 	out := map[Misbehaviour]bool{}

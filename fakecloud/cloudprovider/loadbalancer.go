@@ -57,7 +57,7 @@ func (c *Cloud) GetLoadBalancer(ctx context.Context, clusterName string, service
 	if err != nil {
 		return nil, false, lbError(name, service, err)
 	}
-	status, err := lbStatus(lb)
+	status, err := c.lbStatus(lb)
 	return status, true, err
 }
 
@@ -73,7 +73,7 @@ func (c *Cloud) EnsureLoadBalancer(ctx context.Context, clusterName string, serv
 	if err != nil {
 		return nil, lbError(name, service, err)
 	}
-	return lbStatus(lb)
+	return c.lbStatus(lb)
 }
 
 // UpdateLoadBalancer points the Service's load balancer at nodes. The spec
@@ -175,7 +175,34 @@ func lbSpec(clusterName string, service *v1.Service, nodes []*v1.Node) (api.Load
 		slices.Sort(spec.SourceRanges)
 	}
 	spec.ClientAffinitySeconds = clientAffinity(service)
+	pp, err := proxyProtocol(service)
+	if err != nil {
+		return spec, err
+	}
+	spec.ProxyProtocol = pp
 	return spec, nil
+}
+
+// AnnotationProxyProtocol asks for a load balancer that opens each TCP
+// connection to a backend with a PROXY protocol header, of version "v1"
+// (text) or "v2" (binary), so backends learn their clients' addresses
+// through a proxying load balancer; absent or empty, none.
+const AnnotationProxyProtocol = "fakecloud.ccm-harness.sigs.k8s.io/proxy-protocol"
+
+// proxyProtocol is the PROXY protocol version the Service asks for. A value
+// it cannot read is an error rather than none: a backend that expects the
+// header would otherwise fail on every connection, far from the typo.
+func proxyProtocol(service *v1.Service) (int32, error) {
+	switch v := service.Annotations[AnnotationProxyProtocol]; v {
+	case "":
+		return 0, nil
+	case "v1":
+		return 1, nil
+	case "v2":
+		return 2, nil
+	default:
+		return 0, fmt.Errorf("annotation %s is %q, not v1 or v2 (the PROXY protocol version; leave it out for none)", AnnotationProxyProtocol, v)
+	}
 }
 
 // clientAffinity is how long the load balancer keeps a client on its
@@ -194,9 +221,20 @@ func clientAffinity(service *v1.Service) int32 {
 // lbStatus is what the service controller writes into the Service. A
 // well-formed IP is passed on as the cloud gives it, even a false one: the
 // harness must see what the CCM was told.
-func lbStatus(lb *api.LoadBalancer) (*v1.LoadBalancerStatus, error) {
+//
+// The ingress's ipMode (KEP-1860) is Proxy for a load balancer that
+// speaks the PROXY protocol to its backends: kube-proxy must then send
+// in-cluster clients of the ingress IP through the load balancer, or they
+// would reach backends without the header those expect. It follows the
+// cloud's answer, not the Service, so a cloud that dropped the PROXY
+// protocol shows as VIP, as it behaves.
+func (c *Cloud) lbStatus(lb *api.LoadBalancer) (*v1.LoadBalancerStatus, error) {
 	if _, err := netip.ParseAddr(lb.IP); err != nil {
 		return nil, fmt.Errorf("fakecloud: load balancer %s (%s) has IP %q, which is not an IP address", lb.Name, lb.ID, lb.IP)
 	}
-	return &v1.LoadBalancerStatus{Ingress: []v1.LoadBalancerIngress{{IP: lb.IP}}}, nil
+	mode := v1.LoadBalancerIPModeVIP
+	if lb.ProxyProtocol > 0 && !c.misbehaves[VIPForProxyProtocol] {
+		mode = v1.LoadBalancerIPModeProxy
+	}
+	return &v1.LoadBalancerStatus{Ingress: []v1.LoadBalancerIngress{{IP: lb.IP, IPMode: &mode}}}, nil
 }

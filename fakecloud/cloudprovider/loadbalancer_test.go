@@ -137,6 +137,26 @@ func TestLBSpec(t *testing.T) {
 			want: api.LoadBalancerSpec{Listeners: []api.Listener{{Port: 80, Protocol: api.ProtocolTCP, NodePort: 30080}}},
 		},
 		{
+			name: "PROXY protocol v1",
+			svc:  service("u-1", func(s *v1.Service) { s.Annotations = map[string]string{AnnotationProxyProtocol: "v1"} }),
+			want: api.LoadBalancerSpec{Listeners: []api.Listener{{Port: 80, Protocol: api.ProtocolTCP, NodePort: 30080}}, ProxyProtocol: 1},
+		},
+		{
+			name: "PROXY protocol v2",
+			svc:  service("u-1", func(s *v1.Service) { s.Annotations = map[string]string{AnnotationProxyProtocol: "v2"} }),
+			want: api.LoadBalancerSpec{Listeners: []api.Listener{{Port: 80, Protocol: api.ProtocolTCP, NodePort: 30080}}, ProxyProtocol: 2},
+		},
+		{
+			name: "PROXY protocol annotation empty: none",
+			svc:  service("u-1", func(s *v1.Service) { s.Annotations = map[string]string{AnnotationProxyProtocol: ""} }),
+			want: api.LoadBalancerSpec{Listeners: []api.Listener{{Port: 80, Protocol: api.ProtocolTCP, NodePort: 30080}}},
+		},
+		{
+			name:    "PROXY protocol of no version",
+			svc:     service("u-1", func(s *v1.Service) { s.Annotations = map[string]string{AnnotationProxyProtocol: "true"} }),
+			wantErr: `annotation fakecloud.ccm-harness.sigs.k8s.io/proxy-protocol is "true", not v1 or v2`,
+		},
+		{
 			name:    "SCTP",
 			svc:     service("u-1", func(s *v1.Service) { s.Spec.Ports[0].Protocol = v1.ProtocolSCTP }),
 			wantErr: `port "http": protocol SCTP is not supported`,
@@ -163,6 +183,7 @@ func TestLBSpec(t *testing.T) {
 			tt.want.Tags = map[string]string{TagCluster: cluster, TagService: "shop/web", TagServiceUID: "u-1"}
 			if !slices.Equal(got.Listeners, tt.want.Listeners) || !slices.Equal(got.Backends, tt.want.Backends) ||
 				got.HealthCheckNodePort != tt.want.HealthCheckNodePort || !slices.Equal(got.SourceRanges, tt.want.SourceRanges) ||
+				got.ClientAffinitySeconds != tt.want.ClientAffinitySeconds || got.ProxyProtocol != tt.want.ProxyProtocol ||
 				len(got.Tags) != 3 || got.Tags[TagService] != "shop/web" || got.Tags[TagServiceUID] != "u-1" || got.Tags[TagCluster] != cluster {
 				t.Errorf("spec\n got %+v\nwant %+v", got, tt.want)
 			}
@@ -404,4 +425,67 @@ func ensure(e env, svc *v1.Service) (string, error) {
 		return "", err
 	}
 	return st.Ingress[0].IP, nil
+}
+
+// TestLoadBalancerIPMode: the ingress is ipMode Proxy when the cloud's
+// answer speaks the PROXY protocol and VIP otherwise, the answer and not
+// the Service deciding: a cloud that dropped the PROXY protocol (an
+// ignore fault) shows as VIP. The misbehaving CCM writes VIP regardless.
+func TestLoadBalancerIPMode(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	mode := func(st *v1.LoadBalancerStatus) v1.LoadBalancerIPMode {
+		if st == nil || len(st.Ingress) != 1 || st.Ingress[0].IPMode == nil {
+			t.Fatalf("status %+v, want one ingress with an ipMode", st)
+		}
+		return *st.Ingress[0].IPMode
+	}
+	proxied := func(uid, version string) *v1.Service {
+		return service(uid, func(s *v1.Service) {
+			s.Spec.Ports = nil
+			if version != "" {
+				s.Annotations = map[string]string{AnnotationProxyProtocol: version}
+			}
+		})
+	}
+
+	plain := proxied("u-plain", "")
+	st, err := e.cloud.EnsureLoadBalancer(ctx, cluster, plain, nil)
+	if err != nil || mode(st) != v1.LoadBalancerIPModeVIP {
+		t.Errorf("no PROXY protocol: %+v, %v; want ipMode VIP", st, err)
+	}
+	v2 := proxied("u-v2", "v2")
+	if st, err := e.cloud.EnsureLoadBalancer(ctx, cluster, v2, nil); err != nil || mode(st) != v1.LoadBalancerIPModeProxy {
+		t.Errorf("PROXY protocol v2: %+v, %v; want ipMode Proxy", st, err)
+	}
+	if truth, err := e.admin.LoadBalancer(ctx, e.cloud.GetLoadBalancerName(ctx, cluster, v2)); err != nil || truth.ProxyProtocol != 2 {
+		t.Errorf("the cloud holds %+v, %v; want proxyProtocol 2", truth, err)
+	}
+	if st, exists, err := e.cloud.GetLoadBalancer(ctx, cluster, v2); err != nil || !exists || mode(st) != v1.LoadBalancerIPModeProxy {
+		t.Errorf("GetLoadBalancer of the v2 one: %+v, %v, %v; want ipMode Proxy", st, exists, err)
+	}
+
+	fault, err := e.admin.AddFault(ctx, api.Fault{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreProxyProtocol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := e.cloud.EnsureLoadBalancer(ctx, cluster, proxied("u-dropped", "v1"), nil); err != nil || mode(st) != v1.LoadBalancerIPModeVIP {
+		t.Errorf("a cloud that dropped the PROXY protocol: %+v, %v; want ipMode VIP, as it behaves", st, err)
+	}
+	if err := e.admin.DeleteFault(ctx, fault.ID); err != nil {
+		t.Fatal(err)
+	}
+
+	_, err = e.cloud.EnsureLoadBalancer(ctx, cluster, proxied("u-bad", "v3"), nil)
+	if err == nil || !strings.Contains(err.Error(), `proxy-protocol is "v3", not v1 or v2`) || !strings.Contains(err.Error(), "shop/web") {
+		t.Errorf("a PROXY protocol of no version: %v, want an error naming the annotation, the value and the service", err)
+	}
+
+	e.cloud.misbehaves = map[Misbehaviour]bool{VIPForProxyProtocol: true}
+	if st, err := e.cloud.EnsureLoadBalancer(ctx, cluster, v2, nil); err != nil || mode(st) != v1.LoadBalancerIPModeVIP {
+		t.Errorf("misbehaving, PROXY protocol v2: %+v, %v; want ipMode VIP", st, err)
+	}
+	if _, err := readMisbehaviours(string(VIPForProxyProtocol)); err != nil {
+		t.Error(err)
+	}
 }

@@ -86,11 +86,14 @@ type lbConfig struct {
 	// affinity keeps a client on its backend while it comes back within
 	// it; 0: none.
 	affinity time.Duration
+	// proxyProtocol is the PROXY protocol version each TCP connection to a
+	// backend opens with (proxyHeader); 0: none.
+	proxyProtocol int32
 }
 
 func newLBConfig(lb *LBRecord, backends []backend, dp *dataplane) (*lbConfig, error) {
 	cfg := &lbConfig{hcPort: uint16(lb.HealthCheckNodePort), backends: backends, nodePorts: map[listenerKey]uint16{},
-		keepClient: keepsClient(lb, dp.proxy)}
+		keepClient: keepsClient(lb, dp.proxy), proxyProtocol: lb.ProxyProtocol}
 	if !dp.ignoreAffinity {
 		cfg.affinity = time.Duration(lb.ClientAffinitySeconds) * time.Second
 	}

@@ -184,6 +184,8 @@ func Ignore(f *api.Fault, before, next *api.LoadBalancerSpec) {
 		next.HealthCheckNodePort = before.HealthCheckNodePort
 	case api.IgnoreClientAffinity:
 		next.ClientAffinitySeconds = before.ClientAffinitySeconds
+	case api.IgnoreProxyProtocol:
+		next.ProxyProtocol = before.ProxyProtocol
 	case api.IgnoreBackendRemovals:
 		for _, b := range before.Backends {
 			if !slices.Contains(next.Backends, b) {

@@ -168,6 +168,9 @@ func ValidateLBSpec(spec api.LoadBalancerSpec) error {
 	if a := spec.ClientAffinitySeconds; a < 0 || a > MaxClientAffinitySeconds {
 		return fmt.Errorf("clientAffinitySeconds %d is not in 0-%d (0 means no affinity)", a, MaxClientAffinitySeconds)
 	}
+	if v := spec.ProxyProtocol; v < 0 || v > 2 {
+		return fmt.Errorf("proxyProtocol %d is not 0, 1 or 2 (0: none; 1 and 2: the PROXY protocol version)", v)
+	}
 	return nil
 }
 

@@ -76,6 +76,30 @@ const OctaviaSourceIP = "SOURCE_IP"
 // octaviaPersistenceTypes are the session persistence types Octavia takes.
 var octaviaPersistenceTypes = []string{OctaviaSourceIP, "HTTP_COOKIE", "APP_COOKIE"}
 
+// Pool protocols. PROXY and PROXYV2 pools carry TCP, each connection to a
+// member opened with the PROXY protocol header of version 1 or 2: what
+// the OpenStack CCM asks for a Service's PROXY protocol annotation.
+const (
+	OctaviaProxy   = "PROXY"
+	OctaviaProxyV2 = "PROXYV2"
+)
+
+// octaviaPoolProtocols are the pool protocols Octavia takes, in the order
+// its refusal of another lists them.
+var octaviaPoolProtocols = []string{"HTTP", "HTTPS", OctaviaProxy, OctaviaProxyV2, "SCTP", "TCP", "UDP"}
+
+// octaviaListenerPools are the pool protocols Octavia puts behind a
+// listener of each protocol (its VALID_LISTENER_POOL_PROTOCOL_MAP): a PROXY
+// pool goes behind TCP or HTTP(S), a UDP pool behind UDP alone.
+var octaviaListenerPools = map[string][]string{
+	"TCP":              {"HTTP", "HTTPS", OctaviaProxy, OctaviaProxyV2, "TCP"},
+	"HTTP":             {"HTTP", OctaviaProxy, OctaviaProxyV2},
+	"HTTPS":            {"HTTPS", OctaviaProxy, OctaviaProxyV2, "TCP"},
+	"TERMINATED_HTTPS": {"HTTP", OctaviaProxy, OctaviaProxyV2},
+	"UDP":              {"UDP"},
+	"SCTP":             {"SCTP"},
+}
+
 // OctaviaPersistence is a pool's session persistence.
 type OctaviaPersistence struct {
 	Type       string `json:"type"`

@@ -49,8 +49,9 @@ func serviceOfLBName(name string) string {
 // octaviaSpecLocked derives the native spec from the Octavia view: a
 // listener's node port is its pool's members' port, the backends are the
 // instances whose InternalIP the members name, the health check node port
-// is the members' monitor port under an HTTP monitor, and the source
-// ranges are the listeners' allowed_cidrs.
+// is the members' monitor port under an HTTP monitor, the source ranges
+// are the listeners' allowed_cidrs, and a PROXY or PROXYV2 pool is the
+// PROXY protocol of version 1 or 2.
 //
 // Octavia keeps a member it cannot reach (its monitor marks it ERROR), and
 // so does fakecloud: a member of a terminated instance stays that
@@ -97,6 +98,16 @@ func (s *Cloud) octaviaSpecLocked(name string, o *OctaviaLB) (api.LoadBalancerSp
 				// its member until the table fills. The longest affinity
 				// fakecloud has stands for that.
 				spec.ClientAffinitySeconds = MaxClientAffinitySeconds
+			}
+			// The native spec has one PROXY protocol version for the
+			// whole load balancer, where Octavia has one per pool; the
+			// OpenStack CCM gives every pool the same, and the newer
+			// version stands for a mix.
+			switch {
+			case p.Protocol == OctaviaProxyV2:
+				spec.ProxyProtocol = 2
+			case p.Protocol == OctaviaProxy && spec.ProxyProtocol == 0:
+				spec.ProxyProtocol = 1
 			}
 		}
 		for _, c := range l.AllowedCIDRs {
@@ -176,6 +187,12 @@ func validateOctavia(o *OctaviaLB) error {
 		seen[k] = true
 	}
 	for _, p := range o.Pools {
+		if !slices.Contains(octaviaPoolProtocols, p.Protocol) {
+			return Errorf(KindInvalid, "Invalid input for field/attribute protocol. Value: '%s'. Value should be one of: %s", p.Protocol, strings.Join(octaviaPoolProtocols, ", "))
+		}
+		if l := o.Listener(p.ListenerID); l != nil && !slices.Contains(octaviaListenerPools[l.Protocol], p.Protocol) {
+			return Errorf(KindInvalid, "Validation failure: The pool protocol '%s' is invalid while the listener protocol is '%s'.", p.Protocol, l.Protocol)
+		}
 		if ps := p.Persistence; ps != nil {
 			if !slices.Contains(octaviaPersistenceTypes, ps.Type) {
 				return Errorf(KindInvalid, "Invalid input for field/attribute type. Value: '%s'. Value should be one of: %s", ps.Type, strings.Join(octaviaPersistenceTypes, ", "))

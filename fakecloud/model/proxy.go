@@ -139,6 +139,19 @@ func (f *tcpFrontend) handle(client *net.TCPConn) {
 	}
 	defer f.drop(c)
 	be := c.(*net.TCPConn)
+	// The header goes first and whole, before any byte of the client's,
+	// naming the client and the listener as this socket saw them.
+	hdr, err := proxyHeader(cfg.proxyProtocol, client.RemoteAddr().(*net.TCPAddr).AddrPort(), client.LocalAddr().(*net.TCPAddr).AddrPort())
+	if err != nil {
+		client.SetLinger(0)
+		return
+	}
+	if len(hdr) > 0 {
+		if _, err := be.Write(hdr); err != nil {
+			client.SetLinger(0)
+			return
+		}
+	}
 	// Half-closes are passed on, so a client that shuts its write side
 	// still gets the whole answer.
 	done := make(chan struct{})

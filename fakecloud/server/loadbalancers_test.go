@@ -55,6 +55,8 @@ func TestLBValidation(t *testing.T) {
 		{"bad CIDR", api.LoadBalancerSpec{SourceRanges: []string{"127.0.0.1/32", "127.0.0.1"}}, "sourceRanges[1]"},
 		{"affinity over a day", api.LoadBalancerSpec{ClientAffinitySeconds: 86401}, "clientAffinitySeconds 86401"},
 		{"negative affinity", api.LoadBalancerSpec{ClientAffinitySeconds: -1}, "clientAffinitySeconds -1"},
+		{"PROXY protocol version 3", api.LoadBalancerSpec{ProxyProtocol: 3}, "proxyProtocol 3 is not 0, 1 or 2"},
+		{"negative PROXY protocol version", api.LoadBalancerSpec{ProxyProtocol: -1}, "proxyProtocol -1"},
 		{"unknown field", `{"listeners":[],"backend":[]}`, `unknown field "backend"`},
 	}
 	for _, tt := range tests {
@@ -294,6 +296,12 @@ func TestLBIgnoreFault(t *testing.T) {
 			}
 			return ""
 		}},
+		{api.IgnoreProxyProtocol, func(b, a api.LoadBalancer) string {
+			if a.ProxyProtocol != 0 {
+				return fmt.Sprintf("PROXY protocol %d, want none as before", a.ProxyProtocol)
+			}
+			return ""
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.field, func(t *testing.T) {
@@ -306,6 +314,7 @@ func TestLBIgnoreFault(t *testing.T) {
 				SourceRanges:          []string{"127.0.0.1/32"},
 				HealthCheckNodePort:   31000,
 				ClientAffinitySeconds: 60,
+				ProxyProtocol:         2,
 			}, http.StatusOK)
 			f.Must(http.StatusNoContent, "DELETE", api.AdminPathFaults+"/"+fault.ID, servertest.AdminToken, nil, nil)
 			if msg := tt.check(before, f.AdminLB(name)); msg != "" {

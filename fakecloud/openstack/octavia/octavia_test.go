@@ -255,3 +255,78 @@ func TestOctaviaSessionPersistence(t *testing.T) {
 		t.Errorf("an unknown persistence type: %v, want 400 naming the types", err)
 	}
 }
+
+// TestOctaviaProxyProtocol: a PROXY or PROXYV2 pool, as the OpenStack CCM
+// makes one for a Service that asks for the PROXY protocol, is kept and
+// shown as such, and its load balancer sends the header of that version
+// (the data plane's own test, package server's TestLBProxyProtocol,
+// reads it); a pool protocol Octavia does not know, or one it does not
+// put behind its listener's protocol, is refused in Octavia's words.
+func TestOctaviaProxyProtocol(t *testing.T) {
+	f := servertest.New(t, server.Config{})
+	a := f.Create("node-a")
+	c := f.Octavia()
+	ctx := context.Background()
+	const name = "kube_service_kubernetes_shop_proxied"
+	lb, err := loadbalancers.Create(ctx, c, loadbalancers.CreateOpts{
+		Name: name, VipSubnetID: openstackjson.PrivateSubnetID,
+		Listeners: []listeners.CreateOpts{{
+			Name: "listener_0", Protocol: listeners.ProtocolTCP, ProtocolPort: 80,
+			DefaultPool: &pools.CreateOpts{
+				Name: "pool_0", Protocol: pools.ProtocolPROXY, LBMethod: pools.LBMethodRoundRobin,
+				Members: []pools.CreateMemberOpts{{Name: "node-a", Address: servertest.AddrOf(a), ProtocolPort: 30080}},
+			},
+		}},
+	}).Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	servertest.WaitActive(t, c, lb.ID)
+	page, err := pools.List(c, pools.ListOpts{LoadbalancerID: lb.ID}).AllPages(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, _ := pools.ExtractPools(page)
+	if len(ps) != 1 || ps[0].Protocol != model.OctaviaProxy {
+		t.Fatalf("pools %+v, want one of protocol PROXY", ps)
+	}
+	if got := f.AdminLB(name).ProxyProtocol; got != 1 {
+		t.Errorf("native PROXY protocol %d for a PROXY pool, want 1", got)
+	}
+
+	l, err := listeners.Create(ctx, c, listeners.CreateOpts{LoadbalancerID: lb.ID, Protocol: listeners.ProtocolTCP, ProtocolPort: 443}).Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	servertest.WaitActive(t, c, lb.ID)
+	p, err := pools.Create(ctx, c, pools.CreateOpts{ListenerID: l.ID, Protocol: pools.ProtocolPROXYV2, LBMethod: pools.LBMethodRoundRobin}).Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	servertest.WaitActive(t, c, lb.ID)
+	page, err = pools.List(c, pools.ListOpts{LoadbalancerID: lb.ID}).AllPages(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, _ = pools.ExtractPools(page)
+	if len(ps) != 2 || ps[1].ID != p.ID || ps[1].Protocol != model.OctaviaProxyV2 {
+		t.Errorf("pools %+v, want the second of protocol PROXYV2, as stored", ps)
+	}
+	if got := f.AdminLB(name).ProxyProtocol; got != 2 {
+		t.Errorf("native PROXY protocol %d with a PROXYV2 pool, want 2", got)
+	}
+
+	u, err := listeners.Create(ctx, c, listeners.CreateOpts{LoadbalancerID: lb.ID, Protocol: listeners.ProtocolUDP, ProtocolPort: 53}).Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	servertest.WaitActive(t, c, lb.ID)
+	_, err = pools.Create(ctx, c, pools.CreateOpts{ListenerID: u.ID, Protocol: pools.ProtocolPROXY, LBMethod: pools.LBMethodRoundRobin}).Extract()
+	if !gophercloud.ResponseCodeIs(err, http.StatusBadRequest) || !strings.Contains(err.Error(), "The pool protocol 'PROXY' is invalid while the listener protocol is 'UDP'") {
+		t.Errorf("a PROXY pool behind a UDP listener: %v, want 400 as Octavia's", err)
+	}
+	_, err = pools.Create(ctx, c, pools.CreateOpts{ListenerID: u.ID, Protocol: "PROXYV3", LBMethod: pools.LBMethodRoundRobin}).Extract()
+	if !gophercloud.ResponseCodeIs(err, http.StatusBadRequest) || !strings.Contains(err.Error(), "Value should be one of: HTTP, HTTPS, PROXY, PROXYV2, SCTP, TCP, UDP") {
+		t.Errorf("an unknown pool protocol: %v, want 400 naming the protocols", err)
+	}
+}
