@@ -76,15 +76,18 @@ func proxyProtocol(ctx context.Context, f *framework.Framework) {
 				}
 				// Both, when both are wrong: a cloud that dropped the
 				// protocol and a CCM that says VIP are different fixes.
-				var wrong []error
+				var wrong []string
 				if lb.ProxyProtocol == 0 {
-					wrong = append(wrong, fmt.Errorf("Service %s/%s: expected its cloud load balancer %s to speak the PROXY protocol to its backends, as annotations %s ask, actual: it speaks none",
+					wrong = append(wrong, fmt.Sprintf("Service %s/%s: expected its cloud load balancer %s to speak the PROXY protocol to its backends, as annotations %s ask, actual: it speaks none",
 						cur.Namespace, cur.Name, lb.Name, describeAnnotations(asks)))
 				}
 				if err := IngressProxied(cur); err != nil {
-					wrong = append(wrong, err)
+					wrong = append(wrong, err.Error())
 				}
-				return errors.Join(wrong...)
+				if len(wrong) > 0 {
+					return errors.New(strings.Join(wrong, "; "))
+				}
+				return nil
 			})
 	})
 }

@@ -43,10 +43,18 @@ import (
 // removes one: the kubelets lose kind's provider ID (kind://...), so the
 // CCM sets the cloud's. CoreDNS is skipped: its image would have to be
 // built here, and no spec needs cluster DNS.
+//
+// kind writes kubeadm's v1beta3 for a release before v1.36 and v1beta4
+// from v1.36 (its pkg/cluster/internal/kubeadm/config.go): arguments are
+// maps in the one and lists in the other, and v1beta3 has one timeout.
+// Each patch names its apiVersion, so kind applies only the form of the
+// configuration it wrote (a v1beta4 patch on v1.34's v1beta3 failed
+// kubeadm init: "cannot unmarshal array into ... extraArgs").
 var kubeadmPatches = []string{
 	// Silent nodes are noticed in about 16 s rather than 50, as on the
 	// local runtime: the kubelets renew their leases every 2 s.
-	`kind: ClusterConfiguration
+	`apiVersion: kubeadm.k8s.io/v1beta4
+kind: ClusterConfiguration
 controllerManager:
   extraArgs:
   - name: cloud-provider
@@ -56,7 +64,8 @@ controllerManager:
   - name: node-monitor-period
     value: 1s
 `,
-	`kind: InitConfiguration
+	`apiVersion: kubeadm.k8s.io/v1beta4
+kind: InitConfiguration
 nodeRegistration:
   kubeletExtraArgs:
   - name: cloud-provider
@@ -68,7 +77,8 @@ skipPhases:
 - addon/coredns
 timeouts:
 ` + kubeadmTimeouts,
-	`kind: JoinConfiguration
+	`apiVersion: kubeadm.k8s.io/v1beta4
+kind: JoinConfiguration
 nodeRegistration:
   kubeletExtraArgs:
   - name: cloud-provider
@@ -77,6 +87,33 @@ nodeRegistration:
     value: null
 timeouts:
 ` + kubeadmTimeouts,
+	`apiVersion: kubeadm.k8s.io/v1beta3
+kind: ClusterConfiguration
+apiServer:
+  timeoutForControlPlane: 6m0s
+controllerManager:
+  extraArgs:
+    cloud-provider: external
+    node-monitor-grace-period: 16s
+    node-monitor-period: 1s
+`,
+	`apiVersion: kubeadm.k8s.io/v1beta3
+kind: InitConfiguration
+nodeRegistration:
+  kubeletExtraArgs:
+    cloud-provider: external
+    provider-id: null
+skipPhases:
+- preflight
+- addon/coredns
+`,
+	`apiVersion: kubeadm.k8s.io/v1beta3
+kind: JoinConfiguration
+nodeRegistration:
+  kubeletExtraArgs:
+    cloud-provider: external
+    provider-id: null
+`,
 	// The hosts are cgroup v1, which kubelet v1.35 and later refuse
 	// unless told otherwise.
 	`kind: KubeletConfiguration
@@ -101,7 +138,8 @@ const kubeadmTimeouts = `  kubernetesAPICall: 3m0s
 const (
 	nodeAuditPolicyDir = "/ccm-harness/audit-policy"
 	nodeAuditLogDir    = "/ccm-harness/log"
-	auditPatch         = `kind: ClusterConfiguration
+	auditPatch         = `apiVersion: kubeadm.k8s.io/v1beta4
+kind: ClusterConfiguration
 apiServer:
   extraArgs:
   - name: audit-policy-file
@@ -110,6 +148,26 @@ apiServer:
     value: ` + nodeAuditLogDir + `/` + audit.LogName + `
   - name: audit-log-format
     value: json
+  extraVolumes:
+  - name: ccm-harness-audit-policy
+    hostPath: ` + nodeAuditPolicyDir + `
+    mountPath: ` + nodeAuditPolicyDir + `
+    readOnly: true
+    pathType: Directory
+  - name: ccm-harness-audit-log
+    hostPath: ` + nodeAuditLogDir + `
+    mountPath: ` + nodeAuditLogDir + `
+    pathType: DirectoryOrCreate
+`
+	// auditPatchV1beta3 is auditPatch in kubeadm's v1beta3 (see
+	// kubeadmPatches).
+	auditPatchV1beta3 = `apiVersion: kubeadm.k8s.io/v1beta3
+kind: ClusterConfiguration
+apiServer:
+  extraArgs:
+    audit-policy-file: ` + nodeAuditPolicyDir + `/policy.yaml
+    audit-log-path: ` + nodeAuditLogDir + `/` + audit.LogName + `
+    audit-log-format: json
   extraVolumes:
   - name: ccm-harness-audit-policy
     hostPath: ` + nodeAuditPolicyDir + `
@@ -201,7 +259,7 @@ func (in *instance) createCluster(ctx context.Context) error {
 			{HostPath: policyDir, ContainerPath: nodeAuditPolicyDir, Readonly: true},
 			{HostPath: in.logDir(), ContainerPath: nodeAuditLogDir},
 		}
-		cfg.KubeadmConfigPatches = append(slices.Clone(kubeadmPatches), auditPatch)
+		cfg.KubeadmConfigPatches = append(slices.Clone(kubeadmPatches), auditPatch, auditPatchV1beta3)
 	}
 	for i := 1; i < in.spec.Nodes; i++ {
 		cfg.Nodes = append(cfg.Nodes, v1alpha4.Node{Role: v1alpha4.WorkerRole})

@@ -234,20 +234,29 @@ var controls = []control{
 		},
 	},
 	{
-		// And a cloud that drops a load balancer's session affinity, and
-		// its PROXY protocol: fakecloud's CCM then writes the ipMode of
-		// the load balancer the cloud made, VIP, and the spec names both.
+		// And a cloud that drops a load balancer's session affinity.
 		name:  "route never created, load balancer session affinity dropped",
 		label: "route || loadbalancer",
-		focus: "creates a route to every node's pod CIDR|hands sessionAffinity ClientIP|speaks the PROXY protocol when asked",
+		focus: "creates a route to every node's pod CIDR|hands sessionAffinity ClientIP",
 		config: emulated.Config{Faults: []api.Fault{
 			{Operation: api.OpCreateRoute, Kind: api.FaultError, Status: 500, Message: "injected: route table full"},
 			{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreClientAffinity},
-			{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreProxyProtocol},
 		}},
 		fail: map[specs.ID][]string{
 			specs.RoutesCreated:     {"node node-", "expected condition NetworkUnavailable=False reason RouteCreated, actual True"},
 			specs.LBSessionAffinity: {"Service loadbalancer-", "expected cloud load balancer", "session affinity ClientIP for 60s, actual none"},
+		},
+	},
+	{
+		// A cloud that drops a load balancer's PROXY protocol (one ignore
+		// fault fires per call, so not beside another): fakecloud's CCM
+		// then writes the ipMode of the load balancer the cloud made, VIP,
+		// and the spec names both wrongs.
+		name:   "load balancer PROXY protocol dropped",
+		label:  "loadbalancer",
+		focus:  "speaks the PROXY protocol when asked",
+		config: emulated.Config{Faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreProxyProtocol}}},
+		fail: map[specs.ID][]string{
 			specs.LBIPMode: {"to speak the PROXY protocol to its backends, as annotations fakecloud.ccm-harness.sigs.k8s.io/proxy-protocol=v1 ask, actual: it speaks none",
 				"of ipMode Proxy, its load balancer speaking the PROXY protocol", "actual ipMode VIP"},
 		},

@@ -48,6 +48,7 @@ func (i instances) LoadBalancers(ctx context.Context) ([]providers.LoadBalancer,
 			Hostname:            lb.Hostname,
 			HealthCheckNodePort: lb.HealthCheckNodePort,
 			SourceRanges:        lb.SourceRanges,
+			ProxyProtocol:       lb.ProxyProtocol,
 		}
 		if lb.ClientAffinitySeconds > 0 {
 			p.ClientAffinity = &providers.ClientAffinity{TimeoutSeconds: lb.ClientAffinitySeconds}

@@ -59,10 +59,13 @@ func Profile() providers.Profile {
 		// and TCP on one port, reach pods without node ports, and hand
 		// backends the client's address, as a pass-through network load
 		// balancer does.
-		Features:  providers.AllFeatures(providers.NewCapabilities(providers.LoadBalancers)),
-		InTreeKCM: InTreeKCM,
-		OlderCCM:  OlderCCM,
-		Config:    emulated.Config{},
+		Features: providers.AllFeatures(providers.NewCapabilities(providers.LoadBalancers)),
+		// fakecloud's CCM asks for a load balancer that speaks the PROXY
+		// protocol (v1) so, and writes ipMode Proxy for it.
+		ProxyProtocolAnnotations: map[string]string{cloudprovider.AnnotationProxyProtocol: "v1"},
+		InTreeKCM:                InTreeKCM,
+		OlderCCM:                 OlderCCM,
+		Config:                   emulated.Config{},
 		NewCloud: func(config []byte) (providers.Cloud, error) {
 			var c emulated.Config
 			if len(config) > 0 {
