@@ -58,23 +58,36 @@ func TestBridgeConfig(t *testing.T) {
 // kind matches a patch to a kubeadm document by its kind, and merges
 // extra arguments by name, a null value removing one.
 func TestKubeadmPatches(t *testing.T) {
-	kinds := map[string]map[string]any{}
+	// By apiVersion and kind: kind applies a patch that names its
+	// apiVersion only to a configuration of that version.
+	docs := map[string]map[string]any{}
 	for _, p := range kubeadmPatches {
 		var doc map[string]any
 		if err := yaml.Unmarshal([]byte(p), &doc); err != nil {
 			t.Fatalf("patch is not YAML: %v\n%s", err, p)
 		}
-		kinds[fmt.Sprint(doc["kind"])] = doc
+		docs[fmt.Sprint(doc["apiVersion"], " ", doc["kind"])] = doc
 	}
-	for _, k := range []string{"ClusterConfiguration", "InitConfiguration", "JoinConfiguration", "KubeletConfiguration"} {
-		if kinds[k] == nil {
-			t.Errorf("no patch for %s", k)
+	if docs["<nil> KubeletConfiguration"] == nil {
+		t.Error("no patch for KubeletConfiguration")
+	}
+	// kubeadm's v1beta4 (kind's from v1.36) lists arguments by name;
+	// v1beta3 (before v1.36) maps them.
+	for version, want := range map[string][2]string{
+		"kubeadm.k8s.io/v1beta4": {"name:provider-id value:<nil>", "name:cloud-provider value:external"},
+		"kubeadm.k8s.io/v1beta3": {"provider-id:<nil>", "cloud-provider:external"},
+	} {
+		if docs[version+" ClusterConfiguration"] == nil {
+			t.Errorf("no %s patch for ClusterConfiguration", version)
 		}
-	}
-	for _, k := range []string{"InitConfiguration", "JoinConfiguration"} {
-		args := fmt.Sprint(kinds[k]["nodeRegistration"])
-		if !strings.Contains(args, "name:provider-id value:<nil>") || !strings.Contains(args, "name:cloud-provider value:external") {
-			t.Errorf("%s kubelet arguments %s: want cloud-provider external and kind's provider-id removed", k, args)
+		if args := fmt.Sprint(docs[version+" ClusterConfiguration"]["controllerManager"]); !strings.Contains(args, want[1]) {
+			t.Errorf("%s ClusterConfiguration controller manager arguments %s: want cloud-provider external", version, args)
+		}
+		for _, k := range []string{"InitConfiguration", "JoinConfiguration"} {
+			args := fmt.Sprint(docs[version+" "+k]["nodeRegistration"])
+			if !strings.Contains(args, want[0]) || !strings.Contains(args, want[1]) {
+				t.Errorf("%s %s kubelet arguments %s: want cloud-provider external and kind's provider-id removed", version, k, args)
+			}
 		}
 	}
 }
