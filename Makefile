@@ -61,7 +61,7 @@ export ARTIFACTS
 # the suite and kube-apiserver share is compiled once, not once each way.
 export GOFLAGS += -trimpath
 
-.PHONY: cli e2e-routes-watch jobs-matrix docs verify bench all build binaries matrix e2e-oldest prebuild e2e e2e-vsphere e2e-openstack e2e-aws e2e-aws-lb e2e-kind e2e-image e2e-plugin e2e-reached e2e-reached-openstack e2e-reached-vsphere e2e-reached-control e2e-foreign e2e-incluster e2e-existing e2e-dry-run e2e-serial test unit vet controls compare images jobs up down clean clean-cache kubetest2
+.PHONY: cli e2e-routes-watch e2e-coordinated jobs-matrix docs verify bench all build binaries matrix e2e-oldest prebuild e2e e2e-vsphere e2e-openstack e2e-aws e2e-aws-lb e2e-kind e2e-image e2e-plugin e2e-reached e2e-reached-openstack e2e-reached-vsphere e2e-reached-control e2e-foreign e2e-incluster e2e-existing e2e-dry-run e2e-serial test unit vet controls compare images jobs up down clean clean-cache kubetest2
 
 all: build
 
@@ -118,6 +118,9 @@ PROCS ?= $(if $(filter local,$(CLUSTER)),6,1)
 # CLUSTER=existing, lends the node-lifecycle specs nodes whose machines
 # they may stop, start and terminate through the cloud's API; JOIN_HOOK
 # is the command that makes the specs' new nodes there (`hook NODE`).
+# COORDINATED_LEADER_ELECTION=true runs a local cluster's API server with
+# coordinated leader election (KEP-4355) and its kube-controller-managers
+# as candidates.
 # LEADER_MIGRATION_CONFIG, CCM_LEADER_MIGRATION_CONFIG,
 # ROLLBACK_LEADER_MIGRATION_CONFIG and LEADER_MIGRATION_DEFAULT (any
 # value) are the suite's leader-migration flags of those names; E2E_FLAGS
@@ -126,6 +129,7 @@ SUITE_FLAGS = --provider=$(PROVIDER) --ccm-version='$(CCM_VERSION)' --cluster=$(
 	--provider-config='$(PROVIDER_CONFIG)' --ccm-image='$(CCM_IMAGE)' --nodes=$(NODES) --kubernetes-version='$(K8S_VERSION)' \
 	$(if $(WAIT_SCALE),--wait-scale=$(WAIT_SCALE)) $(if $(LIFECYCLE_NODES),--lifecycle-nodes=$(LIFECYCLE_NODES)) \
 	$(if $(JOIN_HOOK),--join-hook='$(JOIN_HOOK)') \
+	$(if $(COORDINATED_LEADER_ELECTION),--coordinated-leader-election=$(COORDINATED_LEADER_ELECTION)) \
 	$(if $(LEADER_MIGRATION_CONFIG),--leader-migration-config='$(LEADER_MIGRATION_CONFIG)') \
 	$(if $(CCM_LEADER_MIGRATION_CONFIG),--ccm-leader-migration-config='$(CCM_LEADER_MIGRATION_CONFIG)') \
 	$(if $(ROLLBACK_LEADER_MIGRATION_CONFIG),--rollback-leader-migration-config='$(ROLLBACK_LEADER_MIGRATION_CONFIG)') \
@@ -343,6 +347,15 @@ e2e-reached: build
 e2e-routes-watch: build
 	$(MAKE) e2e PROVIDER=external PROVIDER_CONFIG=e2e/testdata/fakecloud-watch-routes.yaml LABEL_FILTER=route \
 		CCM_VERSION= CCM_IMAGE= K8S_VERSION= ARTIFACTS=$(ARTIFACTS)/routes-watch
+
+# The leader-migration specs on clusters that run coordinated leader
+# election (KEP-4355, beta and off by default): the API server elects
+# among release N's kube-controller-managers, which exit when they yield
+# their lease and are started again, as a kubelet would; the in-tree
+# kube-controller-manager (v1.30) and the CCMs cannot take part.
+e2e-coordinated: build
+	$(MAKE) e2e PROVIDER=fake CLUSTER=local CCM_VERSION= CCM_IMAGE= PROVIDER_CONFIG= K8S_VERSION= LABEL_FILTER=leader-migration \
+		COORDINATED_LEADER_ELECTION=true ARTIFACTS=$(ARTIFACTS)/coordinated
 
 # e2e-reached's OpenStack, a target of its own that make test runs beside
 # the others.
@@ -576,7 +589,7 @@ prebuild: $(BIN)/ccm-harness
 # (e2e-foreign: its kind cluster, two suites and a control, about 7
 # minutes alone) starts in the background after the reached clouds' group,
 # once the AWS CCM and the node image it takes from the cache are built.
-TEST_TARGETS := cli prebuild@ verify build unit+jobs+e2e e2e-vsphere+e2e-aws+e2e-aws-lb+e2e-reached+e2e-reached-control e2e-foreign@ e2e-openstack+e2e-oldest+e2e-kind+e2e-serial+e2e-plugin+e2e-reached-openstack+e2e-reached-vsphere+e2e-routes-watch images e2e-image+e2e-incluster+e2e-existing+e2e-dry-run+kubetest2+controls wait compare
+TEST_TARGETS := cli prebuild@ verify build unit+jobs+e2e e2e-vsphere+e2e-aws+e2e-aws-lb+e2e-reached+e2e-reached-control+e2e-coordinated e2e-foreign@ e2e-openstack+e2e-oldest+e2e-kind+e2e-serial+e2e-plugin+e2e-reached-openstack+e2e-reached-vsphere+e2e-routes-watch images e2e-image+e2e-incluster+e2e-existing+e2e-dry-run+kubetest2+controls wait compare
 # Each target's output also goes to $(ARTIFACTS)/make-test/<target>.log;
 # a failed target's error lines are printed again after the times, last,
 # where a CI system that keeps only the end of the output still shows why;

@@ -82,6 +82,15 @@ type Spec struct {
 	// plane (and kind's nodes) from, one of pins.KubernetesReleases;
 	// "" for go.mod's.
 	KubernetesVersion string
+	// CoordinatedLeaderElection runs the API server's coordinated leader
+	// election (KEP-4355, beta and off by default), with the
+	// kube-controller-managers of the control plane's release as its
+	// candidates, as a cluster that enables it does. The managers that
+	// cannot take part are left out: a kube-controller-manager with a
+	// cloud provider in-tree (v1.30 and older; the election begins at
+	// v1.31) and every CCM (k8s.io/cloud-provider has no coordinated
+	// election).
+	CoordinatedLeaderElection bool
 }
 
 // AtRelease is c, a component of Kubernetes, at the spec's release.

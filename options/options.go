@@ -64,8 +64,10 @@ const (
 	FlagAPIServerPort  = "apiserver-port"
 	FlagKubernetes     = "kubernetes-version"
 	FlagAllowNewerCCM  = "allow-newer-ccm"
-	FlagLifecycleNodes = "lifecycle-nodes"
-	FlagJoinHook       = "join-hook"
+
+	FlagCoordinatedLeaderElection = "coordinated-leader-election"
+	FlagLifecycleNodes            = "lifecycle-nodes"
+	FlagJoinHook                  = "join-hook"
 )
 
 // Runtimes are the values of --cluster.
@@ -194,12 +196,15 @@ type Options struct {
 	// command run as `hook NODE` (existing.WithJoinHook); none, and the
 	// specs that add nodes skip.
 	JoinHook string
+	// CoordinatedLeaderElection makes a local cluster run coordinated
+	// leader election (cluster.Spec.CoordinatedLeaderElection).
+	CoordinatedLeaderElection bool
 }
 
 // New returns the defaults, taken from the environment where it sets
 // them: PROVIDER, PROVIDER_CONFIG, CCM_VERSION, CCM_IMAGE, CLUSTER,
 // KUBECONFIG, BIN_DIR, NODES, ARTIFACTS, K8S_VERSION, ALLOW_NEWER_CCM,
-// LIFECYCLE_NODES and JOIN_HOOK,
+// LIFECYCLE_NODES, JOIN_HOOK and COORDINATED_LEADER_ELECTION,
 // as `make e2e` passes them.
 func New() *Options {
 	nodes := 3
@@ -222,6 +227,8 @@ func New() *Options {
 		AllowNewerCCM:     os.Getenv("ALLOW_NEWER_CCM") == "true",
 		LifecycleNodes:    os.Getenv("LIFECYCLE_NODES"),
 		JoinHook:          os.Getenv("JOIN_HOOK"),
+
+		CoordinatedLeaderElection: os.Getenv("COORDINATED_LEADER_ELECTION") == "true",
 	}
 }
 
@@ -258,6 +265,9 @@ func (o *Options) Bind(fs FlagSet, except ...string) {
 	if !slices.Contains(except, FlagAllowNewerCCM) {
 		fs.BoolVar(&o.AllowNewerCCM, FlagAllowNewerCCM, o.AllowNewerCCM, "run a CCM newer than the kube-apiserver, outside the version skew policy, instead of refusing it ($ALLOW_NEWER_CCM=true)")
 	}
+	if !slices.Contains(except, FlagCoordinatedLeaderElection) {
+		fs.BoolVar(&o.CoordinatedLeaderElection, FlagCoordinatedLeaderElection, o.CoordinatedLeaderElection, "run the local cluster's API server with coordinated leader election (KEP-4355) and its kube-controller-managers as candidates, as a cluster that enables it does ($COORDINATED_LEADER_ELECTION=true)")
+	}
 	if !slices.Contains(except, FlagNodes) {
 		fs.IntVar(&o.Nodes, FlagNodes, o.Nodes, "nodes to register at start ($NODES)")
 	}
@@ -284,6 +294,7 @@ func (o Options) Args() []string {
 		"--" + FlagKubernetes + "=" + o.KubernetesVersion,
 		"--" + FlagNodes + "=" + strconv.Itoa(o.Nodes),
 		"--" + FlagAllowNewerCCM + "=" + strconv.FormatBool(o.AllowNewerCCM),
+		"--" + FlagCoordinatedLeaderElection + "=" + strconv.FormatBool(o.CoordinatedLeaderElection),
 	}
 	if o.Cluster == Existing {
 		args = append(args, "--"+FlagKubeconfig+"="+o.Kubeconfig, "--"+FlagLifecycleNodes+"="+o.LifecycleNodes, "--"+FlagJoinHook+"="+o.JoinHook)
@@ -330,6 +341,9 @@ func (o Options) Resolve(logf func(format string, args ...any)) (*Setup, error) 
 	}
 	if s.Release, err = o.KubernetesRelease(); err != nil {
 		return nil, err
+	}
+	if o.CoordinatedLeaderElection && o.Cluster != Local {
+		return nil, fmt.Errorf("--%s is for a cluster the harness makes with --%s=%s; a kind or existing cluster enables it in its own control plane's configuration", FlagCoordinatedLeaderElection, FlagCluster, Local)
 	}
 	if p.CCM.Name == "" {
 		// A profile file with no ccm: the cluster's own runs already.

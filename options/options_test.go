@@ -95,6 +95,7 @@ func TestResolveBadInput(t *testing.T) {
 		{"a release for an existing cluster", Options{Provider: fake.Name, Cluster: Existing, KubernetesVersion: "v1.35"}, "--kubernetes-version v1.35 picks the release of a cluster the harness makes"},
 		{"lent nodes of a cluster the harness makes", Options{Provider: fake.Name, Cluster: Local, LifecycleNodes: "node-1"}, "--lifecycle-nodes names nodes of a cluster someone else made"},
 		{"a join hook for a cluster the harness makes", Options{Provider: fake.Name, Cluster: Local, JoinHook: "true"}, "--join-hook makes nodes of a cluster someone else made"},
+		{"coordinated leader election on kind", Options{Provider: fake.Name, Cluster: Kind, CoordinatedLeaderElection: true}, "--coordinated-leader-election is for a cluster the harness makes with --cluster=local"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.o.Nodes == 0 && tt.name != "no nodes" {

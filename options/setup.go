@@ -86,7 +86,8 @@ func (s *Setup) Spec(name string) cluster.Spec {
 		Binaries:       s.Binaries,
 		Logf:           s.Logf,
 
-		KubernetesVersion: s.Release,
+		KubernetesVersion:         s.Release,
+		CoordinatedLeaderElection: s.CoordinatedLeaderElection,
 	}
 }
 

@@ -313,6 +313,11 @@ func (in *instance) startAPIServer(ctx context.Context) error {
 	if in.spec.Profile.CCM.Image == "" {
 		in.audit.SetBinary(auditLog, CCMUser)
 	}
+	var electionArgs []string
+	if in.spec.CoordinatedLeaderElection {
+		// Beta from v1.33 and off by default, as is its LeaseCandidate API.
+		electionArgs = []string{"--feature-gates=CoordinatedLeaderElection=true", "--runtime-config=coordination.k8s.io/v1beta1=true"}
+	}
 	_, err := in.procs.Start(ctx, process.Spec{
 		Name: "kube-apiserver",
 		Path: in.bins["kube-apiserver"],
@@ -345,7 +350,7 @@ func (in *instance) startAPIServer(ctx context.Context) error {
 			"--profiling=false",
 			"--cert-dir=" + filepath.Join(in.dir, "apiserver"),
 			"--v=1",
-		}, auditArgs...),
+		}, append(auditArgs, electionArgs...)...),
 		LogDir:       in.logDir(),
 		Ready:        in.probe(in.apiserverURL+"/readyz", p.admin),
 		ReadyTimeout: 90 * time.Second,

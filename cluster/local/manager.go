@@ -17,6 +17,7 @@ limitations under the License.
 package local
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -119,6 +120,15 @@ func (in *instance) startManager(ctx context.Context, spec cluster.ManagerSpec) 
 		args = append(args, "--leader-elect=false")
 	}
 	var env []string
+	// Under coordinated leader election a kube-controller-manager is a
+	// candidate, and exits whenever it yields its lease to one the API
+	// server prefers; its kubelet would start it again. One with a cloud
+	// provider in-tree is v1.30 or older, before the election.
+	var restartWhen func(string) bool
+	if in.spec.CoordinatedLeaderElection && spec.Kind == cluster.KubeControllerManager && !spec.InTree() {
+		args = append(args, "--feature-gates=CoordinatedLeaderElection=true")
+		restartWhen = yieldedLease
+	}
 	if spec.Kind == cluster.KubeControllerManager {
 		args = append(args,
 			"--allocate-node-cidrs=true",
@@ -173,6 +183,7 @@ func (in *instance) startManager(ctx context.Context, spec cluster.ManagerSpec) 
 			// credentials; kube-controller-manager runs the harness's own
 			// in-tree provider.
 			Unprivileged: spec.Kind == cluster.CloudControllerManager,
+			RestartWhen:  restartWhen,
 		})
 	}
 	if err != nil {
@@ -297,4 +308,18 @@ func (c controlPlane) Start(ctx context.Context, spec cluster.ManagerSpec) (clus
 		return nil, err
 	}
 	return m, nil
+}
+
+// yieldedLease reports whether a manager's last run, in its log, lost its
+// lease ("leaderelection lost", kube-controller-manager v1.37's
+// "leaderelection lost/stopped"), as one does that yields to a candidate
+// the API server's coordinated leader election prefers. Not its last
+// lines: v1.37 says which of its controllers it stops after.
+func yieldedLease(log string) bool {
+	data, err := os.ReadFile(log)
+	if err != nil {
+		return false
+	}
+	run := data[bytes.LastIndex(data, []byte("\n=== "))+1:]
+	return bytes.Contains(run, []byte(`"leaderelection lost`))
 }

@@ -80,6 +80,9 @@ type control struct {
 	// migrationDefault runs the managers with leader migration and no
 	// configuration file: each with its library's built-in default.
 	migrationDefault bool
+	// coordinated runs the cluster with coordinated leader election
+	// (--coordinated-leader-election).
+	coordinated bool
 	// profile, if set, is a profile file of this repository's that the
 	// control runs (PROVIDER=external) with its manifests as manifests
 	// changes them: the CCM's RBAC or settings broken rather than the
@@ -571,6 +574,22 @@ var controls = []control{
 		},
 	},
 	{
+		// The same under coordinated leader election, whose handovers
+		// start kube-controller-managers again (they exit when they
+		// yield): the timeline still sees the conflict.
+		name:         "CCM leader migration config without service-lb-controller, coordinated leader election",
+		label:        "leader-migration && upgrade",
+		focus:        "moves the cloud controllers from kube-controller-manager",
+		ccmMigration: migration.NewConfig(migration.CloudControllers...).Without(names.ServiceLBController).YAML(),
+		coordinated:  true,
+		fail: map[specs.ID][]string{
+			specs.MigrateToCCM: {
+				"the timeline breaks leader migration's invariants", "conflict from ",
+				"service-lb-controller ran in m", "(" + olderCCM(fake.Name).String() + ")", "(kube-controller-manager-fakecloud v1.30.14)", " at once, from ",
+			},
+		},
+	},
+	{
 		// A provider with no in-tree release starts from the older CCMs;
 		// their configuration leaves a controller to kube-controller-
 		// manager, which runs none any more: nobody runs it.
@@ -776,7 +795,7 @@ func cost(c control) int {
 	switch {
 	case c.cluster == "kind":
 		return 2
-	case c.migration != nil || c.ccmMigration != nil || c.rollbackMigration != nil || c.migrationDefault:
+	case c.migration != nil || c.ccmMigration != nil || c.rollbackMigration != nil || c.migrationDefault || c.coordinated:
 		return 1
 	}
 	return 0
@@ -891,6 +910,9 @@ func run(t *testing.T, suite string, c control) {
 	}
 	if c.migrationDefault {
 		args = append(args, "--leader-migration-default")
+	}
+	if c.coordinated {
+		args = append(args, "--coordinated-leader-election")
 	}
 	// Its own Ginkgo timeout (above), under go test's: a hung control
 	// tears its cluster down itself and fails. On a local cluster, in

@@ -42,6 +42,11 @@ func (g *Group) Start(ctx context.Context, spec Spec) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A member started again by itself (Spec.RestartWhen) has a new PID
+	// for the records.
+	p.mu.Lock()
+	p.onRestart = g.changed
+	p.mu.Unlock()
 	g.mu.Lock()
 	g.procs = append(g.procs, p)
 	g.mu.Unlock()

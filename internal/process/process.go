@@ -25,6 +25,7 @@ package process
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -63,6 +64,13 @@ type Spec struct {
 	// before it starts, for what outlives its process group: a container
 	// is its own session, and its runtime's state is kept on disk.
 	Cleanup []string
+	// RestartWhen, if set, is asked about an exit that Stop did not cause,
+	// with the log's path: true starts the component again, as a kubelet
+	// starts a static pod again, rather than counting the exit a crash.
+	// For managers under coordinated leader election, which exit whenever
+	// they yield their lease to a candidate the API server prefers. An
+	// exit it says no to is a crash, as without it.
+	RestartWhen func(logPath string) bool
 }
 
 // LogPath is where the component's output goes.
@@ -79,7 +87,25 @@ type Process struct {
 	err    error // set before exited is closed
 	// stopping is set by Stop, so an exit it caused is not a crash.
 	stopping bool
+	// halted is set by Stop and cleared only by Restart: a start again
+	// after an exit (RestartWhen) that races a Stop must not leave a
+	// process running.
+	halted bool
+	// restarting is set from an exit RestartWhen takes until the component
+	// runs again; restartErr is why it did not.
+	restarting bool
+	restartErr error
+	// onRestart, if set, is told of a start again (the group's records).
+	onRestart func()
 }
+
+// errHalted is a start again that a Stop overtook: no failure.
+var errHalted = errors.New("stopped while it started again")
+
+// restartDelay is the pause before a component that exited is started
+// again: a kubelet's first back-off, shortened, since a manager here
+// starts in a second.
+const restartDelay = time.Second
 
 // Start runs spec and waits until it is ready. If it exits or never becomes
 // ready, Start stops it and returns an error quoting its last log lines.
@@ -135,6 +161,14 @@ func (p *Process) start(ctx context.Context) error {
 	}
 	exited := make(chan struct{})
 	p.mu.Lock()
+	if p.halted {
+		// Stopped while this start again was on its way.
+		p.mu.Unlock()
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+		logFile.Close()
+		return errHalted
+	}
 	p.cmd, p.exited, p.err, p.stopping = cmd, exited, nil, false
 	p.mu.Unlock()
 	go func() {
@@ -142,8 +176,13 @@ func (p *Process) start(ctx context.Context) error {
 		logFile.Close()
 		p.mu.Lock()
 		p.err = err
+		again := !p.stopping && spec.RestartWhen != nil && spec.RestartWhen(spec.LogPath())
+		p.restarting = again
 		p.mu.Unlock()
 		close(exited)
+		if again {
+			p.startAgain()
+		}
 	}()
 
 	if err := p.waitReady(ctx); err != nil {
@@ -191,15 +230,35 @@ func (p *Process) waitReady(parent context.Context) error {
 	}
 }
 
+// startAgain starts the component again after an exit RestartWhen took,
+// unless Stop came first.
+func (p *Process) startAgain() {
+	time.Sleep(restartDelay)
+	err := p.start(context.Background())
+	p.mu.Lock()
+	p.restarting = false
+	if err != nil && !errors.Is(err, errHalted) {
+		p.restartErr = err
+	}
+	notify := p.onRestart
+	p.mu.Unlock()
+	if err == nil && notify != nil {
+		notify()
+	}
+}
+
 // died is an error if the process has exited without Stop; a restart in
 // progress does not count.
 func (p *Process) died() error {
 	p.mu.Lock()
-	exited, stopping := p.exited, p.stopping
+	exited, stopping, restarting, restartErr := p.exited, p.stopping, p.restarting, p.restartErr
 	p.mu.Unlock()
+	if restartErr != nil {
+		return fmt.Errorf("%s exited, and did not start again: %w", p.spec.Name, restartErr)
+	}
 	select {
 	case <-exited:
-		if stopping {
+		if stopping || restarting {
 			return nil
 		}
 		return fmt.Errorf("%s exited unexpectedly (%v)%s", p.spec.Name, p.ExitErr(), LogTail(p.spec.LogPath(), 15))
@@ -242,7 +301,7 @@ func (p *Process) Record() Record {
 func (p *Process) Stop(grace time.Duration) error {
 	p.mu.Lock()
 	cmd, exited := p.cmd, p.exited
-	p.stopping = true
+	p.stopping, p.halted = true, true
 	p.mu.Unlock()
 	if cmd == nil {
 		return nil
@@ -267,6 +326,9 @@ func (p *Process) Restart(ctx context.Context, grace time.Duration) error {
 	if err := p.Stop(grace); err != nil {
 		return err
 	}
+	p.mu.Lock()
+	p.halted, p.restartErr = false, nil
+	p.mu.Unlock()
 	return p.start(ctx)
 }
 

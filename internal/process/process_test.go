@@ -26,6 +26,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -606,5 +607,66 @@ func TestFreePortOutsideEphemeralRange(t *testing.T) {
 			t.Fatalf("FreePort gave %d twice", port)
 		}
 		seen[port] = true
+	}
+}
+
+// TestRestartWhen: an exit the spec's RestartWhen takes (a manager that
+// yielded its lease, saying so in its log) starts the component again, is
+// no crash, and tells the group's records; an exit it does not take is a
+// crash; and a Stop ends it for good.
+func TestRestartWhen(t *testing.T) {
+	dir := t.TempDir()
+	second := filepath.Join(dir, "second")
+	// The first run says it lost its lease and exits; the second serves.
+	spec := sh(dir, "kcm", `if [ -e `+second+` ]; then echo again > `+second+`.up; exec sleep 1000; fi
+echo "leaderelection lost"; touch `+second+`; exit 1`)
+	spec.RestartWhen = func(log string) bool {
+		data, _ := os.ReadFile(log)
+		return strings.Contains(string(data), "leaderelection lost")
+	}
+	changes := 0
+	var mu sync.Mutex
+	g := &Group{OnChange: func([]Record) { mu.Lock(); changes++; mu.Unlock() }}
+	t.Cleanup(func() { g.StopAll(time.Second) })
+	if _, err := g.Start(context.Background(), spec); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for fileReady(second+".up")(context.Background()) != nil {
+		if err := g.Dead(); err != nil {
+			t.Fatalf("an exit RestartWhen takes counted as a crash: %v", err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the component was not started again after its first exit")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if err := g.Dead(); err != nil {
+		t.Fatalf("started again, and still dead: %v", err)
+	}
+	mu.Lock()
+	if changes < 2 {
+		t.Errorf("the group's records were told %d times, want at the start and at the start again", changes)
+	}
+	mu.Unlock()
+	data, _ := os.ReadFile(spec.LogPath())
+	if n := strings.Count(string(data), "=== "); n != 2 {
+		t.Errorf("log has %d runs, want 2:\n%s", n, data)
+	}
+	g.StopAll(time.Second)
+	time.Sleep(restartDelay + 500*time.Millisecond)
+	data, _ = os.ReadFile(spec.LogPath())
+	if n := strings.Count(string(data), "=== "); n != 2 {
+		t.Errorf("started again after Stop: log has %d runs:\n%s", n, data)
+	}
+
+	// An exit whose log does not say so is a crash, as without RestartWhen.
+	crash := sh(dir, "crash", `sleep 0.2; echo "panic: boom"; exit 2`)
+	crash.RestartWhen = spec.RestartWhen
+	p := startOrFail(t, crash)
+	<-p.Exited()
+	if err := p.died(); err == nil || !strings.Contains(err.Error(), "crash exited unexpectedly") {
+		t.Errorf("an exit RestartWhen does not take: %v, want a crash", err)
 	}
 }
