@@ -212,30 +212,11 @@ func TestOctaviaOwnsItsLoadBalancers(t *testing.T) {
 // Octavia does not know is refused.
 func TestOctaviaSessionPersistence(t *testing.T) {
 	f := servertest.New(t, server.Config{})
-	a := f.Create("node-a")
 	c := f.Octavia()
 	ctx := context.Background()
 	const name = "kube_service_kubernetes_shop_sticky"
-	lb, err := loadbalancers.Create(ctx, c, loadbalancers.CreateOpts{
-		Name: name, VipSubnetID: openstackjson.PrivateSubnetID,
-		Listeners: []listeners.CreateOpts{{
-			Name: "listener_0", Protocol: listeners.ProtocolTCP, ProtocolPort: 80,
-			DefaultPool: &pools.CreateOpts{
-				Name: "pool_0", Protocol: pools.ProtocolTCP, LBMethod: pools.LBMethodRoundRobin,
-				Persistence: &pools.SessionPersistence{Type: model.OctaviaSourceIP},
-				Members:     []pools.CreateMemberOpts{{Name: "node-a", Address: servertest.AddrOf(a), ProtocolPort: 30080}},
-			},
-		}},
-	}).Extract()
-	if err != nil {
-		t.Fatal(err)
-	}
-	servertest.WaitActive(t, c, lb.ID)
-	page, err := pools.List(c, pools.ListOpts{LoadbalancerID: lb.ID}).AllPages(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps, _ := pools.ExtractPools(page)
+	lb := oneListener(t, f, name, pools.CreateOpts{Protocol: pools.ProtocolTCP, Persistence: &pools.SessionPersistence{Type: model.OctaviaSourceIP}})
+	ps := poolsOf(t, c, lb.ID)
 	if len(ps) != 1 || ps[0].Persistence.Type != model.OctaviaSourceIP {
 		t.Fatalf("pools %+v, want one with SOURCE_IP persistence", ps)
 	}
@@ -250,7 +231,7 @@ func TestOctaviaSessionPersistence(t *testing.T) {
 	if got := f.AdminLB(name).ClientAffinitySeconds; got != 0 {
 		t.Errorf("native client affinity %ds with cookie persistence, want none", got)
 	}
-	_, err = pools.Update(ctx, c, ps[0].ID, pools.UpdateOpts{Persistence: &pools.SessionPersistence{Type: "STICKY"}}).Extract()
+	_, err := pools.Update(ctx, c, ps[0].ID, pools.UpdateOpts{Persistence: &pools.SessionPersistence{Type: "STICKY"}}).Extract()
 	if !gophercloud.ResponseCodeIs(err, http.StatusBadRequest) || !strings.Contains(err.Error(), "Value should be one of: SOURCE_IP, HTTP_COOKIE, APP_COOKIE") {
 		t.Errorf("an unknown persistence type: %v, want 400 naming the types", err)
 	}
@@ -264,29 +245,11 @@ func TestOctaviaSessionPersistence(t *testing.T) {
 // put behind its listener's protocol, is refused in Octavia's words.
 func TestOctaviaProxyProtocol(t *testing.T) {
 	f := servertest.New(t, server.Config{})
-	a := f.Create("node-a")
 	c := f.Octavia()
 	ctx := context.Background()
 	const name = "kube_service_kubernetes_shop_proxied"
-	lb, err := loadbalancers.Create(ctx, c, loadbalancers.CreateOpts{
-		Name: name, VipSubnetID: openstackjson.PrivateSubnetID,
-		Listeners: []listeners.CreateOpts{{
-			Name: "listener_0", Protocol: listeners.ProtocolTCP, ProtocolPort: 80,
-			DefaultPool: &pools.CreateOpts{
-				Name: "pool_0", Protocol: pools.ProtocolPROXY, LBMethod: pools.LBMethodRoundRobin,
-				Members: []pools.CreateMemberOpts{{Name: "node-a", Address: servertest.AddrOf(a), ProtocolPort: 30080}},
-			},
-		}},
-	}).Extract()
-	if err != nil {
-		t.Fatal(err)
-	}
-	servertest.WaitActive(t, c, lb.ID)
-	page, err := pools.List(c, pools.ListOpts{LoadbalancerID: lb.ID}).AllPages(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps, _ := pools.ExtractPools(page)
+	lb := oneListener(t, f, name, pools.CreateOpts{Protocol: pools.ProtocolPROXY})
+	ps := poolsOf(t, c, lb.ID)
 	if len(ps) != 1 || ps[0].Protocol != model.OctaviaProxy {
 		t.Fatalf("pools %+v, want one of protocol PROXY", ps)
 	}
@@ -304,11 +267,7 @@ func TestOctaviaProxyProtocol(t *testing.T) {
 		t.Fatal(err)
 	}
 	servertest.WaitActive(t, c, lb.ID)
-	page, err = pools.List(c, pools.ListOpts{LoadbalancerID: lb.ID}).AllPages(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps, _ = pools.ExtractPools(page)
+	ps = poolsOf(t, c, lb.ID)
 	if len(ps) != 2 || ps[1].ID != p.ID || ps[1].Protocol != model.OctaviaProxyV2 {
 		t.Errorf("pools %+v, want the second of protocol PROXYV2, as stored", ps)
 	}
@@ -329,4 +288,39 @@ func TestOctaviaProxyProtocol(t *testing.T) {
 	if !gophercloud.ResponseCodeIs(err, http.StatusBadRequest) || !strings.Contains(err.Error(), "Value should be one of: HTTP, HTTPS, PROXY, PROXYV2, SCTP, TCP, UDP") {
 		t.Errorf("an unknown pool protocol: %v, want 400 naming the protocols", err)
 	}
+}
+
+// oneListener makes load balancer name as the OpenStack CCM makes one
+// for a Service of one TCP port: a listener on 80 whose default pool is
+// pool (its name, method and a member on node-a's node port filled in),
+// and waits until it is active.
+func oneListener(t *testing.T, f *servertest.Fixture, name string, pool pools.CreateOpts) *loadbalancers.LoadBalancer {
+	t.Helper()
+	a := f.Create("node-a")
+	c := f.Octavia()
+	pool.Name, pool.LBMethod = "pool_0", pools.LBMethodRoundRobin
+	pool.Members = []pools.CreateMemberOpts{{Name: "node-a", Address: servertest.AddrOf(a), ProtocolPort: 30080}}
+	lb, err := loadbalancers.Create(context.Background(), c, loadbalancers.CreateOpts{
+		Name: name, VipSubnetID: openstackjson.PrivateSubnetID,
+		Listeners: []listeners.CreateOpts{{Name: "listener_0", Protocol: listeners.ProtocolTCP, ProtocolPort: 80, DefaultPool: &pool}},
+	}).Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	servertest.WaitActive(t, c, lb.ID)
+	return lb
+}
+
+// poolsOf lists the load balancer's pools, as Octavia answers.
+func poolsOf(t *testing.T, c *gophercloud.ServiceClient, lbID string) []pools.Pool {
+	t.Helper()
+	page, err := pools.List(c, pools.ListOpts{LoadbalancerID: lbID}).AllPages(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := pools.ExtractPools(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ps
 }
