@@ -86,6 +86,17 @@ func rollingUpdate(ctx context.Context, f *framework.Framework) {
 		ProbeHandler:        v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: "/readyz", Port: intstr.FromInt32(80)}},
 		InitialDelaySeconds: rolloutWarmUp, PeriodSeconds: 1,
 	}
+	// Only on the initial nodes (lent ones are not among them): the
+	// lifecycle specs beside this one stop, terminate and add nodes, and a
+	// DaemonSet pod on a node powered off never becomes available. A term
+	// for each: a metadata.name field selector takes one value.
+	var terms []v1.NodeSelectorTerm
+	for _, n := range initialNodes() {
+		terms = append(terms, v1.NodeSelectorTerm{MatchFields: []v1.NodeSelectorRequirement{{Key: metav1.ObjectNameField, Operator: v1.NodeSelectorOpIn, Values: []string{n}}}})
+	}
+	ds.Spec.Template.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{NodeSelectorTerms: terms},
+	}}
 	nodeNames := e2edaemonset.SchedulableNodes(ctx, cs, ds)
 	if len(nodeNames) < 2 {
 		framework.Failf("%d node runs pods: with one, a rollout leaves no backend to serve: expected two at least", len(nodeNames))
