@@ -61,7 +61,7 @@ export ARTIFACTS
 # the suite and kube-apiserver share is compiled once, not once each way.
 export GOFLAGS += -trimpath
 
-.PHONY: cli e2e-routes-watch e2e-coordinated jobs-matrix docs verify bench all build binaries matrix e2e-oldest prebuild e2e e2e-vsphere e2e-openstack e2e-aws e2e-aws-lb e2e-kind e2e-image e2e-plugin e2e-reached e2e-reached-openstack e2e-reached-vsphere e2e-reached-control e2e-foreign e2e-incluster e2e-existing e2e-dry-run e2e-serial test unit vet controls compare images jobs up down clean clean-cache kubetest2
+.PHONY: cli e2e-upstream e2e-routes-watch e2e-coordinated jobs-matrix docs verify bench all build binaries matrix e2e-oldest prebuild e2e e2e-vsphere e2e-openstack e2e-aws e2e-aws-lb e2e-kind e2e-image e2e-plugin e2e-reached e2e-reached-openstack e2e-reached-vsphere e2e-reached-control e2e-foreign e2e-incluster e2e-existing e2e-dry-run e2e-serial test unit vet controls compare images jobs up down clean clean-cache kubetest2
 
 all: build
 
@@ -452,6 +452,30 @@ e2e-foreign: build $(BIN)/kind
 		echo "e2e-foreign: the claims control failed, as it must: the CCM's pod runs no route controller"; \
 	else echo "e2e-foreign: the claims control failed, but not on the claim ($(ARTIFACTS)/foreign-claims.log)"; false; fi
 
+# Kubernetes' own load-balancer e2e as a cross-check of ours: the e2e.test
+# of the cluster's release (built once into the cache, in make test by
+# prebuild), its [Feature:LoadBalancer] specs, against a kind cluster the
+# harness brings up for it and takes down after, with the provider's CCM
+# (the fake provider's from its image). Every upstream spec must pass or be
+# listed, with why, in providers/$(PROVIDER)/upstream.yaml; a listed spec
+# that passes fails the run too (fake and openstack; aws and vsphere are
+# refused, saying why). The result: $(ARTIFACTS)/upstream-$(PROVIDER)/upstream/summary.md.
+# UPSTREAM_SKIP leaves specs out (e2e.test's --ginkgo.skip); by default
+# upstream's two rolling-update specs (five rollouts of every node, each
+# pod draining 60 s: about 10 minutes each), which our datapath/rolling-update
+# spec checks in make test. UPSTREAM_ALL=true runs every spec, the listed
+# ones too, which checks the list (the periodics); by default the listed
+# ones are left out (--skip-listed), as each waits out a timeout of ten
+# minutes or more before it fails.
+# UPSTREAM_EXPECT names another list than providers/$(PROVIDER)/upstream.yaml
+# (your CCM's, with PROVIDER=external and its profile file).
+UPSTREAM_SKIP ?= $(if $(filter true,$(UPSTREAM_ALL)),,rolling update)
+e2e-upstream: $(BIN)/ccm-harness $(if $(filter fake,$(PROVIDER)),$(IMAGE))
+	$(BIN)/ccm-harness upstream --name=ccm-harness-upstream-$(PROVIDER) --cluster=kind --provider=$(PROVIDER) \
+		$(if $(filter fake,$(PROVIDER)),--ccm-image=docker-archive:$(IMAGE),--ccm-version='$(CCM_VERSION)') --provider-config='$(PROVIDER_CONFIG)' \
+		--kubernetes-version='$(K8S_VERSION)' --artifacts=$(ARTIFACTS)/upstream-$(PROVIDER) $(if $(UPSTREAM_SKIP),--skip='$(UPSTREAM_SKIP)') \
+		$(if $(filter true,$(UPSTREAM_ALL)),,--skip-listed) $(if $(UPSTREAM_EXPECT),--expect='$(UPSTREAM_EXPECT)')
+
 $(BIN)/kind: go.mod go.sum
 	@mkdir -p $(BIN); $(GO) build -ldflags='-s -w' -o $@ sigs.k8s.io/kind
 
@@ -571,6 +595,7 @@ prebuild: $(BIN)/ccm-harness
 	nice -n 19 $(BIN)/ccm-harness binaries --provider=aws --ccm-version=v1.36.2 --label-filter='!leader-migration' >/dev/null
 	nice -n 19 $(BIN)/ccm-harness binaries --provider=openstack --ccm-version=v1.35.0 >/dev/null
 	nice -n 19 $(BIN)/ccm-harness binaries --provider=fake --kubernetes-version=v1.34 --label-filter='!leader-migration' >/dev/null
+	nice -n 19 $(BIN)/ccm-harness binaries --provider=fake --upstream-e2e >/dev/null
 
 # make test runs these in order, stops at the first that fails, and ends
 # with each one's time (also in $(ARTIFACTS)/test-times.txt), so a target
@@ -589,7 +614,7 @@ prebuild: $(BIN)/ccm-harness
 # (e2e-foreign: its kind cluster, two suites and a control, about 7
 # minutes alone) starts in the background after the reached clouds' group,
 # once the AWS CCM and the node image it takes from the cache are built.
-TEST_TARGETS := cli prebuild@ verify build unit+jobs+e2e e2e-vsphere+e2e-aws+e2e-aws-lb+e2e-reached+e2e-reached-control+e2e-coordinated e2e-foreign@ e2e-openstack+e2e-oldest+e2e-kind+e2e-serial+e2e-plugin+e2e-reached-openstack+e2e-reached-vsphere+e2e-routes-watch images e2e-image+e2e-incluster+e2e-existing+e2e-dry-run+kubetest2+controls wait compare
+TEST_TARGETS := cli prebuild@ verify build images unit+jobs+e2e e2e-upstream@ e2e-vsphere+e2e-aws+e2e-aws-lb+e2e-reached+e2e-reached-control+e2e-coordinated e2e-foreign@ e2e-openstack+e2e-oldest+e2e-kind+e2e-serial+e2e-plugin+e2e-reached-openstack+e2e-reached-vsphere+e2e-routes-watch e2e-image+e2e-incluster+e2e-existing+e2e-dry-run+kubetest2+controls wait compare
 # Each target's output also goes to $(ARTIFACTS)/make-test/<target>.log;
 # a failed target's error lines are printed again after the times, last,
 # where a CI system that keeps only the end of the output still shows why;

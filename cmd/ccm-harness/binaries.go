@@ -31,7 +31,7 @@ import (
 // newBinaries is `binaries`: the components a cluster of the provider runs, built into the cache.
 func newBinaries(o *options.Options) *cobra.Command {
 	var labelFilter string
-	var migrationOnly bool
+	var migrationOnly, upstreamE2E bool
 	cmd := &cobra.Command{
 		Use:   "binaries",
 		Short: "Build the components a cluster of the provider runs into the cache, and print their paths (with --cluster=kind, the node image's tag too)",
@@ -59,6 +59,13 @@ func newBinaries(o *options.Options) *cobra.Command {
 					return slices.ContainsFunc(own, func(o binaries.Component) bool { return o.Name == c.Name })
 				})
 			}
+			if upstreamE2E {
+				e2e, err := binaries.UpstreamE2E.At(s.Release)
+				if err != nil {
+					return err
+				}
+				comps = append(comps, e2e)
+			}
 			paths, err := s.Binaries.Paths(cmd.Context(), comps...)
 			if err != nil {
 				return err
@@ -80,6 +87,7 @@ func newBinaries(o *options.Options) *cobra.Command {
 	}
 	o.Bind(cmd.Flags(), options.FlagKubeconfig, options.FlagLifecycleNodes, options.FlagJoinHook, options.FlagNodes, options.FlagArtifacts, options.FlagWait, options.FlagAPIServerPort)
 	cmd.Flags().StringVar(&labelFilter, "label-filter", "", "the suite's Ginkgo label filter: the leader-migration specs' managers are built only if it selects one of them (empty selects every spec)")
+	cmd.Flags().BoolVar(&upstreamE2E, "upstream-e2e", false, "also build Kubernetes' own e2e.test of the release, which `upstream` runs")
 	cmd.Flags().BoolVar(&migrationOnly, "leader-migration-only", false, "build only the leader-migration specs' managers, not the cluster's components: a build beside theirs (make e2e runs it in the background)")
 	return cmd
 }

@@ -56,7 +56,7 @@ func newRoot() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().StringVar(&name, "name", "ccm-harness", "cluster name")
-	root.AddCommand(newUp(o, &name), newJoin(o, &name), newDown(&name), newBinaries(o), newGrid(), newPack(), newReport(), newMatrix(o))
+	root.AddCommand(newUp(o, &name), newJoin(o, &name), newDown(&name), newBinaries(o), newGrid(), newPack(), newReport(), newMatrix(o), newUpstream(o, &name))
 	return root
 }
 

@@ -1199,3 +1199,97 @@ func TestReport(t *testing.T) {
 		t.Errorf("no report:\n%s", r)
 	}
 }
+
+// upstreamSuite stands in for Kubernetes' e2e.test: it checks that the
+// cluster is up (its kubeconfig is there), then writes the JUnit a run of
+// two specs leaves in --report-dir, the UDP one failed.
+const upstreamSuite = `#!/bin/sh
+for a in "$@"; do case "$a" in --report-dir=*) dir=${a#--report-dir=} ;; --kubeconfig=*) kc=${a#--kubeconfig=} ;; esac; done
+test -s "$kc" || { echo "no kubeconfig at $kc" >&2; exit 3; }
+printf '%s\n' "$@" > "$dir/args"
+cat > "$dir/junit_01.xml" <<XML
+<testsuites><testsuite>
+<testcase name="[It] [sig-network] LoadBalancers [Feature:LoadBalancer] should be able to change the type and ports of a TCP service [Slow]" time="3"></testcase>
+<testcase name="[It] [sig-network] LoadBalancers [Feature:LoadBalancer] should be able to change the type and ports of a UDP service [Slow]" time="3"><failure message="UDP not answered">stack</failure></testcase>
+<testcase name="[It] [sig-network] Services should serve a basic endpoint from pods" time="0"><skipped message="skipped"></skipped></testcase>
+</testsuite></testsuites>
+XML
+echo "Will run 2 of 3206 specs"
+exit 1
+`
+
+// TestUpstream: upstream brings a cluster up, runs the suite against it,
+// judges its JUnit against the provider's list, says why in one line when
+// it does not hold, and leaves nothing behind either way.
+func TestUpstream(t *testing.T) {
+	t.Parallel()
+	e, name := newEnv(t), clusterName(t)
+	cleanupCluster(t, e, name)
+	bin := binDir(t, "")
+	dir := t.TempDir()
+	suite := filepath.Join(dir, "e2e.test")
+	listed := filepath.Join(dir, "listed.yaml")
+	empty := filepath.Join(dir, "empty.yaml")
+	unsupported := filepath.Join(dir, "unsupported.yaml")
+	for path, text := range map[string]string{
+		unsupported: "unsupported: its load balancers answer at names only fakecloud resolves\n",
+		suite:       upstreamSuite,
+		listed:      "cannotPass:\n- spec: ports of a UDP service\n  reason: no UDP here\n",
+		empty:       "cannotPass: []\n",
+	} {
+		if err := os.WriteFile(path, []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	r := e.run(t, "upstream", "--name", name, "--bin-dir", bin, "--e2e-test", suite, "--expect", listed)
+	if r.code != 0 {
+		t.Fatalf("upstream with the UDP spec listed:\n%s", r)
+	}
+	assertContains(t, "its stdout", r.stdout, []string{"2 upstream specs: 1 passed, 1 cannot pass here (listed, with why), 0 wrong.", "| failed | no UDP here |"})
+	if _, err := os.Stat(filepath.Join(e.artifacts, "upstream", "summary.md")); err != nil {
+		t.Errorf("no summary in the artifacts: %v", err)
+	}
+	assertNothingLeft(t, e, name)
+
+	// --skip-listed hands the listed names to the suite's skip.
+	r = e.run(t, "upstream", "--name", name, "--bin-dir", bin, "--e2e-test", suite, "--expect", listed, "--skip-listed", "--skip", "rolling update")
+	args, _ := os.ReadFile(filepath.Join(e.artifacts, "upstream", "args"))
+	if r.code != 0 || !strings.Contains(string(args), "--ginkgo.skip=rolling update|ports of a UDP service\n") {
+		t.Errorf("upstream --skip-listed: the suite's arguments:\n%s\nwant --ginkgo.skip=rolling update|ports of a UDP service\n%s", args, r)
+	}
+	assertNothingLeft(t, e, name)
+
+	r = e.run(t, "upstream", "--name", name, "--bin-dir", bin, "--e2e-test", suite, "--expect", empty)
+	if r.code != 1 {
+		t.Fatalf("upstream with nothing listed: want exit 1:\n%s", r)
+	}
+	// The error is the last line, after the bring-up's progress.
+	lines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n")
+	line := lines[len(lines)-1]
+	assertContains(t, "its error", line, []string{"ccm-harness: upstream e2e: \"[sig-network] LoadBalancers [Feature:LoadBalancer] should be able to change the type and ports of a UDP service [Slow]\" failed: UDP not answered"})
+	assertNothingLeft(t, e, name)
+
+	// Bad input: said in one line, before any bring-up.
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		first []string
+	}{
+		{"no list", []string{"--expect", filepath.Join(dir, "none.yaml")}, []string{"read the upstream expectations", "each provider's folder has an upstream.yaml"}},
+		{"a malformed list", []string{"--expect", suite}, []string{suite + ":", "want cannotPass: a list of spec and reason"}},
+		{"no suite", []string{"--expect", empty, "--e2e-test", filepath.Join(dir, "none")}, []string{"--e2e-test:", "leave it out to build the cluster's release's"}},
+		{"an unsupported provider", []string{"--expect", unsupported}, []string{"provider fake cannot be judged by upstream's suite here: its load balancers answer at names only fakecloud resolves (" + unsupported + ")"}},
+		{"a provider without load balancers", []string{"--provider=vsphere", "--expect", empty}, []string{"provider vsphere does not claim load-balancers: upstream's [Feature:LoadBalancer] specs need a CCM that makes load balancers"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := e.run(t, append([]string{"upstream", "--name", name, "--bin-dir", bin}, tc.args...)...)
+			lines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n")
+			if r.code != 1 || len(lines) != 1 {
+				t.Fatalf("want exit 1 and one line on stderr:\n%s", r)
+			}
+			assertContains(t, "the error", lines[0], tc.first)
+			assertNothingLeft(t, e, name)
+		})
+	}
+}

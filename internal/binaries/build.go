@@ -125,7 +125,8 @@ func sameModule(comps []Component) [][]Component {
 	index := map[string]int{}
 	for _, c := range comps {
 		key := c.buildName() + "@" + c.version()
-		if len(c.Sources) == 0 {
+		// A test binary is one go test -c: a group of its own.
+		if len(c.Sources) == 0 && !c.Test {
 			ld := ""
 			if c.VersionLDFlags != nil {
 				ld = strings.Join(c.VersionLDFlags(c.version()), " ")
@@ -256,6 +257,11 @@ func (s *Source) buildOwnModule(ctx context.Context, comps []Component, paths ma
 		ldflags += " " + strings.Join(c.VersionLDFlags(v), " ")
 	}
 	args := []string{"build", "-mod=mod", "-trimpath", "-ldflags", ldflags, "-o", tmp + "/"}
+	if c.Test {
+		// go test -c builds one package's test binary, named here as go
+		// build would name a main package's.
+		args = []string{"test", "-c", "-mod=mod", "-trimpath", "-ldflags", ldflags, "-o", filepath.Join(tmp, path.Base(pkgs[0]))}
+	}
 	if len(c.Tags) > 0 {
 		args = append(args, "-tags", strings.Join(c.Tags, ","))
 	}

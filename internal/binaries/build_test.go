@@ -25,7 +25,8 @@ import (
 
 // TestSameModule: one release's components are built in one module by one
 // go build (their shared packages compiled once); a component with
-// Sources, another version, other tags or a renamed copy are not mixed in.
+// Sources, another version, other tags, a renamed copy or a test binary
+// are not mixed in.
 func TestSameModule(t *testing.T) {
 	apiserver, err := KubeAPIServer.At("v1.34.4")
 	if err != nil {
@@ -46,7 +47,13 @@ func TestSameModule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := sameModule([]Component{apiserver, ccm, kcm, newer, kcm.Renamed("kcm-copy"), providerless})
+	// Kubernetes' e2e.test is one go test -c of one package: never
+	// grouped, though its release and tags are the providerless kcm's.
+	e2e, err := UpstreamE2E.At("v1.34.4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := sameModule([]Component{apiserver, ccm, kcm, newer, kcm.Renamed("kcm-copy"), providerless, e2e})
 	var said []string
 	for _, g := range got {
 		said = append(said, describe(g))
@@ -56,6 +63,7 @@ func TestSameModule(t *testing.T) {
 		"some-ccm v1.34.4",
 		"kube-controller-manager v1.35.4",
 		"kube-controller-manager v1.34.4",
+		"e2e.test v1.34.4",
 	}
 	if strings.Join(said, "; ") != strings.Join(want, "; ") {
 		t.Errorf("expected the builds %q, actual %q", want, said)

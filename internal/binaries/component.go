@@ -80,6 +80,10 @@ type Component struct {
 	// its own cloud provider never calls (the GCE provider and its
 	// compute API: a third of kube-controller-manager v1.30's source).
 	Tags []string
+	// Test builds Package's test binary (go test -c) instead of a main
+	// package: Kubernetes' own e2e.test. Only in a module generated for it
+	// (Versions), whose go.sum takes the suite's test dependencies.
+	Test bool
 
 	// builtAs is the name the component is built and cached under where
 	// it runs under another (Renamed): one binary, one build.
@@ -235,6 +239,15 @@ var (
 	// Agnhost is the e2e framework's test server, the backend pods of the
 	// [datapath] specs.
 	Agnhost = Component{Name: "agnhost", Module: pins.Kubernetes, Package: "k8s.io/kubernetes/test/images/agnhost"}
+	// UpstreamE2E is Kubernetes' own e2e suite, the e2e.test of a release,
+	// which make e2e-upstream runs against a cluster the harness made. In
+	// a module generated for it: the suite's test dependencies (every SIG's
+	// drivers) are not go.mod's. The default release is aligned, so the
+	// e2e framework and client-go come from the harness's build cache; the
+	// providerless tag leaves out the legacy clouds' framework providers
+	// (GCE's compute API), as upstream's providerless jobs do.
+	UpstreamE2E = Component{Name: "e2e.test", Module: pins.Kubernetes, Package: "k8s.io/kubernetes/test/e2e", Test: true,
+		VersionLDFlags: pins.KubeVersion, Versions: pins.KubernetesReleases, Aligned: []string{pins.Versions[pins.Kubernetes]}, Tags: []string{"providerless"}}
 	// Pause is the pod sandbox's process, the kind node image's pause image.
 	Pause = Component{Name: "pause", Module: pins.ModulePath, Package: pins.ModulePath + "/cluster/kind/pause"}
 )

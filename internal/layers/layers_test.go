@@ -55,6 +55,7 @@ var below = []struct {
 	{"fakecloud/openstack/nova", []string{"fakecloud/openstack/keystone", "fakecloud/openstack/neutron", "fakecloud/openstack/octavia"}, "OpenStack's services share through openstackjson and the model, not through each other"},
 	{"fakecloud/openstack/neutron", []string{"fakecloud/openstack/keystone", "fakecloud/openstack/nova", "fakecloud/openstack/octavia"}, "OpenStack's services share through openstackjson and the model, not through each other"},
 	{"fakecloud/openstack/octavia", []string{"fakecloud/openstack/keystone", "fakecloud/openstack/nova", "fakecloud/openstack/neutron"}, "OpenStack's services share through openstackjson and the model, not through each other"},
+	{"upstream", []string{"cluster", "providers", "scenarios", "options", "e2e", "cmd"}, "judges a run of Kubernetes' own suite from its results alone"},
 	{"providers", []string{"cluster", "scenarios", "options", "e2e", "cmd"}, "providers describe clouds and CCMs; runtimes import them, never the reverse"},
 	{"cluster", []string{"scenarios", "options", "e2e", "cmd"}, "the runtimes make clusters; the scenarios and doors use them"},
 	{"cluster/local", []string{"cluster/kind", "cluster/existing"}, "runtimes share through package cluster, not through each other"},

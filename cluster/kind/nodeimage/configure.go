@@ -189,9 +189,58 @@ func nodeImages(root string, bins, required map[string]string) ([]image, error) 
 	}
 	imgs = append(imgs, proxy,
 		image{Ref: required["pause"], Files: map[string]string{"/pause": bins["pause"]}, Entrypoint: []string{"/pause"}},
-		image{Ref: AgnhostImage(), Files: map[string]string{"/agnhost": bins["agnhost"]}, Entrypoint: []string{"/agnhost"}, Cmd: []string{"pause"}},
 	)
-	return imgs, nil
+	agnhost, err := agnhostImage(root, bins["agnhost"])
+	if err != nil {
+		return nil, err
+	}
+	return append(imgs, agnhost), nil
+}
+
+// agnhostTools are the tools of upstream's agnhost image (Alpine's, with
+// curl, netcat-openbsd, socat and bash added) that Kubernetes' own e2e
+// runs in its exec pods (`echo hostName | nc -v -t -w 2 …`, `curl …`,
+// `wget -T 5 …`, `nslookup …`), each taken from the node's Debian root with
+// the libraries it needs; busybox gives the shell and Alpine's small
+// commands, as Alpine's does, but not the shell, which is bash: busybox's
+// may run its own applets before what PATH finds (its nc, without -v,
+// before netcat-openbsd's). Debian's dynamic busybox, not busybox-static,
+// whose glibc cannot load the resolver it needs in a container (its wget
+// died of SIGSEGV there).
+var agnhostTools = map[string]string{
+	"/bin/busybox":                       "/bin/busybox",
+	"/bin/bash":                          "/bin/bash",
+	"/usr/bin/curl":                      "/usr/bin/curl",
+	"/usr/bin/nc":                        "/bin/nc.openbsd",
+	"/usr/bin/socat":                     "/usr/bin/socat",
+	"/etc/ssl/certs/ca-certificates.crt": "/etc/ssl/certs/ca-certificates.crt",
+	"/etc/protocols":                     "/etc/protocols",
+	"/etc/services":                      "/etc/services",
+}
+
+// busyboxApplets are the commands busybox answers for in the agnhost
+// image: what scripts of the e2e framework call.
+var busyboxApplets = []string{"cat", "cp", "date", "dd", "echo", "env", "grep", "head", "hostname", "id",
+	"ip", "kill", "ln", "ls", "mkdir", "mv", "nslookup", "ping", "ps", "rm", "sed", "seq", "sleep", "sort", "stat",
+	"tail", "tee", "test", "timeout", "touch", "tr", "true", "false", "uname", "wc", "wget", "which", "xargs"}
+
+// agnhostImage is the e2e framework's test server, built from source, as
+// an image with upstream's tools beside it.
+func agnhostImage(root, agnhost string) (image, error) {
+	img := image{Ref: AgnhostImage(), Files: map[string]string{"/agnhost": agnhost}, Links: map[string]string{"/agnhost-2": "agnhost"},
+		Entrypoint: []string{"/agnhost"}, Cmd: []string{"pause"}}
+	for dst, src := range agnhostTools {
+		f, err := oci.InRoot(root, src)
+		if err != nil {
+			return image{}, fmt.Errorf("agnhost image: %w", err)
+		}
+		img.Files[dst] = f
+	}
+	for _, a := range busyboxApplets {
+		img.Links["/bin/"+a] = "busybox"
+	}
+	img.Links["/bin/sh"] = "bash"
+	return img, nil
 }
 
 func copyFile(src, dst string, mode os.FileMode) error {

@@ -44,7 +44,7 @@ import (
 
 // recipe changes whenever what Build makes changes, so that a node image
 // cached under the old tag is not used.
-const recipe = "3"
+const recipe = "6"
 
 const (
 	// Suite is the Debian release of the nodes; the host's packages
@@ -64,6 +64,8 @@ var packages = []string{
 	"systemd", "systemd-sysv", "dbus", "conntrack", "iptables", "nftables", "iproute2", "ethtool",
 	"util-linux", "mount", "kmod", "libseccomp2", "pigz", "ca-certificates", "procps",
 	"containerd", "runc", "containernetworking-plugins",
+	// Not the node's: the agnhost image's tools (agnhostTools).
+	"busybox", "curl", "netcat-openbsd", "socat",
 }
 
 // Options say how to build.

@@ -1,0 +1,238 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"sigs.k8s.io/ccm-harness/internal/binaries"
+	"sigs.k8s.io/ccm-harness/options"
+	"sigs.k8s.io/ccm-harness/providers"
+	"sigs.k8s.io/ccm-harness/reports"
+	"sigs.k8s.io/ccm-harness/upstream"
+)
+
+// upstreamFlags are upstream's own: what of Kubernetes' suite to run, and
+// how the run is judged.
+type upstreamFlags struct {
+	focus, skip, expect, e2eTest string
+	timeout                      time.Duration
+	skipListed                   bool
+}
+
+// newUpstream is `upstream`: Kubernetes' own e2e.test of the cluster's
+// release, its load-balancer specs by default, run against a cluster the
+// harness brings up for it and takes down after, judged against the
+// provider's list of specs that cannot pass here.
+func newUpstream(o *options.Options, name *string) *cobra.Command {
+	var f upstreamFlags
+	cmd := &cobra.Command{
+		Use:   "upstream",
+		Short: "Run Kubernetes' own e2e.test (its [Feature:LoadBalancer] specs) against a cluster of the provider, and judge it against the provider's upstream.yaml",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts := *o
+			opts.LifecycleNodes, opts.JoinHook = "", ""
+			if f.expect == "" {
+				f.expect = filepath.Join("providers", opts.Provider, "upstream.yaml")
+			}
+			return runUpstream(cmd.Context(), opts, *name, f)
+		},
+	}
+	o.Bind(cmd.Flags(), options.FlagLifecycleNodes, options.FlagJoinHook)
+	fs := cmd.Flags()
+	fs.StringVar(&f.focus, "focus", upstream.Focus, "the upstream specs to run (e2e.test's --ginkgo.focus)")
+	fs.StringVar(&f.skip, "skip", "", "upstream specs to leave out (e2e.test's --ginkgo.skip); a spec left out is neither run nor judged")
+	fs.BoolVar(&f.skipListed, "skip-listed", false, "leave out the specs the provider's list says cannot pass here: a run that checks the rest pass, without waiting out the listed ones' timeouts (whether they still fail is then not checked; their names still must match)")
+	fs.StringVar(&f.expect, "expect", "", "the provider's list of upstream specs that cannot pass here, each with why (default providers/PROVIDER/upstream.yaml)")
+	fs.StringVar(&f.e2eTest, "e2e-test", "", "a ready-made upstream e2e.test (default: built from the cluster's Kubernetes release into the cache)")
+	fs.DurationVar(&f.timeout, "timeout", 90*time.Minute, "how long the upstream suite may run (e2e.test's --ginkgo.timeout)")
+	return cmd
+}
+
+func runUpstream(ctx context.Context, o options.Options, name string, f upstreamFlags) error {
+	// The list first: a typo in it should not cost a bring-up.
+	expect, err := upstream.Read(f.expect)
+	if err != nil {
+		return err
+	}
+	if expect.Unsupported != "" {
+		return fmt.Errorf("provider %s cannot be judged by upstream's suite here: %s (%s)", o.Provider, expect.Unsupported, f.expect)
+	}
+	if listed := expect.Skip(); f.skipListed && listed != "" {
+		f.skip = strings.TrimPrefix(f.skip+"|"+listed, "|")
+	}
+	s, err := o.Resolve(logf)
+	if err != nil {
+		return err
+	}
+	if f.focus == upstream.Focus && !s.Profile.Has(providers.LoadBalancers) {
+		return fmt.Errorf("provider %s does not claim %s: upstream's [Feature:LoadBalancer] specs need a CCM that makes load balancers (choose another provider, or another --focus)", s.Profile.Name, providers.LoadBalancers)
+	}
+	suite := f.e2eTest
+	if suite == "" {
+		comp, err := binaries.UpstreamE2E.At(s.Release)
+		if err != nil {
+			return err
+		}
+		paths, err := s.Binaries.Paths(ctx, comp)
+		if err != nil {
+			return err
+		}
+		suite = paths[comp.Name]
+	} else if _, err := os.Stat(suite); err != nil {
+		return fmt.Errorf("--e2e-test: %w (give an e2e.test of Kubernetes, or leave it out to build the cluster's release's)", err)
+	}
+	dir := filepath.Join(s.ArtifactsDir, "upstream")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := reports.RemovePreviousJUnit(dir); err != nil {
+		return err
+	}
+
+	start := time.Now()
+	c, err := s.Up(ctx, name)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := s.Down(context.WithoutCancel(ctx), name); err != nil {
+			logf("cluster %s: take down: %v", name, err)
+		}
+	}()
+	logf("cluster %s is up in %.1fs: Kubernetes %s, provider %s (%s)", name, time.Since(start).Seconds(), c.KubernetesVersion, s.Profile.Name, s.Profile.CCM)
+
+	runErr := runUpstreamSuite(ctx, suite, c.Kubeconfig, dir, f)
+	if ctx.Err() != nil {
+		return fmt.Errorf("interrupted: the upstream suite was stopped and cluster %s is taken down (%w)", name, ctx.Err())
+	}
+	run, err := reports.ReadRun(dir)
+	if err != nil {
+		return fmt.Errorf("the upstream suite wrote no result (%v): %w; its output: %s", runErr, err, filepath.Join(dir, "e2e.log"))
+	}
+	v := upstream.Judge(run, expect)
+	title := fmt.Sprintf("Kubernetes %s's e2e (%s) against provider %s (%s)", c.KubernetesVersion, f.focus, s.Profile.Name, s.Profile.CCM)
+	summary := v.Markdown(title)
+	if err := os.WriteFile(filepath.Join(dir, "summary.md"), []byte(summary), 0o644); err != nil {
+		return err
+	}
+	fmt.Print("\n" + summary + "\n")
+	fmt.Printf("upstream e2e: its output %s, its JUnit and this summary in %s\n", filepath.Join(dir, "e2e.log"), dir)
+	return v.Err()
+}
+
+// specEnd is how verbose Ginkgo ends a spec: "• [3.2 seconds]", "• [FAILED]
+// [3.2 seconds]", "S [SKIPPED] [0.0 seconds]". Its name came first, on the
+// line after a rule, where the spec began.
+var specEnd = regexp.MustCompile(`^(•|S) (?:\[([A-Z]+)\] )?\[([0-9.]+) seconds\]`)
+
+const ginkgoRule = "------------------------------"
+
+// runUpstreamSuite runs the upstream suite against the cluster, its
+// output to dir/e2e.log, a line for each spec as it ends to stderr.
+func runUpstreamSuite(ctx context.Context, suite, kubeconfig, dir string, f upstreamFlags) error {
+	log, err := os.Create(filepath.Join(dir, "e2e.log"))
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	args := []string{
+		"--kubeconfig=" + kubeconfig,
+		// The framework's provider-neutral fallback: upstream's
+		// load-balancer specs ask the cluster, not a cloud's API.
+		"--provider=skeleton",
+		"--ginkgo.focus=" + f.focus,
+		"--ginkgo.timeout=" + f.timeout.String(),
+		"--ginkgo.v", "--ginkgo.no-color",
+		"--report-dir=" + dir, "--e2e-output-dir=" + dir,
+		// The log dump runs cluster/log-dump scripts of a Kubernetes
+		// checkout; the harness keeps the cluster's logs itself.
+		"--disable-log-dump",
+	}
+	if f.skip != "" {
+		args = append(args, "--ginkgo.skip="+f.skip)
+	}
+	logf("upstream e2e: %s (its output: %s)", suite, log.Name())
+	cmd := exec.CommandContext(ctx, suite, args...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = io.MultiWriter(log, pw), nil
+	cmd.Stderr = cmd.Stdout
+	// Ginkgo runs its cleanup (the specs' namespaces) on SIGINT.
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = time.Minute
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		progress(pr, time.Now(), logf)
+	}()
+	err = cmd.Run()
+	pw.Close()
+	<-done
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return fmt.Errorf("e2e.test: %v", exit)
+	}
+	return err
+}
+
+// progress prints the suite's count of specs and a line for each spec as
+// it ends, from verbose Ginkgo's output.
+func progress(r io.Reader, start time.Time, say func(format string, args ...any)) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	var spec string
+	afterRule := false
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		switch m := specEnd.FindStringSubmatch(line); {
+		case strings.HasPrefix(line, "Will run "):
+			say("upstream e2e: %s", line)
+		case m != nil && spec != "":
+			state := strings.ToLower(m[2])
+			if state == "" {
+				state = "passed"
+			}
+			secs, _ := strconv.ParseFloat(m[3], 64)
+			say("upstream e2e: %-8s %6.1fs  %s (%s in)", state, secs, spec, time.Since(start).Round(time.Second))
+			spec = ""
+		case afterRule && strings.HasPrefix(line, "[") && !strings.Contains(line, "Suite]"):
+			// "[sig-network] LoadBalancers … should … [Slow] [labels]":
+			// the labels repeat the tags, and go.
+			spec = line
+			if i := strings.LastIndex(line, " ["); i > 0 && strings.Contains(line[i:], ", ") {
+				spec = line[:i]
+			}
+		}
+		afterRule = line == ginkgoRule
+	}
+	_, _ = io.Copy(io.Discard, r)
+}
