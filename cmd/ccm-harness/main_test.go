@@ -1207,6 +1207,7 @@ const upstreamSuite = `#!/bin/sh
 for a in "$@"; do case "$a" in --report-dir=*) dir=${a#--report-dir=} ;; --kubeconfig=*) kc=${a#--kubeconfig=} ;; esac; done
 test -s "$kc" || { echo "no kubeconfig at $kc" >&2; exit 3; }
 printf '%s\n' "$@" > "$dir/args"
+mkdir "$(mktemp -d)/left-behind" || exit 4
 cat > "$dir/junit_01.xml" <<XML
 <testsuites><testsuite>
 <testcase name="[It] [sig-network] LoadBalancers [Feature:LoadBalancer] should be able to change the type and ports of a TCP service [Slow]" time="3"></testcase>
@@ -1249,6 +1250,10 @@ func TestUpstream(t *testing.T) {
 	assertContains(t, "its stdout", r.stdout, []string{"2 upstream specs: 1 passed, 1 cannot pass here (listed, with why), 0 wrong.", "| failed | no UDP here |"})
 	if _, err := os.Stat(filepath.Join(e.artifacts, "upstream", "summary.md")); err != nil {
 		t.Errorf("no summary in the artifacts: %v", err)
+	}
+	// What the suite left in its TMPDIR goes with it.
+	if left, _ := filepath.Glob(filepath.Join(e.artifacts, "upstream", "tmp-*")); len(left) > 0 {
+		t.Errorf("the suite's temporary folder is left behind: %v", left)
 	}
 	assertNothingLeft(t, e, name)
 

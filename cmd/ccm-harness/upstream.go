@@ -180,9 +180,17 @@ func runUpstreamSuite(ctx context.Context, suite, kubeconfig, dir string, f upst
 	if f.skip != "" {
 		args = append(args, "--ginkgo.skip="+f.skip)
 	}
+	// Upstream's suite leaves temporary folders behind (its kubectl
+	// kuberc specs make one each time the suite starts, run or not): a
+	// TMPDIR of its own, removed after it.
+	tmp, err := os.MkdirTemp(dir, "tmp-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
 	logf("upstream e2e: %s (its output: %s)", suite, log.Name())
 	cmd := exec.CommandContext(ctx, suite, args...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "TMPDIR="+tmp)
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = io.MultiWriter(log, pw), nil
 	cmd.Stderr = cmd.Stdout
