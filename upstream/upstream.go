@@ -120,17 +120,6 @@ func Judge(run *reports.Run, e *Expectations) Verdict {
 	// How many of the suite's specs, run or left out, each entry names.
 	used := make([]int, len(e.CannotPass))
 	for _, c := range run.Cases {
-		if c.NotSelected() {
-			// Left out by the focus or --skip: not judged, but its name is
-			// upstream's still, so an entry naming it is not stale.
-			for i, x := range e.CannotPass {
-				if strings.Contains(c.Name, x.Spec) {
-					used[i]++
-				}
-			}
-			continue
-		}
-		r := Result{Spec: c.Name, Outcome: c.Outcome, Message: firstLine(c.Message)}
 		var listed []int
 		for i, x := range e.CannotPass {
 			if strings.Contains(c.Name, x.Spec) {
@@ -138,6 +127,12 @@ func Judge(run *reports.Run, e *Expectations) Verdict {
 				used[i]++
 			}
 		}
+		if c.NotSelected() {
+			// Left out by the focus or --skip: not judged, but its name is
+			// upstream's still, so an entry naming it is not stale.
+			continue
+		}
+		r := Result{Spec: c.Name, Outcome: c.Outcome, Message: firstLine(c.Message)}
 		switch {
 		case len(listed) > 1:
 			r.Wrong = fmt.Sprintf("named by %d cannotPass entries: make each name one spec alone", len(listed))
