@@ -83,6 +83,9 @@ kubectl() {
 }
 
 down() {
+  # A machine that did not follow its instance fails a lifecycle spec in a
+  # way the spec cannot see the cause of: said here, where CI shows it.
+  grep -h "did not follow\|gave up" "$dir/fakecloud.log" 2>/dev/null | sed 's/^/foreign.sh: the cloud said: /' >&2 || true
   if [ -n "${ARTIFACTS:-}" ] && [ -d "$dir" ]; then
     mkdir -p "$ARTIFACTS/foreign-cluster"
     cp "$dir"/*.log "$ARTIFACTS/foreign-cluster/" 2>/dev/null || true

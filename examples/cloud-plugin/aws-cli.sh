@@ -103,7 +103,11 @@ stop|start)
   ec2 "$verb-instances" --instance-ids "$id" >/dev/null
   echo '{}' | answer ;;
 terminate)
-  mapfile -t ids < <(live "$node" | jq -r '.[].InstanceId')
+  # The listing first, on its own: a failure inside mapfile's < <(...)
+  # escapes set -e, and the verb would answer a terminate it never made
+  # (the node then stays Ready, which reads as the CCM's failure).
+  l=$(live "$node")
+  mapfile -t ids < <(jq -r '.[].InstanceId' <<<"$l")
   [ ${#ids[@]} -eq 0 ] || ec2 terminate-instances --instance-ids "${ids[@]}" >/dev/null
   echo '{}' | answer ;;
 *) die "verb $verb is not answered" ;;

@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"log"
 	"strings"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -54,7 +55,24 @@ func Kwok(kubeconfig, label string, logger *log.Logger) (func(name string, state
 	if !ok || key == "" || value == "" {
 		return nil, fmt.Errorf("kwok label %q is not key=value (kwok's --manage-nodes-with-label-selector, such as kwok.x-k8s.io/node=fake)", label)
 	}
-	var client kubernetes.Interface
+	// The client is made at the first change that finds the cluster up;
+	// changes of different machines come at once (model's machines).
+	var (
+		mu     sync.Mutex
+		shared kubernetes.Interface
+	)
+	clientOf := func() (kubernetes.Interface, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if shared == nil {
+			c, err := newClient(kubeconfig)
+			if err != nil {
+				return nil, err
+			}
+			shared = c
+		}
+		return shared, nil
+	}
 	return func(name string, state api.InstanceState) {
 		var v any // JSON null takes the label off
 		if state == api.StateRunning {
@@ -63,12 +81,9 @@ func Kwok(kubeconfig, label string, logger *log.Logger) (func(name string, state
 		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]any{key: v}}})
 		ctx, cancel := context.WithTimeout(context.Background(), patchFor)
 		defer cancel()
-		var err error
 		for {
-			if client == nil {
-				client, err = newClient(kubeconfig)
-			}
-			if client != nil {
+			client, err := clientOf()
+			if err == nil {
 				_, err = client.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
 				if err == nil || apierrors.IsNotFound(err) {
 					return

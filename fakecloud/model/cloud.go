@@ -36,12 +36,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/netip"
 	"sync"
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/lbroute"
 )
 
 // Config configures a Cloud: package server's Config less what only the
@@ -82,9 +84,8 @@ type Cloud struct {
 	stateFile string
 	noSync    bool
 	// machines carries state changes to Config.Machines; nil without it.
-	machines     chan machineChange
-	machinesDone chan struct{}
-	closeOnce    sync.Once
+	machines  *machines
+	closeOnce sync.Once
 
 	// mu guards st and the audit trail. One lock keeps every change and
 	// its persistence in one order, which is what the state file and the
@@ -140,8 +141,8 @@ func New(cfg Config) (*Cloud, error) {
 	if s.lbPool, err = parsePool("load balancer", cfg.LBCIDR, defaultLBCIDR); err != nil {
 		return nil, err
 	}
-	if !isLoopbackPrefix(s.lbPool) {
-		return nil, fmt.Errorf("load balancer CIDR %s is not inside 127.0.0.0/8 or ::1/128: fakecloud really listens on load balancer IPs, and only loopback keeps that traffic on this machine", s.lbPool)
+	if err := isLocalPrefix(s.lbPool); err != nil {
+		return nil, fmt.Errorf("load balancer CIDR %s is not this machine's (%v): fakecloud really listens on load balancer IPs; give a range of 127.0.0.0/8, or route this one here (fakecloud --lb-route)", s.lbPool, err)
 	}
 	for i, f := range cfg.Faults {
 		if err := f.Validate(); err != nil {
@@ -186,14 +187,7 @@ func New(cfg Config) (*Cloud, error) {
 		return nil, err
 	}
 	if cfg.Machines != nil {
-		s.machines = make(chan machineChange, 1024)
-		s.machinesDone = make(chan struct{})
-		go func() {
-			defer close(s.machinesDone)
-			for c := range s.machines {
-				cfg.Machines(c.name, c.state)
-			}
-		}()
+		s.machines = newMachines(cfg.Machines)
 	}
 	return s, nil
 }
@@ -208,12 +202,11 @@ func (s *Cloud) Close() {
 		s.flushState()
 		// Under the lock that state changes hold: none is sent after.
 		s.mu.Lock()
-		ch := s.machines
+		m := s.machines
 		s.machines = nil
 		s.mu.Unlock()
-		if ch != nil {
-			close(ch)
-			<-s.machinesDone
+		if m != nil {
+			m.close()
 		}
 	})
 }
@@ -231,12 +224,6 @@ func (s *Cloud) InternalPool() netip.Prefix { return s.internal }
 // ExternalPool: see InternalPool.
 func (s *Cloud) ExternalPool() netip.Prefix { return s.external }
 
-// machineChange is an instance's new state, for Config.Machines.
-type machineChange struct {
-	name  string
-	state api.InstanceState
-}
-
 func parsePool(name, cidr, def string) (netip.Prefix, error) {
 	if cidr == "" {
 		cidr = def
@@ -248,11 +235,19 @@ func parsePool(name, cidr, def string) (netip.Prefix, error) {
 	return p.Masked(), nil
 }
 
-func isLoopbackPrefix(p netip.Prefix) bool {
-	if p.Addr().Is4() {
-		return p.Bits() >= 8 && netip.MustParsePrefix("127.0.0.0/8").Contains(p.Addr())
+// isLocalPrefix says why load balancers could not listen in p: its
+// addresses must be this machine's, on loopback (127.0.0.0/8, ::1) or
+// routed here (a local route, fakecloud --lb-route), so that the traffic
+// to them stays on this machine. Binding p's first address tells.
+func isLocalPrefix(p netip.Prefix) error {
+	if err := lbroute.Allowed(p); err != nil {
+		return err
 	}
-	return p == netip.MustParsePrefix("::1/128")
+	l, err := net.Listen("tcp", netip.AddrPortFrom(p.Addr(), 0).String())
+	if err != nil {
+		return err
+	}
+	return l.Close()
 }
 
 // Caller says which token a route needs, and is what the audit log records.

@@ -284,8 +284,8 @@ func (dp *dataplane) apply(lb *LBRecord, backends []backend) error {
 	created := rt == nil
 	if created {
 		ip, err := netip.ParseAddr(lb.IP)
-		if err != nil || !ip.Unmap().IsLoopback() {
-			return fmt.Errorf("load balancer IP %q is not a loopback address; fakecloud listens only on loopback", lb.IP)
+		if err != nil {
+			return fmt.Errorf("load balancer IP %q: %w", lb.IP, err)
 		}
 		rt = &lbRuntime{dp: dp, id: lb.ID, ip: ip.Unmap(), listeners: map[listenerKey]frontend{}, health: map[string]probeResult{}}
 	}

@@ -168,7 +168,7 @@ func (s *Cloud) setStateLocked(inst *api.Instance, to api.InstanceState) error {
 	// once, as it would in a real cloud.
 	s.refreshBackendsLocked(inst.ID)
 	if s.machines != nil {
-		s.machines <- machineChange{name: inst.Name, state: to}
+		s.machines.send(inst.Name, to)
 	}
 	return s.saveLocked()
 }

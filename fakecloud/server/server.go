@@ -101,8 +101,10 @@ type Config struct {
 	// it: a kubelet stops with its stopped or terminated instance and
 	// starts with it again (cmd/fakecloud's --kwok-kubeconfig: kwok's
 	// nodes). Without it an instance is only data, and whoever runs the
-	// nodes powers them too. Calls come one at a time, in the order of the
-	// changes, apart from the API's handling: a slow machine slows no call.
+	// nodes powers them too. A machine's calls come one at a time, in the
+	// order of its changes; different machines' calls may overlap, so that
+	// a machine slow to follow holds back no other. All come apart from the
+	// API's handling: a slow machine slows no call.
 	Machines func(name string, state api.InstanceState)
 }
 

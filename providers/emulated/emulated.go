@@ -111,10 +111,11 @@ type Cloud struct {
 	lbNet net.Listener
 }
 
-// reserveLBNet picks a /24 of 127.20.0.0/16 that no other cloud of this
-// machine has, and holds it: an abstract Unix socket named for it, which
-// only one process can bind and which goes with the process. A random
-// pick alone let two parallel negative controls draw the same range.
+// reserveLBNet picks an index N that no other cloud of this machine has,
+// for its load balancers' /24 (127.20.N.0/24 or 10.251.N.0/24, see
+// lbNet), and holds it: an abstract Unix socket named for it, which only
+// one process can bind and which goes with the process. A random pick
+// alone let two parallel negative controls draw the same range.
 func (c *Cloud) reserveLBNet() (int, error) {
 	for _, n := range mathrand.Perm(256) {
 		l, err := net.Listen("unix", fmt.Sprintf("@ccm-harness/fakecloud-lb-net/127.20.%d.0", n))
@@ -124,7 +125,21 @@ func (c *Cloud) reserveLBNet() (int, error) {
 		c.lbNet = l
 		return n, nil
 	}
-	return 0, fmt.Errorf("every /24 of 127.20.0.0/16 is held by another fakecloud on this machine: take some clusters down (ccm-harness down)")
+	return 0, fmt.Errorf("every load balancer range of this machine (256 /24s) is held by another fakecloud: take some clusters down (ccm-harness down)")
+}
+
+// lbNet is the load balancers' range of reservation n, and whether
+// fakecloud must route it here (--lb-route). Where the nodes are real
+// hosts (kind's containers), a range their pods reach: 10.251.N.0/24,
+// routed to this machine, which takes root; in a pod, 127.0.0.0/8 is the
+// pod's own loopback, so upstream's specs that reach a load balancer from
+// a pod cannot pass on loopback ones. Elsewhere, and without root,
+// 127.20.N.0/24 on loopback.
+func lbNet(n int, env providers.CloudEnv) (cidr string, route bool) {
+	if len(env.NodeNetworks) > 0 && os.Geteuid() == 0 {
+		return fmt.Sprintf("10.251.%d.0/24", n), true
+	}
+	return fmt.Sprintf("127.20.%d.0/24", n), false
 }
 
 // Start runs fakecloud on a free port: on loopback, or on the host's
@@ -171,13 +186,14 @@ func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
 	// DNS answers on loopback: only the harness's inspector and the
 	// clients of the specs resolve load balancers' names, on this machine.
 	c.dns = net.JoinHostPort("127.0.0.1", strconv.Itoa(dnsPort))
-	// Load balancers really listen on their frontend IPs: a /24 of
-	// 127.20.0.0/16 of its own keeps clusters that run side by side (the
-	// negative controls) from competing for the same IP and port.
-	lbNet, err := c.reserveLBNet()
+	// Load balancers really listen on their frontend IPs: a /24 of its
+	// own keeps clusters that run side by side (the negative controls)
+	// from competing for the same IP and port.
+	n, err := c.reserveLBNet()
 	if err != nil {
 		return err
 	}
+	lbCIDR, lbRoute := lbNet(n, env)
 	c.admin = client.NewAdmin(c.endpoint, adminToken)
 	// For the processes that join the cloud (Attach).
 	for file, value := range map[string]string{endpointFile: c.endpoint, dnsFile: c.dns} {
@@ -196,7 +212,10 @@ func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
 		"--inspector-token-file=" + inspectorTokenFile,
 		"--dns-listen=" + c.dns,
 		"--audit-log=" + filepath.Join(env.LogDir, "fakecloud-audit.jsonl"),
-		fmt.Sprintf("--lb-cidr=127.20.%d.0/24", lbNet),
+		"--lb-cidr=" + lbCIDR,
+	}
+	if lbRoute {
+		args = append(args, "--lb-route")
 	}
 	if c.config.Region != "" {
 		args = append(args, "--region="+c.config.Region)

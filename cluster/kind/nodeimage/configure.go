@@ -205,10 +205,13 @@ func nodeImages(root string, bins, required map[string]string) ([]image, error) 
 // commands, as Alpine's does, but not the shell, which is bash: busybox's
 // may run its own applets before what PATH finds (its nc, without -v,
 // before netcat-openbsd's). Debian's dynamic busybox, not busybox-static,
-// whose glibc cannot load the resolver it needs in a container (its wget
-// died of SIGSEGV there).
+// whose glibc cannot load the resolver it needs in a container. GNU wget,
+// not busybox's: bookworm's busybox 1.35.0 dies of SIGSEGV on wget's -T,
+// before any I/O (`busybox wget -T 5 -qO- …`, exit code 139), which
+// upstream's source-ranges spec runs from its pods.
 var agnhostTools = map[string]string{
 	"/bin/busybox":                       "/bin/busybox",
+	"/usr/bin/wget":                      "/usr/bin/wget",
 	"/bin/bash":                          "/bin/bash",
 	"/usr/bin/curl":                      "/usr/bin/curl",
 	"/usr/bin/nc":                        "/bin/nc.openbsd",
@@ -222,7 +225,7 @@ var agnhostTools = map[string]string{
 // image: what scripts of the e2e framework call.
 var busyboxApplets = []string{"cat", "cp", "date", "dd", "echo", "env", "grep", "head", "hostname", "id",
 	"ip", "kill", "ln", "ls", "mkdir", "mv", "nslookup", "ping", "ps", "rm", "sed", "seq", "sleep", "sort", "stat",
-	"tail", "tee", "test", "timeout", "touch", "tr", "true", "false", "uname", "wc", "wget", "which", "xargs"}
+	"tail", "tee", "test", "timeout", "touch", "tr", "true", "false", "uname", "wc", "which", "xargs"}
 
 // agnhostImage is the e2e framework's test server, built from source, as
 // an image with upstream's tools beside it.
@@ -240,6 +243,17 @@ func agnhostImage(root, agnhost string) (image, error) {
 		img.Links["/bin/"+a] = "busybox"
 	}
 	img.Links["/bin/sh"] = "bash"
+	// GNU wget tries 20 times where busybox's tries once: a spec that
+	// checks a pod is refused (the source-ranges spec's `wget -T 5` from
+	// its drop pod) would wait minutes for each try of its poll.
+	rc := filepath.Join(root, "etc", "ccm-harness", "agnhost-wgetrc")
+	if err := os.MkdirAll(filepath.Dir(rc), 0o755); err != nil {
+		return image{}, err
+	}
+	if err := os.WriteFile(rc, []byte("# ccm-harness: tries as busybox's wget does, once\ntries = 1\n"), 0o644); err != nil {
+		return image{}, err
+	}
+	img.Files["/etc/wgetrc"] = rc
 	return img, nil
 }
 

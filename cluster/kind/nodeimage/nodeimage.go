@@ -44,7 +44,7 @@ import (
 
 // recipe changes whenever what Build makes changes, so that a node image
 // cached under the old tag is not used.
-const recipe = "6"
+const recipe = "7"
 
 const (
 	// Suite is the Debian release of the nodes; the host's packages
@@ -65,7 +65,7 @@ var packages = []string{
 	"util-linux", "mount", "kmod", "libseccomp2", "pigz", "ca-certificates", "procps",
 	"containerd", "runc", "containernetworking-plugins",
 	// Not the node's: the agnhost image's tools (agnhostTools).
-	"busybox", "curl", "netcat-openbsd", "socat",
+	"busybox", "curl", "netcat-openbsd", "socat", "wget",
 }
 
 // Options say how to build.

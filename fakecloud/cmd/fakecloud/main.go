@@ -38,6 +38,7 @@ import (
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/lbroute"
 	"sigs.k8s.io/ccm-harness/fakecloud/machines"
 	"sigs.k8s.io/ccm-harness/fakecloud/server"
 )
@@ -57,7 +58,7 @@ type options struct {
 	backendCIDRs                                           cidrList
 	proxyLBs, ignoreAffinity                               bool
 	kwokKubeconfig, kwokLabel                              string
-	dockerMachines                                         bool
+	dockerMachines, lbRoute                                bool
 }
 
 // cidrList is a repeatable CIDR flag.
@@ -95,7 +96,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	fs.StringVar(&o.zones, "zones", "", "comma-separated `zones` instances are spread over (default: the region suffixed with a, b and c)")
 	fs.StringVar(&o.internalCIDR, "internal-cidr", "127.1.0.0/16", "`CIDR` internal instance addresses come from")
 	fs.StringVar(&o.externalCIDR, "external-cidr", "127.2.0.0/16", "`CIDR` external instance addresses come from")
-	fs.StringVar(&o.lbCIDR, "lb-cidr", "127.20.0.0/16", "loopback `CIDR` load balancer IPs come from; fakecloud really listens on them")
+	fs.StringVar(&o.lbCIDR, "lb-cidr", "127.20.0.0/16", "`CIDR` load balancer IPs come from, loopback or, with --lb-route, any; fakecloud really listens on them")
+	fs.BoolVar(&o.lbRoute, "lb-route", false, "route --lb-cidr to this machine while fakecloud runs (ip route add local CIDR dev lo; needs root or CAP_NET_ADMIN), so that its load balancers are reached from containers too, such as a kind cluster's pods, which a loopback range is not")
 	fs.Var(&o.backendCIDRs, "backend-cidr", "`CIDR` off loopback that load balancers may forward to, such as a kind cluster's node network; repeatable")
 	fs.BoolVar(&o.ignoreAffinity, "ignore-client-affinity", false, "load balancers keep and report the client affinity they are given but balance every connection afresh (a cloud whose data plane does not do what its API says; for negative controls)")
 	fs.BoolVar(&o.proxyLBs, "proxy-load-balancers", false, "fakecloud's own load balancers proxy, so backends see fakecloud's address rather than the client's (default: they keep the client's, as a pass-through network load balancer)")
@@ -137,6 +139,20 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 			logger.Printf("--kwok-label: %v", err)
 			return 1
 		}
+	}
+	if o.lbRoute {
+		removeRoute, err := lbroute.Add(netip.MustParsePrefix(cfg.LBCIDR))
+		if err != nil {
+			logger.Print(err)
+			return 1
+		}
+		// Before the listeners close (deferred after this): a route
+		// outlives nothing that needs it.
+		defer func() {
+			if err := removeRoute(); err != nil {
+				logger.Print(err)
+			}
+		}()
 	}
 	srv, err := server.New(cfg)
 	if err != nil {
