@@ -111,6 +111,10 @@ type Verdict struct {
 	Stale []string
 	// Ambiguous say which listed names match more than one spec.
 	Ambiguous []string
+	// LeftOut are the listed specs the run left out (--skip-listed, or
+	// the focus): neither run nor judged, but counted, so that a summary
+	// does not read as if nothing were listed.
+	LeftOut []string
 }
 
 // Judge judges the specs run selected against e; a suite-level failure
@@ -130,6 +134,9 @@ func Judge(run *reports.Run, e *Expectations) Verdict {
 		if c.NotSelected() {
 			// Left out by the focus or --skip: not judged, but its name is
 			// upstream's still, so an entry naming it is not stale.
+			if len(listed) > 0 {
+				v.LeftOut = append(v.LeftOut, c.Name)
+			}
 			continue
 		}
 		r := Result{Spec: c.Name, Outcome: c.Outcome, Message: firstLine(c.Message)}
@@ -195,7 +202,11 @@ func (v Verdict) Markdown(title string) string {
 			passed++
 		}
 	}
-	fmt.Fprintf(&b, "## %s\n\n%d upstream specs: %d passed, %d cannot pass here (listed, with why), %d wrong.\n\n", title, len(v.Results), passed, listed, len(v.Results)-passed-listed)
+	fmt.Fprintf(&b, "## %s\n\n%d upstream specs: %d passed, %d cannot pass here (listed, with why), %d wrong.", title, len(v.Results), passed, listed, len(v.Results)-passed-listed)
+	if len(v.LeftOut) > 0 {
+		fmt.Fprintf(&b, " Left out, not run: %d listed as unable to pass here.", len(v.LeftOut))
+	}
+	b.WriteString("\n\n")
 	b.WriteString("| spec | outcome | why |\n|---|---|---|\n")
 	for _, r := range v.Results {
 		why := r.Reason

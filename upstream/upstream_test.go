@@ -105,6 +105,20 @@ func TestMarkdown(t *testing.T) {
 	}
 }
 
+// TestMarkdownLeftOut: the listed specs --skip-listed leaves out are
+// counted, not read as none listed.
+func TestMarkdownLeftOut(t *testing.T) {
+	v := Judge(run(reports.Case{Name: tcp, Outcome: reports.Passed}, reports.Case{Name: udp, Outcome: reports.Skipped}),
+		&Expectations{CannotPass: []Exception{{Spec: "ports of a UDP service", Reason: "fakecloud serves no UDP"}}})
+	if err := v.Err(); err != nil {
+		t.Fatalf("Err: %v, want none: a listed spec left out is not judged", err)
+	}
+	md := v.Markdown("title")
+	if want := "1 upstream specs: 1 passed, 0 cannot pass here (listed, with why), 0 wrong. Left out, not run: 1 listed as unable to pass here."; !strings.Contains(md, want) {
+		t.Errorf("Markdown:\n%s\nwant it to hold %q", md, want)
+	}
+}
+
 func TestRead(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string {
