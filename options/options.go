@@ -359,7 +359,7 @@ func (o Options) Resolve(logf func(format string, args ...any)) (*Setup, error) 
 		} else {
 			ccmVersion := o.CCMVersion
 			if ccmVersion == "" && o.KubernetesVersion != "" {
-				ccmVersion = ccmFor(p.CCM, s.Release)
+				ccmVersion = CCMFor(p.CCM, s.Release)
 			}
 			if p, err = p.WithCCMVersion(ccmVersion); err != nil {
 				return nil, err
@@ -430,11 +430,11 @@ func (o Options) KubernetesRelease() (string, error) {
 		FlagKubernetes, o.KubernetesVersion, strings.Join(pins.KubernetesReleases, ", "), pins.ModuleVersion(pins.Kubernetes))
 }
 
-// ccmFor is the version of ccm a cluster of release runs when the user
+// CCMFor is the version of ccm a cluster of release runs when the user
 // chose none: the newest pinned one of its minor, else one minor older,
 // as the skew policy prefers; else the default, which the policy check
 // then judges.
-func ccmFor(ccm binaries.Component, release string) string {
+func CCMFor(ccm binaries.Component, release string) string {
 	for _, want := range []skew.Verdict{skew.Same, skew.OneOlder} {
 		for _, v := range ccm.Choices() {
 			if got, err := skew.Of(release, v); err == nil && got == want {

@@ -46,6 +46,7 @@ import (
 	"sigs.k8s.io/ccm-harness/internal/process"
 	"sigs.k8s.io/ccm-harness/manifests"
 	"sigs.k8s.io/ccm-harness/migration"
+	"sigs.k8s.io/ccm-harness/options"
 	"sigs.k8s.io/ccm-harness/providers"
 	"sigs.k8s.io/ccm-harness/providers/aws"
 	"sigs.k8s.io/ccm-harness/providers/emulated"
@@ -610,7 +611,14 @@ var controls = []control{
 func olderCCM(provider string) binaries.Component {
 	p, err := providers.Get(provider)
 	if err == nil {
-		p, err = p.WithCCMVersion("")
+		// The controls' suites take the cluster's release from
+		// $K8S_VERSION, as make e2e's do; the CCM and the one it is
+		// upgraded from follow it (v1.34: the in-tree era's).
+		version := ""
+		if release := os.Getenv("K8S_VERSION"); release != "" {
+			version = options.CCMFor(p.CCM, release)
+		}
+		p, err = p.WithCCMVersion(version)
 	}
 	if err != nil {
 		panic(err)
