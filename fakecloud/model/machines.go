@@ -59,23 +59,26 @@ func (m *machines) send(name string, state api.InstanceState) {
 }
 
 // drain tells machine name its changes, one at a time, until none is left.
+// A change is taken off the queue only once told, and the queue's end is
+// seen in the same hold of the lock: send, meanwhile, sees the machine busy
+// and only queues, so one goroutine at a time tells a machine.
 func (m *machines) drain(name string) {
 	defer m.telling.Done()
 	for {
 		m.mu.Lock()
-		q := m.pending[name]
-		if len(q) == 0 {
-			delete(m.pending, name)
-			m.mu.Unlock()
-			return
-		}
-		state := q[0]
+		state := m.pending[name][0]
 		m.mu.Unlock()
 		m.tell(name, state)
 		m.mu.Lock()
-		// Taken off only once told: send sees the machine busy meanwhile.
 		m.pending[name] = m.pending[name][1:]
+		done := len(m.pending[name]) == 0
+		if done {
+			delete(m.pending, name)
+		}
 		m.mu.Unlock()
+		if done {
+			return
+		}
 	}
 }
 

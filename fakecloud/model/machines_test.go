@@ -61,3 +61,38 @@ func TestMachinesApart(t *testing.T) {
 		t.Errorf("told %v, want %v", told, want)
 	}
 }
+
+// TestMachinesOneAtATime: changes sent while a machine is being told are
+// told after, in order, never two at once.
+func TestMachinesOneAtATime(t *testing.T) {
+	var mu sync.Mutex
+	var told []api.InstanceState
+	busy, overlapped := 0, false
+	m := newMachines(func(name string, state api.InstanceState) {
+		mu.Lock()
+		busy++
+		overlapped = overlapped || busy > 1
+		mu.Unlock()
+		time.Sleep(50 * time.Microsecond)
+		mu.Lock()
+		busy--
+		told = append(told, state)
+		mu.Unlock()
+	})
+	var sent []api.InstanceState
+	for i := 0; i < 500; i++ {
+		state := []api.InstanceState{api.StateStopped, api.StateRunning}[i%2]
+		sent = append(sent, state)
+		m.send("a", state)
+		if i%7 == 0 {
+			time.Sleep(time.Duration(i%5) * 20 * time.Microsecond)
+		}
+	}
+	m.close()
+	if overlapped {
+		t.Error("machine a was told two changes at once")
+	}
+	if !reflect.DeepEqual(told, sent) {
+		t.Errorf("told %d changes, not in the order of the %d sent", len(told), len(sent))
+	}
+}
