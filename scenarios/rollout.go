@@ -52,7 +52,7 @@ import (
 //
 // Upstream rolls five times, each pod draining 60 s; here twice, draining
 // Timeouts.Drain: fakecloud checks every second, and two rollouts of two
-// nodes take under a minute rather than ten. The threshold is upstream's:
+// nodes take about a minute rather than ten. The threshold is upstream's:
 // at least 95 % of the requests of each rollout answered. Unlike
 // upstream's, a new pod is ready only rolloutWarmUp after it starts, as an
 // application that warms up is: kind starts a pod in about a second, and
