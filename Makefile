@@ -561,12 +561,12 @@ controls: build $(IMAGE) $(INCLUSTER_IMAGE)
 		$(if $(CONTROLS_RUN),-run '$(CONTROLS_RUN)') ./e2e/controls
 
 # The negative controls of the specs issue 39 added (session affinity,
-# rolling updates, ipMode, nodes of another owner, coordinated leader
-# election) at the oldest supported release, where each must still fail
+# rolling updates, ipMode, nodes of another owner, dual-stack, coordinated
+# leader election) at the oldest supported release, where each must still fail
 # its spec: a daily periodic (make test runs every control at the default
 # release). The fake provider's only: the other providers' default CCMs
 # are newer than the skew policy allows on v1.34.
-CONTROLS_OLDEST := TestNegativeControls/(route_never_created,_load_balancer_session_affinity_dropped|load_balancer_PROXY_protocol_dropped|load_balancer_session_affinity_kept_once_switched_off|kind_load_balancers_with_no_health_check|a_CCM_that|CCM_leader_migration_config_without_service-lb-controller)
+CONTROLS_OLDEST := TestNegativeControls/(route_never_created,_load_balancer_session_affinity_dropped|load_balancer_PROXY_protocol_dropped|load_balancer_session_affinity_kept_once_switched_off|kind_load_balancers_with_no_health_check|a_CCM_that|dual-stack_load_balancer_made_IPv4_alone|CCM_leader_migration_config_without_service-lb-controller)
 controls-oldest:
 	$(MAKE) controls K8S_VERSION=v1.34 CONTROLS_RUN='$(CONTROLS_OLDEST)'
 

@@ -197,6 +197,14 @@ type Cluster struct {
 	// DataPlane is true when nodes run pods and carry traffic; simulated
 	// nodes do not.
 	DataPlane bool
+	// IPv4OnlyNodes is true where the runtime puts its nodes on a network
+	// of IPv4 alone (kind's Docker network here), so that their instances
+	// have no IPv6 address whatever the CCM claims.
+	IPv4OnlyNodes bool
+	// DualStackServices is true where the API server gives Services
+	// addresses of both families (--service-cluster-ip-range of both), so
+	// that a RequireDualStack Service can be made.
+	DualStackServices bool
 	// Managers are the controller-manager processes scenarios may restart.
 	Managers []Manager
 	// RunningCCM is the CCM of a cluster the harness did not make, which

@@ -147,7 +147,7 @@ func TestProfileFileBadInput(t *testing.T) {
 		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\n", "capabilities: none claimed; claim what the CCM does"},
 		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [load-balancer-source-ip]\n", "capabilities: load-balancer-source-ip is an extended feature of load-balancers: claim it under features"},
 		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [instances]\nproviderIDScheme: x\nfeatures: [load-balancer-udp]\n", "features: load-balancer-udp without load-balancers, the capability it extends"},
-		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [load-balancers]\nfeatures: [udp]\n", `features: "udp" is none of [load-balancer-health-checks load-balancer-mixed-protocol`},
+		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [load-balancers]\nfeatures: [udp]\n", `features: "udp" is none of [load-balancer-dual-stack load-balancer-health-checks load-balancer-mixed-protocol`},
 		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [load-balancers]\ndifferences: [{spec: loadbalancer/udp, step: provision}]\n", "differences: difference of spec \"loadbalancer/udp\": shows is empty"},
 		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [load-balancers]\ndifferences: [{spec: serves UDP, step: provision, shows: x, evidence: y}]\n", "spec \"serves UDP\" is none of the suite's (node-init/taint-removed, "},
 		{"cloud: fake\nccm: {image: 'docker-archive:x.tar'}\ncapabilities: [load-balancers]\ndifferences: [{spec: loadbalancer/udp, step: teleport, shows: x, evidence: y}]\n", "step \"teleport\" is none of"},

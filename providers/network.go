@@ -31,6 +31,9 @@ type LoadBalancer struct {
 	// ServiceUID is the UID the cloud's records name, if any.
 	ServiceUID string
 	IP         string
+	// IPv6 is its IPv6 address where it serves both families (a
+	// dual-stack Service's); "" otherwise, or where the cloud cannot say.
+	IPv6 string
 	// Hostname is the DNS name the cloud gives the load balancer, which
 	// stands for IP, if it names it so (AWS's); a Service's ingress then
 	// carries the hostname rather than the IP.
@@ -96,6 +99,13 @@ type Operation string
 
 // OpEnsureLoadBalancer is the creation or update of a load balancer.
 const OpEnsureLoadBalancer Operation = "EnsureLoadBalancer"
+
+// IPv6LoadBalancerCloud is a cloud that can tell whether it gives load
+// balancers IPv6 addresses here (an emulated one needs root to route its
+// IPv6 range). A cloud that cannot tell is taken at its profile's word.
+type IPv6LoadBalancerCloud interface {
+	IPv6LoadBalancers() bool
+}
 
 // FaultInjector makes a cloud fail on purpose, for specs about how a CCM
 // copes. Clouds that cannot are not FaultInjectors, and those specs skip.

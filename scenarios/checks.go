@@ -18,6 +18,7 @@ package scenarios
 
 import (
 	"fmt"
+	"net/netip"
 	"sort"
 	"strings"
 
@@ -99,22 +100,25 @@ func AddressesFromCloud(cloud map[string]providers.Instance) nodewait.Check {
 }
 
 // ProvidedNodeIPHonoured passes when the node's addresses are what
-// k8s.io/cloud-provider's GetNodeAddressesFromNodeIP makes of the cloud's:
-// every cloud address equal to the provided IP is kept, with its type, and
-// replaces the others of that type; addresses of other types are kept. (A
-// guest address that is both the InternalIP and the ExternalIP so wins
-// both types.)
-func ProvidedNodeIPHonoured(ip string, inst providers.Instance) nodewait.Check {
+// k8s.io/cloud-provider's GetNodeAddressesFromNodeIP makes of the cloud's
+// for provided, the kubelet's --node-ip (one IP, or an IPv4 and an IPv6
+// one, comma-separated): every cloud address equal to a provided IP is
+// kept, with its type, in the order of provided, and replaces the others
+// of that type; addresses of other types are kept. (A guest address that
+// is both the InternalIP and the ExternalIP so wins both types.)
+func ProvidedNodeIPHonoured(provided string, inst providers.Instance) nodewait.Check {
 	return func(n *v1.Node) error {
 		if err := nodewait.Initialized(n); err != nil {
-			return err
+			return fmt.Errorf("%w (its kubelet gave --node-ip %s)", err, provided)
 		}
 		var want []v1.NodeAddress
 		enforced := map[v1.NodeAddressType]bool{}
-		for _, a := range inst.Addresses {
-			if a.Address == ip {
-				want = append(want, a)
-				enforced[a.Type] = true
+		for _, ip := range strings.Split(provided, ",") {
+			for _, a := range inst.Addresses {
+				if sameIP(a.Address, ip) {
+					want = append(want, a)
+					enforced[a.Type] = true
+				}
 			}
 		}
 		for _, a := range inst.Addresses {
@@ -126,10 +130,21 @@ func ProvidedNodeIPHonoured(ip string, inst providers.Instance) nodewait.Check {
 			want = append(want, v1.NodeAddress{Type: v1.NodeHostName, Address: n.Name})
 		}
 		if got := n.Status.Addresses; !sameAddresses(got, want) {
-			return fmt.Errorf("node %s: with provided-node-ip %s, expected addresses %s, actual %s", n.Name, ip, formatAddresses(want), formatAddresses(got))
+			return fmt.Errorf("node %s: with provided-node-ip %s, expected addresses %s, actual %s", n.Name, provided, formatAddresses(want), formatAddresses(got))
 		}
 		return nil
 	}
+}
+
+// sameIP is whether a and b are one IP address (as GetNodeAddressesFromNodeIP
+// compares them: an IPv6 address has more than one spelling).
+func sameIP(a, b string) bool {
+	x, errX := netip.ParseAddr(a)
+	y, errY := netip.ParseAddr(b)
+	if errX != nil || errY != nil {
+		return a == b
+	}
+	return x.Unmap() == y.Unmap()
 }
 
 // Tainted passes when the node has (want) or lacks (!want) the taint.

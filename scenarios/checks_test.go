@@ -288,6 +288,23 @@ func TestProvidedNodeIPHonoured(t *testing.T) {
 			want: []string{"node node-1", "expected addresses [ExternalIP=2001:db8::1 Hostname=node-1 InternalIP=2001:db8::1]"},
 		},
 	})
+	// A dual-stack --node-ip (KEP-3705) enforces an address of each
+	// family, however the IPv6 one is spelt.
+	cloud := providers.Instance{Name: "node-1", Addresses: []v1.NodeAddress{
+		internalIP("10.0.0.1"), internalIP("10.0.0.2"), internalIP("fd00:1::2"), externalIP("203.0.113.1"),
+	}}
+	check = ProvidedNodeIPHonoured("10.0.0.2,fd00:1:0::2", cloud)
+	runCheckCases(t, []testCheckCase{
+		{name: "both families enforced", check: check, node: testNode(withAddresses(internalIP("10.0.0.2"), internalIP("fd00:1::2"), externalIP("203.0.113.1"), hostnameAddr("node-1")))},
+		{
+			name: "IPv6 one dropped", check: check, node: testNode(withAddresses(internalIP("10.0.0.2"), externalIP("203.0.113.1"), hostnameAddr("node-1"))),
+			want: []string{"node node-1", "with provided-node-ip 10.0.0.2,fd00:1:0::2, expected addresses [ExternalIP=203.0.113.1 Hostname=node-1 InternalIP=10.0.0.2 InternalIP=fd00:1::2]"},
+		},
+		{
+			name: "not initialized", check: check, node: testNode(testUninitialized, withAddresses(internalIP("10.0.0.2"), internalIP("fd00:1::2"), hostnameAddr("node-1"))),
+			want: []string{"node node-1", cloudproviderapi.TaintExternalCloudProvider, "(its kubelet gave --node-ip 10.0.0.2,fd00:1:0::2)"},
+		},
+	})
 }
 
 func TestTainted(t *testing.T) {
@@ -466,6 +483,61 @@ func TestLoadBalancerIngress(t *testing.T) {
 	}
 }
 
+// TestLoadBalancerDualStack checks a dual-stack Service against its cloud
+// load balancer: both families in the cloud, an ingress IP of each, in
+// either order; and HasDualStackIngress on what Kubernetes shows.
+func TestLoadBalancerDualStack(t *testing.T) {
+	listeners := []providers.Listener{{Port: 80, Protocol: v1.ProtocolTCP, NodePort: 30080}}
+	dual := &providers.LoadBalancer{Name: "a1", IP: "127.20.0.1", IPv6: "fd00:2::1", Listeners: listeners}
+	single := &providers.LoadBalancer{Name: "a1", IP: "127.20.0.1", Listeners: listeners}
+	ingress := func(ips ...string) []v1.LoadBalancerIngress {
+		var out []v1.LoadBalancerIngress
+		for _, ip := range ips {
+			out = append(out, v1.LoadBalancerIngress{IP: ip})
+		}
+		return out
+	}
+	both := []v1.IPFamily{v1.IPv4Protocol, v1.IPv6Protocol}
+	for _, tc := range []struct {
+		name     string
+		families []v1.IPFamily
+		lb       *providers.LoadBalancer
+		ingress  []v1.LoadBalancerIngress
+		want     string
+	}{
+		{"dual-stack", both, dual, ingress("127.20.0.1", "fd00:2::1"), ""},
+		{"dual-stack, IPv6 first", both, dual, ingress("fd00:2::1", "127.20.0.1"), ""},
+		{"made IPv4 alone", both, single, ingress("127.20.0.1"), "expected cloud load balancer a1 of IPv4 and IPv6 (the Service's ipFamilies), actual IPv4 alone (addresses 127.20.0.1)"},
+		{"an ingress IP missing", both, dual, ingress("127.20.0.1"), "expected status ingress IPs [127.20.0.1 fd00:2::1] (the cloud load balancer's), actual [127.20.0.1]"},
+		{"another IPv6 ingress", both, dual, ingress("127.20.0.1", "fd00:2::9"), "actual [127.20.0.1 fd00:2::9]"},
+		{"single-stack Service, dual-stack load balancer", []v1.IPFamily{v1.IPv4Protocol}, dual, ingress("127.20.0.1"), "expected cloud load balancer a1 of IPv4 alone (the Service's ipFamilies), actual IPv4 and IPv6"},
+	} {
+		s := &v1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web"},
+			Spec:   v1.ServiceSpec{Ports: []v1.ServicePort{{Port: 80, Protocol: v1.ProtocolTCP, NodePort: 30080}}, IPFamilies: tc.families},
+			Status: v1.ServiceStatus{LoadBalancer: v1.LoadBalancerStatus{Ingress: tc.ingress}}}
+		err := LoadBalancerMatches(s, nil, tc.lb)
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		ingress []v1.LoadBalancerIngress
+		want    string
+	}{
+		{ingress("127.20.0.1", "fd00:2::1"), ""},
+		{[]v1.LoadBalancerIngress{{Hostname: "a1-1.r.elb.amazonaws.com"}}, ""},
+		{ingress("127.20.0.1"), "expected an ingress IP of each family (ipFamilies [IPv4 IPv6]), actual [127.20.0.1]"},
+		{nil, "expected status.loadBalancer.ingress, actual: none"},
+	} {
+		s := &v1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web"}, Spec: v1.ServiceSpec{IPFamilies: both},
+			Status: v1.ServiceStatus{LoadBalancer: v1.LoadBalancerStatus{Ingress: tc.ingress}}}
+		err := HasDualStackIngress(s)
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("HasDualStackIngress(%v): %v, want %q", tc.ingress, err, tc.want)
+		}
+	}
+}
+
 // TestLoadBalancerAffinity checks the cloud's session affinity against
 // the Service's: none for none, ClientIP with its timeout (the API
 // server's default when it gives none) where the cloud says one.
@@ -507,7 +579,7 @@ func TestEveryNeedDecides(t *testing.T) {
 	all := Features{Provider: "p", Capabilities: providers.NewCapabilities(specs.Capabilities...),
 		Extended: providers.AllFeatures(providers.NewCapabilities(specs.Capabilities...)),
 		NodePool: true, ChosenNodeIP: true, Machines: true, Inspector: true, LBInspector: true, RouteInspect: true,
-		DataPlane: true, Restart: true, CCMSeen: true, Faults: true, InTreeKCM: true, HA: true, OlderCCM: true}
+		DataPlane: true, IPv6Nodes: true, DualStackServices: true, IPv6LoadBalancers: true, Restart: true, CCMSeen: true, Faults: true, InTreeKCM: true, HA: true, OlderCCM: true}
 	none := Features{Provider: "p"}
 	for label, n := range needs {
 		if got := n.unmet(all); got != "" {
@@ -522,7 +594,7 @@ func TestEveryNeedDecides(t *testing.T) {
 			t.Errorf("%s: its need decides nothing", id)
 		}
 	}
-	if got := len(needs); got != 13+len(specs.Capabilities)+len(specs.Features) {
+	if got := len(needs); got != 15+len(specs.Capabilities)+len(specs.Features) {
 		t.Errorf("%d needs declared", got)
 	}
 }

@@ -18,6 +18,7 @@ package scenarios
 
 import (
 	"fmt"
+	"net/netip"
 	"sort"
 	"strings"
 
@@ -39,6 +40,33 @@ func HasIngress(s *v1.Service) error {
 		}
 	}
 	return fmt.Errorf("Service %s/%s: expected status.loadBalancer.ingress, actual: none%s", s.Namespace, s.Name, writtenElsewhere(s))
+}
+
+// HasDualStackIngress passes when the Service's ingress has an IPv4 and an
+// IPv6 IP, or a hostname (which stands for whatever the cloud's DNS
+// answers; the cloud-side check then says which families its load
+// balancer serves).
+func HasDualStackIngress(s *v1.Service) error {
+	if err := HasIngress(s); err != nil {
+		return err
+	}
+	var v4, v6 bool
+	var ips []string
+	for _, in := range s.Status.LoadBalancer.Ingress {
+		if in.IP == "" {
+			return nil // a hostname
+		}
+		ips = append(ips, in.IP)
+		if ip, err := netip.ParseAddr(in.IP); err == nil && ip.Is6() && !ip.Is4In6() {
+			v6 = true
+		} else {
+			v4 = true
+		}
+	}
+	if !v4 || !v6 {
+		return fmt.Errorf("Service %s/%s: expected an ingress IP of each family (ipFamilies %v), actual [%s]", s.Namespace, s.Name, s.Spec.IPFamilies, strings.Join(ips, " "))
+	}
+	return nil
 }
 
 // writtenElsewhere says where a Service without ingress shows an address
@@ -169,16 +197,64 @@ func LoadBalancerMatches(s *v1.Service, eligible []string, lb *providers.LoadBal
 	if want := affinityOf(s); !affinityMatches(want, lb.ClientAffinity) {
 		return fmt.Errorf("Service %s: expected cloud load balancer %s session affinity %s, actual %s", key, lb.Name, formatAffinity(want), formatAffinity(lb.ClientAffinity))
 	}
+	if got, exp := lbFamilies(lb), serviceFamilies(s); got != exp {
+		return fmt.Errorf("Service %s: expected cloud load balancer %s of %s (the Service's ipFamilies), actual %s (addresses %s)", key, lb.Name, exp, got, formatLBAddresses(lb))
+	}
 	if len(s.Status.LoadBalancer.Ingress) > 0 {
 		in := s.Status.LoadBalancer.Ingress[0]
 		switch {
-		case in.IP != "" && in.IP != lb.IP:
-			return fmt.Errorf("Service %s: expected status ingress IP to be the cloud load balancer's %s, actual %s", key, lb.IP, in.IP)
+		case in.IP != "" && in.IP != lb.IP && in.IP != lb.IPv6:
+			return fmt.Errorf("Service %s: expected status ingress IP to be the cloud load balancer's %s, actual %s", key, formatLBAddresses(lb), in.IP)
 		case in.IP == "" && in.Hostname != lb.Hostname:
 			return fmt.Errorf("Service %s: expected status ingress hostname to be the cloud load balancer's %q, actual %q", key, lb.Hostname, in.Hostname)
 		}
 	}
+	if lb.IPv6 != "" {
+		// A dual-stack load balancer: an ingress IP of each of its
+		// addresses, and none else.
+		var got []string
+		for _, in := range s.Status.LoadBalancer.Ingress {
+			got = append(got, in.IP)
+		}
+		if exp := []string{lb.IP, lb.IPv6}; sortedJoin(got) != sortedJoin(exp) {
+			return fmt.Errorf("Service %s: expected status ingress IPs [%s] (the cloud load balancer's), actual [%s]", key, sortedJoin(exp), sortedJoin(got))
+		}
+	}
 	return nil
+}
+
+// serviceFamilies is the address families a Service asks of its load
+// balancer, as lbFamilies says them: both where it is dual-stack (the
+// API server gave it an IP of each family), else its one.
+func serviceFamilies(s *v1.Service) string {
+	switch {
+	case len(s.Spec.IPFamilies) > 1:
+		return "IPv4 and IPv6"
+	case len(s.Spec.IPFamilies) == 1:
+		return string(s.Spec.IPFamilies[0]) + " alone"
+	}
+	return "IPv4 alone"
+}
+
+// lbFamilies is the address families a cloud load balancer serves. One
+// whose cloud names only a hostname counts as IPv4: the inspectors that
+// name no IPv6 address serve no dual-stack Service.
+func lbFamilies(lb *providers.LoadBalancer) string {
+	if lb.IPv6 != "" {
+		return "IPv4 and IPv6"
+	}
+	if ip, err := netip.ParseAddr(lb.IP); err == nil && ip.Is6() && !ip.Is4In6() {
+		return "IPv6 alone"
+	}
+	return "IPv4 alone"
+}
+
+// formatLBAddresses is a load balancer's addresses, for messages.
+func formatLBAddresses(lb *providers.LoadBalancer) string {
+	if lb.IPv6 != "" {
+		return lb.IP + " and " + lb.IPv6
+	}
+	return lb.IP
 }
 
 // affinityOf is the session affinity a Service asks of its load balancer:

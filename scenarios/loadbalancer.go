@@ -196,6 +196,22 @@ var _ = framework.Describe("LoadBalancer Services", Needs(Claims(providers.LoadB
 
 	it(specs.LBIPMode, Needs(LateLBInspector), func(ctx context.Context) { proxyProtocol(ctx, f) })
 
+	it(specs.LBDualStack, Needs(NeedDualStackServices, LateLBInspector), func(ctx context.Context) {
+		s := newService(f.Namespace.Name, tcp(80))
+		s.Spec.IPFamilyPolicy = new(v1.IPFamilyPolicyRequireDualStack)
+		s = create(ctx, f.ClientSet, s)
+		if len(s.Spec.IPFamilies) != 2 {
+			framework.Failf("Service %s/%s: expected ipFamilies of both families with ipFamilyPolicy RequireDualStack, actual %v", s.Namespace, s.Name, s.Spec.IPFamilies)
+		}
+		step(ctx, f, providers.StepProvision, func(ctx context.Context) error {
+			got, err := WaitForService(ctx, f.ClientSet, s.Namespace, s.Name, env().Timeouts.LoadBalancer, "an ingress IP of each family", HasDualStackIngress)
+			if err != nil {
+				return err
+			}
+			return cloudLoadBalancerMatches(ctx, f.ClientSet, got)
+		})
+	})
+
 	it(specs.LBNoNodePorts, Needs(LateLBInspector), func(ctx context.Context) {
 		s := newService(f.Namespace.Name, tcp(80))
 		s.Spec.AllocateLoadBalancerNodePorts = new(false)

@@ -89,6 +89,20 @@ var (
 	NeedChosenNodeIP = newNeed(needPrefix+"chosen-node-ip", upFront, func(f Features) string {
 		return unless(!f.NodePool || f.ChosenNodeIP, "needs a node registered with a kubelet --node-ip of the spec's choosing: the join hook is given labels only")
 	})
+	// NeedIPv6Nodes: the runtime's nodes can have IPv6 addresses. Where
+	// they can, a profile that claims a dual-stack feature answers for
+	// its cloud's instances having them.
+	NeedIPv6Nodes = newNeed(needPrefix+"ipv6-nodes", upFront, func(f Features) string {
+		return unless(f.IPv6Nodes, "needs nodes with IPv6 addresses: this runtime's node network is IPv4 only (kind's Docker network here)")
+	})
+	// NeedDualStackServices: the cluster makes dual-stack Services, and
+	// the cloud here can give a load balancer an IPv6 address.
+	NeedDualStackServices = newNeed(needPrefix+"dual-stack-services", upFront, func(f Features) string {
+		if !f.DualStackServices {
+			return "needs a cluster that makes dual-stack Services (kube-apiserver --service-cluster-ip-range of both families): this one's Services are of one family"
+		}
+		return unless(f.IPv6LoadBalancers, fmt.Sprintf("provider %s's cloud has no IPv6 load balancer range here: fakecloud routes one to this machine only as root (--lb-cidr-v6 --lb-route)", f.Provider))
+	})
 	// NeedMachines: the spec may stop, start and terminate a node's
 	// machine: one the runtime adds, or one the user lent.
 	NeedMachines = newNeed(needPrefix+"machines", upFront, func(f Features) string {
@@ -199,12 +213,19 @@ type Features struct {
 	LBInspector  bool
 	RouteInspect bool
 	DataPlane    bool
-	Restart      bool
-	CCMSeen      bool
-	Faults       bool
-	InTreeKCM    bool
-	HA           bool
-	OlderCCM     bool
+	// IPv6Nodes: the runtime's nodes can have IPv6 addresses.
+	IPv6Nodes bool
+	// DualStackServices: the cluster makes dual-stack Services.
+	DualStackServices bool
+	// IPv6LoadBalancers: the cloud can give a load balancer an IPv6
+	// address (providers.IPv6LoadBalancerCloud says where it cannot).
+	IPv6LoadBalancers bool
+	Restart           bool
+	CCMSeen           bool
+	Faults            bool
+	InTreeKCM         bool
+	HA                bool
+	OlderCCM          bool
 	// Differences are the CCM's known differences.
 	Differences []providers.Difference
 }
@@ -215,7 +236,8 @@ func FeaturesOf(e *Env) Features {
 	p := c.Profile
 	f := Features{
 		Provider: p.Name, Capabilities: p.Capabilities, Extended: p.FeaturesOf(c.Cloud), Differences: p.Differences,
-		NodePool: c.Nodes != nil, DataPlane: c.DataPlane,
+		NodePool: c.Nodes != nil, DataPlane: c.DataPlane, IPv6Nodes: !c.IPv4OnlyNodes,
+		DualStackServices: c.DualStackServices, IPv6LoadBalancers: true,
 		Machines:     c.Nodes != nil || (c.LentNodes != nil && len(c.LentNodes.Names()) > 0),
 		ChosenNodeIP: c.Nodes != nil && !c.NodesByHook,
 		Restart:      c.Manager(cluster.CloudControllerManager) != nil,
@@ -225,6 +247,9 @@ func FeaturesOf(e *Env) Features {
 	}
 	if c.Cloud != nil {
 		_, f.Faults = c.Cloud.(providers.FaultInjector)
+		if v6, ok := c.Cloud.(providers.IPv6LoadBalancerCloud); ok {
+			f.IPv6LoadBalancers = v6.IPv6LoadBalancers()
+		}
 		if insp := c.Cloud.Inspector(); insp != nil {
 			f.Inspector = true
 			_, f.LBInspector = insp.(providers.LoadBalancerInspector)

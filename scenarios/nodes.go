@@ -21,7 +21,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/netip"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -127,6 +129,38 @@ var _ = framework.Describe("Nodes", func() {
 		framework.ExpectNoError(err, "ask the cloud about instance %s", name)
 		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, env().Timeouts.NodeInit, "the provided node IP to be honoured",
 			[]string{name}, ProvidedNodeIPHonoured(provided, inst)))
+	})
+
+	it(specs.DualStackNodeIP, Needs(NeedNodePool, NeedChosenNodeIP, NeedIPv6Nodes, NeedInspector), func(ctx context.Context) {
+		pool := nodePool()
+		insp := inspector()
+		name := "nodeip6-" + rand.String(5)
+		var v4, v6 string
+		var cloudAddrs []v1.NodeAddress
+		addNode(ctx, pool, name, cluster.WithProvidedNodeIP(func(addrs []v1.NodeAddress) string {
+			// The last InternalIP of each family, as a kubelet given
+			// --node-ip=<IPv4>,<IPv6> (KEP-3705): the CCM must keep
+			// both and drop the family's others.
+			cloudAddrs = addrs
+			for _, a := range addrs {
+				if ip, err := netip.ParseAddr(a.Address); err == nil && a.Type == v1.NodeInternalIP {
+					if ip.Is4() || ip.Is4In6() {
+						v4 = a.Address
+					} else {
+						v6 = a.Address
+					}
+				}
+			}
+			// Without both, registered with what there is; the spec
+			// fails below, naming the family missing.
+			return strings.Join(slices.DeleteFunc([]string{v4, v6}, func(ip string) bool { return ip == "" }), ",")
+		}))
+		gomega.Expect(v4).NotTo(gomega.BeEmpty(), "the cloud gave instance %s no IPv4 InternalIP (its addresses: %s)", name, formatAddresses(cloudAddrs))
+		gomega.Expect(v6).NotTo(gomega.BeEmpty(), "the cloud gave instance %s no IPv6 InternalIP (its addresses: %s): a profile that claims %s needs a cloud whose instances have addresses of both families", name, formatAddresses(cloudAddrs), specs.NodeDualStack)
+		inst, err := insp.Instance(ctx, name)
+		framework.ExpectNoError(err, "ask the cloud about instance %s", name)
+		framework.ExpectNoError(nodewait.For(ctx, f.ClientSet, env().Timeouts.NodeInit, "the dual-stack node IP to be honoured",
+			[]string{name}, ProvidedNodeIPHonoured(v4+","+v6, inst)))
 	})
 
 	it(specs.InstanceTypeLabel, Needs(NeedInspector), func(ctx context.Context) {

@@ -119,6 +119,14 @@ const (
 	// protocol to its backends, and an ingress of ipMode Proxy, so that
 	// in-cluster clients go through it too (KEP-1860).
 	LoadBalancerProxyProtocol Feature = "load-balancer-proxy-protocol"
+	// LoadBalancerDualStack: a dual-stack Service (ipFamilyPolicy
+	// RequireDualStack) gets a load balancer of both families, and an
+	// ingress IP of each.
+	LoadBalancerDualStack Feature = "load-balancer-dual-stack"
+	// NodeDualStack: the CCM sets a node's IPv6 addresses beside its IPv4
+	// ones, and honours a kubelet's dual-stack --node-ip (KEP-3705, GA in
+	// v1.30): the cloud's instances have addresses of both families.
+	NodeDualStack Feature = "node-dual-stack"
 )
 
 // Features are the extended features a profile can claim, each of the
@@ -133,6 +141,9 @@ var Features = map[Feature]Capability{
 
 	LoadBalancerSessionAffinity: LoadBalancers,
 	LoadBalancerProxyProtocol:   LoadBalancers,
+	LoadBalancerDualStack:       LoadBalancers,
+
+	NodeDualStack: Instances,
 }
 
 // FeatureList is Features' keys in a stable order.
@@ -169,6 +180,7 @@ var (
 	ProviderIDKept     = ID{"provider-id/kept-across-restart"}
 	NodeAddresses      = ID{"node-address/addresses"}
 	ProvidedNodeIP     = ID{"node-address/provided-node-ip"}
+	DualStackNodeIP    = ID{"node-address/dual-stack-node-ip"}
 	InstanceTypeLabel  = ID{"instance-type/label"}
 	ZoneRegionLabels   = ID{"zone/labels"}
 	LifecycleShutdown  = ID{"node-lifecycle/shutdown-taint"}
@@ -185,6 +197,7 @@ var (
 	LBSourceRanges    = ID{"loadbalancer/source-ranges"}
 	LBSessionAffinity = ID{"loadbalancer/session-affinity"}
 	LBIPMode          = ID{"loadbalancer/ip-mode"}
+	LBDualStack       = ID{"loadbalancer/dual-stack"}
 	LBNoNodePorts     = ID{"loadbalancer/no-node-ports"}
 	LBClass           = ID{"loadbalancer/class-ignored"}
 	LBTypeChange      = ID{"loadbalancer/type-change"}
@@ -239,6 +252,7 @@ var All = []Spec{
 	{ProviderIDKept, "keeps spec.providerID across a CCM restart", TagProviderID, Instances, ""},
 	{NodeAddresses, "sets the addresses the cloud reports, with a Hostname", TagNodeAddress, Instances, ""},
 	{ProvidedNodeIP, "honours the alpha.kubernetes.io/provided-node-ip annotation", TagNodeAddress, Instances, ""},
+	{DualStackNodeIP, "honours a dual-stack --node-ip of an IPv4 and an IPv6 address", TagNodeAddress, Instances, NodeDualStack},
 	{InstanceTypeLabel, "labels the instance type the cloud reports", TagInstanceType, Instances, ""},
 	{ZoneRegionLabels, "labels the zone and region the cloud reports", TagZone, Zones, ""},
 	{LifecycleShutdown, "taints the NotReady node of a stopped instance as shut down, and untaints it when it runs again", TagNodeLifecycle, NodeLifecycle, ""},
@@ -255,6 +269,7 @@ var All = []Spec{
 	{LBSourceRanges, "hands loadBalancerSourceRanges to the cloud", TagLoadBalancer, LoadBalancers, LoadBalancerSourceRanges},
 	{LBSessionAffinity, "hands sessionAffinity ClientIP and its timeout to the cloud, and takes it back", TagLoadBalancer, LoadBalancers, LoadBalancerSessionAffinity},
 	{LBIPMode, "makes a load balancer that speaks the PROXY protocol when asked, with ingress ipMode Proxy", TagLoadBalancer, LoadBalancers, LoadBalancerProxyProtocol},
+	{LBDualStack, "provisions a load balancer of both families for a RequireDualStack Service, with an ingress IP of each", TagLoadBalancer, LoadBalancers, LoadBalancerDualStack},
 	{LBNoNodePorts, "provisions without node ports when allocateLoadBalancerNodePorts=false", TagLoadBalancer, LoadBalancers, LoadBalancerNoNodePorts},
 	{LBClass, "ignores a Service with a loadBalancerClass", TagLoadBalancer, LoadBalancers, ""},
 	{LBTypeChange, "removes the load balancer, ingress and finalizer when the type changes to ClusterIP", TagLoadBalancer, LoadBalancers, ""},

@@ -107,6 +107,7 @@ func (r *Runtime) connect(ctx context.Context, spec cluster.Spec, attach bool) (
 	if c.DataPlane, err = dataPlane(ctx, cs); err != nil {
 		return nil, err
 	}
+	c.DualStackServices = dualStackServices(ctx, cs)
 	if c.DataPlane {
 		logf(spec, "  data path: the nodes run pods")
 	} else {
@@ -154,6 +155,15 @@ func dataPlane(ctx context.Context, cs kubernetes.Interface) (bool, error) {
 		}
 	}
 	return len(nodes.Items) > 0, nil
+}
+
+// dualStackServices says whether the cluster's API server gives Services
+// addresses of both families: its default ServiceCIDR (networking.k8s.io/v1,
+// GA in v1.33), named kubernetes, has a range of each. A cluster that
+// cannot say counts as single-stack, and the dual-stack specs skip.
+func dualStackServices(ctx context.Context, cs kubernetes.Interface) bool {
+	sc, err := cs.NetworkingV1().ServiceCIDRs().Get(ctx, "kubernetes", metav1.GetOptions{})
+	return err == nil && len(sc.Spec.CIDRs) > 1
 }
 
 func logf(spec cluster.Spec, format string, args ...any) {

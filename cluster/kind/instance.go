@@ -163,6 +163,7 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 		Profile:           spec.Profile,
 		Cloud:             in.cloud,
 		DataPlane:         true,
+		IPv4OnlyNodes:     true,
 		Nodes:             nodePool{in},
 		Managers:          []cluster.Manager{ccm},
 		Steps:             in.steps.Total(start),

@@ -73,6 +73,7 @@ func (r *Runtime) Attach(ctx context.Context, spec cluster.Spec) (*cluster.Clust
 		KubernetesVersion: st.KubernetesVersion,
 		Profile:           spec.Profile,
 		Cloud:             cloud,
+		DualStackServices: true,
 		Health:            func() error { return cluster.Dead(dir) },
 		Refusals:          log.Refusals,
 		APIUses:           log.APIUses,

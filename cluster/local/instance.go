@@ -43,10 +43,13 @@ import (
 )
 
 // Network ranges of the simulated cluster. They are only ever data in API
-// objects: no packet is sent to them.
+// objects: no packet is sent to them. Services may be dual-stack (the
+// API server's range has both families); pod CIDRs, which routes follow,
+// are IPv4 alone, so kube-controller-manager is given the IPv4 range.
 const (
-	serviceCIDR = "10.96.0.0/16"
-	clusterCIDR = "10.244.0.0/16"
+	serviceCIDR   = "10.96.0.0/16"
+	serviceCIDRv6 = "fd00:10:96::/112"
+	clusterCIDR   = "10.244.0.0/16"
 )
 
 // instance is one local cluster being brought up or running.
@@ -193,6 +196,7 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 		KubernetesVersion: in.version,
 		Profile:           spec.Profile,
 		Cloud:             in.cloud,
+		DualStackServices: true,
 		Managers:          managers,
 		ControlPlane:      controlPlane{in},
 		Steps:             in.steps.Total(start),
@@ -338,7 +342,7 @@ func (in *instance) startAPIServer(ctx context.Context) error {
 			"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
 			"--service-account-key-file=" + p.saPub,
 			"--service-account-signing-key-file=" + p.saKey,
-			"--service-cluster-ip-range=" + serviceCIDR,
+			"--service-cluster-ip-range=" + serviceCIDR + "," + serviceCIDRv6,
 			"--requestheader-client-ca-file=" + p.frontProxyCAFile,
 			"--requestheader-allowed-names=front-proxy-client",
 			"--requestheader-username-headers=X-Remote-User",

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -70,9 +71,15 @@ func (p *nodePool) Add(ctx context.Context, name string, opts ...cluster.NodeOpt
 	// SMBIOS UUID (the vSphere CCM finds VMs by it).
 	node.Status.NodeInfo.SystemUUID = inst.SystemUUID
 	if o.ProvidedNodeIP != nil {
-		ip := o.ProvidedNodeIP(inst.Addresses)
-		node.Annotations[cloudproviderapi.AnnotationAlphaProvidedIPAddr] = ip
-		node.Status.Addresses = append([]v1.NodeAddress{{Type: v1.NodeInternalIP, Address: ip}}, node.Status.Addresses...)
+		// One IP, or a dual-stack pair: the kubelet reports each as an
+		// InternalIP, in order.
+		provided := o.ProvidedNodeIP(inst.Addresses)
+		node.Annotations[cloudproviderapi.AnnotationAlphaProvidedIPAddr] = provided
+		var own []v1.NodeAddress
+		for _, ip := range strings.Split(provided, ",") {
+			own = append(own, v1.NodeAddress{Type: v1.NodeInternalIP, Address: ip})
+		}
+		node.Status.Addresses = append(own, node.Status.Addresses...)
 	}
 	if o.InTreeCloud {
 		node.Spec.Taints = nil

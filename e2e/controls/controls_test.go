@@ -408,6 +408,34 @@ var controls = []control{
 		},
 	},
 	{
+		// A cloud that takes a dual-stack load balancer's request and
+		// makes it IPv4 alone: the CCM writes the one ingress IP the
+		// cloud gave.
+		name:   "dual-stack load balancer made IPv4 alone",
+		label:  "loadbalancer",
+		focus:  "provisions a load balancer of both families",
+		config: emulated.Config{Faults: []api.Fault{{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreIPFamilies}}},
+		fail: map[specs.ID][]string{
+			specs.LBDualStack: {"waiting for an ingress IP of each family", "Service loadbalancer-", "expected an ingress IP of each family (ipFamilies [IPv4 IPv6]), actual [127.20."},
+		},
+	},
+	{
+		// A dual-stack cloud, and a CCM that reports its instances'
+		// IPv4 addresses alone, as the AWS CCM does unless its
+		// NodeIPFamilies names ipv6: the nodes lack their IPv6 address,
+		// and a node whose kubelet was given a dual-stack --node-ip is
+		// never initialized (the CCM's addresses lack one of its IPs).
+		name:      "a CCM that reports IPv4 addresses only",
+		label:     "node-address",
+		focus:     "sets the addresses the cloud reports|honours a dual-stack --node-ip",
+		profile:   "e2e/testdata/fakecloud-ccm-image.yaml",
+		manifests: misbehave(fakecloudccm.IPv4OnlyAddresses),
+		fail: map[specs.ID][]string{
+			specs.NodeAddresses:   {"expected addresses [", "InternalIP=fd00:1:", "(the cloud's), actual ["},
+			specs.DualStackNodeIP: {"node nodeip6-", "expected taint node.cloudprovider.kubernetes.io/uninitialized removed by the CCM, actual: still present", "(its kubelet gave --node-ip 127.1.", ",fd00:1:"},
+		},
+	},
+	{
 		// And told to panic on it, as a CCM that parses every provider
 		// ID as its own: the node is kept, the CCM is gone.
 		name:      "a CCM that crashes on a node of another owner",
@@ -500,6 +528,21 @@ var controls = []control{
 		fail: map[specs.ID][]string{
 			specs.ZoneRegionLabels: {"node node-1", "expected label topology.kubernetes.io/zone=\"fake-region-1", `actual "fake-region-9z"`},
 			specs.NodeAddresses:    {"node node-3", "expected addresses [", "actual [Hostname=node-3 InternalIP=127.9.9.9]"},
+		},
+	},
+	{
+		// The CCM told to report no IPv6 address (ipv6-support-disabled
+		// in [Networking]), against servers that have one: the nodes
+		// lack it, and a node whose kubelet was given a dual-stack
+		// --node-ip is never initialized.
+		name:     "openstack CCM with IPv6 support disabled",
+		provider: openstack.Name,
+		label:    "node-address",
+		focus:    "sets the addresses the cloud reports|honours a dual-stack --node-ip",
+		config:   openstack.Config{IPv6SupportDisabled: true},
+		fail: map[specs.ID][]string{
+			specs.NodeAddresses:   {"expected addresses [", "InternalIP=fd00:1:", "(the cloud's), actual ["},
+			specs.DualStackNodeIP: {"node nodeip6-", "expected taint node.cloudprovider.kubernetes.io/uninitialized removed by the CCM, actual: still present", ",fd00:1:"},
 		},
 	},
 	{
@@ -750,6 +793,10 @@ var migrationControls = []control{
 				`patch nodes/status refused `, `(rule that allows it: {apiGroups: [""], resources: ["nodes/status"], verbs: ["patch"]})`,
 			},
 			specs.ProvidedNodeIP: {
+				`(rule that allows it: {apiGroups: [""], resources: ["nodes/status"], verbs: ["patch"]})`,
+			},
+			specs.DualStackNodeIP: {
+				"with provided-node-ip 127.1.", ",fd00:1:",
 				`(rule that allows it: {apiGroups: [""], resources: ["nodes/status"], verbs: ["patch"]})`,
 			},
 		},

@@ -254,10 +254,22 @@ type LoadBalancerSpec struct {
 	// behind a proxying load balancer still learns who its client is.
 	// 0 sends none. UDP listeners are unaffected: the header is TCP's.
 	ProxyProtocol int32 `json:"proxyProtocol,omitempty"`
+	// IPFamilies are the address families the load balancer serves, as a
+	// Service's spec.ipFamilies: IPv4, or IPv4 and IPv6 in either order
+	// (dual-stack: it gets an IPv6 address too, from the cloud's IPv6
+	// range, and listens on both). Empty is IPv4 alone.
+	IPFamilies []string `json:"ipFamilies,omitempty"`
 	// Tags are kept as given. A CCM records there whose load balancer it is,
 	// so a leaked one can be traced back to its Service.
 	Tags map[string]string `json:"tags,omitempty"`
 }
+
+// The address families of LoadBalancerSpec.IPFamilies, as Kubernetes
+// names them.
+const (
+	FamilyIPv4 = "IPv4"
+	FamilyIPv6 = "IPv6"
+)
 
 // LoadBalancer is a load balancer in the fake cloud. Its listeners are real
 // sockets on IP, forwarding to the backends.
@@ -266,6 +278,9 @@ type LoadBalancer struct {
 	Name string `json:"name"`
 	ID   string `json:"id"`
 	IP   string `json:"ip"`
+	// IPv6 is its IPv6 address, for one whose IPFamilies have IPv6; it
+	// too survives updates that keep IPv6.
+	IPv6 string `json:"ipv6,omitempty"`
 	// Hostname is the DNS name a dialect gives the load balancer (AWS's
 	// Elastic Load Balancing), which stands for IP; empty in the others.
 	Hostname string `json:"hostname,omitempty"`

@@ -63,9 +63,13 @@ const (
 	// and takes those it adds: a cloud that never lets a backend go
 	// (fakecloud's own API; its emulations of other clouds ignore it).
 	IgnoreBackendRemovals = "backendRemovals"
+	// IgnoreIPFamilies keeps the load balancer's address families (IPv4
+	// alone on creation): a cloud that takes a dual-stack request and
+	// makes an IPv4 load balancer. fakecloud's own API only.
+	IgnoreIPFamilies = "ipFamilies"
 )
 
-var ignoreFields = []string{IgnoreListeners, IgnoreBackends, IgnoreSourceRanges, IgnoreHealthCheck, IgnoreClientAffinity, IgnoreProxyProtocol, IgnoreBackendRemovals}
+var ignoreFields = []string{IgnoreListeners, IgnoreBackends, IgnoreSourceRanges, IgnoreHealthCheck, IgnoreClientAffinity, IgnoreProxyProtocol, IgnoreBackendRemovals, IgnoreIPFamilies}
 
 // IgnoreRoute is what a FaultIgnore drops from a CreateRoute: the route.
 // The call succeeds; the route table stays as it was.

@@ -127,9 +127,15 @@ const (
 	// clients of the ingress IP straight to the backends, which get no
 	// header and fail them.
 	VIPForProxyProtocol Misbehaviour = "vip-for-proxy-protocol"
+	// IPv4OnlyAddresses leaves the instance's IPv6 addresses out of the
+	// node's, as a CCM that knows one family does (the AWS CCM unless its
+	// NodeIPFamilies names ipv6): a node whose kubelet was given a
+	// dual-stack --node-ip then never initializes, since the CCM's
+	// addresses lack the IPv6 one.
+	IPv4OnlyAddresses Misbehaviour = "ipv4-only-addresses"
 )
 
-var misbehaviours = []Misbehaviour{AdoptForeignNodes, CrashOnForeignNodes, FailLoadBalancersOnForeignNodes, FailRoutesOnForeignNodes, VIPForProxyProtocol}
+var misbehaviours = []Misbehaviour{AdoptForeignNodes, CrashOnForeignNodes, FailLoadBalancersOnForeignNodes, FailRoutesOnForeignNodes, VIPForProxyProtocol, IPv4OnlyAddresses}
 
 func readMisbehaviours(v string) (map[Misbehaviour]bool, error) {
 	out := map[Misbehaviour]bool{}

@@ -25,6 +25,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -282,6 +283,32 @@ func TestForeignNodes(t *testing.T) {
 	_, err := readMisbehaviours("adopt-foreign-node")
 	if want := `$FAKECLOUD_CCM_MISBEHAVE: no misbehaviour "adopt-foreign-node"`; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("a misspelt misbehaviour: %v; want %q", err, want)
+	}
+}
+
+// A dual-stack instance's IPv6 address reaches the node; a CCM that
+// misbehaves as an IPv4-only one drops it and nothing else.
+func TestIPv6Addresses(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	addrs := []api.Address{{Type: api.AddressInternalIP, Address: "127.1.9.1"}, {Type: api.AddressInternalIP, Address: "fd00:1::5"}, {Type: api.AddressHostname, Address: "n1"}}
+	e.create(t, api.CreateInstanceRequest{Name: "n1", Addresses: addrs})
+	for _, tc := range []struct {
+		misbehave bool
+		want      []string
+	}{{false, []string{"127.1.9.1", "fd00:1::5", "n1"}}, {true, []string{"127.1.9.1", "n1"}}} {
+		e.cloud.misbehaves = map[Misbehaviour]bool{IPv4OnlyAddresses: tc.misbehave}
+		md, err := e.cloud.InstanceMetadata(ctx, node("n1", ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, a := range md.NodeAddresses {
+			got = append(got, a.Address)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("misbehaving %t: addresses %v, want %v", tc.misbehave, got, tc.want)
+		}
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -116,6 +117,9 @@ func (c *Cloud) InstanceMetadata(ctx context.Context, node *v1.Node) (*cloudprov
 	}
 	addrs := make([]v1.NodeAddress, 0, len(inst.Addresses))
 	for _, a := range inst.Addresses {
+		if ip, err := netip.ParseAddr(a.Address); err == nil && ip.Is6() && !ip.Is4In6() && c.misbehaves[IPv4OnlyAddresses] {
+			continue
+		}
 		addrs = append(addrs, v1.NodeAddress{Type: v1.NodeAddressType(a.Type), Address: a.Address})
 	}
 	return &cloudprovider.InstanceMetadata{

@@ -180,6 +180,13 @@ func lbSpec(clusterName string, service *v1.Service, nodes []*v1.Node) (api.Load
 		return spec, err
 	}
 	spec.ProxyProtocol = pp
+	// A dual-stack Service's families, in its order; an IPv4 one's are
+	// the cloud's default.
+	if slices.Contains(service.Spec.IPFamilies, v1.IPv6Protocol) {
+		for _, f := range service.Spec.IPFamilies {
+			spec.IPFamilies = append(spec.IPFamilies, string(f))
+		}
+	}
 	return spec, nil
 }
 
@@ -228,13 +235,29 @@ func clientAffinity(service *v1.Service) int32 {
 // would reach backends without the header those expect. It follows the
 // cloud's answer, not the Service, so a cloud that dropped the PROXY
 // protocol shows as VIP, as it behaves.
+//
+// A dual-stack load balancer has an ingress of each address, in the order
+// of its families; one the cloud made IPv4 alone has one, whatever the
+// Service asked.
 func (c *Cloud) lbStatus(lb *api.LoadBalancer) (*v1.LoadBalancerStatus, error) {
-	if _, err := netip.ParseAddr(lb.IP); err != nil {
-		return nil, fmt.Errorf("fakecloud: load balancer %s (%s) has IP %q, which is not an IP address", lb.Name, lb.ID, lb.IP)
-	}
 	mode := v1.LoadBalancerIPModeVIP
 	if lb.ProxyProtocol > 0 && !c.misbehaves[VIPForProxyProtocol] {
 		mode = v1.LoadBalancerIPModeProxy
 	}
-	return &v1.LoadBalancerStatus{Ingress: []v1.LoadBalancerIngress{{IP: lb.IP, IPMode: &mode}}}, nil
+	families := lb.IPFamilies
+	if lb.IPv6 == "" {
+		families = []string{api.FamilyIPv4}
+	}
+	status := &v1.LoadBalancerStatus{}
+	for _, f := range families {
+		ip, what := lb.IP, "IP"
+		if f == api.FamilyIPv6 {
+			ip, what = lb.IPv6, "IPv6 address"
+		}
+		if _, err := netip.ParseAddr(ip); err != nil {
+			return nil, fmt.Errorf("fakecloud: load balancer %s (%s) has %s %q, which is not an IP address", lb.Name, lb.ID, what, ip)
+		}
+		status.Ingress = append(status.Ingress, v1.LoadBalancerIngress{IP: ip, IPMode: &mode})
+	}
+	return status, nil
 }

@@ -70,6 +70,20 @@ func TestLBSpec(t *testing.T) {
 			want: api.LoadBalancerSpec{Listeners: []api.Listener{{Port: 80, Protocol: api.ProtocolTCP, NodePort: 30080}}},
 		},
 		{
+			name: "dual-stack, IPv6 first",
+			svc: service("u-1", func(s *v1.Service) {
+				s.Spec.IPFamilies = []v1.IPFamily{v1.IPv6Protocol, v1.IPv4Protocol}
+			}),
+			want: api.LoadBalancerSpec{Listeners: []api.Listener{{Port: 80, Protocol: api.ProtocolTCP, NodePort: 30080}}, IPFamilies: []string{"IPv6", "IPv4"}},
+		},
+		{
+			name: "IPv4 alone is the cloud's default",
+			svc: service("u-1", func(s *v1.Service) {
+				s.Spec.IPFamilies = []v1.IPFamily{v1.IPv4Protocol}
+			}),
+			want: api.LoadBalancerSpec{Listeners: []api.Listener{{Port: 80, Protocol: api.ProtocolTCP, NodePort: 30080}}},
+		},
+		{
 			name: "TCP and UDP on one port, one without a node port",
 			svc: service("u-1", func(s *v1.Service) {
 				s.Spec.Ports = []v1.ServicePort{
@@ -487,5 +501,36 @@ func TestLoadBalancerIPMode(t *testing.T) {
 	}
 	if _, err := readMisbehaviours(string(VIPForProxyProtocol)); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestLBStatusFamilies: a dual-stack load balancer's ingress has an IP of
+// each family, in the order of its families; one the cloud made IPv4
+// alone has its IPv4 one, whatever was asked.
+func TestLBStatusFamilies(t *testing.T) {
+	c := &Cloud{}
+	for _, tc := range []struct {
+		name string
+		lb   api.LoadBalancer
+		want []string
+	}{
+		{"IPv4", api.LoadBalancer{IP: "127.20.0.5"}, []string{"127.20.0.5"}},
+		{"dual-stack, IPv6 first", api.LoadBalancer{IP: "127.20.0.5", IPv6: "fd00:2::5", LoadBalancerSpec: api.LoadBalancerSpec{IPFamilies: []string{"IPv6", "IPv4"}}}, []string{"fd00:2::5", "127.20.0.5"}},
+		{"asked dual-stack, made IPv4", api.LoadBalancer{IP: "127.20.0.5", LoadBalancerSpec: api.LoadBalancerSpec{IPFamilies: []string{"IPv4", "IPv6"}}}, []string{"127.20.0.5"}},
+	} {
+		st, err := c.lbStatus(&tc.lb)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		var got []string
+		for _, in := range st.Ingress {
+			got = append(got, in.IP)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: ingress %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	if _, err := c.lbStatus(&api.LoadBalancer{Name: "lb", IP: "127.20.0.5", IPv6: "bogus", LoadBalancerSpec: api.LoadBalancerSpec{IPFamilies: []string{"IPv4", "IPv6"}}}); err == nil || !strings.Contains(err.Error(), `IPv6 address "bogus"`) {
+		t.Errorf("a malformed IPv6 address: %v", err)
 	}
 }

@@ -34,11 +34,27 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// Local says why traffic to addr would not stay on this machine, or nil:
+// the kernel's route to it must be a local one (an interface's address,
+// loopback, or a range Add routed here).
+func Local(addr netip.Addr) error {
+	routes, err := netlink.RouteGet(addr.AsSlice())
+	if err != nil {
+		return err
+	}
+	for _, r := range routes {
+		if r.Type == unix.RTN_LOCAL {
+			return nil
+		}
+	}
+	return errors.New("its route leads off this machine")
+}
+
 // Allowed says why prefix may not be a range of load balancer IPs: it
 // must be loopback or private, since a local route for a public range
 // would take this machine's traffic to the real addresses.
 func Allowed(prefix netip.Prefix) error {
-	for _, r := range []string{"127.0.0.0/8", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "::1/128"} {
+	for _, r := range []string{"127.0.0.0/8", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "::1/128", "fc00::/7"} {
 		r := netip.MustParsePrefix(r)
 		if r.Contains(prefix.Addr()) && prefix.Bits() >= r.Bits() {
 			return nil

@@ -52,6 +52,8 @@ type Config struct {
 	Region                     string
 	Zones                      []string
 	InternalCIDR, ExternalCIDR string
+	InternalCIDRv6             string
+	LBCIDRv6                   string
 	LBCIDR                     string
 	BackendCIDRs               []netip.Prefix
 	ProxyLoadBalancers         bool
@@ -76,11 +78,17 @@ const (
 // Cloud is the simulated cloud. Every front works on it through its
 // methods, each of which takes its lock.
 type Cloud struct {
-	region    string
-	zones     []string
-	internal  netip.Prefix
+	region   string
+	zones    []string
+	internal netip.Prefix
+	// internal6 is the pool of the instances' IPv6 InternalIPs; zero in
+	// an IPv4-only cloud.
+	internal6 netip.Prefix
 	external  netip.Prefix
 	lbPool    netip.Prefix
+	// lbPool6 is the range of dual-stack load balancers' IPv6 addresses;
+	// zero where the cloud has none.
+	lbPool6   netip.Prefix
 	stateFile string
 	noSync    bool
 	// machines carries state changes to Config.Machines; nil without it.
@@ -138,11 +146,36 @@ func New(cfg Config) (*Cloud, error) {
 	if s.external, err = parsePool("external", cfg.ExternalCIDR, defaultExternalCIDR); err != nil {
 		return nil, err
 	}
+	if cfg.InternalCIDRv6 != "" {
+		if s.internal6, err = parsePool("internal IPv6", cfg.InternalCIDRv6, ""); err != nil {
+			return nil, err
+		}
+		if !s.internal6.Addr().Is6() || s.internal6.Addr().Is4In6() || s.internal6.Bits() > 120 {
+			return nil, fmt.Errorf("internal IPv6 CIDR %s: give an IPv6 range of at least 256 addresses, such as fd00:1::/64", s.internal6)
+		}
+	}
 	if s.lbPool, err = parsePool("load balancer", cfg.LBCIDR, defaultLBCIDR); err != nil {
 		return nil, err
 	}
 	if err := isLocalPrefix(s.lbPool); err != nil {
 		return nil, fmt.Errorf("load balancer CIDR %s is not this machine's (%v): fakecloud really listens on load balancer IPs; give a range of 127.0.0.0/8, or route this one here (fakecloud --lb-route)", s.lbPool, err)
+	}
+	if cfg.LBCIDRv6 != "" {
+		if s.lbPool6, err = parsePool("load balancer IPv6", cfg.LBCIDRv6, ""); err != nil {
+			return nil, err
+		}
+		if !s.lbPool6.Addr().Is6() || s.lbPool6.Addr().Is4In6() || s.lbPool6.Bits() > 120 {
+			return nil, fmt.Errorf("load balancer IPv6 CIDR %s: give an IPv6 range of at least 256 addresses, such as fd00:2::/64", s.lbPool6)
+		}
+		if err := lbroute.Allowed(s.lbPool6); err != nil {
+			return nil, fmt.Errorf("load balancer IPv6 CIDR %s is not this machine's to route (%v): give a unique local range, such as fd00:2::/64, with --lb-route", s.lbPool6, err)
+		}
+		// An IPv6 socket binds an address routed here only with
+		// IP_FREEBIND (which the data plane sets), so asking the
+		// kernel where the range's traffic goes is the test.
+		if err := lbroute.Local(s.lbPool6.Addr().Next()); err != nil {
+			return nil, fmt.Errorf("load balancer IPv6 CIDR %s is not routed to this machine (%v): fakecloud really listens on load balancer IPs; route it here (fakecloud --lb-route)", s.lbPool6, err)
+		}
 	}
 	for i, f := range cfg.Faults {
 		if err := f.Validate(); err != nil {

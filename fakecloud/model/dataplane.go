@@ -61,6 +61,13 @@ type listenerKey struct {
 
 func (k listenerKey) String() string { return strconv.Itoa(int(k.port)) + "/" + string(k.protocol) }
 
+// socketKey is one socket of a listener: a dual-stack load balancer has
+// one on each of its addresses.
+type socketKey struct {
+	addr netip.Addr
+	listenerKey
+}
+
 // backend is what the data plane knows of one backend instance.
 type backend struct {
 	instance string
@@ -144,7 +151,9 @@ func keepsClient(lb *LBRecord, proxy bool) bool {
 // client there is proxied whatever the load balancer.
 func (c *lbConfig) dialer(src netip.Addr, nets []netip.Prefix, network string) *net.Dialer {
 	d := backendDialer(dialTimeout, nets)
-	if c.keepClient && !src.IsLoopback() {
+	// An IPv6 client of a dual-stack load balancer reaches an IPv4
+	// backend from fakecloud's own address, as through a real one's NAT.
+	if c.keepClient && !src.IsLoopback() && src.Unmap().Is4() {
 		if network == "udp" {
 			d.LocalAddr = &net.UDPAddr{IP: src.AsSlice()}
 		} else {
@@ -241,12 +250,11 @@ func mayDial(addr netip.Addr, nets []netip.Prefix) bool {
 type lbRuntime struct {
 	dp  *dataplane
 	id  string
-	ip  netip.Addr
 	cfg atomic.Pointer[lbConfig]
 	rr  atomic.Uint64
 
 	// listeners is guarded by dataplane.mu.
-	listeners map[listenerKey]frontend
+	listeners map[socketKey]frontend
 
 	// mu guards health and sticky.
 	mu     sync.Mutex
@@ -280,17 +288,30 @@ func (dp *dataplane) apply(lb *LBRecord, backends []backend) error {
 	if dp.closed {
 		return ErrDataplaneClosed
 	}
+	var addrs []netip.Addr
+	for _, s := range []string{lb.IP, lb.IPv6} {
+		if s == "" {
+			continue
+		}
+		ip, err := netip.ParseAddr(s)
+		if err != nil {
+			return fmt.Errorf("load balancer IP %q: %w", s, err)
+		}
+		addrs = append(addrs, ip.Unmap())
+	}
+	want := map[socketKey]bool{}
+	for k := range cfg.nodePorts {
+		for _, a := range addrs {
+			want[socketKey{a, k}] = true
+		}
+	}
 	rt := dp.lbs[lb.ID]
 	created := rt == nil
 	if created {
-		ip, err := netip.ParseAddr(lb.IP)
-		if err != nil {
-			return fmt.Errorf("load balancer IP %q: %w", lb.IP, err)
-		}
-		rt = &lbRuntime{dp: dp, id: lb.ID, ip: ip.Unmap(), listeners: map[listenerKey]frontend{}, health: map[string]probeResult{}}
+		rt = &lbRuntime{dp: dp, id: lb.ID, listeners: map[socketKey]frontend{}, health: map[string]probeResult{}}
 	}
-	opened := map[listenerKey]frontend{}
-	for k := range cfg.nodePorts {
+	opened := map[socketKey]frontend{}
+	for k := range want {
 		if _, ok := rt.listeners[k]; ok {
 			continue
 		}
@@ -305,7 +326,7 @@ func (dp *dataplane) apply(lb *LBRecord, backends []backend) error {
 	}
 	rt.cfg.Store(cfg)
 	for k, fe := range rt.listeners {
-		if _, ok := cfg.nodePorts[k]; !ok {
+		if !want[k] {
 			fe.close()
 			delete(rt.listeners, k)
 		}
@@ -379,8 +400,9 @@ func (dp *dataplane) status(id string) []api.BackendStatus {
 	return out
 }
 
-func (rt *lbRuntime) listen(k listenerKey) (frontend, error) {
-	addr := netip.AddrPortFrom(rt.ip, uint16(k.port))
+func (rt *lbRuntime) listen(s socketKey) (frontend, error) {
+	k := s.listenerKey
+	addr := netip.AddrPortFrom(s.addr, uint16(k.port))
 	var fe frontend
 	var err error
 	switch k.protocol {

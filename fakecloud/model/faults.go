@@ -186,6 +186,8 @@ func Ignore(f *api.Fault, before, next *api.LoadBalancerSpec) {
 		next.ClientAffinitySeconds = before.ClientAffinitySeconds
 	case api.IgnoreProxyProtocol:
 		next.ProxyProtocol = before.ProxyProtocol
+	case api.IgnoreIPFamilies:
+		next.IPFamilies = before.IPFamilies
 	case api.IgnoreBackendRemovals:
 		for _, b := range before.Backends {
 			if !slices.Contains(next.Backends, b) {

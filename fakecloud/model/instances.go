@@ -114,8 +114,10 @@ func (s *Cloud) newInstanceIDLocked() string {
 }
 
 // allocateAddressesLocked hands out two internal addresses and one external
-// one. The allocators only advance once all three are found, so an
-// exhausted pool does not leak positions.
+// one, and in a dual-stack cloud an IPv6 internal one after the IPv4 ones
+// (a load balancer sends to the first InternalIP). The allocators only
+// advance once all are found, so an exhausted pool does not leak
+// positions.
 func (s *Cloud) allocateAddressesLocked(hostname string) ([]api.Address, error) {
 	in1, err := nextAddress(s.internal, s.st.LastInternalIP)
 	if err != nil {
@@ -129,13 +131,23 @@ func (s *Cloud) allocateAddressesLocked(hostname string) ([]api.Address, error) 
 	if err != nil {
 		return nil, err
 	}
-	s.st.LastInternalIP, s.st.LastExternalIP = in2.String(), ex.String()
-	return []api.Address{
+	out := []api.Address{
 		{Type: api.AddressInternalIP, Address: in1.String()},
 		{Type: api.AddressInternalIP, Address: in2.String()},
-		{Type: api.AddressExternalIP, Address: ex.String()},
-		{Type: api.AddressHostname, Address: hostname},
-	}, nil
+	}
+	var in6 netip.Addr
+	if s.internal6.IsValid() {
+		if in6, err = nextAddress(s.internal6, s.st.LastInternalIPv6); err != nil {
+			return nil, err
+		}
+		out = append(out, api.Address{Type: api.AddressInternalIP, Address: in6.String()})
+		s.st.LastInternalIPv6 = in6.String()
+	}
+	s.st.LastInternalIP, s.st.LastExternalIP = in2.String(), ex.String()
+	return append(out,
+		api.Address{Type: api.AddressExternalIP, Address: ex.String()},
+		api.Address{Type: api.AddressHostname, Address: hostname},
+	), nil
 }
 
 // nextAddress returns the address after last in pool, never the network

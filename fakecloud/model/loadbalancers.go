@@ -37,6 +37,8 @@ type LBRecord struct {
 	Name string `json:"name"`
 	ID   string `json:"id"`
 	IP   string `json:"ip"`
+	// IPv6 is its IPv6 address while its IPFamilies have IPv6.
+	IPv6 string `json:"ipv6,omitempty"`
 	api.LoadBalancerSpec
 	CreatedAt time.Time `json:"createdAt"`
 	// Octavia is the load balancer as OpenStack's Octavia shows it, for
@@ -96,7 +98,7 @@ func (s *Cloud) lBViewLocked(lb *LBRecord) api.LoadBalancer {
 			status = append(status, api.BackendStatus{Instance: id, LastError: "fakecloud is shutting down: the load balancer serves nothing"})
 		}
 	}
-	out := api.LoadBalancer{Name: lb.Name, ID: lb.ID, IP: lb.IP, LoadBalancerSpec: spec, BackendStatus: status, CreatedAt: lb.CreatedAt}
+	out := api.LoadBalancer{Name: lb.Name, ID: lb.ID, IP: lb.IP, IPv6: lb.IPv6, LoadBalancerSpec: spec, BackendStatus: status, CreatedAt: lb.CreatedAt}
 	switch {
 	case lb.ELB != nil:
 		out.Hostname = lb.ELB.DNSName
@@ -113,6 +115,7 @@ func CopySpec(spec api.LoadBalancerSpec) api.LoadBalancerSpec {
 	out.Listeners = append([]api.Listener{}, spec.Listeners...)
 	out.Backends = append([]string{}, spec.Backends...)
 	out.SourceRanges = slices.Clone(spec.SourceRanges)
+	out.IPFamilies = slices.Clone(spec.IPFamilies)
 	out.Tags = maps.Clone(spec.Tags)
 	return out
 }
@@ -171,7 +174,23 @@ func ValidateLBSpec(spec api.LoadBalancerSpec) error {
 	if v := spec.ProxyProtocol; v < 0 || v > 2 {
 		return fmt.Errorf("proxyProtocol %d is not 0, 1 or 2 (0: none; 1 and 2: the PROXY protocol version)", v)
 	}
+	for i, f := range spec.IPFamilies {
+		if f != api.FamilyIPv4 && f != api.FamilyIPv6 {
+			return fmt.Errorf("ipFamilies[%d] %q is not %s or %s", i, f, api.FamilyIPv4, api.FamilyIPv6)
+		}
+		if j := slices.Index(spec.IPFamilies[:i], f); j >= 0 {
+			return fmt.Errorf("ipFamilies[%d] repeats %q of ipFamilies[%d]", i, f, j)
+		}
+	}
+	if len(spec.IPFamilies) > 0 && !slices.Contains(spec.IPFamilies, api.FamilyIPv4) {
+		return fmt.Errorf("ipFamilies %v: fakecloud's load balancers serve IPv4, or IPv4 and IPv6 (give [IPv4] or [IPv4 IPv6])", spec.IPFamilies)
+	}
 	return nil
+}
+
+// wantsIPv6 says whether a load balancer of spec has an IPv6 address.
+func wantsIPv6(spec api.LoadBalancerSpec) bool {
+	return slices.Contains(spec.IPFamilies, api.FamilyIPv6)
 }
 
 // MaxClientAffinitySeconds is the longest client affinity, a day: what
@@ -191,6 +210,9 @@ func checkLoadBalancers(lbs []*LBRecord) error {
 		names[lb.Name], ids[lb.ID] = true, true
 		if _, err := netip.ParseAddr(lb.IP); err != nil {
 			return fmt.Errorf("load balancer %q: ip: %v", lb.Name, err)
+		}
+		if a, err := netip.ParseAddr(lb.IPv6); lb.IPv6 != "" && (err != nil || !a.Is6()) {
+			return fmt.Errorf("load balancer %q: ipv6 %q is not an IPv6 address", lb.Name, lb.IPv6)
 		}
 		if err := ValidateLBSpec(lb.LoadBalancerSpec); err != nil {
 			return fmt.Errorf("load balancer %q: %v", lb.Name, err)
@@ -265,15 +287,34 @@ func (s *Cloud) newLBIDLocked() string {
 // reused only once the rest of the pool has been: a client still talking to
 // the old one should not reach a stranger.
 func (s *Cloud) allocateLBIPLocked() (netip.Addr, error) {
-	pool := s.lbPool
+	return s.allocateFromLocked(s.lbPool, s.st.LastLBIP, func(lb *LBRecord) string { return lb.IP })
+}
+
+// allocateLBIPv6Locked is allocateLBIPLocked of the IPv6 range, which a
+// cloud without one (no --lb-cidr-v6) refuses, as a subnet without an
+// IPv6 CIDR would.
+func (s *Cloud) allocateLBIPv6Locked() (netip.Addr, error) {
+	if !s.lbPool6.IsValid() {
+		return netip.Addr{}, Errorf(KindInvalid, "ipFamilies: IPv6 asked, but this cloud has no IPv6 load balancer range (fakecloud --lb-cidr-v6)")
+	}
+	a, err := s.allocateFromLocked(s.lbPool6, s.st.LastLBIPv6, func(lb *LBRecord) string { return lb.IPv6 })
+	if err != nil {
+		return a, &Error{Kind: KindConflict, Err: err}
+	}
+	return a, nil
+}
+
+// allocateFromLocked hands out the next free address of pool after last;
+// addr is a load balancer's address of the pool's family.
+func (s *Cloud) allocateFromLocked(pool netip.Prefix, last string, addr func(*LBRecord) string) (netip.Addr, error) {
 	inUse := map[netip.Addr]bool{}
 	for _, lb := range s.st.LoadBalancers {
-		if ip, err := netip.ParseAddr(lb.IP); err == nil {
+		if ip, err := netip.ParseAddr(addr(lb)); err == nil {
 			inUse[ip] = true
 		}
 	}
 	start := pool.Addr()
-	if l, err := netip.ParseAddr(s.st.LastLBIP); err == nil && pool.Contains(l) {
+	if l, err := netip.ParseAddr(last); err == nil && pool.Contains(l) {
 		start = l
 	}
 	for a := start; ; {
@@ -424,6 +465,16 @@ func (s *Cloud) EnsureLoadBalancer(name string, spec api.LoadBalancerSpec, mustE
 	before := CopySpec(next.LoadBalancerSpec)
 	next.LoadBalancerSpec = CopySpec(spec)
 	Ignore(f, &before, &next.LoadBalancerSpec)
+	switch {
+	case !wantsIPv6(next.LoadBalancerSpec):
+		next.IPv6 = ""
+	case next.IPv6 == "":
+		ip, err := s.allocateLBIPv6Locked()
+		if err != nil {
+			return out, false, err
+		}
+		next.IPv6 = ip.String()
+	}
 	if err := s.openLocked(&next, existing == nil); err != nil {
 		return out, false, dataplaneFailed(err)
 	}
@@ -434,6 +485,9 @@ func (s *Cloud) EnsureLoadBalancer(name string, spec api.LoadBalancerSpec, mustE
 		s.st.LastLBIP = rec.IP
 	} else {
 		*rec = next
+	}
+	if rec.IPv6 != "" {
+		s.st.LastLBIPv6 = rec.IPv6
 	}
 	if err := s.saveLocked(); err != nil {
 		return out, false, saveFailed(err)

@@ -24,7 +24,10 @@ import (
 	"net/netip"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // network names the socket family of ip, so an IPv4 load balancer gets an
@@ -51,11 +54,33 @@ type tcpFrontend struct {
 	closed bool
 }
 
+// listenConfig binds a listener's socket. An IPv6 address of a range
+// routed here (fakecloud --lb-cidr-v6 --lb-route) is bound only with
+// IP_FREEBIND: unlike IPv4, IPv6 takes a local route alone for no
+// address of this machine. The cloud checked at its start that the range
+// is routed here, so traffic to it does arrive.
+func listenConfig(addr netip.Addr) *net.ListenConfig {
+	lc := &net.ListenConfig{}
+	if addr.Is6() && !addr.Is4In6() && !addr.IsLoopback() {
+		lc.Control = func(_, _ string, c syscall.RawConn) error {
+			var serr error
+			if err := c.Control(func(fd uintptr) {
+				serr = unix.SetsockoptInt(int(fd), unix.SOL_IP, unix.IP_FREEBIND, 1)
+			}); err != nil {
+				return err
+			}
+			return serr
+		}
+	}
+	return lc
+}
+
 func (rt *lbRuntime) listenTCP(k listenerKey, addr netip.AddrPort) (*tcpFrontend, error) {
-	ln, err := net.ListenTCP(network("tcp", addr.Addr()), net.TCPAddrFromAddrPort(addr))
+	l, err := listenConfig(addr.Addr()).Listen(context.Background(), network("tcp", addr.Addr()), addr.String())
 	if err != nil {
 		return nil, err
 	}
+	ln := l.(*net.TCPListener)
 	ctx, cancel := context.WithCancel(context.Background())
 	return &tcpFrontend{rt: rt, key: k, ln: ln, ctx: ctx, cancel: cancel, conns: map[net.Conn]struct{}{}}, nil
 }
@@ -206,10 +231,11 @@ func (s *udpSession) touch() { s.last.Store(time.Now().UnixNano()) }
 func (s *udpSession) idleSince() time.Time { return time.Unix(0, s.last.Load()) }
 
 func (rt *lbRuntime) listenUDP(k listenerKey, addr netip.AddrPort) (*udpFrontend, error) {
-	pc, err := net.ListenUDP(network("udp", addr.Addr()), net.UDPAddrFromAddrPort(addr))
+	c, err := listenConfig(addr.Addr()).ListenPacket(context.Background(), network("udp", addr.Addr()), addr.String())
 	if err != nil {
 		return nil, err
 	}
+	pc := c.(*net.UDPConn)
 	return &udpFrontend{rt: rt, key: k, pc: pc, sessions: map[netip.AddrPort]*udpSession{}}, nil
 }
 

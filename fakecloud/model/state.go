@@ -58,7 +58,11 @@ type State struct {
 	NextZone       int    `json:"nextZone"`
 	LastInternalIP string `json:"lastInternalIP,omitempty"`
 	LastExternalIP string `json:"lastExternalIP,omitempty"`
-	LastLBIP       string `json:"lastLBIP,omitempty"`
+	// LastInternalIPv6 is the IPv6 InternalIP handed out last.
+	LastInternalIPv6 string `json:"lastInternalIPv6,omitempty"`
+	LastLBIP         string `json:"lastLBIP,omitempty"`
+	// LastLBIPv6 is the IPv6 load balancer address handed out last.
+	LastLBIPv6 string `json:"lastLBIPv6,omitempty"`
 	// AuditSeqFloor is above every audit sequence number handed out so far.
 	AuditSeqFloor int64 `json:"auditSeqFloor"`
 }

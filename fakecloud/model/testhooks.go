@@ -43,7 +43,13 @@ func (s *Cloud) SetUDPIdle(d time.Duration) { s.dp.udpIdle = d }
 func (s *Cloud) UDPSessions(lbID string, port int32) int {
 	s.dp.mu.Lock()
 	defer s.dp.mu.Unlock()
-	fe := s.dp.lbs[lbID].listeners[listenerKey{port: port, protocol: api.ProtocolUDP}].(*udpFrontend)
+	rt := s.dp.lbs[lbID]
+	var fe *udpFrontend
+	for k, f := range rt.listeners {
+		if k.listenerKey == (listenerKey{port: port, protocol: api.ProtocolUDP}) {
+			fe = f.(*udpFrontend)
+		}
+	}
 	fe.mu.Lock()
 	defer fe.mu.Unlock()
 	return len(fe.sessions)

@@ -17,9 +17,12 @@ limitations under the License.
 package server_test
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/netip"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -27,6 +30,7 @@ import (
 	"time"
 
 	"sigs.k8s.io/ccm-harness/fakecloud/api"
+	"sigs.k8s.io/ccm-harness/fakecloud/lbroute"
 	"sigs.k8s.io/ccm-harness/fakecloud/server"
 	"sigs.k8s.io/ccm-harness/fakecloud/server/servertest"
 )
@@ -465,5 +469,68 @@ func TestLBUDPSessionIdles(t *testing.T) {
 	})
 	if got, err := udpCall(netip.Addr{}, frontend, "2", 3*time.Second); got != "n1:2" {
 		t.Errorf("after the session ended: %q, %v", got, err)
+	}
+}
+
+// TestLBDualStack: a load balancer asked for IPv4 and IPv6 gets an address
+// of each, really served on both, and loses the IPv6 one when asked for
+// IPv4 alone; a cloud without an IPv6 range refuses the ask.
+func TestLBDualStack(t *testing.T) {
+	cfg := netConfig()
+	f := servertest.New(t, cfg)
+	n1 := f.Create("n1")
+	spec := api.LoadBalancerSpec{Listeners: []api.Listener{{Port: 80, Protocol: api.ProtocolTCP}}, Backends: []string{n1.ID}, IPFamilies: []string{api.FamilyIPv4, api.FamilyIPv6}}
+	r := f.Must(http.StatusBadRequest, "PUT", api.PathLoadBalancer+"lb", servertest.CloudToken, spec, nil)
+	if msg := r.ErrorBody(t).Message; !strings.Contains(msg, "no IPv6 load balancer range (fakecloud --lb-cidr-v6)") {
+		t.Errorf("IPv6 from a cloud without an IPv6 range: %q", msg)
+	}
+	spec.IPFamilies = []string{api.FamilyIPv6}
+	r = f.Must(http.StatusBadRequest, "PUT", api.PathLoadBalancer+"lb", servertest.CloudToken, spec, nil)
+	if msg := r.ErrorBody(t).Message; !strings.Contains(msg, "serve IPv4, or IPv4 and IPv6") {
+		t.Errorf("IPv6 alone: %q", msg)
+	}
+	// A cloud that ignores the families makes it IPv4 alone, and says so.
+	fault := f.AddFault(api.Fault{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreIPFamilies})
+	spec.IPFamilies = []string{api.FamilyIPv4, api.FamilyIPv6}
+	if lb := f.Ensure("lb", spec, http.StatusCreated); lb.IPv6 != "" || len(lb.IPFamilies) != 0 {
+		t.Errorf("families ignored: IPv6 %q, families %v; want IPv4 alone", lb.IPv6, lb.IPFamilies)
+	}
+	f.Must(http.StatusNoContent, "DELETE", api.AdminPathFaults+"/"+fault.ID, servertest.AdminToken, nil, nil)
+	f.Must(http.StatusNoContent, "DELETE", api.PathLoadBalancer+"lb", servertest.CloudToken, nil, nil)
+
+	if os.Geteuid() != 0 {
+		t.Skip("routing an IPv6 range here needs root")
+	}
+	pool := netip.MustParsePrefix(fmt.Sprintf("fd00:2:%x::/64", 0xf000+rand.IntN(0xfff)))
+	remove, err := lbroute.Add(pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = remove() })
+	cfg = netConfig()
+	cfg.LBCIDRv6 = pool.String()
+	f = servertest.New(t, cfg)
+	n1 = f.Create("n1")
+	backendIP := internalIP(t, n1)
+	port := freePort(t, backendIP, firstLBIP(cfg))
+	tcpEcho(t, netip.AddrPortFrom(backendIP, port), "n1")
+	spec = api.LoadBalancerSpec{Listeners: []api.Listener{{Port: int32(port), Protocol: api.ProtocolTCP}}, Backends: []string{n1.ID}, IPFamilies: []string{api.FamilyIPv6, api.FamilyIPv4}}
+	lb := f.Ensure("lb", spec, http.StatusCreated)
+	v6, err := netip.ParseAddr(lb.IPv6)
+	if err != nil || !pool.Contains(v6) {
+		t.Fatalf("IPv6 address %q, want one of %s", lb.IPv6, pool)
+	}
+	for _, ip := range []string{lb.IP, lb.IPv6} {
+		frontend := netip.AddrPortFrom(netip.MustParseAddr(ip), port)
+		if got, err := tcpCall(netip.Addr{}, frontend, "hello"); err != nil || got != "n1:hello" {
+			t.Errorf("through %s: %q, %v; want n1:hello", frontend, got, err)
+		}
+	}
+	spec.IPFamilies = nil
+	if lb = f.Ensure("lb", spec, http.StatusOK); lb.IPv6 != "" {
+		t.Errorf("IPv4 alone: IPv6 address %q kept", lb.IPv6)
+	}
+	if _, err := tcpCall(netip.Addr{}, netip.AddrPortFrom(v6, port), "hello"); err == nil {
+		t.Errorf("%s still served once the load balancer is IPv4 alone", v6)
 	}
 }

@@ -54,10 +54,18 @@ type Config struct {
 	// from. They default to loopback ranges (127.1.0.0/16, 127.2.0.0/16) so
 	// that whatever a cluster does with a node address stays on the machine.
 	InternalCIDR, ExternalCIDR string
+	// InternalCIDRv6, if set, makes the cloud dual-stack: every instance
+	// also gets an IPv6 InternalIP from it, after its IPv4 ones. The
+	// addresses are only data (nothing listens on them).
+	InternalCIDRv6 string
 	// LBCIDR is the pool load balancer IPs come from, default
 	// 127.20.0.0/16. Those IPs are really listened on, so the pool must be
 	// loopback: inside 127.0.0.0/8, or ::1/128.
 	LBCIDR string
+	// LBCIDRv6 is the pool a dual-stack load balancer's IPv6 address
+	// comes from: a unique local range routed to this machine (fakecloud
+	// --lb-route). Empty: a load balancer asked for IPv6 is refused.
+	LBCIDRv6 string
 	// BackendCIDRs are networks off loopback that load balancers may
 	// forward to: those of nodes that are real hosts on this machine (the
 	// containers of a kind cluster). Any other address is never dialled.
@@ -140,7 +148,9 @@ func New(cfg Config) (*Server, error) {
 		Zones:                cfg.Zones,
 		InternalCIDR:         cfg.InternalCIDR,
 		ExternalCIDR:         cfg.ExternalCIDR,
+		InternalCIDRv6:       cfg.InternalCIDRv6,
 		LBCIDR:               cfg.LBCIDR,
+		LBCIDRv6:             cfg.LBCIDRv6,
 		BackendCIDRs:         cfg.BackendCIDRs,
 		ProxyLoadBalancers:   cfg.ProxyLoadBalancers,
 		IgnoreClientAffinity: cfg.IgnoreClientAffinity,

@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"net/netip"
 	"regexp"
 	"slices"
 	"strings"
@@ -172,6 +173,30 @@ func TestAddressPoolExhausted(t *testing.T) {
 	}
 }
 
+// A dual-stack cloud gives each instance an IPv6 InternalIP after its IPv4
+// ones, in order (TestNewRejects refuses a bad IPv6 pool).
+func TestDualStackAddresses(t *testing.T) {
+	f := servertest.New(t, server.Config{InternalCIDRv6: "fd00:1::/120"})
+	var v6 []string
+	for _, name := range []string{"n1", "n2"} {
+		inst := f.Create(name)
+		var types []string
+		for _, a := range inst.Addresses {
+			types = append(types, a.Type)
+			if ip, err := netip.ParseAddr(a.Address); err == nil && ip.Is6() {
+				v6 = append(v6, a.Address)
+			}
+		}
+		want := []string{api.AddressInternalIP, api.AddressInternalIP, api.AddressInternalIP, api.AddressExternalIP, api.AddressHostname}
+		if !slices.Equal(types, want) {
+			t.Errorf("instance %s: address types %v, want %v", name, types, want)
+		}
+	}
+	if !slices.Equal(v6, []string{"fd00:1::1", "fd00:1::2"}) {
+		t.Errorf("IPv6 InternalIPs %v, want [fd00:1::1 fd00:1::2]", v6)
+	}
+}
+
 func TestListAndGet(t *testing.T) {
 	f := servertest.New(t, server.Config{})
 	n1 := f.Create("n1")
@@ -286,7 +311,13 @@ func TestNewRejects(t *testing.T) {
 		{"private LB CIDR not routed here", server.Config{CloudToken: "c", AdminToken: "a", LBCIDR: "10.20.0.0/16"}, "cannot assign requested address): fakecloud really listens on load balancer IPs; give a range of 127.0.0.0/8, or route this one here (fakecloud --lb-route)"},
 		{"LB CIDR wider than loopback", server.Config{CloudToken: "c", AdminToken: "a", LBCIDR: "127.0.0.0/7"}, "neither loopback nor a private range"},
 		{"public LB CIDR", server.Config{CloudToken: "c", AdminToken: "a", LBCIDR: "192.0.2.0/24"}, "neither loopback nor a private range"},
-		{"IPv6 LB CIDR off loopback", server.Config{CloudToken: "c", AdminToken: "a", LBCIDR: "fd00::/64"}, "neither loopback nor a private range"},
+		{"IPv6 LB CIDR off loopback", server.Config{CloudToken: "c", AdminToken: "a", LBCIDR: "2001:db8::/64"}, "neither loopback nor a private range"},
+		{"public IPv6 LB range", server.Config{CloudToken: "c", AdminToken: "a", LBCIDRv6: "2001:db8::/64"}, "load balancer IPv6 CIDR 2001:db8::/64 is not this machine's to route (neither loopback nor a private range)"},
+		{"IPv6 LB range not routed here", server.Config{CloudToken: "c", AdminToken: "a", LBCIDRv6: "fd00:2:fe::/64"}, "load balancer IPv6 CIDR fd00:2:fe::/64 is not routed to this machine ("},
+		{"IPv4 range as the IPv6 LB range", server.Config{CloudToken: "c", AdminToken: "a", LBCIDRv6: "127.9.0.0/16"}, "load balancer IPv6 CIDR 127.9.0.0/16: give an IPv6 range"},
+		{"IPv4 range as the IPv6 pool", server.Config{CloudToken: "c", AdminToken: "a", InternalCIDRv6: "10.0.0.0/8"}, "internal IPv6 CIDR 10.0.0.0/8: give an IPv6 range of at least 256 addresses"},
+		{"IPv6 pool too small", server.Config{CloudToken: "c", AdminToken: "a", InternalCIDRv6: "fd00:1::/124"}, "internal IPv6 CIDR fd00:1::/124: give"},
+		{"IPv6 pool not a CIDR", server.Config{CloudToken: "c", AdminToken: "a", InternalCIDRv6: "fd00:1::"}, `internal IPv6 CIDR "fd00:1::"`},
 		{"empty zone", server.Config{CloudToken: "c", AdminToken: "a", Zones: []string{"a", ""}}, "zone 2"},
 		{"bad fault", server.Config{CloudToken: "c", AdminToken: "a", Faults: []api.Fault{{Operation: "*", Kind: "explode"}}}, "initial fault 1: kind"},
 		{"unwritable state dir", server.Config{CloudToken: "c", AdminToken: "a", StateFile: "/nonexistent/dir/state.json"}, "/nonexistent/dir/state.json"},

@@ -63,6 +63,11 @@ type Dialect struct {
 	// Addresses, if set, are the node addresses the dialect makes of the
 	// instance's, instead of those of AddressTypes.
 	Addresses func(inst *api.Instance) []v1.NodeAddress
+	// DualStack gives every instance the cloud makes an IPv6 InternalIP
+	// after its IPv4 ones (fakecloud --internal-cidr-v6), for a CCM that,
+	// as the harness runs it, reports both families. (The AWS CCM reports
+	// IPv6 only when its NodeIPFamilies says so.)
+	DualStack bool
 }
 
 // NewCloud is a fakecloud that the Inspector and InstanceControl report
@@ -109,7 +114,15 @@ type Cloud struct {
 	// lbNet holds the reservation of the cloud's load-balancer range
 	// while the harness process lives.
 	lbNet net.Listener
+	// lbIPv6 is whether its load balancers can have an IPv6 address.
+	lbIPv6 bool
 }
+
+var _ providers.IPv6LoadBalancerCloud = (*Cloud)(nil)
+
+// IPv6LoadBalancers says whether the cloud's load balancers can have an
+// IPv6 address: a dual-stack dialect's, started as root.
+func (c *Cloud) IPv6LoadBalancers() bool { return c.lbIPv6 }
 
 // reserveLBNet picks an index N that no other cloud of this machine has,
 // for its load balancers' /24 (127.20.N.0/24 or 10.251.N.0/24, see
@@ -217,6 +230,24 @@ func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
 	if lbRoute {
 		args = append(args, "--lb-route")
 	}
+	if c.dialect.DualStack {
+		// Unique local ranges per cloud, as its load balancers' /24.
+		// Nothing listens on the instances': a node's IPv6 address is
+		// data. The load balancers' really listen, so their range must
+		// be routed here, which takes root.
+		args = append(args, fmt.Sprintf("--internal-cidr-v6=fd00:1:%x::/64", n))
+		if os.Geteuid() == 0 {
+			c.lbIPv6 = true
+			// For the processes that join the cloud (Attach).
+			if err := os.WriteFile(filepath.Join(env.AdminDir, lbIPv6File), []byte("true"), 0o600); err != nil {
+				return err
+			}
+			args = append(args, fmt.Sprintf("--lb-cidr-v6=fd00:2:%x::/64", n))
+			if !lbRoute {
+				args = append(args, "--lb-route")
+			}
+		}
+	}
 	if c.config.Region != "" {
 		args = append(args, "--region="+c.config.Region)
 	}
@@ -262,6 +293,9 @@ const (
 	endpointFile  = "endpoint"
 	dnsFile       = "dns"
 	inspectorFile = "inspector.token"
+	// lbIPv6File is there when the cloud's load balancers can have an
+	// IPv6 address.
+	lbIPv6File = "lb-ipv6"
 )
 
 // Attach joins the fakecloud another process started for the cluster
@@ -295,6 +329,8 @@ func (c *Cloud) Attach(ctx context.Context, env providers.CloudEnv) error {
 		return err
 	}
 	c.secrets = []string{cloudToken, adminToken, inspectorToken}
+	_, err = os.Stat(filepath.Join(env.AdminDir, lbIPv6File))
+	c.lbIPv6 = err == nil
 	c.admin = client.NewAdmin(c.endpoint, adminToken)
 	if err := c.admin.Healthz(ctx); err != nil {
 		return fmt.Errorf("fakecloud at %s: %w", c.endpoint, err)

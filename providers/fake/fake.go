@@ -58,8 +58,9 @@ func Profile() providers.Profile {
 		// Every extended feature: fakecloud's load balancers carry UDP
 		// and TCP on one port, reach pods without node ports, and hand
 		// backends the client's address, as a pass-through network load
-		// balancer does.
-		Features: providers.AllFeatures(providers.NewCapabilities(providers.LoadBalancers)),
+		// balancer does; and its instances have an IPv6 InternalIP
+		// beside their IPv4 ones, which fakecloud's CCM reports.
+		Features: providers.AllFeatures(providers.NewCapabilities(providers.LoadBalancers, providers.Instances)),
 		// fakecloud's CCM asks for a load balancer that speaks the PROXY
 		// protocol (v1) so, and writes ipMode Proxy for it.
 		ProxyProtocolAnnotations: map[string]string{cloudprovider.AnnotationProxyProtocol: "v1"},
@@ -73,7 +74,7 @@ func Profile() providers.Profile {
 					return nil, fmt.Errorf("fake provider config: %w", err)
 				}
 			}
-			return emulated.NewCloud(c, emulated.Dialect{}), nil
+			return emulated.NewCloud(c, emulated.Dialect{DualStack: true}), nil
 		},
 	}
 }

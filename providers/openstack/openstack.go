@@ -127,7 +127,7 @@ func Profile() providers.Profile {
 				}
 				return reached(*c.Reach), nil
 			}
-			return &Cloud{Cloud: emulated.NewCloud(c.Config, emulated.Dialect{}), config: c}, nil
+			return &Cloud{Cloud: emulated.NewCloud(c.Config, emulated.Dialect{DualStack: true}), config: c}, nil
 		},
 	}
 }
@@ -176,9 +176,12 @@ var differences = []providers.Difference{
 // amphorae proxy. load-balancer-session-affinity: a pool's SOURCE_IP
 // persistence, set when the pool is made (see differences).
 // load-balancer-proxy-protocol: a pool of protocol PROXY, and ipMode Proxy.
+// node-dual-stack: the CCM reports a server's IPv6 addresses beside its
+// IPv4 ones unless told not to (nodeAddresses skips them only with
+// ipv6-support-disabled, pkg/openstack/instances_addresses.go of v1.36.0).
 var features = providers.NewFeatures(specs.LoadBalancerUDP, specs.LoadBalancerMixedProtocol,
 	specs.LoadBalancerSourceRanges, specs.LoadBalancerHealthChecks, specs.LoadBalancerSessionAffinity,
-	specs.LoadBalancerProxyProtocol)
+	specs.LoadBalancerProxyProtocol, specs.NodeDualStack)
 
 // Config is the OpenStack provider's --provider-config file: fakecloud's
 // own settings, and how the CCM logs in.
@@ -195,6 +198,10 @@ type Config struct {
 	// SubnetID replaces the tenant subnet in [LoadBalancer] subnet-id, as
 	// a user who gave a wrong one would.
 	SubnetID string `json:"subnetID,omitempty"`
+	// IPv6SupportDisabled sets [Networking] ipv6-support-disabled, as a
+	// user who turns the CCM's IPv6 off does: it then reports no IPv6
+	// address of a server.
+	IPv6SupportDisabled bool `json:"ipv6SupportDisabled,omitempty"`
 	// Reach, when set, is an OpenStack the harness does not start but
 	// reaches with clouds.yaml and the environment (a real cloud, or
 	// fakecloud run by someone else), for a cluster it did not make
@@ -281,6 +288,9 @@ func (c *Cloud) CCMConfig() ([]byte, error) {
 	// for externalTrafficPolicy=Local.
 	fmt.Fprintf(&b, "\n[LoadBalancer]\nsubnet-id = %s\ninternal-lb = true\ncreate-monitor = true\n", c.subnetID())
 	fmt.Fprintf(&b, "\n[Route]\nrouter-id = %s\n", api.OpenStackRouterID)
+	if c.config.IPv6SupportDisabled {
+		b.WriteString("\n[Networking]\nipv6-support-disabled = true\n")
+	}
 	return []byte(b.String()), nil
 }
 

@@ -42,6 +42,7 @@ func TestCCMConfig(t *testing.T) {
 			"tenant-name = ccm-harness\n", "domain-name = Default\n",
 			"[LoadBalancer]\nsubnet-id = subnet-private\ninternal-lb = true\ncreate-monitor = true\n", "[Route]\nrouter-id = router-ccm-harness\n"},
 		"subnetID: subnet-other":                   {"subnet-id = subnet-other\n"},
+		"ipv6SupportDisabled: true":                {"[Networking]\nipv6-support-disabled = true\n"},
 		"auth: application-credential\nregion: r1": {"application-credential-id = ac-ccm-harness\n", "region = r1\n"},
 	} {
 		got, err := newCloud(t, config).CCMConfig()

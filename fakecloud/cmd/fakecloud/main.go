@@ -54,7 +54,8 @@ type options struct {
 	inspectorTokenFile, dnsListen                          string
 	region, zones, faults                                  string
 	noSync                                                 bool
-	internalCIDR, externalCIDR, lbCIDR                     string
+	internalCIDR, internalCIDRv6, externalCIDR, lbCIDR     string
+	lbCIDRv6                                               string
 	backendCIDRs                                           cidrList
 	proxyLBs, ignoreAffinity                               bool
 	kwokKubeconfig, kwokLabel                              string
@@ -95,9 +96,11 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	fs.StringVar(&o.region, "region", "fake-region-1", "the cloud's `region`")
 	fs.StringVar(&o.zones, "zones", "", "comma-separated `zones` instances are spread over (default: the region suffixed with a, b and c)")
 	fs.StringVar(&o.internalCIDR, "internal-cidr", "127.1.0.0/16", "`CIDR` internal instance addresses come from")
+	fs.StringVar(&o.internalCIDRv6, "internal-cidr-v6", "", "IPv6 `CIDR` each instance also gets an InternalIP from, after its IPv4 ones, as in a dual-stack cloud (default: none, an IPv4-only cloud)")
 	fs.StringVar(&o.externalCIDR, "external-cidr", "127.2.0.0/16", "`CIDR` external instance addresses come from")
 	fs.StringVar(&o.lbCIDR, "lb-cidr", "127.20.0.0/16", "`CIDR` load balancer IPs come from, loopback or, with --lb-route, any; fakecloud really listens on them")
-	fs.BoolVar(&o.lbRoute, "lb-route", false, "route --lb-cidr to this machine while fakecloud runs (ip route add local CIDR dev lo; needs root or CAP_NET_ADMIN), so that its load balancers are reached from containers too, such as a kind cluster's pods, which a loopback range is not")
+	fs.StringVar(&o.lbCIDRv6, "lb-cidr-v6", "", "IPv6 `CIDR` a dual-stack load balancer's IPv6 address comes from: a unique local range, such as fd00:2::/64, routed here (--lb-route routes it too); fakecloud really listens on them (default: none, so a load balancer asked for IPv6 is refused)")
+	fs.BoolVar(&o.lbRoute, "lb-route", false, "route --lb-cidr (and --lb-cidr-v6) to this machine while fakecloud runs (ip route add local CIDR dev lo; needs root or CAP_NET_ADMIN), so that its load balancers are reached from containers too, such as a kind cluster's pods, which a loopback range is not")
 	fs.Var(&o.backendCIDRs, "backend-cidr", "`CIDR` off loopback that load balancers may forward to, such as a kind cluster's node network; repeatable")
 	fs.BoolVar(&o.ignoreAffinity, "ignore-client-affinity", false, "load balancers keep and report the client affinity they are given but balance every connection afresh (a cloud whose data plane does not do what its API says; for negative controls)")
 	fs.BoolVar(&o.proxyLBs, "proxy-load-balancers", false, "fakecloud's own load balancers proxy, so backends see fakecloud's address rather than the client's (default: they keep the client's, as a pass-through network load balancer)")
@@ -141,18 +144,23 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 		}
 	}
 	if o.lbRoute {
-		removeRoute, err := lbroute.Add(netip.MustParsePrefix(cfg.LBCIDR))
-		if err != nil {
-			logger.Print(err)
-			return 1
-		}
-		// Before the listeners close (deferred after this): a route
-		// outlives nothing that needs it.
-		defer func() {
-			if err := removeRoute(); err != nil {
-				logger.Print(err)
+		for _, cidr := range []string{cfg.LBCIDR, cfg.LBCIDRv6} {
+			if cidr == "" {
+				continue
 			}
-		}()
+			removeRoute, err := lbroute.Add(netip.MustParsePrefix(cidr))
+			if err != nil {
+				logger.Print(err)
+				return 1
+			}
+			// Before the listeners close (deferred after this): a
+			// route outlives nothing that needs it.
+			defer func() {
+				if err := removeRoute(); err != nil {
+					logger.Print(err)
+				}
+			}()
+		}
 	}
 	srv, err := server.New(cfg)
 	if err != nil {
@@ -250,7 +258,16 @@ func (o options) config() (cfg server.Config, closeAudit func(), err error) {
 			return cfg, closeAudit, fmt.Errorf("%s: %v (give a CIDR such as %s)", c.flag, err, c.example)
 		}
 	}
+	for _, c := range []struct{ flag, value, example string }{
+		{"--internal-cidr-v6", o.internalCIDRv6, "fd00:1::/64"},
+		{"--lb-cidr-v6", o.lbCIDRv6, "fd00:2::/64"},
+	} {
+		if _, err := netip.ParsePrefix(c.value); c.value != "" && err != nil {
+			return cfg, closeAudit, fmt.Errorf("%s: %v (give a CIDR such as %s)", c.flag, err, c.example)
+		}
+	}
 	cfg.InternalCIDR, cfg.ExternalCIDR, cfg.LBCIDR = o.internalCIDR, o.externalCIDR, o.lbCIDR
+	cfg.InternalCIDRv6, cfg.LBCIDRv6 = o.internalCIDRv6, o.lbCIDRv6
 	cfg.BackendCIDRs = o.backendCIDRs
 	cfg.ProxyLoadBalancers = o.proxyLBs
 	cfg.IgnoreClientAffinity = o.ignoreAffinity

@@ -89,6 +89,8 @@ func TestBadInput(t *testing.T) {
 		{"argument", append(tokens, "serve"), []string{`unexpected argument "serve"`}},
 		{"empty zone", append(tokens, "--zones", "a,,b"), []string{`--zones "a,,b" has an empty zone`}},
 		{"bad CIDR", append(tokens, "--internal-cidr", "127.1.0.0"), []string{"--internal-cidr", "127.1.0.0/16"}},
+		{"bad IPv6 CIDR", append(tokens, "--internal-cidr-v6", "fd00:1::"), []string{"--internal-cidr-v6", "fd00:1::/64"}},
+		{"IPv4 CIDR as the IPv6 pool", append(tokens, "--internal-cidr-v6", "10.0.0.0/8"), []string{"internal IPv6 CIDR 10.0.0.0/8: give an IPv6 range"}},
 		{"bad LB CIDR", append(tokens, "--lb-cidr", "127.20.0.0"), []string{"--lb-cidr", "127.20.0.0/16"}},
 		{"private LB CIDR not routed here", append(tokens, "--lb-cidr", "10.20.0.0/16"), []string{"load balancer CIDR 10.20.0.0/16 is not this machine's (listen tcp 10.20.0.0:0: bind: cannot assign requested address): fakecloud really listens on load balancer IPs; give a range of 127.0.0.0/8, or route this one here (fakecloud --lb-route)"}},
 		{"public LB CIDR routed", append(tokens, "--lb-cidr", "192.0.2.0/24", "--lb-route"), []string{"load balancer CIDR 192.0.2.0/24 is not this machine's to route (neither loopback nor a private range)"}},
