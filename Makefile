@@ -631,7 +631,9 @@ TEST_TARGETS := cli prebuild@ verify build images unit+jobs+e2e e2e-upstream@ e2
 # where a CI system that keeps only the end of the output still shows why;
 # with them the lines an error quotes from a command (kind's kubeadm),
 # which are indented under "its last output lines:", and the message
-# indented under each FAILED spec of the summary, whatever its words.
+# indented under each FAILED spec of the summary, whatever its words, and
+# what a cluster's teardown says of causes a spec cannot see (a machine
+# that did not follow its instance, a manager that restarted).
 test:
 	@mkdir -p $(ARTIFACTS)/make-test; times=$(ARTIFACTS)/test-times.txt; : > $$times; \
 	run() { start=$$(date +%s); status=0; $(MAKE) --no-print-directory $$1 || status=$$?; \
@@ -651,7 +653,7 @@ test:
 	for t in $$(awk '/FAILED/ {print $$1}' $$times); do \
 		echo; echo "$$t FAILED; its error lines (all of its output: $(ARTIFACTS)/make-test/$$t.log):"; \
 		awk '/its last output lines:|^FAILED / { print; quoted = 1; next } quoted && /^[[:space:]]/ { print; next } { quoted = 0 } \
-			/FAIL|[Ee]rror|failed|refused|timed out|cannot|panic|\*\*\*/ && !/^ok / { print }' \
+			/FAIL|[Ee]rror|failed|refused|timed out|cannot|panic|did not follow|gave up|restarted|\*\*\*/ && !/^ok / { print }' \
 			$(ARTIFACTS)/make-test/$$t.log | tail -24 | cut -c1-400; \
 	done; \
 	! grep -q FAILED $$times

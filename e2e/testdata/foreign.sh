@@ -86,6 +86,12 @@ down() {
   # A machine that did not follow its instance fails a lifecycle spec in a
   # way the spec cannot see the cause of: said here, where CI shows it.
   grep -h "did not follow\|gave up" "$dir/fakecloud.log" 2>/dev/null | sed 's/^/foreign.sh: the cloud said: /' >&2 || true
+  # Nor can it see a kube-controller-manager that restarted (its lease
+  # lost on a loaded machine): its node lifecycle controller then starts
+  # each silent node's grace period again, and a stopped node stays Ready.
+  restarts=$(kubectl -n kube-system get pods -l component=kube-controller-manager \
+    -o jsonpath='{.items[*].status.containerStatuses[*].restartCount}' 2>/dev/null || true)
+  case "$restarts" in "" | 0) ;; *) log "kube-controller-manager restarted $restarts times: its node lifecycle controller gave each NotReady node its grace period again" ;; esac
   if [ -n "${ARTIFACTS:-}" ] && [ -d "$dir" ]; then
     mkdir -p "$ARTIFACTS/foreign-cluster"
     cp "$dir"/*.log "$ARTIFACTS/foreign-cluster/" 2>/dev/null || true

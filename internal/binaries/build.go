@@ -131,7 +131,7 @@ func sameModule(comps []Component) [][]Component {
 			if c.VersionLDFlags != nil {
 				ld = strings.Join(c.VersionLDFlags(c.version()), " ")
 			}
-			key = fmt.Sprintf("%s@%s tags=%v aligned=%v withheld=%v ldflags=%s", c.Module, c.version(), c.Tags, c.aligned(), c.Withheld, ld)
+			key = fmt.Sprintf("%s@%s tags=%v aligned=%v own=%v withheld=%v ldflags=%s", c.Module, c.version(), c.Tags, c.aligned(), c.Own, c.Withheld, ld)
 		}
 		i, ok := index[key]
 		if !ok {
@@ -231,7 +231,7 @@ func (s *Source) buildOwnModule(ctx context.Context, comps []Component, paths ma
 		// of different sources do not share a module.
 		Dir:    s.cache().Module(strings.Join(built, "+") + "@" + filepath.Base(filepath.Dir(paths[c.Name]))),
 		Module: c.Module, Version: v, Withheld: c.Withheld,
-		OursPath: pins.ModulePath, Align: c.aligned(), Sources: c.Sources,
+		OursPath: pins.ModulePath, Align: c.aligned(), Own: c.Own, Sources: c.Sources,
 	}
 	if spec.Align || len(spec.Sources) > 0 {
 		src, err := s.sourceDir()

@@ -59,6 +59,11 @@ type Component struct {
 	// rather than its own: its owner says so where it lists one. Such a
 	// binary is cached under the Kubernetes version too.
 	Aligned []string
+	// Own are the modules (a path, or a prefix ending in "/") an Aligned
+	// build keeps at the component's own versions: its cloud's SDK, whose
+	// requests are what the harness judges, so that they are the ones the
+	// released CCM sends. The rest may be lifted.
+	Own []string
 	// Releases, for a component of this repository, are the other
 	// Kubernetes releases it may be built on (At): each in a module
 	// generated for it, with Sources copied in, as an older release's

@@ -35,6 +35,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -162,6 +163,10 @@ func (s *Source) cachedPath(c Component) (string, bool, error) {
 	}
 	if c.aligned() {
 		v += "-with-" + pins.Versions[pins.Kubernetes]
+		// A module kept at the component's own version is another build.
+		for _, o := range c.Own {
+			v += "-own-" + path.Base(strings.TrimSuffix(o, "/"))
+		}
 	}
 	for _, t := range c.Tags {
 		v += "-" + t

@@ -79,6 +79,26 @@ func TestTagsKeyTheBuild(t *testing.T) {
 	}
 }
 
+// TestOwnKeysTheBuild: an aligned build that keeps a module at the
+// component's own version is another binary, cached apart from one that
+// lifts it.
+func TestOwnKeysTheBuild(t *testing.T) {
+	s := &Source{CacheDir: t.TempDir()}
+	c := Component{Name: "some-ccm", Module: "example.com/ccm", Package: "example.com/ccm/cmd/some-ccm", Versions: []string{"v1.2.3"}, Aligned: []string{"v1.2.3"}}
+	lifted, _, err := s.cachedPath(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Own = []string{"example.com/sdk/"}
+	kept, _, err := s.cachedPath(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lifted == kept || !strings.HasSuffix(filepath.Dir(kept), "-own-sdk") {
+		t.Errorf("expected the build keeping example.com/sdk/ cached under a version ending in -own-sdk, apart from %s, actual %s", lifted, kept)
+	}
+}
+
 // holdLockEnv makes the test binary, run again, a second harness process
 // that holds a build's lock (make e2e's background build): it says
 // "locked", waits for a line on its standard input, writes the binary

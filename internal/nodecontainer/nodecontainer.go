@@ -30,6 +30,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Stop stops the container name at once (SIGKILL). A kill that lands
@@ -148,10 +149,29 @@ func Remove(ctx context.Context, name string) error {
 	return withThaw(ctx, name, "rm", "--force", "--volumes", name)
 }
 
+// killTry bounds one try of a command that kills a container. Docker
+// answers a kill its container's frozen cgroup holds with an error after
+// about 12 s (seen here); a stop that has not answered after killTry is
+// taken as held too, so that its cgroups are thawed rather than waited on
+// until the caller's deadline. Docker goes on with the stop meanwhile,
+// and a stop of a stopped container succeeds: trying again is safe. A
+// variable for the tests.
+var killTry = 30 * time.Second
+
 // withThaw runs a docker command that kills the container name, and, if
-// it fails, again after thawing the frozen cgroups under the container.
+// it fails or does not answer within killTry, again after thawing the
+// frozen cgroups under the container.
 func withThaw(ctx context.Context, name string, args ...string) error {
-	err := docker(ctx, args...)
+	try := func() error {
+		tctx, cancel := context.WithTimeout(ctx, killTry)
+		defer cancel()
+		err := docker(tctx, args...)
+		if err != nil && tctx.Err() != nil && ctx.Err() == nil {
+			return fmt.Errorf("docker %s: no answer in %s", strings.Join(args, " "), killTry)
+		}
+		return err
+	}
+	err := try()
 	if err == nil {
 		return nil
 	}
@@ -159,7 +179,7 @@ func withThaw(ctx context.Context, name string, args ...string) error {
 	if terr != nil || thawed == 0 {
 		return err
 	}
-	if err := docker(ctx, args...); err != nil {
+	if err := try(); err != nil {
 		return fmt.Errorf("%w (after thawing %d frozen cgroups of the container)", err, thawed)
 	}
 	return nil

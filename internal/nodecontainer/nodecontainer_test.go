@@ -190,3 +190,25 @@ func nodeImage(t *testing.T) string {
 	}
 	return images[0]
 }
+
+// A stop Docker does not answer is given up after killTry, saying so,
+// rather than waited on until the caller's deadline: a Docker (here a
+// script) whose stop never returns.
+func TestStopNoAnswer(t *testing.T) {
+	dir := t.TempDir()
+	script := "#!/bin/sh\ncase \"$1\" in\ninspect) echo '{}' ;;\nstop) exec sleep 60 ;;\nesac\n"
+	if err := os.WriteFile(filepath.Join(dir, "docker"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	killTry = 200 * time.Millisecond
+	t.Cleanup(func() { killTry = 30 * time.Second })
+	start := time.Now()
+	err := Stop(context.Background(), "held")
+	if err == nil || !strings.Contains(err.Error(), "docker stop --time 0 held: no answer in 200ms") {
+		t.Errorf("Stop of a container whose stop Docker does not answer: %v, want no answer in 200ms", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("Stop waited %s", d)
+	}
+}

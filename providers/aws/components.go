@@ -25,13 +25,14 @@ import (
 // harness builds (the version matrix), built in a module generated for it.
 // The default, v1.37.1, is built with this repository's dependency
 // versions (Aligned), so that most of its packages come from the Go build
-// cache: that lifts k8s.io/* from v0.37.0 to v0.37.2, a patch release. The
-// others link their own releases' libraries: v1.36.2 does not compile
-// against k8s.io/cloud-provider v0.37 (its tagging controller reads
-// KubeCloudShared.NodeMonitorPeriod, which 1.37 removed). Its go.mod replaces
-// github.com/google/cel-go with the renamed github.com/cel-expr/cel-go,
-// which the module proxy refuses; the same code is required under its
-// old name instead. The first version is the default; --ccm-version picks
+// cache: that lifts k8s.io/* from v0.37.0 to v0.37.2, a patch release, and
+// keeps the AWS SDK its own (Own), the client whose requests fakecloud
+// answers. The others link their own releases' libraries: v1.36.2 does
+// not compile against k8s.io/cloud-provider v0.37 (its tagging controller
+// reads KubeCloudShared.NodeMonitorPeriod, which 1.37 removed). Its go.mod
+// replaces github.com/google/cel-go with the renamed
+// github.com/cel-expr/cel-go, which the module proxy refuses; the same code
+// is required under its old name instead. The first version is the default; --ccm-version picks
 // another. It reports its version as upstream's release build does.
 var CCM = binaries.Component{
 	Name:    "aws-cloud-controller-manager",
@@ -42,5 +43,6 @@ var CCM = binaries.Component{
 	},
 	Versions: []string{"v1.37.1", "v1.36.2", "v1.35.3", "v1.34.4"},
 	Aligned:  []string{"v1.37.1"},
+	Own:      []string{"github.com/aws/"},
 	Withheld: map[string]string{"github.com/google/cel-go": "v0.31.0"},
 }

@@ -27,8 +27,11 @@ import (
 // each to a cold CI run instead of five. No v1.37 release is served here,
 // so both link k8s.io/* v0.37.2, not their releases' v0.36.0 and v0.35.0:
 // their own code is theirs, the controllers they run from
-// k8s.io/cloud-provider are 1.37's (docs/providers/openstack.md). The first version is the default; --ccm-version picks
-// another. It reports its version as upstream's release build does.
+// k8s.io/cloud-provider are 1.37's (docs/providers/openstack.md).
+// gophercloud, the OpenStack client whose requests fakecloud answers,
+// stays each release's own (Own: v2.12.0 and v2.8.0). The first version is
+// the default; --ccm-version picks another. It reports its version as
+// upstream's release build does.
 var CCM = binaries.Component{
 	Name:    "openstack-cloud-controller-manager",
 	Module:  "k8s.io/cloud-provider-openstack",
@@ -38,4 +41,5 @@ var CCM = binaries.Component{
 	},
 	Versions: []string{"v1.36.0", "v1.35.0"},
 	Aligned:  []string{"v1.36.0", "v1.35.0"},
+	Own:      []string{"github.com/gophercloud/"},
 }

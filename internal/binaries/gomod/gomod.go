@@ -63,6 +63,9 @@ type Spec struct {
 	// Kubernetes' staging modules: the packages shared with the harness
 	// then come from the Go build cache.
 	Align bool
+	// Own are the modules (a path, or a prefix ending in "/") Align leaves
+	// at Module's versions.
+	Own []string
 	// Sources are folders of this repository copied in, their imports of
 	// this repository rewritten to Path.
 	Sources []string
@@ -120,7 +123,7 @@ func Generate(ctx context.Context, s Spec) error {
 		// Another directory in upstream's checkout has nothing to repeat.
 	}
 	if s.Align {
-		if err := align(s.Ours, f); err != nil {
+		if err := align(s.Ours, f, s.Own); err != nil {
 			return err
 		}
 	}
@@ -140,14 +143,17 @@ func Generate(ctx context.Context, s Spec) error {
 // ...) published with release v: v1.30.14 has v0.30.14.
 func StagingVersion(v string) string { return "v0" + strings.TrimPrefix(v, "v1") }
 
-// align adds this repository's requirements to f, and its replacements
-// of Kubernetes' staging modules in place of f's.
-func align(ours string, f *modfile.File) error {
+// align adds this repository's requirements to f, but for own's, and its
+// replacements of Kubernetes' staging modules in place of f's.
+func align(ours string, f *modfile.File, own []string) error {
 	mod, err := readGoMod(ours)
 	if err != nil {
 		return err
 	}
 	for _, r := range mod.Require {
+		if owned(r.Mod.Path, own) {
+			continue
+		}
 		if r.Mod.Version != "v0.0.0" && !slices.ContainsFunc(f.Require, func(q *modfile.Require) bool { return q.Mod.Path == r.Mod.Path }) {
 			_ = f.AddRequire(r.Mod.Path, r.Mod.Version)
 		}
@@ -158,6 +164,14 @@ func align(ours string, f *modfile.File) error {
 		}
 	}
 	return nil
+}
+
+// owned reports whether module path is one of own: the path itself, or
+// under a prefix ending in "/".
+func owned(path string, own []string) bool {
+	return slices.ContainsFunc(own, func(o string) bool {
+		return path == o || (strings.HasSuffix(o, "/") && strings.HasPrefix(path, o))
+	})
 }
 
 func readGoMod(dir string) (*modfile.File, error) {
