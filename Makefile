@@ -212,14 +212,15 @@ e2e-openstack: build
 	$(MAKE) e2e PROVIDER=openstack CLUSTER=kind LABEL_FILTER=datapath CCM_VERSION= PROVIDER_CONFIG= ARTIFACTS=$(ARTIFACTS)/openstack-kind
 
 # The AWS suite in make test, its artifacts beside the default run's: the
-# newest pinned CCM, then the older one, each against fakecloud's EC2 and
-# Elastic Load Balancing (classic load balancers). The newest CCM's run
+# newest pinned CCM, then the older one in a cloud with IPv6 (its nodes
+# dual-stack), each against fakecloud's EC2 and Elastic Load Balancing
+# (classic load balancers). The newest CCM's run
 # includes the CCM upgrade from v1.36.2 (the older run's binary); the
 # older's would upgrade from v1.35.3, minutes of building its own
 # libraries, and is left to the matrix's periodic (ci-ccm-harness-matrix-aws).
 e2e-aws: build
 	$(MAKE) e2e PROVIDER=aws CCM_VERSION= PROVIDER_CONFIG= ARTIFACTS=$(ARTIFACTS)/aws
-	$(MAKE) e2e PROVIDER=aws CCM_VERSION=v1.36.2 PROVIDER_CONFIG= LABEL_FILTER='!leader-migration' ARTIFACTS=$(ARTIFACTS)/aws-v1.36.2
+	$(MAKE) e2e PROVIDER=aws CCM_VERSION=v1.36.2 PROVIDER_CONFIG=$(CURDIR)/e2e/testdata/aws-dual-stack.yaml LABEL_FILTER='!leader-migration' ARTIFACTS=$(ARTIFACTS)/aws-v1.36.2
 
 # The rest of the AWS suite, a target of its own so that make test runs it
 # beside e2e-aws: both CCM versions with Network Load Balancers (Elastic
@@ -625,7 +626,11 @@ prebuild: $(BIN)/ccm-harness
 # (e2e-foreign: its kind cluster, two suites and a control, about 7
 # minutes alone) starts in the background after the reached clouds' group,
 # once the AWS CCM and the node image it takes from the cache are built.
-TEST_TARGETS := cli prebuild@ verify build images unit+jobs+e2e e2e-upstream@ e2e-vsphere+e2e-aws+e2e-aws-lb+e2e-reached+e2e-reached-control+e2e-coordinated e2e-foreign@ e2e-openstack+e2e-oldest+e2e-kind+e2e-serial+e2e-plugin+e2e-reached-openstack+e2e-reached-vsphere+e2e-routes-watch e2e-image+e2e-incluster+e2e-existing+e2e-dry-run+kubetest2+controls wait compare
+# The oldest release's cell (e2e-oldest) starts in the background then
+# too: on a cold cache it waits for its release's kube-apiserver, built
+# niced by prebuild, and held the OpenStack group back by ten minutes when
+# it was one of it.
+TEST_TARGETS := cli prebuild@ verify build images unit+jobs+e2e e2e-upstream@ e2e-vsphere+e2e-aws+e2e-aws-lb+e2e-reached+e2e-reached-control+e2e-coordinated e2e-foreign@ e2e-oldest@ e2e-openstack+e2e-kind+e2e-serial+e2e-plugin+e2e-reached-openstack+e2e-reached-vsphere+e2e-routes-watch e2e-image+e2e-incluster+e2e-existing+e2e-dry-run+kubetest2+controls wait compare
 # Each target's output also goes to $(ARTIFACTS)/make-test/<target>.log;
 # a failed target's error lines are printed again after the times, last,
 # where a CI system that keeps only the end of the output still shows why;

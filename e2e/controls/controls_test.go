@@ -593,16 +593,23 @@ var controls = []control{
 	},
 	{
 		// Elastic Load Balancing v2 acknowledges the targets and keeps
-		// none: the network load balancer forwards to no node.
-		name:     "aws network load balancer targets dropped",
+		// none: the network load balancer forwards to no node. And, in
+		// the same cluster, a cloud with IPv6 whose CCM is told
+		// NodeIPFamilies ipv4 alone, as a user who left ipv6 out: it
+		// reports no IPv6 address of an instance that has one, and a node
+		// whose kubelet was given a dual-stack --node-ip is never
+		// initialized.
+		name:     "aws network load balancer targets dropped, CCM told NodeIPFamilies ipv4 in a cloud with IPv6",
 		provider: aws.Name,
-		label:    "loadbalancer",
-		focus:    "provisions a TCP load balancer",
-		config: aws.Config{LoadBalancerType: aws.NLB, Config: emulated.Config{Faults: []api.Fault{
+		label:    "loadbalancer || node-address",
+		focus:    "provisions a TCP load balancer|sets the addresses the cloud reports|honours a dual-stack --node-ip",
+		config: aws.Config{LoadBalancerType: aws.NLB, IPv6: true, NodeIPFamilies: []string{"ipv4"}, Config: emulated.Config{Faults: []api.Fault{
 			{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreBackends},
 		}}},
 		fail: map[specs.ID][]string{
-			specs.LBProvision: {"Service loadbalancer-", "expected cloud load balancer", "backends [", "(every eligible node), actual []"},
+			specs.LBProvision:     {"Service loadbalancer-", "expected cloud load balancer", "backends [", "(every eligible node), actual []"},
+			specs.NodeAddresses:   {"expected addresses [", "InternalIP=fd00:1:", "(the cloud's), actual ["},
+			specs.DualStackNodeIP: {"node nodeip6-", "expected taint node.cloudprovider.kubernetes.io/uninitialized removed by the CCM, actual: still present", ",fd00:1:"},
 		},
 	},
 	{

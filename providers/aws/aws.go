@@ -40,6 +40,7 @@ import (
 	"fmt"
 	"net"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -101,7 +102,7 @@ func Profile() providers.Profile {
 			if c.Reach != nil {
 				// What shapes fakecloud or the CCM's config means nothing to
 				// a cloud the harness does not run.
-				if !reflect.ValueOf(c.Config).IsZero() || c.WrongSecretKey || c.EndpointURL != "" || c.ClusterID != "" {
+				if !reflect.ValueOf(c.Config).IsZero() || c.WrongSecretKey || c.EndpointURL != "" || c.ClusterID != "" || c.IPv6 || c.NodeIPFamilies != nil {
 					return nil, fmt.Errorf("aws provider config: with reach, give only reach and loadBalancerType: the rest shapes the cloud the harness runs")
 				}
 				r, err := newReached(*c.Reach, c.LoadBalancerType)
@@ -110,7 +111,10 @@ func Profile() providers.Profile {
 				}
 				return r, nil
 			}
-			return &Cloud{Cloud: emulated.NewCloud(c.Config, emulated.Dialect{}), config: c}, nil
+			if err := checkFamilies(c.NodeIPFamilies); err != nil {
+				return nil, fmt.Errorf("aws provider config: %w", err)
+			}
+			return &Cloud{Cloud: emulated.NewCloud(c.Config, emulated.Dialect{DualStack: c.IPv6}), config: c}, nil
 		},
 	}
 }
@@ -148,12 +152,20 @@ var classicFeatures = providers.NewFeatures(specs.LoadBalancerSourceRanges, spec
 var nlbFeatures = providers.NewFeatures(specs.LoadBalancerUDP, specs.LoadBalancerSourceRanges, specs.LoadBalancerHealthChecks)
 
 // featuresOf are the CCM's features with the load balancers its cloud's
-// config asks for.
+// config asks for, and node-dual-stack in a cloud with IPv6, whose CCM
+// is told NodeIPFamilies ipv4 and ipv6: it then reports an instance's
+// IPv6 address beside its IPv4 ones (getInstanceNodeAddress, aws.go:862-882
+// of v1.37.1). Not load-balancer-dual-stack: the CCM asks for no IPv6 of
+// a load balancer (no IpAddressType in v1.37.1 or v1.36.2).
 func featuresOf(cloud providers.Cloud) providers.Features {
+	f := classicFeatures
 	if c, ok := cloud.(interface{ loadBalancerType() string }); ok && c.loadBalancerType() == NLB {
-		return nlbFeatures
+		f = nlbFeatures
 	}
-	return classicFeatures
+	if c, ok := cloud.(*Cloud); ok && c.config.IPv6 {
+		f = providers.NewFeatures(append(f.List(), specs.NodeDualStack)...)
+	}
+	return f
 }
 
 func (c *Cloud) loadBalancerType() string   { return c.config.LoadBalancerType }
@@ -197,6 +209,40 @@ type Config struct {
 	// "nlb" (Network Load Balancers of Elastic Load Balancing v2, by the
 	// Service annotation service.beta.kubernetes.io/aws-load-balancer-type).
 	LoadBalancerType string `json:"loadBalancerType,omitempty"`
+	// IPv6 gives the cluster's VPC and subnets IPv6, as a dual-stack
+	// cluster's owner does: each instance's network interface gets an IPv6
+	// address beside its IPv4 one (fakecloud --internal-cidr-v6), and the
+	// CCM is told [Global] NodeIPFamilies ipv4 and ipv6. The provider then
+	// claims node-dual-stack.
+	IPv6 bool `json:"ipv6,omitempty"`
+	// NodeIPFamilies replaces the families the CCM's [Global]
+	// NodeIPFamilies names ("ipv4", "ipv6"), as a user who left one out
+	// would; the harness still expects the cluster's (ipv4, and ipv6 with
+	// IPv6).
+	NodeIPFamilies []string `json:"nodeIPFamilies,omitempty"`
+}
+
+// checkFamilies refuses a NodeIPFamilies the CCM would not take: empty
+// once given, or a family that is not ipv4 or ipv6, or named twice.
+func checkFamilies(families []string) error {
+	if families != nil && len(families) == 0 {
+		return fmt.Errorf("nodeIPFamilies is empty: name %q, %q or both, or leave it out", inspect.FamilyIPv4, inspect.FamilyIPv6)
+	}
+	for i, f := range families {
+		if (f != inspect.FamilyIPv4 && f != inspect.FamilyIPv6) || slices.Contains(families[:i], f) {
+			return fmt.Errorf("nodeIPFamilies: %q is not %q or %q, or is named twice", f, inspect.FamilyIPv4, inspect.FamilyIPv6)
+		}
+	}
+	return nil
+}
+
+// families are the node IP families of the cluster's instances, as the
+// CCM is told them by default and the inspector reports them.
+func (c Config) families() []string {
+	if c.IPv6 {
+		return []string{inspect.FamilyIPv4, inspect.FamilyIPv6}
+	}
+	return []string{inspect.FamilyIPv4}
 }
 
 // Load balancer types a Config may choose.
@@ -236,13 +282,14 @@ func (c *Cloud) aws() *inspect.Cloud {
 		dns := c.DNS()
 		c.inspected = c.Endpoint()
 		c.inspector = inspect.New(inspect.Config{
-			Region:      c.Region(),
-			EC2:         c.Endpoint() + api.AWSPath + "ec2/",
-			ELB:         c.Endpoint() + api.AWSPath + "elb/",
-			ELBv2:       c.Endpoint() + api.AWSPath + "elbv2/",
-			Credentials: credentials.NewStaticCredentialsProvider(api.AWSInspectorAccessKeyID, c.InspectorToken(), ""),
-			ClusterID:   api.AWSClusterID,
-			Resolver:    resolverAt(dns),
+			Region:         c.Region(),
+			EC2:            c.Endpoint() + api.AWSPath + "ec2/",
+			ELB:            c.Endpoint() + api.AWSPath + "elb/",
+			ELBv2:          c.Endpoint() + api.AWSPath + "elbv2/",
+			Credentials:    credentials.NewStaticCredentialsProvider(api.AWSInspectorAccessKeyID, c.InspectorToken(), ""),
+			ClusterID:      api.AWSClusterID,
+			Resolver:       resolverAt(dns),
+			NodeIPFamilies: c.config.families(),
 		})
 	}
 	return c.inspector
@@ -317,6 +364,13 @@ func (c *Cloud) CCMConfig() ([]byte, error) {
 	// The first zone's subnet; with VPC, SubnetID and the cluster ID set,
 	// the CCM takes itself to run outside AWS and asks no metadata.
 	fmt.Fprintf(&b, "[Global]\nRegion = %s\nVPC = %s\nSubnetID = %s\nKubernetesClusterID = %s\n", c.Region(), api.AWSVPCID, api.AWSSubnetID(0), c.clusterID())
+	families := c.config.NodeIPFamilies
+	if families == nil && c.config.IPv6 {
+		families = c.config.families()
+	}
+	for _, f := range families {
+		fmt.Fprintf(&b, "NodeIPFamilies = %s\n", f)
+	}
 	for _, s := range []struct{ name, id, path string }{
 		{"ec2", "EC2", "ec2"},
 		{"elb", "Elastic Load Balancing", "elb"},

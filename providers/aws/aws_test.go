@@ -45,6 +45,8 @@ func TestCCMConfig(t *testing.T) {
 			"KubernetesClusterID = ccm-harness\n", "[ServiceOverride \"ec2\"]\nService = EC2\nRegion = fake-region-1\nURL = /aws/ec2/\nSigningRegion = fake-region-1\n"},
 		"clusterID: other\nregion: r1":            {"KubernetesClusterID = other\n", "Region = r1\n"},
 		"endpointURL: http://127.0.0.1:1/nowhere": {"URL = http://127.0.0.1:1/nowhere\n"},
+		"ipv6: true":                         {"KubernetesClusterID = ccm-harness\nNodeIPFamilies = ipv4\nNodeIPFamilies = ipv6\n"},
+		"ipv6: true\nnodeIPFamilies: [ipv4]": {"KubernetesClusterID = ccm-harness\nNodeIPFamilies = ipv4\n\n"},
 	} {
 		got, err := newCloud(t, config).CCMConfig()
 		if err != nil {
@@ -63,6 +65,34 @@ func TestCCMConfig(t *testing.T) {
 	}
 	if _, err := Profile().NewCloud([]byte("secretKey: x")); err == nil || !strings.Contains(err.Error(), "aws provider config") {
 		t.Errorf("unknown field: %v", err)
+	}
+	if got, _ := newCloud(t, "").CCMConfig(); strings.Contains(string(got), "NodeIPFamilies") {
+		t.Errorf("default cloud config\n%s\nnames NodeIPFamilies; the CCM's default is ipv4 alone", got)
+	}
+	for config, want := range map[string]string{
+		"nodeIPFamilies: []":           `aws provider config: nodeIPFamilies is empty: name "ipv4", "ipv6" or both, or leave it out`,
+		"nodeIPFamilies: [ipv4, ipv4]": `aws provider config: nodeIPFamilies: "ipv4" is not "ipv4" or "ipv6", or is named twice`,
+		"nodeIPFamilies: [inet6]":      `aws provider config: nodeIPFamilies: "inet6" is not "ipv4" or "ipv6", or is named twice`,
+		"ipv6: true\nreach: {}":        "with reach, give only reach and loadBalancerType",
+	} {
+		if _, err := Profile().NewCloud([]byte(config)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", config, err, want)
+		}
+	}
+}
+
+// TestIPv6 checks that a cloud with IPv6 claims node-dual-stack, and one
+// without does not.
+func TestIPv6(t *testing.T) {
+	p := Profile()
+	for config, want := range map[string]bool{"": false, "ipv6: true": true, "ipv6: true\nloadBalancerType: nlb": true, "nodeIPFamilies: [ipv4, ipv6]": false} {
+		f := p.FeaturesOf(newCloud(t, config))
+		if f[specs.NodeDualStack] != want {
+			t.Errorf("%q: claims node-dual-stack: %t, want %t (features %s)", config, f[specs.NodeDualStack], want, f)
+		}
+		if f[specs.LoadBalancerDualStack] {
+			t.Errorf("%q: claims load-balancer-dual-stack; the CCM asks for no IPv6 of a load balancer", config)
+		}
 	}
 }
 

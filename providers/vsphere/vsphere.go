@@ -43,6 +43,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -95,6 +96,7 @@ func Profile() providers.Profile {
 		Manifests:        Manifests,
 		Capabilities:     providers.NewCapabilities(providers.Instances, providers.Zones, providers.NodeLifecycle),
 		Differences:      differences,
+		CloudFeatures:    featuresOf,
 		Config:           Config{},
 		NewCloud: func(config []byte) (providers.Cloud, error) {
 			c := Config{}
@@ -126,6 +128,20 @@ func Profile() providers.Profile {
 }
 
 func init() { providers.Register(Profile()) }
+
+// featuresOf claims node-dual-stack where the guests report, and the CCM
+// is told (ipFamily), both families: the CCM then reports an InternalIP of
+// each, the first its guest reports that no excluded subnet holds
+// (discoverIPs, pkg/cloudprovider/vsphere/nodemanager.go:321-354 of
+// v1.31.0), behind its ENABLE_ALPHA_DUAL_STACK (CCMEnv).
+// A vCenter the harness reaches claims nothing more: its CCM's config is
+// its owner's.
+func featuresOf(cloud providers.Cloud) providers.Features {
+	if c, ok := cloud.(*Cloud); ok && slices.Contains(c.config.IPFamilies, ipv4) && slices.Contains(c.config.IPFamilies, ipv6) {
+		return providers.NewFeatures(specs.NodeDualStack)
+	}
+	return providers.NewFeatures()
+}
 
 // Config is the vSphere provider's --provider-config file.
 type Config struct {

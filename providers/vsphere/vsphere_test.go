@@ -33,6 +33,7 @@ import (
 	"sigs.k8s.io/ccm-harness/internal/binaries"
 	"sigs.k8s.io/ccm-harness/internal/process"
 	"sigs.k8s.io/ccm-harness/providers"
+	"sigs.k8s.io/ccm-harness/specs"
 )
 
 // TestCloud runs the real vcsim as the runtime does and drives it through
@@ -307,6 +308,20 @@ func TestConfig(t *testing.T) {
 			t.Errorf("config %q: %v", tt.config, err)
 		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err) || !strings.HasPrefix(err.Error(), "vsphere provider config: ")):
 			t.Errorf("config %q: error %v, want one containing %q", tt.config, err, tt.err)
+		}
+	}
+}
+
+// TestDualStackClaim: node-dual-stack is claimed with guests, and a CCM,
+// of both families, and not otherwise.
+func TestDualStackClaim(t *testing.T) {
+	for config, want := range map[string]bool{"": false, "ipFamilies: [ipv6]": false, "ipFamilies: [ipv6, ipv4]": true, "reach: {}\nipFamilies: [ipv4, ipv6]": false} {
+		cloud, err := Profile().NewCloud([]byte(config))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Profile().FeaturesOf(cloud)[specs.NodeDualStack]; got != want {
+			t.Errorf("config %q: claims node-dual-stack: %t, want %t", config, got, want)
 		}
 	}
 }

@@ -75,7 +75,17 @@ type Config struct {
 	// Resolver resolves a load balancer's DNS name to its address, as a
 	// client of the load balancer would; nil is the system's.
 	Resolver *net.Resolver
+	// NodeIPFamilies are the families of an instance's node addresses,
+	// in order, as the CCM's [Global] NodeIPFamilies names them: "ipv4",
+	// "ipv6". Empty is the CCM's default, ipv4 alone.
+	NodeIPFamilies []string
 }
+
+// Node IP families, as the CCM's NodeIPFamilies names them.
+const (
+	FamilyIPv4 = "ipv4"
+	FamilyIPv6 = "ipv6"
+)
 
 // Cloud is AWS as the inspector sees it.
 type Cloud struct {
@@ -168,22 +178,49 @@ func (c *Cloud) convert(inst ec2types.Instance) providers.Instance {
 		InstanceType: string(inst.InstanceType),
 		Zone:         zone,
 		Region:       c.cfg.Region,
-		Addresses:    Addresses(inst),
+		Addresses:    Addresses(inst, c.cfg.NodeIPFamilies),
 		Running:      inst.State != nil && inst.State.Name == ec2types.InstanceStateNameRunning,
 	}
 }
 
 // Addresses are an instance's node addresses as the AWS CCM makes them
-// for its default IPv4 family (extractIPv4NodeAddresses): the private
-// addresses of each in-use network interface, the public address, the
-// private DNS name as InternalDNS and Hostname, the public one as
-// ExternalDNS.
-func Addresses(inst ec2types.Instance) []v1.NodeAddress {
-	var out []v1.NodeAddress
+// (getInstanceNodeAddress), each family's in the order families names
+// them (none is ipv4 alone, the CCM's default). ipv4
+// (extractIPv4NodeAddresses): the private addresses of each in-use
+// network interface, the public address, the private DNS name as
+// InternalDNS and Hostname, the public one as ExternalDNS. ipv6
+// (extractIPv6NodeAddresses): the first IPv6 address of each in-use
+// network interface, as an InternalIP, even if public.
+func Addresses(inst ec2types.Instance, families []string) []v1.NodeAddress {
+	if len(families) == 0 {
+		families = []string{FamilyIPv4}
+	}
 	nics := slices.Clone(inst.NetworkInterfaces)
 	slices.SortStableFunc(nics, func(a, b ec2types.InstanceNetworkInterface) int {
 		return int(deviceIndex(a) - deviceIndex(b))
 	})
+	var out []v1.NodeAddress
+	for _, f := range families {
+		switch f {
+		case FamilyIPv4:
+			out = append(out, ipv4Addresses(inst, nics)...)
+		case FamilyIPv6:
+			for _, nic := range nics {
+				if nic.Status == ec2types.NetworkInterfaceStatusInUse && len(nic.Ipv6Addresses) > 0 {
+					if a := aws.ToString(nic.Ipv6Addresses[0].Ipv6Address); net.ParseIP(a) != nil {
+						out = append(out, v1.NodeAddress{Type: v1.NodeInternalIP, Address: net.ParseIP(a).String()})
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// ipv4Addresses are the ipv4 family's addresses of inst, its network
+// interfaces nics in device order.
+func ipv4Addresses(inst ec2types.Instance, nics []ec2types.InstanceNetworkInterface) []v1.NodeAddress {
+	var out []v1.NodeAddress
 	for _, nic := range nics {
 		if nic.Status != ec2types.NetworkInterfaceStatusInUse {
 			continue

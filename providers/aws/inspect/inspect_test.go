@@ -59,9 +59,11 @@ const (
 )
 
 type cloud struct {
-	t        *testing.T
-	url      string
-	insp     *inspect.Cloud
+	t    *testing.T
+	url  string
+	insp *inspect.Cloud
+	// inspCfg is insp's config, for a test's inspector of another.
+	inspCfg  inspect.Config
 	ec2      *ec2.Client
 	elb      *elb.Client
 	elbv2    *elbv2.Client
@@ -87,14 +89,15 @@ func newCloud(t *testing.T) *cloud {
 		ec2:   ec2.New(ec2.Options{Region: region, BaseEndpoint: aws.String(hs.URL + api.AWSPath + "ec2/"), Credentials: ccm}),
 		elb:   elb.New(elb.Options{Region: region, BaseEndpoint: aws.String(hs.URL + api.AWSPath + "elb/"), Credentials: ccm}),
 		elbv2: elbv2.New(elbv2.Options{Region: region, BaseEndpoint: aws.String(hs.URL + api.AWSPath + "elbv2/"), Credentials: ccm}),
-		insp: inspect.New(inspect.Config{Region: region,
+		inspCfg: inspect.Config{Region: region,
 			EC2: hs.URL + api.AWSPath + "ec2/", ELB: hs.URL + api.AWSPath + "elb/", ELBv2: hs.URL + api.AWSPath + "elbv2/",
 			Credentials: credentials.NewStaticCredentialsProvider(api.AWSInspectorAccessKeyID, inspectorToken, ""),
 			ClusterID:   api.AWSClusterID,
 			Resolver: &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
 				return (&net.Dialer{}).DialContext(ctx, "udp", pc.LocalAddr().String())
-			}}}),
+			}}},
 	}
+	c.insp = inspect.New(c.inspCfg)
 	c.fakeTrue = func(path string, out any) { c.admin(http.MethodGet, path, nil, out) }
 	return c
 }
@@ -145,6 +148,15 @@ func TestInstance(t *testing.T) {
 			{Type: v1.NodeExternalIP, Address: "203.0.113.5"}, {Type: v1.NodeInternalDNS, Address: "node-a"}, {Type: v1.NodeHostName, Address: "node-a"}}}
 	if !equalInstance(got, want) {
 		t.Errorf("instance\n%+v, want\n%+v", got, want)
+	}
+	// With NodeIPFamilies ipv6, ipv4, as the CCM so configured: the
+	// network interface's first IPv6 address first, then the rest.
+	dual := c.inspCfg
+	dual.NodeIPFamilies = []string{inspect.FamilyIPv6, inspect.FamilyIPv4}
+	got, err = inspect.New(dual).Instance(ctx, "node-a")
+	want.Addresses = append([]v1.NodeAddress{{Type: v1.NodeInternalIP, Address: "fd00::5"}}, want.Addresses...)
+	if err != nil || !equalInstance(got, want) {
+		t.Errorf("instance with NodeIPFamilies ipv6, ipv4\n%+v (%v), want\n%+v", got, err, want)
 	}
 	if err := c.insp.Stop(ctx, "node-a"); err != nil {
 		t.Fatal(err)
