@@ -481,7 +481,7 @@ $(BIN)/kind: go.mod go.sum
 	@mkdir -p $(BIN); $(GO) build -ldflags='-s -w' -o $@ sigs.k8s.io/kind
 
 # The suite on real nodes: a kind cluster made for the CCM (no default CNI,
-# no CoreDNS, --cloud-provider=external), where the [datapath] specs carry
+# kubeadm's CoreDNS, --cloud-provider=external), where the [datapath] specs carry
 # packets through fakecloud's load balancers to pods, and pods on different
 # nodes reach each other only over the routes the CCM made. Needs Docker
 # (on machines whose sandbox lacks CAP_SYS_RESOURCE, run .ci/docker-setup

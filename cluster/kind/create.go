@@ -41,8 +41,9 @@ import (
 // kubeadmPatches make kind's kubeadm configuration one for an external
 // cloud provider. kind merges extra arguments by name, and a null value
 // removes one: the kubelets lose kind's provider ID (kind://...), so the
-// CCM sets the cloud's. CoreDNS is skipped: its image would have to be
-// built here, and no spec needs cluster DNS.
+// CCM sets the cloud's. kubeadm deploys CoreDNS, whose image the node
+// image carries (cluster/kind/coredns): its pods wait, as in a cloud, for
+// the CCM to initialize the nodes.
 //
 // kind writes kubeadm's v1beta3 for a release before v1.36 and v1beta4
 // from v1.36 (its pkg/cluster/internal/kubeadm/config.go): arguments are
@@ -74,7 +75,6 @@ nodeRegistration:
     value: null
 skipPhases:
 - preflight
-- addon/coredns
 timeouts:
 ` + kubeadmTimeouts,
 	`apiVersion: kubeadm.k8s.io/v1beta4
@@ -105,7 +105,6 @@ nodeRegistration:
     provider-id: null
 skipPhases:
 - preflight
-- addon/coredns
 `,
 	`apiVersion: kubeadm.k8s.io/v1beta3
 kind: JoinConfiguration

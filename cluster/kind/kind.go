@@ -22,9 +22,10 @@ limitations under the License.
 // so nodes register tainted uninitialized; there is no default CNI (a
 // bridge on each node instead, so pods on different nodes reach each other
 // only over the cloud's routes, which the runtime copies from the cloud
-// into the nodes as a cloud's network fabric would); and no CoreDNS. The
-// CCM and the cloud run on the host, as with the local runtime, and the
-// cloud's instances mirror the node containers.
+// into the nodes as a cloud's network fabric would); kubeadm's CoreDNS
+// serves cluster DNS once the nodes are initialized. The CCM and the cloud
+// run on the host, as with the local runtime, and the cloud's instances
+// mirror the node containers.
 //
 // The node image is built on the machine, with no registry (package
 // nodeimage). kind needs a Docker engine that can run privileged

@@ -83,6 +83,10 @@ func TestKubeadmPatches(t *testing.T) {
 		if args := fmt.Sprint(docs[version+" ClusterConfiguration"]["controllerManager"]); !strings.Contains(args, want[1]) {
 			t.Errorf("%s ClusterConfiguration controller manager arguments %s: want cloud-provider external", version, args)
 		}
+		// kubeadm deploys CoreDNS: upstream's specs ask Services by name.
+		if phases := fmt.Sprint(docs[version+" InitConfiguration"]["skipPhases"]); strings.Contains(phases, "coredns") {
+			t.Errorf("%s InitConfiguration skips %s: want CoreDNS deployed", version, phases)
+		}
 		for _, k := range []string{"InitConfiguration", "JoinConfiguration"} {
 			args := fmt.Sprint(docs[version+" "+k]["nodeRegistration"])
 			if !strings.Contains(args, want[0]) || !strings.Contains(args, want[1]) {

@@ -320,7 +320,6 @@ kubeadmConfigPatches:
       value: null
   skipPhases:
   - preflight
-  - addon/coredns
 - |
   kind: JoinConfiguration
   nodeRegistration:

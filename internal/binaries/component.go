@@ -45,8 +45,10 @@ type Component struct {
 	// CCM in its provider's folder.
 	Versions []string
 	// Sources, set for a component of this repository built against an
-	// older release of Module (one of Versions), are the directories of
-	// this repository copied into the module generated for its build.
+	// older release of Module (one of Versions), or for a main package of
+	// this repository that builds Module's packages (CoreDNS with the
+	// plugins it picks), are the directories of this repository copied
+	// into the module generated for its build.
 	Sources []string
 	// Aligned are the Versions built with this repository's dependency
 	// versions wherever they are at least the component's own (Go's
@@ -241,6 +243,14 @@ var (
 	KubeProxy     = Component{Name: "kube-proxy", Module: pins.Kubernetes, Package: "k8s.io/kubernetes/cmd/kube-proxy", VersionLDFlags: pins.KubeVersion}
 	// Crictl is built in a module of its own: kind's log collection asks it.
 	Crictl = Component{Name: "crictl", Module: "sigs.k8s.io/cri-tools", Package: "sigs.k8s.io/cri-tools/cmd/crictl", Versions: []string{"v1.36.0"}}
+	// CoreDNS is the kind nodes' cluster DNS: CoreDNS v1.14.6, the one
+	// kubeadm v1.37 deploys, with the plugins of kubeadm's Corefile
+	// (cluster/kind/coredns). Every release's nodes run it, under the name
+	// their kubeadm asks for (v1.34's asks for v1.12.1): one build.
+	// Aligned: its dependencies are no newer than the harness's, so
+	// client-go and the rest come from the Go build cache.
+	CoreDNS = Component{Name: "coredns", Module: "github.com/coredns/coredns", Package: pins.ModulePath + "/cluster/kind/coredns",
+		Versions: []string{"v1.14.6"}, Aligned: []string{"v1.14.6"}, Sources: []string{"cluster/kind/coredns"}}
 	// Agnhost is the e2e framework's test server, the backend pods of the
 	// [datapath] specs.
 	Agnhost = Component{Name: "agnhost", Module: pins.Kubernetes, Package: "k8s.io/kubernetes/test/images/agnhost"}

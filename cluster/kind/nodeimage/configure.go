@@ -152,9 +152,8 @@ func configure(root, kindDir, release string, bins, required map[string]string) 
 }
 
 // nodeImages are the images the nodes run, under the names they are asked
-// for by: kubeadm's static pods and kube-proxy DaemonSet, containerd's
-// sandbox, and the e2e framework's backend pods. CoreDNS is not among them:
-// the cluster runs without it (see the kind runtime).
+// for by: kubeadm's static pods and its kube-proxy and CoreDNS addons,
+// containerd's sandbox, and the e2e framework's backend pods.
 func nodeImages(root string, bins, required map[string]string) ([]image, error) {
 	imgs := []image{}
 	for _, c := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd"} {
@@ -189,6 +188,8 @@ func nodeImages(root string, bins, required map[string]string) ([]image, error) 
 	}
 	imgs = append(imgs, proxy,
 		image{Ref: required["pause"], Files: map[string]string{"/pause": bins["pause"]}, Entrypoint: []string{"/pause"}},
+		// kubeadm's Deployment runs it with -conf and its Corefile.
+		image{Ref: required["coredns"], Files: map[string]string{"/coredns": bins["coredns"]}, Entrypoint: []string{"/coredns"}},
 	)
 	agnhost, err := agnhostImage(root, bins["agnhost"])
 	if err != nil {

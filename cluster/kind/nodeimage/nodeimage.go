@@ -18,7 +18,7 @@ limitations under the License.
 // a Debian root file system from debootstrap, kind's own base-image files
 // from the pinned kind module, the Kubernetes binaries built from the
 // pinned module, and every image the nodes run (control plane, kube-proxy,
-// pause, agnhost) made from those binaries and loaded into the image's
+// pause, CoreDNS, agnhost) made from those binaries and loaded into the image's
 // containerd. The result is kept in Docker under a tag that names its
 // inputs, so it is built once per recipe.
 package nodeimage
@@ -44,7 +44,7 @@ import (
 
 // recipe changes whenever what Build makes changes, so that a node image
 // cached under the old tag is not used.
-const recipe = "7"
+const recipe = "8"
 
 const (
 	// Suite is the Debian release of the nodes; the host's packages
@@ -100,7 +100,7 @@ func (o Options) logf(format string, args ...any) {
 // nodes' release, and the test server, etcd, pause and crictl, whatever
 // it is.
 func (o Options) components() ([]binaries.Component, error) {
-	comps := []binaries.Component{binaries.Etcd, binaries.Agnhost, binaries.Pause, binaries.Crictl}
+	comps := []binaries.Component{binaries.Etcd, binaries.Agnhost, binaries.Pause, binaries.Crictl, binaries.CoreDNS}
 	for _, c := range []binaries.Component{binaries.Kubelet, binaries.Kubeadm, binaries.Kubectl, binaries.KubeAPIServer,
 		binaries.KubeControllerManager, binaries.KubeScheduler, binaries.KubeProxy} {
 		at, err := c.At(o.KubernetesVersion)
@@ -120,7 +120,7 @@ func Ref(release string) (string, error) {
 	}
 	h := sha256.New()
 	fmt.Fprintln(h, recipe, Suite, strings.Join(packages, ","), kind, release,
-		pins.ModuleVersion("go.etcd.io/etcd/server/v3"))
+		pins.ModuleVersion("go.etcd.io/etcd/server/v3"), binaries.CoreDNS.Versions)
 	return Repository + ":" + release + "-" + hex.EncodeToString(h.Sum(nil))[:12], nil
 }
 
@@ -293,7 +293,7 @@ func requiredImages(ctx context.Context, kubeadm, release string) (map[string]st
 		}
 		refs[path.Base(repo)] = line
 	}
-	for _, want := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kube-proxy", "etcd", "pause"} {
+	for _, want := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kube-proxy", "etcd", "pause", "coredns"} {
 		if refs[want] == "" {
 			return nil, fmt.Errorf("kubeadm %s lists no %s image: %s", release, want, out)
 		}
