@@ -121,7 +121,10 @@ var _ = framework.Describe("LoadBalancer Services", Needs(Claims(providers.LoadB
 			if err != nil {
 				return err
 			}
-			return cloudLoadBalancerMatches(ctx, f.ClientSet, s)
+			if err := cloudLoadBalancerMatches(ctx, f.ClientSet, s); err != nil {
+				return err
+			}
+			return cloudLoadBalancerHolds(ctx, f.ClientSet, s, exclusionHold)
 		})
 
 		step(ctx, f, providers.StepLeave, func(ctx context.Context) error {
@@ -439,30 +442,64 @@ func expectCloudLoadBalancer(ctx context.Context, cs kubernetes.Interface, s *v1
 // Service, or skips the cloud-side part, saying so, where the cloud
 // cannot be asked.
 func cloudLoadBalancerMatches(ctx context.Context, cs kubernetes.Interface, s *v1.Service) error {
+	return WaitForCloud(ctx, env().Timeouts.LoadBalancer, "the cloud load balancer to match Service "+s.Namespace+"/"+s.Name,
+		loadBalancerMatch(cs, s))
+}
+
+// exclusionHold is how long the exclude step keeps its label once the
+// cloud matches, the cloud asked every second that it still does. The
+// service controller coalesces node syncs: a label set and removed at
+// once can reach it as no change at all. A CCM that left a joining node
+// out of its pools (OpenStack's known difference at join) then matched
+// the exclusion without a sync, and kept the node out through the leave
+// step too (a cold CI run of e94c5b2, OCCM v1.35.0: one "Syncing backends"
+// for both label changes, no update, 2 minutes without the node).
+const exclusionHold = 5 * time.Second
+
+// cloudLoadBalancerHolds checks that the cloud's load balancer keeps
+// matching Service s for d, and fails at the first poll that it does not.
+func cloudLoadBalancerHolds(ctx context.Context, cs kubernetes.Interface, s *v1.Service, d time.Duration) error {
+	ginkgo.By(fmt.Sprintf("checking the cloud load balancer of Service %s/%s keeps matching it for %s", s.Namespace, s.Name, d))
+	match := loadBalancerMatch(cs, s)
+	for end := time.Now().Add(d); time.Now().Before(end); {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+		if err := match(ctx); err != nil {
+			return fmt.Errorf("the cloud load balancer matched Service %s/%s, then within %s no longer: %w", s.Namespace, s.Name, d, err)
+		}
+	}
+	return nil
+}
+
+// loadBalancerMatch checks the cloud's load balancer against Service s as
+// it is now, and the nodes eligible as its backends.
+func loadBalancerMatch(cs kubernetes.Interface, s *v1.Service) func(context.Context) error {
 	insp, ok := lbInspector()
 	if !ok {
 		ginkgo.Skip(lateLBReason(env().Cluster.Profile.Name))
 	}
-	return WaitForCloud(ctx, env().Timeouts.LoadBalancer, "the cloud load balancer to match Service "+s.Namespace+"/"+s.Name,
-		func(ctx context.Context) error {
-			cur, err := cs.CoreV1().Services(s.Namespace).Get(ctx, s.Name, metav1.GetOptions{})
-			if err != nil {
-				return err
-			}
-			nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
-			if err != nil {
-				return err
-			}
-			lbs, err := insp.LoadBalancers(ctx)
-			if err != nil {
-				return err
-			}
-			lb, err := LoadBalancerOf(lbs, cur)
-			if err != nil {
-				return err
-			}
-			return LoadBalancerMatches(cur, EligibleNodes(nodes.Items, env().Cluster.Profile.ProviderIDScheme), lb)
-		})
+	return func(ctx context.Context) error {
+		cur, err := cs.CoreV1().Services(s.Namespace).Get(ctx, s.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		lbs, err := insp.LoadBalancers(ctx)
+		if err != nil {
+			return err
+		}
+		lb, err := LoadBalancerOf(lbs, cur)
+		if err != nil {
+			return err
+		}
+		return LoadBalancerMatches(cur, EligibleNodes(nodes.Items, env().Cluster.Profile.ProviderIDScheme), lb)
+	}
 }
 
 func expectNoCloudLoadBalancer(ctx context.Context, s *v1.Service) {
