@@ -451,7 +451,8 @@ e2e-foreign: build $(BIN)/kind
 		echo "e2e-foreign: the claims control passed: routes claimed for a CCM that runs no route controller ($(ARTIFACTS)/foreign-claims.log)"; false; \
 	elif grep -q "but its CCM runs no node-route-controller" $(ARTIFACTS)/foreign-claims.log; then \
 		echo "e2e-foreign: the claims control failed, as it must: the CCM's pod runs no route controller"; \
-	else echo "e2e-foreign: the claims control failed, but not on the claim ($(ARTIFACTS)/foreign-claims.log)"; false; fi
+	else echo "e2e-foreign: the claims control failed, but not on the claim; its last output lines: (those naming an error; all: $(ARTIFACTS)/foreign-claims.log)"; \
+		grep -E 'FAIL|[Ee]rror|failed|cannot|timed out|does not answer|no CCM' $(ARTIFACTS)/foreign-claims.log | tail -8 | cut -c1-300 | sed 's/^/	/'; false; fi
 
 # Kubernetes' own load-balancer e2e as a cross-check of ours: the e2e.test
 # of the cluster's release (built once into the cache, in make test by

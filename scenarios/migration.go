@@ -295,7 +295,11 @@ func startHA(ctx context.Context, fromN, ccmUpgraded bool, timeline string) *haP
 		_, err := c.Nodes.Add(ctx, fmt.Sprintf("lm-node-%d", i), opts...)
 		framework.ExpectNoError(err)
 	}
-	p.waitOwners(ctx, "the first members' "+startKind, startKind)
+	// The first start is no handover, which the bound is for: managers
+	// started cold on a loaded machine may take as long as a CCM may to
+	// initialize a node (the AWS CCM started no controller in 36 s, its
+	// bound twice over, beside make test's control group).
+	waitOwners(ctx, p.rec, p.watched, max(p.bounds.Unowned*2, e.Timeouts.NodeInit), "the first members' "+startKind, startKind)
 	return p
 }
 
