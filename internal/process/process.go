@@ -192,6 +192,13 @@ func (p *Process) start(ctx context.Context) error {
 	return nil
 }
 
+// The bounds of the interval between a starting component's readiness
+// probes.
+const (
+	minProbeInterval = 25 * time.Millisecond
+	maxProbeInterval = 200 * time.Millisecond
+)
+
 func (p *Process) waitReady(parent context.Context) error {
 	spec := p.spec
 	if spec.Ready == nil {
@@ -204,9 +211,13 @@ func (p *Process) waitReady(parent context.Context) error {
 	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
 	// A bring-up waits on a probe at every step, and each wait loses half
-	// a tick on average: probes are cheap, seconds are not.
-	tick := time.NewTicker(25 * time.Millisecond)
-	defer tick.Stop()
+	// an interval on average: probes are cheap, seconds are not. But a
+	// component still starting after a second is slow, most often on a
+	// loaded machine, where forty probes a second of each of a dozen
+	// starting API servers (a TLS handshake each, after a probe that
+	// timed out) were load of their own: the interval doubles up to
+	// maxProbeInterval.
+	interval := minProbeInterval
 	var last error
 	for {
 		probeCtx, probeCancel := context.WithTimeout(ctx, 2*time.Second)
@@ -215,6 +226,8 @@ func (p *Process) waitReady(parent context.Context) error {
 		if last == nil {
 			return nil
 		}
+		wait := time.NewTimer(interval)
+		interval = min(2*interval, maxProbeInterval)
 		select {
 		case <-p.Exited():
 			return fmt.Errorf("%s exited at start (%v)%s", spec.Name, p.ExitErr(), LogTail(spec.LogPath(), 15))
@@ -225,8 +238,9 @@ func (p *Process) waitReady(parent context.Context) error {
 				return fmt.Errorf("%s did not become ready within %s (last probe: %v)%s", spec.Name, timeout, last, LogTail(spec.LogPath(), 15))
 			}
 			return fmt.Errorf("%s: start-up interrupted: %w", spec.Name, ctx.Err())
-		case <-tick.C:
+		case <-wait.C:
 		}
+		wait.Stop()
 	}
 }
 
