@@ -53,8 +53,10 @@ set -Eeuo pipefail
 # A command that fails quietly (its output discarded, such as systemctl's)
 # ends the script under set -e with no word of why: the failing command is
 # named, where make test's failure excerpt shows it (a CI run's up ended
-# with "failed; removing what was made" alone).
-trap 'rc=$?; echo "foreign.sh: failed at line $LINENO (exit $rc): $BASH_COMMAND" >&2' ERR
+# with "failed; removing what was made" alone). Not in a subshell: a
+# command substitution whose failure the script expects (find of a path
+# that is not there) would be named too.
+trap 'rc=$?; [ "$BASH_SUBSHELL" != 0 ] || echo "foreign.sh: failed at line $LINENO (exit $rc): $BASH_COMMAND" >&2' ERR
 cmd=${1:-} dir=${2:-}
 if [ -z "$cmd" ] || [ -z "$dir" ]; then
   echo "usage: foreign.sh up DIR LENT_NODE... | foreign.sh join DIR NODE | foreign.sh down DIR" >&2
