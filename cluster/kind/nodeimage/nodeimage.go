@@ -35,7 +35,9 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"sigs.k8s.io/ccm-harness/internal/binaries"
@@ -179,7 +181,7 @@ func build(ctx context.Context, o Options, ref string) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
+	defer removeRoot(tmp)
 	root := filepath.Join(tmp, "rootfs")
 
 	mirror := o.Mirror
@@ -191,6 +193,10 @@ func build(ctx context.Context, o Options, ref string) error {
 	}
 	o.logf("debootstrap %s from %s", Suite, mirror)
 	cmd := exec.CommandContext(ctx, "debootstrap", "--variant=minbase", "--include="+strings.Join(packages, ","), Suite, root, mirror)
+	// Stopped (Ctrl-C), debootstrap unmounts what it mounted in the root
+	// on SIGTERM; SIGKILL would leave its /proc mounted.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 10 * time.Second
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("debootstrap %s from %s failed (%v); is the mirror reachable? (set CCM_HARNESS_DEBIAN_MIRROR to another): %s", Suite, mirror, err, lastLines(out, 5))
 	}
@@ -340,4 +346,24 @@ func lastLines(b []byte, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, " | ")
+}
+
+// removeRoot removes dir, first unmounting what is mounted under it: a
+// debootstrap stopped mid-way leaves the root's /proc mounted (stopped
+// make test runs left three), which os.RemoveAll cannot remove.
+func removeRoot(dir string) {
+	if data, err := os.ReadFile("/proc/self/mounts"); err == nil {
+		var mounts []string
+		for _, line := range strings.Split(string(data), "\n") {
+			if f := strings.Fields(line); len(f) > 1 && strings.HasPrefix(f[1], dir+"/") {
+				mounts = append(mounts, f[1])
+			}
+		}
+		// The deepest first.
+		slices.SortFunc(mounts, func(a, b string) int { return len(b) - len(a) })
+		for _, m := range mounts {
+			_ = syscall.Unmount(m, syscall.MNT_DETACH)
+		}
+	}
+	_ = os.RemoveAll(dir)
 }
