@@ -610,68 +610,40 @@ prebuild: $(BIN)/ccm-harness
 	nice -n 19 $(BIN)/ccm-harness binaries --provider=fake --kubernetes-version=v1.34 --label-filter='!leader-migration' >/dev/null
 	nice -n 19 $(BIN)/ccm-harness binaries --provider=fake --upstream-e2e >/dev/null
 
-# make test runs these in order, stops at the first that fails, and ends
-# with each one's time (also in $(ARTIFACTS)/test-times.txt), so a target
-# that grows shows against the CI budget. Targets joined by + run at once,
-# their lines prefixed with their names: local clusters that mostly wait
-# on their CCMs share the two cores well, and the CI budget is wall time.
-# A target ending in @ runs in the background beside the rest; make test
-# waits for it at "wait" (compare reads its run), or at the end, and fails
-# if it failed. The harness's binaries
-# are built once, first, so that no two targets at once build the same
-# file; the unit tests (mostly compiling, and clusters of the CLI's tests)
-# then run beside the default suite (mostly waiting). The controls bring
-# kind clusters up beside the small suites: nothing more goes there (a
-# kind node's kubeadm join timed out when the reached clouds' clusters and
-# their plugin run were beside them too). No group brings up more than
-# two leader-migration HA control planes' worth of managers beside a kind
-# cluster's bring-up: the suites put their migration specs first, so a
-# group's planes all start with its clusters, and six suites at once (three
-# of them with migration specs, upstream's kind cluster beside them) put
-# a load of 90 on two cores; API servers then took over 2 s to answer a
-# lease renewal, and managers that missed their renew deadline exited.
-# The CPU is the bound there, not the waits, so two smaller groups cost
-# little more wall time than one. The foreign cluster's run (e2e-foreign:
-# its kind cluster, two suites and a control, about 7 minutes alone)
-# starts in the background with the second, once the AWS CCM and the node
-# image it takes from the cache are built (by e2e-upstream).
-# The oldest release's cell (e2e-oldest) starts in the background after
-# that group: on a cold cache it waits for its release's kube-apiserver, built
-# niced by prebuild, and held the OpenStack group back by ten minutes when
-# it was one of it.
-TEST_TARGETS := cli prebuild@ verify build images unit+jobs+e2e e2e-vsphere+e2e-aws+e2e-reached+e2e-reached-control+e2e-upstream e2e-foreign@ e2e-coordinated+e2e-aws-lb e2e-oldest@ e2e-openstack+e2e-kind+e2e-serial+e2e-plugin+e2e-reached-openstack+e2e-reached-vsphere+e2e-routes-watch e2e-image+e2e-incluster+e2e-existing+e2e-dry-run+kubetest2+controls wait compare
-# Each target's output also goes to $(ARTIFACTS)/make-test/<target>.log;
-# a failed target's error lines are printed again after the times, last,
-# where a CI system that keeps only the end of the output still shows why;
-# with them the lines an error quotes from a command (kind's kubeadm),
-# which are indented under "its last output lines:", and the message
-# indented under each FAILED spec of the summary, whatever its words, and
-# what a cluster's teardown says of causes a spec cannot see (a machine
-# that did not follow its instance, a manager that restarted), and the
-# CLI's one-line error, whatever its words (e2e-upstream's verdict).
+# make test runs these in order (hack/make-test.sh), stops starting them at
+# the first that fails, and ends with each one's time (also in
+# $(ARTIFACTS)/test-times.txt), so a target that grows shows against the CI
+# budget. A target ending in @ runs in the background beside the rest;
+# make test waits for it at "wait" (compare reads its run). The harness's
+# binaries are built once, first, so that no two targets at once build the
+# same file. Then the suites share the two cores as a pool: target:W takes
+# W of TEST_CAPACITY while it runs, and as one ends the next that fits
+# starts, in the order listed (the longest first, so that none is left to
+# run alone at the end). The weights are what each loads the machine with:
+# a kind cluster (3 kind nodes, each a kubelet and a control plane or
+# containerd), the three leader-migration HA control planes a suite starts
+# at once (its specs start first), a plugin run's AWS CLI (a second of CPU a
+# question), the controls' four clusters, the unit tests' compiling; 1 for
+# a local cluster that mostly waits on its CCM. Fixed groups of six or
+# seven loaded the two cores to 90 where their clusters and migration
+# specs started together: API servers then took over 2 s to answer a lease
+# renewal, managers that missed their renew deadline exited, and kind
+# nodes' kubelets went NotReady. A pool keeps the load level at a fixed
+# worth, and the wall time is about the same: the CPU is the bound, not the
+# waits. e2e-oldest waits, on a cold cache, for its release's
+# kube-apiserver, built niced by prebuild; a node image is built by
+# whichever kind suite asks first, the others waiting on its lock. Each
+# target's output also goes to $(ARTIFACTS)/make-test/<target>.log; a failed
+# target's error lines are printed again after the times, last.
+TEST_CAPACITY ?= 8
+TEST_TARGETS := cli prebuild@ verify build images \
+	controls:4 e2e-upstream:3 e2e-reached:2 e2e-foreign:3 e2e-serial:1 e2e-kind:3 e2e-openstack:2 e2e-plugin:2 \
+	e2e-aws-lb:2 unit:3 e2e-aws:1 e2e-vsphere:2 e2e-oldest:1 e2e-reached-openstack:1 e2e-routes-watch:1 \
+	e2e-reached-control:1 e2e-reached-vsphere:1 e2e:2 e2e-coordinated:2 jobs:1 kubetest2:1 e2e-existing:1 \
+	e2e-image:1 e2e-incluster:1 e2e-dry-run:1 \
+	wait compare
 test:
-	@mkdir -p $(ARTIFACTS)/make-test; times=$(ARTIFACTS)/test-times.txt; : > $$times; \
-	run() { start=$$(date +%s); status=0; $(MAKE) --no-print-directory $$1 || status=$$?; \
-		printf '%-14s %6ss%s\n' $$1 $$(( $$(date +%s) - start )) "$$( [ $$status -eq 0 ] || echo '  FAILED')" >> $$times; }; \
-	logged() { run $$1 2>&1 | tee $(ARTIFACTS)/make-test/$$1.log; }; \
-	for group in $(TEST_TARGETS); do \
-		case $$group in \
-		*@) t=$${group%@}; { logged $$t | sed -u "s/^/[$$t] /"; } & bgs="$$bgs $$!" ;; \
-		wait) wait $$bgs; bgs= ;; \
-		*+*) for t in $$(echo $$group | tr + ' '); do { logged $$t | sed -u "s/^/[$$t] /"; } & pids="$$pids $$!"; done; wait $$pids; pids= ;; \
-		*) logged $$group ;; \
-		esac; \
-		! grep -q FAILED $$times || break; \
-	done; \
-	wait; \
-	echo; echo "make test: each target's time ($$times)"; cat $$times; \
-	for t in $$(awk '/FAILED/ {print $$1}' $$times); do \
-		echo; echo "$$t FAILED; its error lines (all of its output: $(ARTIFACTS)/make-test/$$t.log):"; \
-		awk '/its last output lines:|^FAILED / { print; quoted = 1; next } quoted && /^[[:space:]]/ { print; next } { quoted = 0 } \
-			/FAIL|[Ee]rror|failed|refused|timed out|cannot|panic|did not follow|gave up|restarted|\*\*\*|^ccm-harness: / && !/^ok / { print }' \
-			$(ARTIFACTS)/make-test/$$t.log | tail -24 | cut -c1-400; \
-	done; \
-	! grep -q FAILED $$times
+	@MAKE='$(MAKE)' hack/make-test.sh $(ARTIFACTS) $(TEST_CAPACITY) $(TEST_TARGETS)
 
 up: binaries
 	$(BIN)/ccm-harness up --name $(NAME) --provider=$(PROVIDER) --ccm-version='$(CCM_VERSION)' --ccm-image='$(CCM_IMAGE)' \

@@ -41,7 +41,9 @@ import (
 	"time"
 
 	"sigs.k8s.io/ccm-harness/internal/binaries"
+	"sigs.k8s.io/ccm-harness/internal/binaries/cache"
 	"sigs.k8s.io/ccm-harness/internal/binaries/pins"
+	"sigs.k8s.io/ccm-harness/internal/filelock"
 )
 
 // recipe changes whenever what Build makes changes, so that a node image
@@ -146,6 +148,22 @@ func Ensure(ctx context.Context, o Options) (string, error) {
 	if err := docker(ctx, nil, "version", "--format", "{{.Server.Version}}"); err != nil {
 		return "", fmt.Errorf("the kind runtime needs a Docker engine, and `docker version` fails: %w (start dockerd; on a machine whose sandbox lacks CAP_SYS_RESOURCE, .ci/docker-setup shows how)", err)
 	}
+	if docker(ctx, nil, "image", "inspect", "--format", "{{.Id}}", ref) == nil {
+		return ref, nil
+	}
+	// One build per image on the machine: make test's kind suites start
+	// at once, and on a cold cache each would debootstrap the same image.
+	// The one that waited finds it built.
+	dir := ""
+	if o.Binaries != nil {
+		dir = o.Binaries.CacheDir
+	}
+	tag := ref[strings.LastIndex(ref, ":")+1:]
+	unlock, err := filelock.Lock(ctx, cache.New(dir).Lock("kind-node-image-"+tag), "kind node image "+ref+", which another process is building")
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
 	if docker(ctx, nil, "image", "inspect", "--format", "{{.Id}}", ref) == nil {
 		return ref, nil
 	}

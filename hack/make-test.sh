@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Copyright 2026 The Kubernetes Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+# make test's runner (the Makefile's TEST_TARGETS says what it runs):
+#   hack/make-test.sh ARTIFACTS CAPACITY TARGET...
+# Each TARGET is a make target, run as MAKE (default make) TARGET, its
+# output also in ARTIFACTS/make-test/TARGET.log and its time in
+# ARTIFACTS/test-times.txt:
+#   t        runs alone, in order;
+#   t@       starts in the background; "wait" waits for every one started;
+#   a+b      run at once, their lines prefixed with their names;
+#   t:W      (consecutive ones) form a pool: each takes W of CAPACITY
+#            while it runs, and the next that fits starts, in the order
+#            given, as one ends. A target's weight is what it loads the
+#            machine with (clusters, kind nodes, CPU-bound plugin runs).
+# It stops starting targets at the first that fails, waits for those
+# running, prints the times and each failed target's error lines, and
+# exits non-zero if one failed.
+set -uo pipefail
+
+artifacts=$1 capacity=$2
+shift 2
+make=${MAKE:-make}
+times=$artifacts/test-times.txt
+mkdir -p "$artifacts/make-test"
+: > "$times"
+
+run() {
+	local start status=0
+	start=$(date +%s)
+	$make --no-print-directory "$1" || status=$?
+	printf '%-14s %6ss%s\n' "$1" $(($(date +%s) - start)) "$([ $status -eq 0 ] || echo '  FAILED')" >> "$times"
+}
+logged() { run "$1" 2>&1 | tee "$artifacts/make-test/$1.log"; }
+prefixed() { logged "$1" | sed -u "s/^/[$1] /"; }
+failed() { grep -q FAILED "$times"; }
+
+# pool runs "name:weight"s, at most capacity's worth at once; one heavier
+# than capacity runs when nothing else does.
+pool() {
+	local queue=("$@") used=0 i t w pid done
+	local -A weight=() name=()
+	while :; do
+		for i in "${!queue[@]}"; do
+			failed && break
+			t=${queue[$i]%%:*} w=${queue[$i]##*:}
+			if [ $((used + w)) -le "$capacity" ] || [ "$used" -eq 0 ]; then
+				prefixed "$t" &
+				weight[$!]=$w name[$!]=$t used=$((used + w))
+				unset "queue[$i]"
+			fi
+		done
+		[ ${#weight[@]} -eq 0 ] && break
+		done=
+		wait -n -p done "${!weight[@]}"
+		# Interrupted (Ctrl-C reached the targets too): the final wait.
+		[ -n "$done" ] || break
+		used=$((used - ${weight[$done]})); unset "weight[$done]" "name[$done]"
+		failed && queue=()
+	done
+}
+
+bgs=() pooled=()
+for group in "$@" end; do
+	if [[ $group == *:* ]]; then
+		pooled+=("$group")
+		continue
+	fi
+	if [ ${#pooled[@]} -gt 0 ]; then
+		pool "${pooled[@]}"
+		pooled=()
+		failed && break
+	fi
+	case $group in
+	end) ;;
+	*@) prefixed "${group%@}" & bgs+=($!) ;;
+	wait) wait "${bgs[@]}"; bgs=() ;;
+	*+*)
+		pids=()
+		for t in ${group//+/ }; do prefixed "$t" & pids+=($!); done
+		wait "${pids[@]}" ;;
+	*) logged "$group" ;;
+	esac
+	failed && break
+done
+wait
+
+echo
+echo "make test: each target's time ($times)"
+cat "$times"
+# A failed target's error lines, last, where a CI system that keeps only
+# the end of the output still shows why: with them the lines an error
+# quotes from a command (kind's kubeadm), indented under "its last output
+# lines:", the message indented under each FAILED spec of the summary,
+# whatever its words, what a cluster's teardown says of causes a spec
+# cannot see (a machine that did not follow its instance, a manager that
+# restarted), and the CLI's one-line error, whatever its words
+# (e2e-upstream's verdict).
+for t in $(awk '/FAILED/ {print $1}' "$times"); do
+	echo
+	echo "$t FAILED; its error lines (all of its output: $artifacts/make-test/$t.log):"
+	awk '/its last output lines:|^FAILED / { print; quoted = 1; next } quoted && /^[[:space:]]/ { print; next } { quoted = 0 }
+		/FAIL|[Ee]rror|failed|refused|timed out|cannot|panic|did not follow|gave up|restarted|\*\*\*|^ccm-harness: / && !/^ok / { print }' \
+		"$artifacts/make-test/$t.log" | tail -24 | cut -c1-400
+done
+! failed
