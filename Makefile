@@ -620,11 +620,13 @@ prebuild: $(BIN)/ccm-harness
 # W of TEST_CAPACITY while it runs, and as one ends the next that fits
 # starts, in the order listed (the longest first, so that none is left to
 # run alone at the end). The weights are what each loads the machine with:
-# a kind cluster (3 kind nodes, each a kubelet and a control plane or
-# containerd), the three leader-migration HA control planes a suite starts
-# at once (its specs start first), a plugin run's AWS CLI (a second of CPU a
-# question), the controls' four clusters, the unit tests' compiling; 1 for
-# a local cluster that mostly waits on its CCM. Fixed groups of six or
+# a kind cluster of 3 nodes (each a kubelet and a control plane or
+# containerd) 3, e2e-foreign's of 6 nodes 4, the three leader-migration HA
+# control planes a suite starts at once (its specs start first) 2, a
+# plugin run's AWS CLI (a second of CPU a question) 2, the unit tests'
+# compiling 3, the controls' four clusters at once, kind ones among them,
+# 6 (at 4, a kind cluster beside them took over 8 minutes to join its
+# workers); 1 for a local cluster that mostly waits on its CCM. Fixed groups of six or
 # seven loaded the two cores to 90 where their clusters and migration
 # specs started together: API servers then took over 2 s to answer a lease
 # renewal, managers that missed their renew deadline exited, and kind
@@ -637,8 +639,8 @@ prebuild: $(BIN)/ccm-harness
 # target's error lines are printed again after the times, last.
 TEST_CAPACITY ?= 8
 TEST_TARGETS := cli prebuild@ verify build images \
-	controls:4 e2e-upstream:3 e2e-reached:2 e2e-foreign:3 e2e-serial:1 e2e-kind:3 e2e-openstack:2 e2e-plugin:2 \
-	e2e-aws-lb:2 unit:3 e2e-aws:1 e2e-vsphere:2 e2e-oldest:1 e2e-reached-openstack:1 e2e-routes-watch:1 \
+	controls:6 e2e-upstream:3 e2e-reached:2 e2e-foreign:4 e2e-serial:1 e2e-kind:3 e2e-openstack:3 e2e-plugin:2 \
+	e2e-aws-lb:3 unit:3 e2e-aws:1 e2e-vsphere:2 e2e-oldest:1 e2e-reached-openstack:1 e2e-routes-watch:1 \
 	e2e-reached-control:1 e2e-reached-vsphere:1 e2e:2 e2e-coordinated:2 jobs:1 kubetest2:1 e2e-existing:1 \
 	e2e-image:1 e2e-incluster:1 e2e-dry-run:1 \
 	wait compare
