@@ -625,8 +625,9 @@ prebuild: $(BIN)/ccm-harness
 # control planes a suite starts at once (its specs start first) 2, a
 # plugin run's AWS CLI (a second of CPU a question) 2, the unit tests'
 # compiling 3, the controls' four clusters at once, kind ones among them,
-# 6 (at 4, a kind cluster beside them took over 8 minutes to join its
-# workers); 1 for a local cluster that mostly waits on its CCM. Fixed groups of six or
+# 6, so that they run alone (at 4 of 8, a kind cluster beside them took
+# over 8 minutes to join its workers; at 6 of 8, one of theirs did, beside
+# a plugin run); 1 for a local cluster that mostly waits on its CCM. Fixed groups of six or
 # seven loaded the two cores to 90 where their clusters and migration
 # specs started together: API servers then took over 2 s to answer a lease
 # renewal, managers that missed their renew deadline exited, and kind
@@ -637,7 +638,7 @@ prebuild: $(BIN)/ccm-harness
 # whichever kind suite asks first, the others waiting on its lock. Each
 # target's output also goes to $(ARTIFACTS)/make-test/<target>.log; a failed
 # target's error lines are printed again after the times, last.
-TEST_CAPACITY ?= 8
+TEST_CAPACITY ?= 6
 TEST_TARGETS := cli prebuild@ verify build images \
 	controls:6 e2e-upstream:3 e2e-reached:2 e2e-foreign:4 e2e-serial:1 e2e-kind:3 e2e-openstack:3 e2e-plugin:2 \
 	e2e-aws-lb:3 unit:3 e2e-aws:1 e2e-vsphere:2 e2e-oldest:1 e2e-reached-openstack:1 e2e-routes-watch:1 \
