@@ -619,7 +619,8 @@ prebuild: $(BIN)/ccm-harness
 # same file. Then the suites share the two cores as a pool: target:W takes
 # W of TEST_CAPACITY while it runs, and as one ends the next that fits
 # starts, in the order listed (the longest first, so that none is left to
-# run alone at the end). The weights are what each loads the machine with:
+# run alone at the end); none passes one that waits for room unless both
+# fit (light ones taking each freed place left e2e-foreign to the end). The weights are what each loads the machine with:
 # a kind cluster of 3 nodes (each a kubelet and a control plane or
 # containerd) 3, e2e-foreign's of 6 nodes 4, the three leader-migration HA
 # control planes a suite starts at once (its specs start first) 2, a

@@ -22,9 +22,10 @@
 #   t@       starts in the background; "wait" waits for every one started;
 #   a+b      run at once, their lines prefixed with their names;
 #   t:W      (consecutive ones) form a pool: each takes W of CAPACITY
-#            while it runs, and the next that fits starts, in the order
-#            given, as one ends. A target's weight is what it loads the
-#            machine with (clusters, kind nodes, CPU-bound plugin runs).
+#            while it runs, and as one ends the next that fits starts, in
+#            the order given, none passing one that waits for room unless
+#            both fit. A target's weight is what it loads the machine with
+#            (clusters, kind nodes, CPU-bound plugin runs).
 # It stops starting targets at the first that fails, waits for those
 # running, prints the times and each failed target's error lines, and
 # exits non-zero if one failed.
@@ -48,19 +49,24 @@ prefixed() { logged "$1" | sed -u "s/^/[$1] /"; }
 failed() { grep -q FAILED "$times"; }
 
 # pool runs "name:weight"s, at most capacity's worth at once; one heavier
-# than capacity runs when nothing else does.
+# than capacity runs when nothing else does. The first that does not fit
+# keeps its room: one listed after it starts only beside it (lighter ones
+# taking each freed place would leave a heavy suite to the end, alone).
 pool() {
-	local queue=("$@") used=0 i t w pid done
+	local queue=("$@") used=0 i t w pid done held
 	local -A weight=() name=()
 	while :; do
+		held=0
 		for i in "${!queue[@]}"; do
 			failed && break
 			t=${queue[$i]%%:*} w=${queue[$i]##*:}
-			if [ $((used + w)) -le "$capacity" ] || [ "$used" -eq 0 ]; then
-				prefixed "$t" &
-				weight[$!]=$w name[$!]=$t used=$((used + w))
-				unset "queue[$i]"
+			if [ $((used + w + held)) -gt "$capacity" ] && [ "$used" -ne 0 ]; then
+				[ "$held" -ne 0 ] || held=$w
+				continue
 			fi
+			prefixed "$t" &
+			weight[$!]=$w name[$!]=$t used=$((used + w))
+			unset "queue[$i]"
 		done
 		[ ${#weight[@]} -eq 0 ] && break
 		done=
