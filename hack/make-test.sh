@@ -53,8 +53,8 @@ failed() { grep -q FAILED "$times"; }
 # keeps its room: one listed after it starts only beside it (lighter ones
 # taking each freed place would leave a heavy suite to the end, alone).
 pool() {
-	local queue=("$@") used=0 i t w pid done held
-	local -A weight=() name=()
+	local queue=("$@") used=0 i t w done held
+	local -A weight=()
 	while :; do
 		held=0
 		for i in "${!queue[@]}"; do
@@ -65,7 +65,7 @@ pool() {
 				continue
 			fi
 			prefixed "$t" &
-			weight[$!]=$w name[$!]=$t used=$((used + w))
+			weight[$!]=$w used=$((used + w))
 			unset "queue[$i]"
 		done
 		[ ${#weight[@]} -eq 0 ] && break
@@ -73,7 +73,7 @@ pool() {
 		wait -n -p done "${!weight[@]}"
 		# Interrupted (Ctrl-C reached the targets too): the final wait.
 		[ -n "$done" ] || break
-		used=$((used - ${weight[$done]})); unset "weight[$done]" "name[$done]"
+		used=$((used - ${weight[$done]})); unset "weight[$done]"
 		failed && queue=()
 	done
 }
