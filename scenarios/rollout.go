@@ -133,7 +133,7 @@ func rollingUpdate(ctx context.Context, f *framework.Framework) {
 			ds.Spec.Template.Spec.Containers[0].Name, version)
 		ds, err = cs.AppsV1().DaemonSets(ns).Patch(ctx, name, types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{})
 		framework.ExpectNoError(err, "roll the DaemonSet (rollout %d of %d)", i, rollouts)
-		framework.ExpectNoError(WaitForCloud(ctx, env().Timeouts.LoadBalancer,
+		framework.ExpectNoError(WaitForCloud(ctx, rolloutTimeout(len(nodeNames)),
 			fmt.Sprintf("rollout %d of %d: a new backend pod available on each of %s", i, rollouts, strings.Join(nodeNames, ", ")),
 			func(ctx context.Context) error { return rolledOut(ctx, f, ds, version, len(nodeNames)) }))
 		var failures []string
@@ -146,6 +146,18 @@ func rollingUpdate(ctx context.Context, f *framework.Framework) {
 			framework.Fail(strings.Join(failures, "; "))
 		}
 	}
+}
+
+// rolloutTimeout bounds one rollout of a DaemonSet on n nodes. A rollout is
+// the DaemonSet controller's and the kubelets' work, not the CCM's, and
+// goes one node at a time: the old pod drains, then the new one starts and
+// warms up. So each node has Timeouts.LoadBalancer (the bound of a
+// reconcile) with its drain and warm-up on top; a bound of one
+// Timeouts.LoadBalancer for the whole rollout failed a negative control
+// on kind (--wait-scale=0.5: 1 minute) before the step it is about, with
+// one of two nodes rolled, beside two other controls' clusters.
+func rolloutTimeout(n int) time.Duration {
+	return time.Duration(n) * (env().Timeouts.LoadBalancer + env().Timeouts.Drain + rolloutWarmUp*time.Second)
 }
 
 // rolledOut says whether want of ds's pods run its template of the given
