@@ -242,8 +242,11 @@ func assertNothingLeft(t *testing.T, name string) {
 }
 
 type testCase struct {
-	Name    string    `xml:"name,attr"`
-	Failure *string   `xml:"failure"`
+	Name    string  `xml:"name,attr"`
+	Failure *string `xml:"failure"`
+	// Error is a JUnit writer's for a step that did not pass by failing
+	// (Ginkgo's interrupted or panicked specs): a failure too.
+	Error   *string   `xml:"error"`
 	Skipped *struct{} `xml:"skipped"`
 }
 
@@ -272,6 +275,8 @@ func steps(t *testing.T, path string) map[string]string {
 		switch {
 		case c.Failure != nil:
 			out[c.Name] = "failed: " + strings.TrimSpace(*c.Failure)
+		case c.Error != nil:
+			out[c.Name] = "failed: " + strings.TrimSpace(*c.Error)
 		case c.Skipped != nil:
 			out[c.Name] = "skipped"
 		default:

@@ -1083,12 +1083,17 @@ func assertNoKindNodes(t *testing.T, artifacts string) {
 }
 
 type junitCase struct {
-	Name    string `xml:"name,attr"`
-	Failure *struct {
-		Message string `xml:"message,attr"`
-		Body    string `xml:",chardata"`
-	} `xml:"failure"`
-	Skipped *struct{} `xml:"skipped"`
+	Name    string        `xml:"name,attr"`
+	Failure *junitFailure `xml:"failure"`
+	// Error is Ginkgo's for a spec interrupted, panicked or aborted:
+	// readJUnit counts it as its failure.
+	Error   *junitFailure `xml:"error"`
+	Skipped *struct{}     `xml:"skipped"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Body    string `xml:",chardata"`
 }
 
 func readJUnit(t *testing.T, path string) []junitCase {
@@ -1107,7 +1112,12 @@ func readJUnit(t *testing.T, path string) []junitCase {
 	}
 	var out []junitCase
 	for _, s := range doc.Suites {
-		out = append(out, s.Cases...)
+		for _, c := range s.Cases {
+			if c.Failure == nil {
+				c.Failure = c.Error
+			}
+			out = append(out, c)
+		}
 	}
 	return out
 }
@@ -1142,4 +1152,32 @@ func e2eBinary(t *testing.T) string {
 		t.Fatalf("build the suite: %v\n%s", err, b)
 	}
 	return out
+}
+
+// TestReadJUnitCountsErrors: an interrupted spec is written as an <error>,
+// and must not read as passed (a control interrupted said its spec
+// "passed, but it must fail").
+func TestReadJUnitCountsErrors(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "junit.xml")
+	doc := `<testsuites><testsuite>
+<testcase name="[It] failed" status="failed"><failure message="" type="failed">[FAILED] expected x, actual y</failure></testcase>
+<testcase name="[It] interrupted" status="interrupted"><error message="" type="interrupted">[INTERRUPTED] Interrupted by User</error></testcase>
+<testcase name="[It] passed" status="passed"></testcase>
+</testsuite></testsuites>`
+	if err := os.WriteFile(path, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, c := range readJUnit(t, path) {
+		got[c.Name] = "passed"
+		if c.Failure != nil {
+			got[c.Name] = c.Failure.Body
+		}
+	}
+	want := map[string]string{"[It] failed": "[FAILED] expected x, actual y", "[It] interrupted": "[INTERRUPTED] Interrupted by User", "[It] passed": "passed"}
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("%s: expected %q, actual %q", name, w, got[name])
+		}
+	}
 }
