@@ -85,6 +85,19 @@ pool() {
 	done
 }
 
+# The machine's load every 30 s, for the budget: the time, the 1-minute
+# load average, and /proc/stat's busy and idle CPU ticks (the CPU used
+# between two lines is the difference of their busy ticks).
+(
+	trap 'kill $nap 2>/dev/null; exit 0' TERM
+	while :; do
+		echo "$(date +%s) $(cut -d' ' -f1 /proc/loadavg) $(awk '/^cpu / {print $2 + $3 + $4 + $7 + $8, $5 + $6}' /proc/stat)"
+		sleep 30 & nap=$!
+		wait $nap
+	done > "$artifacts/make-test/load.txt"
+) &
+sampler=$!
+
 bgs=() pooled=()
 for group in "$@" end; do
 	if [[ $group == *:* ]]; then
@@ -108,6 +121,7 @@ for group in "$@" end; do
 	esac
 	failed && break
 done
+kill "$sampler"
 wait
 
 echo
