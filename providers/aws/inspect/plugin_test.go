@@ -24,6 +24,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 
@@ -157,7 +158,11 @@ func examplePlugin(t *testing.T, c *cloud) *cloudplugin.Plugin {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &cloudplugin.Plugin{Command: script, Env: []string{
+	// Its answers are what this checks, not its speed: each verb runs the
+	// AWS CLI a few times, a second of CPU each, and make unit runs this
+	// beside other packages' clusters on two cores, where the load
+	// balancers' answer once took over the default minute.
+	return &cloudplugin.Plugin{Command: script, Timeout: 5 * time.Minute, Env: []string{
 		"AWS_ACCESS_KEY_ID=" + api.AWSInspectorAccessKeyID, "AWS_SECRET_ACCESS_KEY=" + inspectorToken,
 		"AWS_DEFAULT_REGION=" + region, "AWS_ENDPOINT_URL_EC2=" + c.url + api.AWSPath + "ec2/",
 		"AWS_ENDPOINT_URL_ELASTIC_LOAD_BALANCING=" + c.url + api.AWSPath + "elb/",
