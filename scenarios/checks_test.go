@@ -396,7 +396,7 @@ func TestWaitForCloudKeepsComplaintOfCutPoll(t *testing.T) {
 	defer func(d time.Duration) { cloudPollTimeout = d }(cloudPollTimeout)
 	cloudPollTimeout = 300 * time.Millisecond
 	calls := 0
-	err := WaitForCloud(context.Background(), time.Second, "a thing", func(ctx context.Context) error {
+	err := WaitForCloud(context.Background(), 600*time.Millisecond, "a thing", func(ctx context.Context) error {
 		calls++
 		if calls == 1 {
 			return fmt.Errorf("leaked: load balancer a1")
@@ -406,6 +406,26 @@ func TestWaitForCloudKeepsComplaintOfCutPoll(t *testing.T) {
 	})
 	if err == nil || !strings.Contains(err.Error(), "waiting for a thing: leaked: load balancer a1 (the last poll, cut short at 300ms: list the cloud's routes: context deadline exceeded)") {
 		t.Fatalf("err = %v after %d calls, want the whole poll's complaint first", err, calls)
+	}
+}
+
+// A poll slower than cloudPollTimeout passes when it fits in half the
+// wait: cut short each time, a slow plugin's leak check never passed.
+func TestWaitForCloudLetsSlowPollsEnd(t *testing.T) {
+	defer func(d time.Duration) { cloudPollTimeout = d }(cloudPollTimeout)
+	cloudPollTimeout = 100 * time.Millisecond
+	calls := 0
+	err := WaitForCloud(context.Background(), 2*time.Second, "a thing", func(ctx context.Context) error {
+		calls++
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("list the cloud's routes: %w", ctx.Err())
+		case <-time.After(400 * time.Millisecond):
+			return nil
+		}
+	})
+	if err != nil {
+		t.Fatalf("err = %v after %d calls, want a pass: each poll takes 400ms of a 2s wait", err, calls)
 	}
 }
 

@@ -38,17 +38,30 @@ import (
 // last complaint is about the cloud, not about a poll cut short; when the
 // last poll was cut short by its own bound, the complaint of the last one
 // that ran whole comes with it.
-// cloudPollTimeout bounds one poll of WaitForCloud: a cloud plugin
-// answering for load balancers runs four command lines of a second's CPU
-// each, and a loaded 2-core CI machine has taken over 10 s for them.
+// cloudPollTimeout is the least bound of one poll of WaitForCloud: a
+// cloud plugin answering for load balancers runs four command lines of a
+// second's CPU each, and a loaded 2-core CI machine has taken over 10 s
+// for them. A longer wait gives each poll half of it (pollBound).
 var cloudPollTimeout = 30 * time.Second
+
+// pollBound bounds each poll of a wait of the given timeout: half the
+// wait, so that a second poll can still see what the first missed, and
+// never under cloudPollTimeout. A poll bounded at 30 s alone never ended
+// in make test's loaded e2e-plugin run: the suite's leak check asks the
+// plugin for load balancers and then routes, and every poll of its 2
+// minutes was cut short in the second question; no poll cut short can
+// pass. A hung plugin is bounded by its own question timeout.
+func pollBound(timeout time.Duration) time.Duration {
+	return max(cloudPollTimeout, timeout/2)
+}
 
 func WaitForCloud(ctx context.Context, timeout time.Duration, what string, check func(context.Context) error) error {
 	start := time.Now()
 	deadline := start.Add(timeout)
+	bound := pollBound(timeout)
 	var last error
 	for {
-		pctx, cancel := context.WithTimeout(ctx, cloudPollTimeout)
+		pctx, cancel := context.WithTimeout(ctx, bound)
 		polled := time.Now()
 		err := check(pctx)
 		cutShort := pctx.Err() != nil && ctx.Err() == nil
@@ -67,7 +80,7 @@ func WaitForCloud(ctx context.Context, timeout time.Duration, what string, check
 			return fmt.Errorf("stopped after %s waiting for %s (%v): %w", time.Since(start).Round(time.Millisecond), what, context.Cause(ctx), last)
 		case time.Now().After(deadline):
 			if cutShort && last != nil {
-				return fmt.Errorf("timed out after %s waiting for %s: %w (the last poll, cut short at %s: %v)", timeout, what, last, cloudPollTimeout, err)
+				return fmt.Errorf("timed out after %s waiting for %s: %w (the last poll, cut short at %s: %v)", timeout, what, last, bound, err)
 			}
 			return fmt.Errorf("timed out after %s waiting for %s: %w", timeout, what, err)
 		}
