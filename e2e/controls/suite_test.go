@@ -18,7 +18,6 @@ package controls
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -202,16 +201,21 @@ func TestInterruptReachesSuites(t *testing.T) {
 	mark := filepath.Join(t.TempDir(), "mark")
 	cmd := exec.Command(os.Args[0], "-test.run=^TestInterruptReachesSuites$", "-test.v")
 	cmd.Env = append(os.Environ(), roleEnv+"=binary", "MARK="+mark)
-	var out syncBuffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	// A file the test reads while the process writes it.
+	out, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(out.String(), "suite: started") {
+	for !strings.Contains(output(out), "suite: started") {
 		if time.Now().After(deadline) {
 			_ = cmd.Process.Kill()
-			t.Fatalf("the suite did not start in 30 s:\n%s", out.String())
+			t.Fatalf("the suite did not start in 30 s:\n%s", output(out))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -220,37 +224,24 @@ func TestInterruptReachesSuites(t *testing.T) {
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
-	err := cmd.Wait()
+	err = cmd.Wait()
 	// The suite is done when the test binary is, or, were it left behind,
 	// within its teardown's half second.
 	time.Sleep(time.Second)
 	if b, rerr := os.ReadFile(mark); rerr != nil {
-		t.Fatalf("the suite did not end its teardown once the test binary was interrupted (%v): %v; the test binary's output:\n%s", err, rerr, out.String())
+		t.Fatalf("the suite did not end its teardown once the test binary was interrupted (%v): %v; the test binary's output:\n%s", err, rerr, output(out))
 	} else {
 		t.Logf("the suite: %s", strings.TrimSpace(string(b)))
 	}
-	if !strings.Contains(out.String(), "suite: tearing down") {
-		t.Errorf("the test binary did not pass on the suite's teardown lines:\n%s", out.String())
+	if !strings.Contains(output(out), "suite: tearing down") {
+		t.Errorf("the test binary did not pass on the suite's teardown lines:\n%s", output(out))
 	}
 	if code := cmd.ProcessState.ExitCode(); code != 130 {
 		t.Errorf("the interrupted test binary exited %d (%v), expected 130", code, err)
 	}
 }
 
-// syncBuffer is a bytes.Buffer that a process writes while the test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+func output(f *os.File) string {
+	b, _ := os.ReadFile(f.Name())
+	return string(b)
 }
