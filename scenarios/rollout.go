@@ -103,9 +103,12 @@ func rollingUpdate(ctx context.Context, f *framework.Framework) {
 	}
 	ds, err := cs.AppsV1().DaemonSets(ns).Create(ctx, ds, metav1.CreateOptions{})
 	framework.ExpectNoError(err, "create the DaemonSet of backend pods")
-	framework.ExpectNoError(wait.PollUntilContextTimeout(ctx, framework.Poll, env().Timeouts.LoadBalancer, true,
+	// Starting pods is the kubelets' work, not the CCM's: the framework's
+	// bound for it, not the load balancer's (at --wait-scale=0.5, a minute
+	// was too little for a kind cluster beside two others in make controls).
+	framework.ExpectNoError(wait.PollUntilContextTimeout(ctx, framework.Poll, f.Timeouts.PodStart, true,
 		e2edaemonset.CheckDaemonPodOnNodes(f, ds, nodeNames)),
-		"waiting %s for a backend pod available on each of %s", env().Timeouts.LoadBalancer, strings.Join(nodeNames, ", "))
+		"waiting %s for a backend pod available on each of %s", f.Timeouts.PodStart, strings.Join(nodeNames, ", "))
 
 	var probes []*disruption
 	for _, policy := range []v1.ServiceExternalTrafficPolicy{v1.ServiceExternalTrafficPolicyCluster, v1.ServiceExternalTrafficPolicyLocal} {
