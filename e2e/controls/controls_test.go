@@ -96,6 +96,15 @@ type control struct {
 	// plugin, with profile, is a cloud plugin of this repository's that
 	// answers in place of the profile's: one that lies.
 	plugin string
+	// exhaustive leaves the control to make controls-all (the presubmit
+	// pull-ccm-harness-controls, when the specs, the clouds or the
+	// profiles change, and the daily periodic ci-ccm-harness-controls):
+	// make test runs the others, which fail every spec this one fails but
+	// onlyExhaustive's (TestEverySpecHasAControl checks it). The ones
+	// marked are a second way to break a spec (another provider's cloud,
+	// another migration config, another misbehaving CCM), each a cluster's
+	// minutes of both cores that make test's budget cannot hold.
+	exhaustive bool
 	// fail maps a spec to what its failure message must contain.
 	// Every other spec run must pass: a fault that breaks unrelated specs
 	// would show a scenario failing for the wrong reason.
@@ -297,10 +306,11 @@ var controls = []control{
 		// Real nodes: one kind cluster for the three [datapath] checks. The
 		// cloud accepts the routes and stores none, so Kubernetes sees
 		// them made (pods schedule) while no packet finds its way.
-		name:    "kind datapath with no load balancer backends and no routes",
-		cluster: "kind",
-		label:   "datapath",
-		focus:   "carries TCP and UDP|health-checks only nodes with endpoints|carries pod traffic",
+		name:       "kind datapath with no load balancer backends and no routes",
+		exhaustive: true,
+		cluster:    "kind",
+		label:      "datapath",
+		focus:      "carries TCP and UDP|health-checks only nodes with endpoints|carries pod traffic",
 		config: emulated.Config{Faults: []api.Fault{
 			{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreBackends},
 			{Operation: api.OpCreateRoute, Kind: api.FaultIgnore, Field: api.IgnoreRoute},
@@ -438,11 +448,12 @@ var controls = []control{
 	{
 		// And told to panic on it, as a CCM that parses every provider
 		// ID as its own: the node is kept, the CCM is gone.
-		name:      "a CCM that crashes on a node of another owner",
-		label:     "node-lifecycle",
-		focus:     "keeps a NotReady node whose provider ID",
-		profile:   "e2e/testdata/fakecloud-ccm-image.yaml",
-		manifests: misbehave(fakecloudccm.CrashOnForeignNodes),
+		name:       "a CCM that crashes on a node of another owner",
+		exhaustive: true,
+		label:      "node-lifecycle",
+		focus:      "keeps a NotReady node whose provider ID",
+		profile:    "e2e/testdata/fakecloud-ccm-image.yaml",
+		manifests:  misbehave(fakecloudccm.CrashOnForeignNodes),
 		fail: map[specs.ID][]string{
 			specs.LifecycleForeign: {"expected the CCM running, actual: ", "exited unexpectedly"},
 		},
@@ -504,10 +515,11 @@ var controls = []control{
 	{
 		// Without a guest hostname the CCM cannot find the node's VM by
 		// name; a joining node with one must still be initialized.
-		name:     "vsphere VM without guest hostname",
-		provider: vsphere.Name,
-		label:    "node-init",
-		config:   vsphere.Config{Credentials: "inline", Faults: vsphere.Faults{NoGuestHostname: []string{"node-2"}}},
+		name:       "vsphere VM without guest hostname",
+		exhaustive: true,
+		provider:   vsphere.Name,
+		label:      "node-init",
+		config:     vsphere.Config{Credentials: "inline", Faults: vsphere.Faults{NoGuestHostname: []string{"node-2"}}},
 		fail: map[specs.ID][]string{
 			specs.InitTaintRemoved: {"node node-2", "expected taint node.cloudprovider.kubernetes.io/uninitialized removed", "actual: still present"},
 		},
@@ -517,10 +529,11 @@ var controls = []control{
 	// answer from the same instances. One cluster for both: the lies are
 	// about different nodes.
 	{
-		name:     "openstack server's availability zone and addresses wrong",
-		provider: openstack.Name,
-		label:    "zone || node-address",
-		focus:    "labels the zone and region|sets the addresses the cloud reports",
+		name:       "openstack server's availability zone and addresses wrong",
+		exhaustive: true,
+		provider:   openstack.Name,
+		label:      "zone || node-address",
+		focus:      "labels the zone and region|sets the addresses the cloud reports",
 		config: openstack.Config{Config: emulated.Config{Faults: []api.Fault{
 			{Operation: api.OpAny, Instance: "node-1", Kind: api.FaultCorrupt, Field: api.CorruptZone, Value: "fake-region-9z"},
 			{Operation: api.OpAny, Instance: "node-3", Kind: api.FaultCorrupt, Field: api.CorruptAddresses, Value: "InternalIP=127.9.9.9,Hostname=node-3"},
@@ -535,11 +548,12 @@ var controls = []control{
 		// in [Networking]), against servers that have one: the nodes
 		// lack it, and a node whose kubelet was given a dual-stack
 		// --node-ip is never initialized.
-		name:     "openstack CCM with IPv6 support disabled",
-		provider: openstack.Name,
-		label:    "node-address",
-		focus:    "sets the addresses the cloud reports|honours a dual-stack --node-ip",
-		config:   openstack.Config{IPv6SupportDisabled: true},
+		name:       "openstack CCM with IPv6 support disabled",
+		exhaustive: true,
+		provider:   openstack.Name,
+		label:      "node-address",
+		focus:      "sets the addresses the cloud reports|honours a dual-stack --node-ip",
+		config:     openstack.Config{IPv6SupportDisabled: true},
 		fail: map[specs.ID][]string{
 			specs.NodeAddresses:   {"expected addresses [", "InternalIP=fd00:1:", "(the cloud's), actual ["},
 			specs.DualStackNodeIP: {"node nodeip6-", "expected taint node.cloudprovider.kubernetes.io/uninitialized removed by the CCM, actual: still present", ",fd00:1:"},
@@ -599,10 +613,11 @@ var controls = []control{
 		// reports no IPv6 address of an instance that has one, and a node
 		// whose kubelet was given a dual-stack --node-ip is never
 		// initialized.
-		name:     "aws network load balancer targets dropped, CCM told NodeIPFamilies ipv4 in a cloud with IPv6",
-		provider: aws.Name,
-		label:    "loadbalancer || node-address",
-		focus:    "provisions a TCP load balancer|sets the addresses the cloud reports|honours a dual-stack --node-ip",
+		name:       "aws network load balancer targets dropped, CCM told NodeIPFamilies ipv4 in a cloud with IPv6",
+		exhaustive: true,
+		provider:   aws.Name,
+		label:      "loadbalancer || node-address",
+		focus:      "provisions a TCP load balancer|sets the addresses the cloud reports|honours a dual-stack --node-ip",
 		config: aws.Config{LoadBalancerType: aws.NLB, IPv6: true, NodeIPFamilies: []string{"ipv4"}, Config: emulated.Config{Faults: []api.Fault{
 			{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreBackends},
 		}}},
@@ -631,6 +646,7 @@ var controls = []control{
 		// start kube-controller-managers again (they exit when they
 		// yield): the timeline still sees the conflict.
 		name:         "CCM leader migration config without service-lb-controller, coordinated leader election",
+		exhaustive:   true,
 		label:        "leader-migration && upgrade",
 		focus:        "moves the cloud controllers from kube-controller-manager",
 		ccmMigration: migration.NewConfig(migration.CloudControllers...).Without(names.ServiceLBController).YAML(),
@@ -702,10 +718,11 @@ var migrationControls = []control{
 		// Names the managers do not register: the older names of
 		// k8s.io/controller-manager's built-in default. Said in one line
 		// before any manager of the HA control plane starts.
-		name:      "leader migration config with names no manager registers",
-		label:     "leader-migration && upgrade",
-		focus:     "moves the cloud controllers from kube-controller-manager",
-		migration: migration.ManagersDefault().YAML(),
+		name:       "leader migration config with names no manager registers",
+		exhaustive: true,
+		label:      "leader-migration && upgrade",
+		focus:      "moves the cloud controllers from kube-controller-manager",
+		migration:  migration.ManagersDefault().YAML(),
 		fail: map[specs.ID][]string{
 			specs.MigrateToCCM: {
 				"the leader migration config names route-controller, service-controller, which no manager registers (",
@@ -720,6 +737,7 @@ var migrationControls = []control{
 		// is migrated and both run in release N's kube-controller-manager
 		// and the CCM at once.
 		name:             "managers' default leader migration config",
+		exhaustive:       true,
 		label:            "leader-migration && upgrade",
 		focus:            "moves the cloud controllers from kube-controller-manager",
 		migrationDefault: true,
@@ -833,12 +851,19 @@ func rollbackToCCM(controller string) []byte {
 func TestNegativeControls(t *testing.T) {
 	t.Parallel()
 	suite := e2eBinary(t)
+	all := os.Getenv("CONTROLS_ALL") == "true"
 	// The longest first (a kind cluster's, then an HA control plane's),
 	// so that none starts last and runs alone.
-	all := slices.Clone(append(controls, migrationControls...))
-	slices.SortStableFunc(all, func(a, b control) int { return cost(b) - cost(a) })
-	clusters := newSlots(controlClusters, len(all))
-	for _, c := range all {
+	each := slices.Clone(append(controls, migrationControls...))
+	slices.SortStableFunc(each, func(a, b control) int { return cost(b) - cost(a) })
+	clusters := newSlots(controlClusters, len(each))
+	for _, c := range each {
+		if c.exhaustive && !all {
+			t.Run(c.name, func(t *testing.T) {
+				t.Skip("exhaustive: make controls-all runs it (CONTROLS_ALL=true); the controls make test runs fail the same specs")
+			})
+			continue
+		}
 		granted := clusters.ask()
 		// The body runs, up to t.Parallel, before t.Run returns.
 		started := false

@@ -17,6 +17,8 @@ limitations under the License.
 package controls
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -92,18 +94,27 @@ func comparePluginRun(t *testing.T, p pluginPair) {
 	t.Logf("%d specs ended alike through the example plugin (%s) and the AWS SDK inspector (%s)", compared, p.plugin, p.sdk)
 }
 
-// TestForeignPluginMatchesSDK compares the two runs of make e2e-foreign on
-// a kind cluster made with kind's command line, its AWS CCM installed from
-// its own manifests and fakecloud started on its own: through the example
-// plugin ($ARTIFACTS/foreign-plugin) and through the AWS SDK
-// ($ARTIFACTS/foreign). The SDK's run must also have run, and passed, what
-// only a real cluster and a reached cloud allow: the data path through the
-// cloud's load balancer, the lifecycle specs on the nodes lent them, and
-// the specs that add nodes, by the cluster's own join hook.
+// TestForeignPluginMatchesSDK reads the runs of make e2e-foreign on a kind
+// cluster made with kind's command line, its AWS CCM installed from its
+// own manifests and fakecloud started on its own. The run through the AWS
+// SDK ($ARTIFACTS/foreign) must have run, and passed, what only a real
+// cluster and a reached cloud allow: the data path through the cloud's
+// load balancer, the lifecycle specs on the nodes lent them, and the specs
+// that add nodes, by the cluster's own join hook. With FOREIGN_PLUGIN=true
+// (the presubmit's and the periodic's make e2e-foreign; make test leaves
+// it out), the run through the example plugin ($ARTIFACTS/foreign-plugin)
+// must end every spec as the SDK's did.
 func TestForeignPluginMatchesSDK(t *testing.T) {
-	comparePluginRun(t, pluginPair{sdk: "foreign", plugin: "foreign-plugin", target: "make e2e-foreign", min: 10,
-		what: "the node and lifecycle specs, and skip the rest for the same reasons"})
-	sdk, _ := runPair(t, "foreign", "foreign-plugin", "make e2e-foreign")
+	sdk, err := reports.ReadRun(filepath.Join(os.Getenv("ARTIFACTS"), "foreign"))
+	switch {
+	case os.Getenv("FOREIGN_PLUGIN") == "true":
+		comparePluginRun(t, pluginPair{sdk: "foreign", plugin: "foreign-plugin", target: "make e2e-foreign FOREIGN_PLUGIN=true", min: 10,
+			what: "the node and lifecycle specs, and skip the rest for the same reasons"})
+	case err != nil && os.Getenv("CI") != "":
+		t.Fatalf("make e2e-foreign's SDK run: %v (make test runs make e2e-foreign before make compare)", err)
+	case err != nil:
+		t.Skipf("no run of make e2e-foreign: %v", err)
+	}
 	for _, want := range []specs.ID{
 		// TCP through a classic load balancer to a pod (its CCM claims
 		// no UDP, so not "carries TCP and UDP").
