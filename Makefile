@@ -448,6 +448,10 @@ FOREIGN      := $(CURDIR)/_output/foreign
 FOREIGN_NODE  = ccm-harness-foreign-worker$(1)
 FOREIGN_JOIN := BIN=$(BIN) $(CURDIR)/e2e/testdata/foreign.sh join $(FOREIGN)
 FOREIGN_PLUGIN ?= false
+# (a variable of its own: the commas of a command written inside $(if)
+# would split its arguments)
+FOREIGN_PLUGIN_RUN = $(REACHED_E2E) PROVIDER_CONFIG=$(FOREIGN)/reach/aws-reached-plugin.yaml LABEL_FILTER='$(PLUGIN_LABEL_FILTER)' \
+	LIFECYCLE_NODES=$(call FOREIGN_NODE,4),$(call FOREIGN_NODE,5) JOIN_HOOK='$(FOREIGN_JOIN)' ARTIFACTS=$(ARTIFACTS)/foreign-plugin
 e2e-foreign: build $(BIN)/kind
 	@# One shell, so that the cluster and its cloud go whatever ends it
 	@# (a failure, Ctrl-C).
@@ -457,8 +461,7 @@ e2e-foreign: build $(BIN)/kind
 	. $(FOREIGN)/reach/env && export KUBECONFIG=$(FOREIGN)/kubeconfig && \
 	$(REACHED_E2E) PROVIDER_CONFIG=$(FOREIGN)/reach/aws-reached.yaml LABEL_FILTER='!leader-migration' \
 		LIFECYCLE_NODES=$(call FOREIGN_NODE,2),$(call FOREIGN_NODE,3) JOIN_HOOK='$(FOREIGN_JOIN)' ARTIFACTS=$(ARTIFACTS)/foreign && \
-	$(if $(filter true,$(FOREIGN_PLUGIN)),$(REACHED_E2E) PROVIDER_CONFIG=$(FOREIGN)/reach/aws-reached-plugin.yaml LABEL_FILTER='$(PLUGIN_LABEL_FILTER)' \
-		LIFECYCLE_NODES=$(call FOREIGN_NODE,4),$(call FOREIGN_NODE,5) JOIN_HOOK='$(FOREIGN_JOIN)' ARTIFACTS=$(ARTIFACTS)/foreign-plugin &&) \
+	$(if $(filter true,$(FOREIGN_PLUGIN)),$(FOREIGN_PLUGIN_RUN) &&) \
 	CAPABILITIES='instances, zones, node-lifecycle, load-balancers, routes' e2e/testdata/reach.sh aws $(FOREIGN)/cloud-admin $(FOREIGN)/claims && \
 	if $(REACHED_E2E) PROVIDER_CONFIG=$(FOREIGN)/claims/aws-reached.yaml LABEL_FILTER=route ARTIFACTS=$(ARTIFACTS)/foreign-claims \
 		> $(ARTIFACTS)/foreign-claims.log 2>&1; then \
