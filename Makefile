@@ -448,6 +448,10 @@ FOREIGN      := $(CURDIR)/_output/foreign
 FOREIGN_NODE  = ccm-harness-foreign-worker$(1)
 FOREIGN_JOIN := BIN=$(BIN) $(CURDIR)/e2e/testdata/foreign.sh join $(FOREIGN)
 FOREIGN_PLUGIN ?= false
+# The nodes foreign.sh adds to kind's worker, the first two lent to the SDK
+# run, the last two to the plugin's: without the plugin's run, one that
+# runs pods beside kind's worker (the rolling update needs two).
+FOREIGN_NODES = 2 3 4 $(if $(filter true,$(FOREIGN_PLUGIN)),5)
 # (a variable of its own: the commas of a command written inside $(if)
 # would split its arguments)
 FOREIGN_PLUGIN_RUN = $(REACHED_E2E) PROVIDER_CONFIG=$(FOREIGN)/reach/aws-reached-plugin.yaml LABEL_FILTER='$(PLUGIN_LABEL_FILTER)' \
@@ -456,7 +460,7 @@ e2e-foreign: build $(BIN)/kind
 	@# One shell, so that the cluster and its cloud go whatever ends it
 	@# (a failure, Ctrl-C).
 	trap 'ARTIFACTS=$(ARTIFACTS)/foreign e2e/testdata/foreign.sh down $(FOREIGN)' EXIT; \
-	ARTIFACTS=$(ARTIFACTS)/foreign e2e/testdata/foreign.sh up $(FOREIGN) $(foreach i,2 3 $(if $(filter true,$(FOREIGN_PLUGIN)),4 5),$(call FOREIGN_NODE,$(i))) && \
+	ARTIFACTS=$(ARTIFACTS)/foreign e2e/testdata/foreign.sh up $(FOREIGN) $(foreach i,$(FOREIGN_NODES),$(call FOREIGN_NODE,$(i))) && \
 	CAPABILITIES='instances, zones, node-lifecycle, load-balancers' e2e/testdata/reach.sh aws $(FOREIGN)/cloud-admin $(FOREIGN)/reach && \
 	. $(FOREIGN)/reach/env && export KUBECONFIG=$(FOREIGN)/kubeconfig && \
 	$(REACHED_E2E) PROVIDER_CONFIG=$(FOREIGN)/reach/aws-reached.yaml LABEL_FILTER='!leader-migration' \
@@ -650,7 +654,7 @@ prebuild: $(BIN)/ccm-harness
 # run alone at the end); none passes one that waits for room unless both
 # fit (light ones taking each freed place left e2e-foreign to the end). The weights are what each loads the machine with:
 # a kind cluster of 3 nodes (each a kubelet and a control plane or
-# containerd) 3, e2e-foreign's of 4 nodes 4, the three leader-migration HA
+# containerd) 3, e2e-foreign's of 5 nodes 4, the three leader-migration HA
 # control planes a suite starts at once (its specs start first) 2, a
 # plugin run's AWS CLI (a second of CPU a question) 2, the unit tests'
 # compiling 3, the controls' four clusters at once, kind ones among them,
