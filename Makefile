@@ -435,8 +435,8 @@ e2e-reached-control: build
 # lifecycle specs two nodes of its own, which they power through EC2's API
 # (the machine's container stops with its instance). make compare checks
 # the SDK's run, and that the two runs agree spec by spec
-# (TestForeignPluginMatchesSDK). The plugin's run is the presubmit's and
-# the daily periodic's (ci-ccm-harness-e2e-plugin): make test judges
+# (TestForeignPluginMatchesSDK). The plugin's run is the daily periodic's
+# (ci-ccm-harness-e2e-foreign-plugin): make test judges
 # through the plugin on the cluster of make e2e-reached, which the harness
 # did not make either, and keeps the 6-node cluster's minutes of the AWS
 # CLI out of its budget. The specs that add

@@ -101,7 +101,7 @@ func comparePluginRun(t *testing.T, p pluginPair) {
 // cluster and a reached cloud allow: the data path through the cloud's
 // load balancer, the lifecycle specs on the nodes lent them, and the specs
 // that add nodes, by the cluster's own join hook. With FOREIGN_PLUGIN=true
-// (the presubmit's and the periodic's make e2e-foreign; make test leaves
+// (the daily periodic ci-ccm-harness-e2e-foreign-plugin's; make test leaves
 // it out), the run through the example plugin ($ARTIFACTS/foreign-plugin)
 // must end every spec as the SDK's did.
 func TestForeignPluginMatchesSDK(t *testing.T) {
