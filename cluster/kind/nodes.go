@@ -48,8 +48,11 @@ type nodePool struct {
 var _ cluster.NodePool = nodePool{}
 
 // addTimeout bounds a node's boot and join: systemd, containerd and
-// kubeadm's TLS bootstrap, on a loaded 2-core machine.
-const addTimeout = 2 * time.Minute
+// kubeadm's TLS bootstrap, on a loaded 2-core machine. It bounds the
+// machine, not the CCM (whose waits start once the node has registered):
+// in make test, a node's containerd once took over 2 minutes to answer
+// beside the unit tests' compiling.
+const addTimeout = 4 * time.Minute
 
 func (p nodePool) Add(ctx context.Context, name string, opts ...cluster.NodeOption) (*v1.Node, error) {
 	var o cluster.NodeOptions
@@ -120,7 +123,7 @@ func (in *instance) join(ctx context.Context, n nodes.Node, nodeIP string, label
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("containerd did not start in the node container: %w", ctx.Err())
+			return fmt.Errorf("containerd did not start in the node container within %s (container %s): %w", addTimeout, nodecontainer.State(n.String()), ctx.Err())
 		case <-time.After(500 * time.Millisecond):
 		}
 	}

@@ -243,3 +243,24 @@ func Exists(ctx context.Context, name string) (bool, error) {
 		return false, fmt.Errorf("docker container inspect %s: %v: %s", name, err, bytes.TrimSpace(out))
 	}
 }
+
+// State says what Docker knows of a container that is not doing what it
+// should (its status, restarts, exit code and error, and its last log
+// line), for an error message: "state unknown: ..." if Docker does not
+// answer either. Its own 15 s bound, as the caller's context has often
+// run out.
+func State(name string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "docker", "container", "inspect", "--format",
+		"status {{.State.Status}}, restarts {{.RestartCount}}, exit code {{.State.ExitCode}}{{with .State.Error}}, error {{.}}{{end}}", name).CombinedOutput()
+	if err != nil {
+		return fmt.Sprintf("state unknown: docker container inspect: %v: %s", err, bytes.TrimSpace(out))
+	}
+	state := string(bytes.TrimSpace(out))
+	logs, _ := exec.CommandContext(ctx, "docker", "logs", "--tail", "1", name).CombinedOutput()
+	if last := bytes.TrimSpace(logs); len(last) > 0 {
+		state += fmt.Sprintf("; its last log line: %q", last)
+	}
+	return state
+}

@@ -212,3 +212,21 @@ func TestStopNoAnswer(t *testing.T) {
 		t.Errorf("Stop waited %s", d)
 	}
 }
+
+// State names a container's status, restarts and last log line, and says
+// so when Docker does not know the container.
+func TestState(t *testing.T) {
+	image := nodeImage(t)
+	name := "ccm-harness-state-test"
+	_ = exec.Command("docker", "rm", "--force", name).Run()
+	t.Cleanup(func() { _ = exec.Command("docker", "rm", "--force", name).Run() })
+	if out, err := exec.Command("docker", "run", "--name", name, "--entrypoint", "sh", image, "-c", "echo booting; exit 3").CombinedOutput(); err == nil {
+		t.Fatalf("docker run of a command exiting 3 succeeded: %s", out)
+	}
+	if got, want := State(name), `status exited, restarts 0, exit code 3; its last log line: "booting"`; got != want {
+		t.Errorf("State of an exited container: %q, want %q", got, want)
+	}
+	if got := State(name + "-none"); !strings.HasPrefix(got, "state unknown: docker container inspect") || !strings.Contains(strings.ToLower(got), "no such") {
+		t.Errorf("State of no container: %q, want state unknown and no such container", got)
+	}
+}
