@@ -175,9 +175,11 @@ func validateELBListener(l model.ClassicListener) *awsquery.Error {
 	default:
 		return Validation("Invalid protocol '%s': a classic load balancer's listener is TCP, SSL, HTTP or HTTPS", l.Protocol)
 	}
-	p := l.LoadBalancerPort
-	if !(p == 25 || p == 80 || p == 443 || p == 465 || p == 587 || (p >= 1024 && p <= 65535)) {
-		return Validation("LoadBalancerPort must be either 25, 80, 443, 465, 587, or 1024 to 65535 inclusive (was %d)", p)
+	// Any port, as in a VPC, where every load balancer here is: the list
+	// of 25, 80, 443, 465, 587 and 1024-65535 was EC2-Classic's (retired
+	// in 2022; the API reference's Listener names both).
+	if p := l.LoadBalancerPort; p < 1 || p > 65535 {
+		return Validation("LoadBalancerPort must be between 1 and 65535 (was %d)", p)
 	}
 	if l.InstancePort < 1 || l.InstancePort > 65535 {
 		return Validation("InstancePort must be between 1 and 65535 (was %d)", l.InstancePort)

@@ -128,3 +128,30 @@ func TestClassicELB(t *testing.T) {
 		t.Errorf("DeleteSecurityGroup: %v", err)
 	}
 }
+
+// A classic load balancer in a VPC listens on any port from 1 to 65535
+// (the API reference's Listener: the list of 25, 80, 443, 465, 587 and
+// 1024-65535 was EC2-Classic's, retired in 2022). Kubernetes' own
+// load-balancer e2e changes a Service's port from 80 to 81, which the AWS
+// CCM makes a listener of.
+func TestClassicELBListenerPorts(t *testing.T) {
+	f := servertest.New(t, server.Config{})
+	ctx := context.Background()
+	lb := f.ELB()
+	listener := func(port int32) []elbtypes.Listener {
+		return []elbtypes.Listener{{Protocol: aws.String("tcp"), LoadBalancerPort: port, InstanceProtocol: aws.String("tcp"), InstancePort: aws.Int32(30080)}}
+	}
+	if _, err := lb.CreateLoadBalancer(ctx, &elb.CreateLoadBalancerInput{LoadBalancerName: aws.String("a1"), Subnets: []string{api.AWSSubnetID(0)}, Listeners: listener(80)}); err != nil {
+		t.Fatalf("CreateLoadBalancer: %v", err)
+	}
+	for _, port := range []int32{81, 22, 1, 65535} {
+		if _, err := lb.CreateLoadBalancerListeners(ctx, &elb.CreateLoadBalancerListenersInput{LoadBalancerName: aws.String("a1"), Listeners: listener(port)}); err != nil {
+			t.Errorf("CreateLoadBalancerListeners on port %d: %v, want it made (a VPC's load balancer listens on 1 to 65535)", port, err)
+		}
+	}
+	for _, port := range []int32{0, 65536} {
+		if _, err := lb.CreateLoadBalancerListeners(ctx, &elb.CreateLoadBalancerListenersInput{LoadBalancerName: aws.String("a1"), Listeners: listener(port)}); servertest.AWSCode(err) != "ValidationError" {
+			t.Errorf("CreateLoadBalancerListeners on port %d: %v, want ValidationError", port, err)
+		}
+	}
+}
