@@ -36,6 +36,7 @@ import (
 	"sigs.k8s.io/ccm-harness/internal/binaries"
 	"sigs.k8s.io/ccm-harness/internal/binaries/pins"
 	"sigs.k8s.io/ccm-harness/providers"
+	"sigs.k8s.io/ccm-harness/reports"
 )
 
 // Runtime brings clusters up and down.
@@ -147,7 +148,9 @@ func StateDir() string {
 
 // LogDir is where a cluster's components log: logs/<cluster> under the
 // artifacts directory. Every runtime and every door use this one layout.
-func LogDir(artifactsDir, name string) string { return filepath.Join(artifactsDir, "logs", name) }
+func LogDir(artifactsDir, name string) string {
+	return filepath.Join(artifactsDir, reports.LogsDir, name)
+}
 
 // LogDir is where the spec's cluster logs.
 func (s Spec) LogDir() string { return LogDir(s.ArtifactsDir, s.Name) }

@@ -167,7 +167,7 @@ func finishRun(t *testing.T, passed bool) {
 	if _, err := reports.FoldExcerpts(run.dir); err != nil {
 		t.Errorf("%v", err)
 	}
-	if n, err := reports.Redact(run.dir, run.secrets()); err != nil {
+	if n, err := reports.RedactRun(run.dir, run.secrets()); err != nil {
 		t.Errorf("redact artifacts: %v", err)
 	} else if n > 0 {
 		t.Logf("redacted secrets from %d artifact files", n)

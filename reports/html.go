@@ -107,8 +107,8 @@ func WriteRunReport(dir string) (string, error) {
 	}
 	var links []string
 	var timelines []timeline
-	migration := filepath.Join(dir, "leader-migration")
-	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+	migration := filepath.Join(dir, MigrationDir)
+	_ = walkRun(dir, func(p string, d os.DirEntry, err error) error {
 		switch {
 		case err != nil || d.IsDir():
 		case d.Name() == "timeline.svg" && strings.HasPrefix(p, migration+string(filepath.Separator)):

@@ -80,9 +80,19 @@ func redact(data []byte, known [][]byte) []byte {
 // What is left is fit to publish: logs, which only their owner could read
 // while they might quote a secret, become readable by all.
 func Redact(dir string, secrets []string) (int, error) {
+	return redactFiles(filepath.WalkDir, dir, secrets)
+}
+
+// RedactRun is Redact of the run in dir: its own files alone (walkRun),
+// not the runs that other targets keep in folders under it.
+func RedactRun(dir string, secrets []string) (int, error) {
+	return redactFiles(walkRun, dir, secrets)
+}
+
+func redactFiles(walk func(string, fs.WalkDirFunc) error, dir string, secrets []string) (int, error) {
 	known := knownSecrets(secrets)
 	changed := 0
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	err := walk(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}

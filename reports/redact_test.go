@@ -99,3 +99,39 @@ func TestRedactXMLEscapedAndTwice(t *testing.T) {
 		t.Errorf("a second redaction changed %d files (%v)", n, err)
 	}
 }
+
+// RedactRun leaves alone the folders of other runs under the run's (make
+// test's targets keep theirs under the default run's, some still writing),
+// and redacts the run's own: its top and the folders it writes.
+func TestRedactRunKeepsToItsOwn(t *testing.T) {
+	dir := t.TempDir()
+	const planted = "planted-s3cret-value"
+	own := []string{"e2e.log", LogsDir + "/c1/ccm.log", MigrationDir + "/upgrade/timeline.json", LentNodesDir + "/node-4.log"}
+	others := []string{"kind/" + LogsDir + "/c2/ccm.log", "controls/wrong-zone/e2e.log", "make-test/e2e-kind.log"}
+	for _, name := range append(own, others...) {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("token="+planted+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := RedactRun(dir, []string{planted})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != len(own) {
+		t.Errorf("changed %d files, expected the run's own %d", n, len(own))
+	}
+	for _, name := range own {
+		if data, _ := os.ReadFile(filepath.Join(dir, name)); strings.Contains(string(data), planted) {
+			t.Errorf("%s, the run's own, still holds the secret", name)
+		}
+	}
+	for _, name := range others {
+		if data, _ := os.ReadFile(filepath.Join(dir, name)); !strings.Contains(string(data), planted) {
+			t.Errorf("%s, another run's, was rewritten: %q", name, data)
+		}
+	}
+}

@@ -36,6 +36,7 @@ import (
 	"sigs.k8s.io/ccm-harness/internal/nodewait"
 	"sigs.k8s.io/ccm-harness/migration"
 	"sigs.k8s.io/ccm-harness/providers"
+	"sigs.k8s.io/ccm-harness/reports"
 	"sigs.k8s.io/ccm-harness/scenarios/labels"
 	"sigs.k8s.io/ccm-harness/specs"
 )
@@ -281,7 +282,7 @@ func startHA(ctx context.Context, fromN, ccmUpgraded bool, timeline string) *haP
 	p.rec.Start(context.Background())
 	ginkgo.DeferCleanup(func() {
 		tl := p.rec.Stop()
-		dir := filepath.Join(e.ArtifactsDir, "leader-migration", p.timeline)
+		dir := filepath.Join(e.ArtifactsDir, reports.MigrationDir, p.timeline)
 		framework.ExpectNoError(tl.Write(dir, p.bounds), "write the leader-migration timeline")
 		framework.Logf("leader-migration timeline: %s", filepath.Join(dir, "timeline.svg"))
 	})

@@ -41,6 +41,7 @@ import (
 
 	"sigs.k8s.io/ccm-harness/cluster"
 	"sigs.k8s.io/ccm-harness/providers"
+	"sigs.k8s.io/ccm-harness/reports"
 )
 
 // Runtime connects to the cluster of a kubeconfig.
@@ -122,7 +123,7 @@ func (r *Runtime) connect(ctx context.Context, spec cluster.Spec, attach bool) (
 		logf(spec, "  new nodes: made by the join hook %q", r.joinHook)
 	}
 	if len(r.lifecycleNodes) > 0 {
-		l, err := newLent(ctx, cs, cloud, r.lifecycleNodes, filepath.Join(spec.ArtifactsDir, "lent-nodes"), attach)
+		l, err := newLent(ctx, cs, cloud, r.lifecycleNodes, filepath.Join(spec.ArtifactsDir, reports.LentNodesDir), attach)
 		if err != nil {
 			return nil, err
 		}
@@ -197,7 +198,7 @@ func reach(ctx context.Context, spec cluster.Spec, attach bool) (providers.Cloud
 	if r == nil {
 		return nil, nil
 	}
-	env := providers.CloudEnv{LogDir: filepath.Join(spec.ArtifactsDir, "logs")}
+	env := providers.CloudEnv{LogDir: filepath.Join(spec.ArtifactsDir, reports.LogsDir)}
 	if a, ok := cloud.(providers.Attacher); ok && attach {
 		err = a.Attach(ctx, env)
 	} else {
