@@ -181,7 +181,8 @@ apiServer:
 )
 
 // createGiveUp is how long an interrupted kind create is given to fail
-// once its nodes are deleted: within Ginkgo's grace period after Ctrl-C.
+// once its nodes are deleted, and the nodes dockerd makes late to go:
+// within Ginkgo's grace period after Ctrl-C.
 const createGiveUp = 20 * time.Second
 
 // createTimeout bounds kind's create, which takes a minute or two here
@@ -285,12 +286,14 @@ func (in *instance) createCluster(ctx context.Context) error {
 	defer deadline.Stop()
 	stop := func(why string) {
 		in.logf("kind create cluster %s %s: deleting its nodes", in.spec.Name, why)
+		giveUp := time.Now().Add(createGiveUp)
 		_ = provider().Delete(in.spec.Name, in.kubeconfig())
 		select {
 		case <-created:
-		case <-time.After(createGiveUp):
+		case <-time.After(time.Until(giveUp)):
 			in.logf("kind create cluster %s still running after %s; deleting again", in.spec.Name, createGiveUp)
 		}
+		in.deleteLateNodes(p, giveUp)
 	}
 	select {
 	case err := <-created:
@@ -325,6 +328,23 @@ func (in *instance) createCluster(ctx context.Context) error {
 	}
 	in.version = v.GitVersion
 	return nil
+}
+
+// deleteLateNodes deletes the node containers that appear after an
+// interrupted create was deleted: Ctrl-C kills the docker run commands of
+// kind's "Preparing nodes" step, not the creations dockerd was asked for,
+// which it finishes afterwards. It deletes until no node container of the
+// cluster has been seen for three seconds, or giveUp.
+func (in *instance) deleteLateNodes(p *kindcluster.Provider, giveUp time.Time) {
+	for quiet := 0; quiet < 3 && time.Now().Before(giveUp); {
+		time.Sleep(time.Second)
+		if list, err := p.ListNodes(in.spec.Name); err == nil && len(list) == 0 {
+			quiet++
+			continue
+		}
+		quiet = 0
+		_ = provider().Delete(in.spec.Name, in.kubeconfig())
+	}
 }
 
 // kindLogger shows kind's progress lines (V(0)) and warnings.
