@@ -317,9 +317,12 @@ e2e-existing: build $(IMAGE)
 # AWS_ENDPOINT_URL_*; OpenStack: clouds.yaml and OS_CLOUD; what
 # e2e/testdata/reach.sh writes) and a profile file that reaches that cloud
 # with no ccm (the cluster's runs already). AWS is judged through the AWS
-# SDK, then through the example cloud plugin (the specs that ask it every
-# verb), and make compare checks the two agree spec by spec; OpenStack
-# through gophercloud (e2e-reached-openstack). Each run lends the
+# SDK and, with REACHED_PLUGIN=true, then through the example cloud plugin
+# too (the specs that ask it every verb), make compare checking that the
+# two agree spec by spec: the daily periodic ci-ccm-harness-e2e-plugin's.
+# make test's run through the plugin is make e2e-plugin's, which keeps the
+# second run's AWS CLI (about a second of CPU a question) out of its
+# budget. OpenStack through gophercloud (e2e-reached-openstack). Each run lends the
 # node-lifecycle specs two nodes of its own (LIFECYCLE_NODES), which they
 # stop, start and terminate through the cloud's API alone (fakecloud
 # silences a stopped instance's kwok kubelet, as a real machine's goes
@@ -336,15 +339,18 @@ REACHED_E2E    = $(MAKE) e2e CLUSTER=existing PROVIDER=external CCM_VERSION= CCM
 # PROVIDER_CONFIG is the reached profile), which the hook inherits.
 JOIN           = env CCM_HARNESS_STATE=$(REACHED_STATE) $(BIN)/ccm-harness join --name $(1) --provider=$(2) \
 	--provider-config= --ccm-version= --ccm-image= --kubernetes-version=
+REACHED_PLUGIN ?= false
+# (a variable of its own, as FOREIGN_PLUGIN_RUN is)
+REACHED_PLUGIN_RUN = $(REACHED_E2E) PROVIDER_CONFIG=$(REACHED)/aws/aws-reached-plugin.yaml LABEL_FILTER='$(PLUGIN_LABEL_FILTER)' \
+	LIFECYCLE_NODES=node-6,node-7 JOIN_HOOK='$(call JOIN,reached,aws)' ARTIFACTS=$(ARTIFACTS)/reached-plugin
 e2e-reached: build
 	CCM_HARNESS_STATE=$(REACHED_STATE) $(MAKE) up NAME=reached PROVIDER=aws CCM_VERSION= CCM_IMAGE= PROVIDER_CONFIG= K8S_VERSION= \
-		NODES=7 ARTIFACTS=$(ARTIFACTS)/reached/cluster
+		NODES=$(if $(filter true,$(REACHED_PLUGIN)),7,5) ARTIFACTS=$(ARTIFACTS)/reached/cluster
 	status=0; e2e/testdata/reach.sh aws $(REACHED_STATE)/reached/cloud-admin $(REACHED)/aws && . $(REACHED)/aws/env && \
 	export KUBECONFIG=$(REACHED_STATE)/reached/admin.kubeconfig && \
-	$(REACHED_E2E) PROVIDER_CONFIG=$(REACHED)/aws/aws-reached.yaml LABEL_FILTER='!leader-migration' LIFECYCLE_NODES=node-6,node-7 \
-		JOIN_HOOK='$(call JOIN,reached,aws)' ARTIFACTS=$(ARTIFACTS)/reached && \
-	$(REACHED_E2E) PROVIDER_CONFIG=$(REACHED)/aws/aws-reached-plugin.yaml LABEL_FILTER='$(PLUGIN_LABEL_FILTER)' LIFECYCLE_NODES=node-4,node-5 \
-		JOIN_HOOK='$(call JOIN,reached,aws)' ARTIFACTS=$(ARTIFACTS)/reached-plugin || status=$$?; \
+	$(REACHED_E2E) PROVIDER_CONFIG=$(REACHED)/aws/aws-reached.yaml LABEL_FILTER='!leader-migration' \
+		LIFECYCLE_NODES=node-4,node-5 JOIN_HOOK='$(call JOIN,reached,aws)' ARTIFACTS=$(ARTIFACTS)/reached \
+		$(if $(filter true,$(REACHED_PLUGIN)),&& $(REACHED_PLUGIN_RUN)) || status=$$?; \
 	CCM_HARNESS_STATE=$(REACHED_STATE) $(BIN)/ccm-harness down --name reached; [ $$status = 0 ]
 
 # The route specs with the route controller's watch-based reconciliation
@@ -436,10 +442,9 @@ e2e-reached-control: build
 # (the machine's container stops with its instance). make compare checks
 # the SDK's run, and that the two runs agree spec by spec
 # (TestForeignPluginMatchesSDK). The plugin's run is the daily periodic's
-# (ci-ccm-harness-e2e-foreign-plugin): make test judges
-# through the plugin on the cluster of make e2e-reached, which the harness
-# did not make either, and keeps the 6-node cluster's minutes of the AWS
-# CLI out of its budget. The specs that add
+# (ci-ccm-harness-e2e-foreign-plugin): make test judges through the plugin
+# in make e2e-plugin, and keeps the 6-node cluster's minutes of the AWS CLI
+# out of its budget. The specs that add
 # nodes get them from the cluster's own join hook (foreign.sh join: a node
 # container joined with kubeadm, as kind's command line cannot add one),
 # and terminate them through the cloud's API. Its control: a profile claiming routes too must stop before any spec, as the
@@ -476,8 +481,8 @@ e2e-foreign: build $(BIN)/kind
 		grep -E 'FAIL|[Ee]rror|failed|cannot|timed out|does not answer|no CCM' $(ARTIFACTS)/foreign-claims.log | tail -8 | cut -c1-300 | sed 's/^/	/'; false; fi
 
 # Kubernetes' own load-balancer e2e as a cross-check of ours: the e2e.test
-# of the cluster's release (built once into the cache, in make test by
-# prebuild), its [Feature:LoadBalancer] specs, against a kind cluster the
+# of the cluster's release (built once into the cache), its
+# [Feature:LoadBalancer] specs, against a kind cluster the
 # harness brings up for it and takes down after, with the provider's CCM
 # (the fake provider's from its image). Every upstream spec must pass or be
 # listed, with why, in providers/$(PROVIDER)/upstream.yaml; a listed spec
@@ -492,6 +497,12 @@ e2e-foreign: build $(BIN)/kind
 # minutes or more before it fails.
 # UPSTREAM_EXPECT names another list than providers/$(PROVIDER)/upstream.yaml
 # (your CCM's, with PROVIDER=external and its profile file).
+# Not in make test, as issue 39 allows only within the CI budget: alone on
+# the 2-core machine it takes about 400 s and 530 s of CPU (the kind
+# nodes' 280 of it), a tenth of make test's CPU, which is over the budget.
+# The presubmit pull-ccm-harness-e2e-upstream runs it when fakecloud, the
+# fake provider, the upstream runner or a list changes, and the daily
+# periodics ci-ccm-harness-e2e-upstream-{fake,openstack} every spec.
 UPSTREAM_SKIP ?= $(if $(filter true,$(UPSTREAM_ALL)),,rolling update)
 e2e-upstream: $(BIN)/ccm-harness $(if $(filter fake,$(PROVIDER)),$(IMAGE))
 	$(BIN)/ccm-harness upstream --name=ccm-harness-upstream-$(PROVIDER) --cluster=kind --provider=$(PROVIDER) \
@@ -517,9 +528,10 @@ e2e-kind: $(IMAGE)
 
 # The default suite again in one process, its artifacts beside the
 # parallel run's: e2e/controls' TestSerialMatchesParallel checks that the
-# two end spec by spec alike.
+# two end spec by spec alike. Not the leader-migration specs: each brings
+# up HA control planes of its own and shares nothing with the others.
 e2e-serial: build
-	$(MAKE) e2e PROVIDER=fake CLUSTER=local CCM_VERSION= CCM_IMAGE= PROVIDER_CONFIG= K8S_VERSION= LABEL_FILTER= PROCS=1 ARTIFACTS=$(ARTIFACTS)/serial
+	$(MAKE) e2e PROVIDER=fake CLUSTER=local CCM_VERSION= CCM_IMAGE= PROVIDER_CONFIG= K8S_VERSION= LABEL_FILTER='!leader-migration' PROCS=1 ARTIFACTS=$(ARTIFACTS)/serial
 
 # Which specs would run and why the others would be skipped, for PROVIDER
 # on CLUSTER: the cluster comes up, nothing runs, and every spec is
@@ -615,7 +627,7 @@ images: $(IMAGE) $(INCLUSTER_IMAGE)
 COMPARE_TESTS := ^(TestConformanceReports|TestPublishedReports|TestSerialMatchesParallel|TestDryRunMatchesRealRun|TestImageRunMatchesBinaryRun|TestPluginMatchesBuiltinInspector|TestReachedPluginMatchesSDK|TestForeignPluginMatchesSDK|TestReachedControl)$$
 COMPARE_RUN ?= $(COMPARE_TESTS)
 compare:
-	FOREIGN_PLUGIN=$(FOREIGN_PLUGIN) $(GO) test -count=1 -v -run '$(COMPARE_RUN)' ./e2e/controls
+	FOREIGN_PLUGIN=$(FOREIGN_PLUGIN) REACHED_PLUGIN=$(REACHED_PLUGIN) $(GO) test -count=1 -v -run '$(COMPARE_RUN)' ./e2e/controls
 
 # The Prow job configs load with Prow's own strict loader (a module of its
 # own: Prow's dependencies stay out of the harness's build).
@@ -640,7 +652,6 @@ prebuild: $(BIN)/ccm-harness
 	nice -n 19 $(BIN)/ccm-harness binaries --provider=aws --ccm-version=v1.36.2 --label-filter='!leader-migration' >/dev/null
 	nice -n 19 $(BIN)/ccm-harness binaries --provider=openstack --ccm-version=v1.35.0 >/dev/null
 	nice -n 19 $(BIN)/ccm-harness binaries --provider=fake --kubernetes-version=v1.34 --label-filter='!leader-migration' >/dev/null
-	nice -n 19 $(BIN)/ccm-harness binaries --provider=fake --upstream-e2e >/dev/null
 
 # make test runs these in order (hack/make-test.sh), stops starting them at
 # the first that fails, and ends with each one's time (also in
@@ -675,7 +686,7 @@ prebuild: $(BIN)/ccm-harness
 # target's error lines are printed again after the times, last.
 TEST_CAPACITY ?= 6
 TEST_TARGETS := cli prebuild@ verify build images \
-	controls:6 e2e-upstream:3 e2e-reached:2 e2e-foreign:4 e2e-serial:1 e2e-plugin:2 e2e-kind:3 e2e-openstack:2 \
+	controls:6 e2e-reached:1 e2e-foreign:4 e2e-serial:1 e2e-plugin:2 e2e-kind:3 e2e-openstack:2 \
 	unit:4 e2e-aws-lb:1 e2e-aws:1 e2e-vsphere:2 e2e-oldest:1 e2e-reached-openstack:1 e2e-routes-watch:1 \
 	e2e-reached-control:1 e2e-reached-vsphere:1 e2e:2 e2e-coordinated:2 jobs:1 kubetest2:1 e2e-existing:1 \
 	e2e-image:1 e2e-incluster:1 e2e-dry-run:1 \

@@ -88,7 +88,10 @@ func TestDryRunMatchesRealRun(t *testing.T) {
 // parallel processes, with make e2e-serial's of the same suite in one
 // process: every spec must end alike, skipped for the same reason, with
 // the same known differences; and the parallel run must really have been
-// one.
+// one. make e2e-serial leaves out the leader-migration specs alone: each
+// brings up HA control planes of its own and shares nothing with the
+// others, so one process would check nothing of them that make e2e's run
+// has not, and they are the suite's most CPU.
 func TestSerialMatchesParallel(t *testing.T) {
 	parallel, serial := runAndSibling(t, "serial", "make e2e-serial")
 	if n := parallel.Metadata[reports.KeyParallel]; n == "" {
@@ -101,11 +104,14 @@ func TestSerialMatchesParallel(t *testing.T) {
 	for _, c := range serial.Cases {
 		ended[c.Name] = c
 	}
-	compared := 0
+	compared, migration := 0, 0
 	for _, c := range parallel.Cases {
 		s, ok := ended[c.Name]
 		delete(ended, c.Name)
 		switch {
+		case ok && s.NotSelected() && !c.NotSelected() && slices.Contains(c.Tags, labels.LeaderMigration):
+			migration++
+			continue
 		case !ok:
 			t.Errorf("%s: in the parallel run, not in the serial one", c.Name)
 		case c.Outcome != s.Outcome:
@@ -124,7 +130,7 @@ func TestSerialMatchesParallel(t *testing.T) {
 		t.Errorf("no spec compared between %s and %s", parallel.Dir, serial.Dir)
 	}
 	if !t.Failed() {
-		t.Logf("%d specs: the parallel run (%s processes) ended as the serial one", compared, parallel.Metadata[reports.KeyParallel])
+		t.Logf("%d specs: the parallel run (%s processes) ended as the serial one (%d leader-migration specs not compared)", compared, parallel.Metadata[reports.KeyParallel], migration)
 	}
 }
 

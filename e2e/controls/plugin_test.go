@@ -37,11 +37,16 @@ func TestPluginMatchesBuiltinInspector(t *testing.T) {
 		what: "the node, lifecycle, route and some load-balancer specs"})
 }
 
-// TestReachedPluginMatchesSDK compares the two runs of make e2e-reached on
-// a cluster and an AWS the suite did not make: through the example plugin
+// TestReachedPluginMatchesSDK compares the two runs of make e2e-reached
+// REACHED_PLUGIN=true (the daily periodic ci-ccm-harness-e2e-plugin's;
+// make test judges through the plugin in make e2e-plugin alone) on a
+// cluster and an AWS the suite did not make: through the example plugin
 // ($ARTIFACTS/reached-plugin) and through the AWS SDK, configured from the
 // environment ($ARTIFACTS/reached).
 func TestReachedPluginMatchesSDK(t *testing.T) {
+	if os.Getenv("REACHED_PLUGIN") != "true" {
+		t.Skip("make e2e-reached judged through the AWS SDK alone: REACHED_PLUGIN=true adds its run through the example plugin, which this compares")
+	}
 	comparePluginRun(t, pluginPair{sdk: "reached", plugin: "reached-plugin", target: "make e2e-reached", min: 15,
 		what: "the node and route specs, and skip the rest for the same reasons"})
 }
