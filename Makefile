@@ -670,10 +670,9 @@ prebuild: $(BIN)/ccm-harness
 # plugin run's AWS CLI (a second of CPU a question) 2, the unit tests'
 # compiling and linking 4 (both cores: at 3, beside make e2e-kind, a kind
 # node's containerd took over 2 minutes to answer, so no kind suite runs
-# beside them; kubetest2, six minutes that start with compiling, follows
-# them, beside no kind suite either: listed last, it ran alone at the end
-# for two minutes at half the cores), the controls' four clusters at once,
-# kind ones among them,
+# beside them; kubetest2 beside them slowed both, unit 366 s to 483,
+# kubetest2 381 to 591, and make test by minutes), the controls' four
+# clusters at once, kind ones among them,
 # 6, so that they run alone (at 4 of 8, a kind cluster beside them took
 # over 8 minutes to join its workers; at 6 of 8, one of theirs did, beside
 # a plugin run); 1 for a local cluster that mostly waits on its CCM. Fixed groups of six or
@@ -690,8 +689,8 @@ prebuild: $(BIN)/ccm-harness
 TEST_CAPACITY ?= 6
 TEST_TARGETS := cli prebuild@ verify build images \
 	controls:6 e2e-reached:1 e2e-foreign:4 e2e-serial:1 e2e-plugin:2 e2e-kind:3 e2e-openstack:2 \
-	unit:4 kubetest2:1 e2e-aws-lb:1 e2e-aws:1 e2e-vsphere:2 e2e-oldest:1 e2e-reached-openstack:1 e2e-routes-watch:1 \
-	e2e-reached-control:1 e2e-reached-vsphere:1 e2e:2 e2e-coordinated:2 jobs:1 e2e-existing:1 \
+	unit:4 e2e-aws-lb:1 e2e-aws:1 e2e-vsphere:2 e2e-oldest:1 e2e-reached-openstack:1 e2e-routes-watch:1 \
+	e2e-reached-control:1 e2e-reached-vsphere:1 e2e:2 e2e-coordinated:2 jobs:1 kubetest2:1 e2e-existing:1 \
 	e2e-image:1 e2e-incluster:1 e2e-dry-run:1 \
 	wait compare
 test:
