@@ -21,6 +21,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -29,6 +30,7 @@ import (
 
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
 
+	"sigs.k8s.io/ccm-harness/internal/nodecontainer"
 	"sigs.k8s.io/ccm-harness/providers"
 )
 
@@ -39,6 +41,14 @@ const routeProto = "252"
 // fabricInterval is how often the cloud's route table is read: a route
 // the CCM makes carries traffic within about this long, as in a cloud.
 const fabricInterval = 500 * time.Millisecond
+
+// addressesEvery is how often the fabric reads the nodes' addresses again,
+// and at once when the nodes listed change: an address changes only when
+// a node's container starts again. Read for each node at each
+// fabricInterval (kind's Node.IP, a docker inspect, about a tenth of a
+// second of CPU each), they took half a core through make test's e2e-kind:
+// six docker commands a second, in process accounting.
+const addressesEvery = 3 * time.Second
 
 // fabric is the network between the nodes as a cloud's would be: it
 // carries a pod CIDR to a node only when the cloud's route table says so.
@@ -57,11 +67,19 @@ type fabric struct {
 	mu      sync.Mutex
 	applied map[string][]string // node -> "cidr via ip" lines in its table
 	lastErr error
+
+	// readAddresses is nodecontainer.Addresses but in tests; the last
+	// read, of the nodes named, at addressesAt.
+	readAddresses func(context.Context, []string) (map[string]string, error)
+	addresses     map[string]string
+	addressesOf   []string
+	addressesAt   time.Time
 }
 
 func newFabric(ns func() map[string]nodes.Node, insp providers.RouteInspector, logf func(string, ...any)) *fabric {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &fabric{nodes: ns, insp: insp, logf: logf, applied: map[string][]string{}, ctx: ctx, cancel: cancel, done: make(chan struct{})}
+	return &fabric{nodes: ns, insp: insp, logf: logf, applied: map[string][]string{}, ctx: ctx, cancel: cancel, done: make(chan struct{}),
+		readAddresses: nodecontainer.Addresses}
 }
 
 func (f *fabric) run() {
@@ -108,13 +126,11 @@ func (f *fabric) sync(ctx context.Context) error {
 		return fmt.Errorf("reading the cloud's routes: %w", err)
 	}
 	current := f.nodes()
-	ips := map[string]string{}
-	for name, n := range current {
+	ips := f.nodeAddresses(ctx, current)
+	for name := range current {
 		// A node powered off has no address and no table: traffic to it
 		// goes nowhere, and its table is written afresh when it boots.
-		if ip, _, err := n.IP(); err == nil && ip != "" {
-			ips[name] = ip
-		} else {
+		if ips[name] == "" {
 			delete(current, name)
 		}
 	}
@@ -126,8 +142,8 @@ func (f *fabric) sync(ctx context.Context) error {
 	for name, n := range current {
 		var want []string
 		for _, r := range routes {
-			via, ok := ips[r.TargetNode]
-			if r.Blackhole || !ok || r.TargetNode == name {
+			via := ips[r.TargetNode]
+			if r.Blackhole || via == "" || r.TargetNode == name {
 				continue
 			}
 			want = append(want, r.DestinationCIDR+" via "+via)
@@ -143,6 +159,7 @@ func (f *fabric) sync(ctx context.Context) error {
 				continue
 			}
 			if ip, _, ierr := n.IP(); ierr != nil || ip == "" {
+				f.addressesOf = nil // read again: its address is gone
 				continue
 			}
 			return fmt.Errorf("node %s: %w", name, err)
@@ -150,6 +167,24 @@ func (f *fabric) sync(ctx context.Context) error {
 		f.applied[name] = want
 	}
 	return nil
+}
+
+// nodeAddresses are the IPv4 addresses of the nodes current, read again
+// when they are not the nodes last read or addressesEvery has passed. A
+// Docker that does not answer leaves every node without one, as though
+// powered off, until it does.
+func (f *fabric) nodeAddresses(ctx context.Context, current map[string]nodes.Node) map[string]string {
+	names := slices.Sorted(maps.Keys(current))
+	if slices.Equal(names, f.addressesOf) && time.Since(f.addressesAt) < addressesEvery {
+		return f.addresses
+	}
+	ips, err := f.readAddresses(ctx, names)
+	if err != nil {
+		f.addressesOf = nil
+		return nil
+	}
+	f.addresses, f.addressesOf, f.addressesAt = ips, names, time.Now()
+	return ips
 }
 
 // program replaces the fabric's routes in node n's table with want.

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
 	"strings"
 	"testing"
 
@@ -94,6 +95,7 @@ func TestFabricNodeGoing(t *testing.T) {
 			return map[string]nodes.Node{"a": tc.a, "b": b}
 		}
 		f := newFabric(list, rt, t.Logf)
+		f.readAddresses = addressesOf(map[string]nodes.Node{"a": tc.a, "b": b})
 		err := f.sync(context.Background())
 		switch {
 		case tc.wantErr == "" && err != nil:
@@ -101,5 +103,62 @@ func TestFabricNodeGoing(t *testing.T) {
 		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
 			t.Errorf("%s: expected an error with %q, actual %v", tc.name, tc.wantErr, err)
 		}
+	}
+}
+
+// addressesOf reads the nodes' addresses as nodecontainer.Addresses reads
+// their containers', from each node's IP.
+func addressesOf(all map[string]nodes.Node) func(context.Context, []string) (map[string]string, error) {
+	return func(_ context.Context, names []string) (map[string]string, error) {
+		out := map[string]string{}
+		for _, name := range names {
+			if n, ok := all[name]; ok {
+				ip, _, _ := n.IP()
+				out[name] = ip
+			}
+		}
+		return out, nil
+	}
+}
+
+// TestFabricReadsAddressesSeldom: the nodes' addresses are read again
+// only when the nodes listed change or addressesEvery has passed, not at
+// every sync (a docker command for each node twice a second took half a
+// core through make test's e2e-kind), and a node that comes up with an
+// address gets its routes once they are read.
+func TestFabricReadsAddressesSeldom(t *testing.T) {
+	rt := routes{{Name: "r", DestinationCIDR: "10.244.1.0/24", TargetNode: "b"}}
+	a, b, c := goneNode{name: "a", reads: new(int)}, goneNode{name: "b", reads: new(int)}, goneNode{name: "c", reads: new(int)}
+	listed := map[string]nodes.Node{"a": a, "b": b}
+	reads := 0
+	f := newFabric(func() map[string]nodes.Node { return maps.Clone(listed) }, rt, t.Logf)
+	read := addressesOf(map[string]nodes.Node{"a": a, "b": b, "c": c})
+	f.readAddresses = func(ctx context.Context, names []string) (map[string]string, error) {
+		reads++
+		return read(ctx, names)
+	}
+	sync := func() {
+		t.Helper()
+		// goneNode's commands fail: no table can be programmed, and the
+		// fabric says so.
+		if err := f.sync(context.Background()); err == nil || !strings.Contains(err.Error(), ": ip route show") {
+			t.Fatalf("expected a node's table to fail, actual %v", err)
+		}
+	}
+	for range 5 {
+		sync()
+	}
+	if reads != 1 {
+		t.Errorf("five syncs of the same nodes within %s read their addresses %d times, expected once", addressesEvery, reads)
+	}
+	listed["c"] = c
+	sync()
+	if reads != 2 {
+		t.Errorf("a node joining: the addresses were read %d times in all, expected again (2)", reads)
+	}
+	f.addressesAt = f.addressesAt.Add(-addressesEvery)
+	sync()
+	if reads != 3 {
+		t.Errorf("after %s: the addresses were read %d times in all, expected again (3)", addressesEvery, reads)
 	}
 }

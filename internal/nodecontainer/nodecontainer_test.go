@@ -18,6 +18,7 @@ package nodecontainer
 
 import (
 	"context"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,6 +89,15 @@ func TestStopKeepsAddresses(t *testing.T) {
 			t.Fatalf("docker run: %v: %s", err, out)
 		}
 		want[n] = addr(n)
+	}
+	// Addresses, as the fabric of a kind cluster reads them: the running
+	// container's, none for a stopped one, and not one that does not exist.
+	if err := Stop(ctx, names[1]); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Addresses(ctx, append(names, "ccm-harness-addr-test-missing"))
+	if expected := map[string]string{names[0]: want[names[0]], names[1]: ""}; err != nil || !maps.Equal(got, expected) {
+		t.Errorf("Addresses: expected %v, actual %v (error %v)", expected, got, err)
 	}
 	for _, n := range names {
 		if err := Stop(ctx, n); err != nil {
