@@ -61,7 +61,7 @@ export ARTIFACTS
 # the suite and kube-apiserver share is compiled once, not once each way.
 export GOFLAGS += -trimpath
 
-.PHONY: cli controls-oldest e2e-upstream e2e-routes-watch e2e-coordinated jobs-matrix docs verify bench all build binaries matrix e2e-oldest prebuild e2e e2e-vsphere e2e-openstack e2e-aws e2e-aws-lb e2e-openstack-kind e2e-aws-kind e2e-kind e2e-image e2e-plugin e2e-reached e2e-reached-openstack e2e-reached-vsphere e2e-reached-control e2e-foreign e2e-incluster e2e-existing e2e-dry-run e2e-serial test unit vet controls controls-all compare images jobs up down clean clean-cache kubetest2
+.PHONY: cli controls-oldest e2e-upstream e2e-routes-watch e2e-coordinated jobs-matrix docs verify bench all build binaries matrix e2e-oldest prebuild e2e e2e-vsphere e2e-openstack e2e-aws e2e-aws-lb e2e-older-ccms e2e-vsphere-older e2e-openstack-older e2e-aws-older e2e-openstack-kind e2e-aws-kind e2e-kind e2e-image e2e-plugin e2e-reached e2e-reached-openstack e2e-reached-vsphere e2e-reached-control e2e-foreign e2e-incluster e2e-existing e2e-dry-run e2e-serial test unit vet controls controls-all compare images jobs up down clean clean-cache kubetest2
 
 all: build
 
@@ -186,28 +186,42 @@ e2e-oldest: build
 	$(MAKE) matrix PROVIDER=fake PROVIDER_CONFIG= MATRIX_CLUSTERS=v1.34 MATRIX_CCMS= LABEL_FILTER='!leader-migration' ARTIFACTS=$(ARTIFACTS)/oldest
 
 # The vSphere suite in make test, its artifacts beside the default run's:
-# the newest pinned CCM as configured by default, then the older one with
-# dual-stack guests and inline credentials, then the newest packed into an
-# image (ccm-harness pack) and run in runc as its ServiceAccount, under
-# cloud-provider-vsphere's own RBAC (providers/vsphere/manifests).
+# the newest pinned CCM as configured by default, then the same packed
+# into an image (ccm-harness pack) and run in runc as its ServiceAccount,
+# under cloud-provider-vsphere's own RBAC (providers/vsphere/manifests).
+# The older CCM's run is e2e-vsphere-older's.
 VSPHERE_IMAGE = $(IMAGE_DIR)/vsphere-ccm.tar
 e2e-vsphere: build
 	$(MAKE) e2e PROVIDER=vsphere CCM_VERSION= PROVIDER_CONFIG= ARTIFACTS=$(ARTIFACTS)/vsphere
-	$(MAKE) e2e PROVIDER=vsphere CCM_VERSION=v1.30.1 PROVIDER_CONFIG=$(CURDIR)/e2e/testdata/vsphere-dual-stack.yaml \
-		ARTIFACTS=$(ARTIFACTS)/vsphere-v1.30.1
 	mkdir -p $(IMAGE_DIR) && ccm=$$($(BIN)/ccm-harness binaries --provider=vsphere --ccm-version= | awk '$$1 == "vsphere-cloud-controller-manager" {print $$2}') && \
 		$(BIN)/ccm-harness pack $$ccm --tag ccm-harness.local/vsphere-ccm:dev --out $(VSPHERE_IMAGE)
 	$(MAKE) e2e PROVIDER=vsphere CCM_VERSION= PROVIDER_CONFIG= CCM_IMAGE=docker-archive:$(VSPHERE_IMAGE) \
 		ARTIFACTS=$(ARTIFACTS)/vsphere-image
 
 # The OpenStack suite in make test, its artifacts beside the default run's:
-# the newest pinned CCM logging in to fakecloud's Keystone with a password,
-# then the older one with an application credential, in a region of its
-# own.
+# the newest pinned CCM logging in to fakecloud's Keystone with a password.
+# The older CCM's run is e2e-openstack-older's.
 e2e-openstack: build
 	$(MAKE) e2e PROVIDER=openstack CCM_VERSION= PROVIDER_CONFIG= ARTIFACTS=$(ARTIFACTS)/openstack
+
+# Each provider's older pinned CCM, in a configuration of its own: vSphere
+# v1.30.1 with dual-stack guests and inline credentials, OpenStack v1.35.0
+# with an application credential in a region of its own, AWS v1.36.2 in a
+# cloud with IPv6 (its nodes dual-stack), then with Network Load Balancers.
+# Not in make test, whose budget holds one run of each CCM (the newest, as
+# configured by default; make test's dual-stack specs are the fake
+# provider's): each provider's presubmit runs its own when its files
+# change, and the daily periodic ci-ccm-harness-e2e-older-ccms all three.
+e2e-older-ccms: e2e-vsphere-older e2e-openstack-older e2e-aws-older
+e2e-vsphere-older: build
+	$(MAKE) e2e PROVIDER=vsphere CCM_VERSION=v1.30.1 PROVIDER_CONFIG=$(CURDIR)/e2e/testdata/vsphere-dual-stack.yaml \
+		ARTIFACTS=$(ARTIFACTS)/vsphere-v1.30.1
+e2e-openstack-older: build
 	$(MAKE) e2e PROVIDER=openstack CCM_VERSION=v1.35.0 PROVIDER_CONFIG=$(CURDIR)/e2e/testdata/openstack-application-credential.yaml \
 		ARTIFACTS=$(ARTIFACTS)/openstack-v1.35.0
+e2e-aws-older: build
+	$(MAKE) e2e PROVIDER=aws CCM_VERSION=v1.36.2 PROVIDER_CONFIG=$(CURDIR)/e2e/testdata/aws-dual-stack.yaml LABEL_FILTER='!leader-migration' ARTIFACTS=$(ARTIFACTS)/aws-v1.36.2
+	$(MAKE) e2e PROVIDER=aws CCM_VERSION=v1.36.2 PROVIDER_CONFIG=$(AWS_NLB) LABEL_FILTER=loadbalancer ARTIFACTS=$(ARTIFACTS)/aws-nlb-v1.36.2
 
 # The OpenStack and AWS CCMs' data path on kind: packets through Octavia's
 # listeners to pods and between nodes over the Neutron router's routes, and
@@ -222,24 +236,21 @@ e2e-aws-kind: build
 	$(MAKE) e2e PROVIDER=aws CLUSTER=kind LABEL_FILTER=datapath CCM_VERSION= PROVIDER_CONFIG= ARTIFACTS=$(ARTIFACTS)/aws-kind
 
 # The AWS suite in make test, its artifacts beside the default run's: the
-# newest pinned CCM, then the older one in a cloud with IPv6 (its nodes
-# dual-stack), each against fakecloud's EC2 and Elastic Load Balancing
-# (classic load balancers). The newest CCM's run
-# includes the CCM upgrade from v1.36.2 (the older run's binary); the
-# older's would upgrade from v1.35.3, minutes of building its own
-# libraries, and is left to the matrix's periodic (ci-ccm-harness-matrix-aws).
+# newest pinned CCM against fakecloud's EC2 and Elastic Load Balancing
+# (classic load balancers), including the CCM upgrade from v1.36.2 (the
+# older CCM, whose own run is e2e-aws-older's); the upgrade from v1.35.3
+# the older's would take, minutes of building its own libraries, is left
+# to the matrix's periodic (ci-ccm-harness-matrix-aws).
 e2e-aws: build
 	$(MAKE) e2e PROVIDER=aws CCM_VERSION= PROVIDER_CONFIG= ARTIFACTS=$(ARTIFACTS)/aws
-	$(MAKE) e2e PROVIDER=aws CCM_VERSION=v1.36.2 PROVIDER_CONFIG=$(CURDIR)/e2e/testdata/aws-dual-stack.yaml LABEL_FILTER='!leader-migration' ARTIFACTS=$(ARTIFACTS)/aws-v1.36.2
 
 # The rest of the AWS suite, a target of its own so that make test runs it
-# beside e2e-aws: both CCM versions with Network Load Balancers (Elastic
-# Load Balancing v2), for the load-balancer specs, the only ones the kind
-# of load balancer changes.
+# beside e2e-aws: the newest CCM with Network Load Balancers (Elastic Load
+# Balancing v2), for the load-balancer specs, the only ones the kind of
+# load balancer changes.
 AWS_NLB = $(CURDIR)/e2e/testdata/aws-nlb.yaml
 e2e-aws-lb: build
 	$(MAKE) e2e PROVIDER=aws CCM_VERSION= PROVIDER_CONFIG=$(AWS_NLB) LABEL_FILTER=loadbalancer ARTIFACTS=$(ARTIFACTS)/aws-nlb
-	$(MAKE) e2e PROVIDER=aws CCM_VERSION=v1.36.2 PROVIDER_CONFIG=$(AWS_NLB) LABEL_FILTER=loadbalancer ARTIFACTS=$(ARTIFACTS)/aws-nlb-v1.36.2
 
 # The AWS CCM against fakecloud's AWS, judged through the example cloud
 # plugin (examples/cloud-plugin/aws-cli.sh, the AWS CLI and jq) in place of
@@ -671,11 +682,14 @@ prebuild: $(BIN)/ccm-harness
 # compiling and linking 4 (both cores: at 3, beside make e2e-kind, a kind
 # node's containerd took over 2 minutes to answer, so no kind suite runs
 # beside them; kubetest2 beside them slowed both, unit 366 s to 483,
-# kubetest2 381 to 591, and make test by minutes), the controls' four
+# kubetest2 381 to 591, and make test by minutes; beside make e2e-kind
+# instead, it fills the room the unit tests wait for), the controls' four
 # clusters at once, kind ones among them,
-# 6, so that they run alone (at 4 of 8, a kind cluster beside them took
-# over 8 minutes to join its workers; at 6 of 8, one of theirs did, beside
-# a plugin run); 1 for a local cluster that mostly waits on its CCM. Fixed groups of six or
+# 5, so that only the light jobs and e2e-reached run beside them (at 4 of
+# 8, a kind cluster beside them took over 8 minutes to join its workers;
+# at 6 of 8, one of theirs did, beside a plugin run; at 6 of 6 alone, the
+# machine idled a third of their last five minutes); 1 for a local
+# cluster that mostly waits on its CCM. Fixed groups of six or
 # seven loaded the two cores to 90 where their clusters and migration
 # specs started together: API servers then took over 2 s to answer a lease
 # renewal, managers that missed their renew deadline exited, and kind
@@ -688,9 +702,9 @@ prebuild: $(BIN)/ccm-harness
 # target's error lines are printed again after the times, last.
 TEST_CAPACITY ?= 6
 TEST_TARGETS := cli prebuild@ verify build images \
-	controls:6 e2e-reached:1 e2e-foreign:4 e2e-serial:1 e2e-plugin:2 e2e-kind:3 e2e-openstack:2 \
-	unit:4 e2e-aws-lb:1 e2e-aws:1 e2e-vsphere:2 e2e-oldest:1 e2e-reached-openstack:1 e2e-routes-watch:1 \
-	e2e-reached-control:1 e2e-reached-vsphere:1 e2e:2 e2e-coordinated:2 jobs:1 kubetest2:1 e2e-existing:1 \
+	controls:5 jobs:1 e2e-reached:1 e2e-foreign:4 e2e-serial:1 e2e-plugin:2 e2e-kind:3 e2e-openstack:2 \
+	kubetest2:1 e2e-aws-lb:1 e2e-aws:1 e2e-vsphere:2 unit:4 e2e-oldest:1 e2e-reached-openstack:1 e2e-routes-watch:1 \
+	e2e-reached-control:1 e2e-reached-vsphere:1 e2e:2 e2e-coordinated:2 e2e-existing:1 \
 	e2e-image:1 e2e-incluster:1 e2e-dry-run:1 \
 	wait compare
 test:
