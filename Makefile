@@ -685,11 +685,14 @@ prebuild: $(BIN)/ccm-harness
 # kubetest2 381 to 591, and make test by minutes; beside make e2e-kind
 # instead, it fills the room the unit tests wait for), the controls' four
 # clusters at once, kind ones among them,
-# 5, so that only the light jobs and e2e-reached run beside them (at 4 of
-# 8, a kind cluster beside them took over 8 minutes to join its workers;
-# at 6 of 8, one of theirs did, beside a plugin run; at 6 of 6 alone, the
-# machine idled a third of their last five minutes); 1 for a local
-# cluster that mostly waits on its CCM. Fixed groups of six or
+# 5, so that one light target at a time runs beside them, those that
+# mostly wait (the clusters make up leaves, whose suites and controls wait
+# on the cloud and on timeouts), one after another (at 4 of 8, a kind
+# cluster beside them took over 8 minutes to join its workers; at 6 of 8,
+# one of theirs did, beside a plugin run; at 6 of 6 alone, the machine
+# idled a third of their last five minutes, and at 5 of 6 with only two
+# short ones beside, 40 % of the ten after their first four); 1 for a
+# local cluster that mostly waits on its CCM. Fixed groups of six or
 # seven loaded the two cores to 90 where their clusters and migration
 # specs started together: API servers then took over 2 s to answer a lease
 # renewal, managers that missed their renew deadline exited, and kind
@@ -702,10 +705,10 @@ prebuild: $(BIN)/ccm-harness
 # target's error lines are printed again after the times, last.
 TEST_CAPACITY ?= 6
 TEST_TARGETS := cli prebuild@ verify build images \
-	controls:5 jobs:1 e2e-reached:1 e2e-foreign:4 e2e-serial:1 e2e-plugin:2 e2e-kind:3 e2e-openstack:2 \
-	kubetest2:1 e2e-aws-lb:1 e2e-aws:1 e2e-vsphere:2 unit:4 e2e-oldest:1 e2e-reached-openstack:1 e2e-routes-watch:1 \
-	e2e-reached-control:1 e2e-reached-vsphere:1 e2e:2 e2e-coordinated:2 e2e-existing:1 \
-	e2e-image:1 e2e-incluster:1 e2e-dry-run:1 \
+	controls:5 jobs:1 e2e-reached:1 e2e-reached-control:1 e2e-existing:1 e2e-reached-vsphere:1 e2e-dry-run:1 \
+	e2e-reached-openstack:1 e2e-foreign:4 e2e-serial:1 e2e-plugin:2 e2e-kind:3 e2e-openstack:2 kubetest2:1 \
+	e2e-aws-lb:1 e2e-aws:1 e2e-vsphere:2 e2e-oldest:1 unit:4 e2e-routes-watch:1 e2e:2 e2e-coordinated:2 \
+	e2e-image:1 e2e-incluster:1 \
 	wait compare
 test:
 	@MAKE='$(MAKE)' hack/make-test.sh $(ARTIFACTS) $(TEST_CAPACITY) $(TEST_TARGETS)
