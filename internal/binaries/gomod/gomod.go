@@ -73,7 +73,8 @@ type Spec struct {
 
 // Generate writes the module: a go.mod that requires Module at Version and
 // repeats the replace directives of Module's own go.mod (they apply only
-// where it is the main module, and some modules build only with them) and
+// where it is the main module, and some modules build only with them;
+// Kubernetes' staging modules required at the release's version) and
 // its go version (which sets the binary's GODEBUG defaults, as upstream's
 // own build does); with Sources, those copied in and the modules they
 // import required at this repository's versions.
@@ -107,21 +108,7 @@ func Generate(ctx context.Context, s Spec) error {
 		_ = f.AddGoStmt(up.Go.Version)
 	}
 	_ = f.AddRequire(s.Module, s.Version)
-	for _, r := range up.Replace {
-		if w, ok := s.Withheld[r.Old.Path]; ok {
-			_ = f.AddRequire(r.Old.Path, w)
-			continue
-		}
-		switch {
-		case r.New.Version != "":
-			_ = f.AddReplace(r.Old.Path, r.Old.Version, r.New.Path, r.New.Version)
-		case strings.HasPrefix(r.New.Path, "./staging/"):
-			// Kubernetes' staging modules live in its checkout; outside
-			// it, they are the published modules of the same release.
-			_ = f.AddReplace(r.Old.Path, "", r.Old.Path, StagingVersion(s.Version))
-		}
-		// Another directory in upstream's checkout has nothing to repeat.
-	}
+	repeatReplaces(f, up, s)
 	if s.Align {
 		if err := align(s.Ours, f, s.Own); err != nil {
 			return err
@@ -137,6 +124,47 @@ func Generate(ctx context.Context, s Spec) error {
 		return err
 	}
 	return os.WriteFile(gomod, data, 0o644)
+}
+
+// repeatReplaces repeats in f the replace directives of up, Module's
+// go.mod, as Generate says.
+func repeatReplaces(f, up *modfile.File, s Spec) {
+	for _, r := range up.Replace {
+		if w, ok := s.Withheld[r.Old.Path]; ok {
+			_ = f.AddRequire(r.Old.Path, w)
+			continue
+		}
+		switch {
+		case r.New.Version != "":
+			_ = f.AddReplace(r.Old.Path, r.Old.Version, r.New.Path, r.New.Version)
+		case strings.HasPrefix(r.New.Path, "./staging/"):
+			// Kubernetes' staging modules live in its checkout; outside
+			// it, they are the published modules of the same release.
+			_ = f.AddReplace(r.Old.Path, "", r.Old.Path, StagingVersion(s.Version))
+			// Required at that version too, not left at the v0.0.0
+			// Kubernetes' go.mod requires: with -trimpath a package's
+			// place in the Go build cache is keyed by its module's
+			// version, and a release's control plane and the CCM built on
+			// it from this repository's sources (whose go.mod requires
+			// the staging modules at the release's version, as
+			// k8s.io/cloud-provider's own go.mod does) must key them
+			// alike to share them. Left at v0.0.0 in one, every package
+			// of the release was compiled twice on empty caches. The
+			// code generator and the samples link into no component (and
+			// a proxy may not serve them); an aligned build keeps this
+			// repository's versions.
+			if !s.Align && !unlinked(r.Old.Path) {
+				_ = f.AddRequire(r.Old.Path, StagingVersion(s.Version))
+			}
+		}
+		// Another directory in upstream's checkout has nothing to repeat.
+	}
+}
+
+// unlinked reports whether staging module path is one no Kubernetes
+// component links: the code generator and the sample programs.
+func unlinked(path string) bool {
+	return path == "k8s.io/code-generator" || strings.HasPrefix(path, "k8s.io/sample-")
 }
 
 // StagingVersion is the version of Kubernetes' staging modules (k8s.io/api,

@@ -122,3 +122,41 @@ func TestAlign(t *testing.T) {
 		}
 	}
 }
+
+// TestStagingRequiredAtTheRelease checks that a release's staging modules
+// are required at its version, so that its control plane's build and a
+// CCM's built on it key their packages alike in the Go build cache, and
+// that an aligned build leaves them to this repository's versions.
+func TestStagingRequiredAtTheRelease(t *testing.T) {
+	up, err := modfile.Parse("go.mod", []byte("module k8s.io/kubernetes\nrequire k8s.io/api v0.0.0\nreplace k8s.io/api => ./staging/src/k8s.io/api\n"+
+		"replace k8s.io/sample-cli-plugin => ./staging/src/k8s.io/sample-cli-plugin\nreplace example.com/fork => example.com/fork v1.2.3\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, align := range []bool{false, true} {
+		f := &modfile.File{}
+		_ = f.AddModuleStmt("ccm-harness.local/build/x")
+		repeatReplaces(f, up, Spec{Module: "k8s.io/kubernetes", Version: "v1.34.4", Align: align})
+		reqs := map[string]string{}
+		for _, r := range f.Require {
+			reqs[r.Mod.Path] = r.Mod.Version
+		}
+		replaces := map[string]string{}
+		for _, r := range f.Replace {
+			replaces[r.Old.Path] = r.New.Path + "@" + r.New.Version
+		}
+		if replaces["k8s.io/api"] != "k8s.io/api@v0.34.4" || replaces["example.com/fork"] != "example.com/fork@v1.2.3" {
+			t.Errorf("align %t: replaces %v, want k8s.io/api by v0.34.4 and the fork repeated", align, replaces)
+		}
+		want := "v0.34.4"
+		if align {
+			want = ""
+		}
+		if reqs["k8s.io/api"] != want {
+			t.Errorf("align %t: require k8s.io/api %q, want %q", align, reqs["k8s.io/api"], want)
+		}
+		if v, ok := reqs["k8s.io/sample-cli-plugin"]; ok {
+			t.Errorf("align %t: require k8s.io/sample-cli-plugin %s: a sample no component links", align, v)
+		}
+	}
+}
