@@ -136,8 +136,13 @@ func allJobs(c *config.Config) []job {
 	return out
 }
 
-// kindTargets run the kind suite, which needs Docker in the job's pod.
-var kindTargets = map[string]bool{"test": true, "e2e-kind": true}
+// kindTargets bring up kind clusters, which need Docker in the job's pod:
+// the kind suites, Kubernetes' own e2e on kind, the cluster made with its
+// own tools, and the controls (some of which break a kind cluster's cloud).
+var kindTargets = map[string]bool{
+	"test": true, "e2e-kind": true, "e2e-kind-datapath": true, "e2e-openstack-kind": true, "e2e-aws-kind": true,
+	"e2e-upstream": true, "e2e-foreign": true, "controls": true, "controls-all": true, "controls-oldest": true,
+}
 
 // checkCommand accepts `make [VAR=value...] target [VAR=value...]` with a
 // target the Makefile defines, optionally behind runner.sh, the kubekins
