@@ -87,6 +87,16 @@ func (s *Source) build(ctx context.Context, comps []Component, paths map[string]
 			// where beside the first it would compile them too.
 			job.Long, job.Queue = true, pins.Kubernetes+"@"+same[0].version()
 		}
+		if floor := same[0].floor(); len(floor) > 0 {
+			// CCMs of one floor (pins.Floors) share their packages: built
+			// one after another, the second finds them in the Go build
+			// cache, also when another process builds the first (make
+			// test's prebuild builds the AWS CCM v1.36.2 while a suite
+			// builds the fakecloud CCM on v1.36.3). Taken before the
+			// binaries' locks, by every process.
+			minor := pins.Minor(same[0].version())
+			job.Locks = append(job.Locks, schedule.Lock{Name: "floor-" + minor, What: "a CCM on Kubernetes " + minor + " (its CCMs build one at a time, sharing the release's libraries)"})
+		}
 		// A lock for each binary, taken in one order by every process, so
 		// that one building only kube-apiserver waits for one building it
 		// with kube-controller-manager, and no two wait for each other.
@@ -131,7 +141,7 @@ func sameModule(comps []Component) [][]Component {
 			if c.VersionLDFlags != nil {
 				ld = strings.Join(c.VersionLDFlags(c.version()), " ")
 			}
-			key = fmt.Sprintf("%s@%s tags=%v aligned=%v own=%v withheld=%v ldflags=%s", c.Module, c.version(), c.Tags, c.aligned(), c.Own, c.Withheld, ld)
+			key = fmt.Sprintf("%s@%s tags=%v aligned=%v own=%v withheld=%v floor=%v ldflags=%s", c.Module, c.version(), c.Tags, c.aligned(), c.Own, c.Withheld, c.floor(), ld)
 		}
 		i, ok := index[key]
 		if !ok {
@@ -205,6 +215,27 @@ func (s *Source) buildGroup(ctx context.Context, src string, comps []Component, 
 	return nil
 }
 
+// generate writes, in dir, the module c is built in (with the other
+// binaries named in built, which share it).
+func (s *Source) generate(ctx context.Context, c Component, built []string, dir string) (gomod.Spec, error) {
+	spec := gomod.Spec{
+		Path: "ccm-harness.local/build/" + strings.Join(built, "-"), Dir: dir,
+		Module: c.Module, Version: c.version(), Withheld: c.Withheld,
+		OursPath: pins.ModulePath, Align: c.aligned(), Own: c.Own, Sources: c.Sources, Floor: c.floor(),
+	}
+	if spec.Align || len(spec.Sources) > 0 {
+		src, err := s.sourceDir()
+		if err != nil {
+			return spec, fmt.Errorf("%s: %w", c.Name, err)
+		}
+		spec.Ours = src
+	}
+	if err := gomod.Generate(ctx, spec); err != nil {
+		return spec, fmt.Errorf("%s: %w", c.Name, err)
+	}
+	return spec, nil
+}
+
 // buildOwnModule builds comps (of one module at one version, see
 // sameModule) in a module generated for them in the cache (package gomod).
 // A component with Sources gets them copied in. comps are sorted by
@@ -225,26 +256,15 @@ func (s *Source) buildOwnModule(ctx context.Context, comps []Component, paths ma
 	}
 	c := todo[0]
 	v := c.version()
-	spec := gomod.Spec{
-		Path: "ccm-harness.local/build/" + strings.Join(built, "-"),
-		// Named after the cached binaries' version folder, so that builds
-		// of different sources do not share a module.
-		Dir:    s.cache().Module(strings.Join(built, "+") + "@" + filepath.Base(filepath.Dir(paths[c.Name]))),
-		Module: c.Module, Version: v, Withheld: c.Withheld,
-		OursPath: pins.ModulePath, Align: c.aligned(), Own: c.Own, Sources: c.Sources,
-	}
-	if spec.Align || len(spec.Sources) > 0 {
-		src, err := s.sourceDir()
-		if err != nil {
-			return fmt.Errorf("%s: %w", c.Name, err)
-		}
-		spec.Ours = src
+	// Named after the cached binaries' version folder, so that builds of
+	// different sources do not share a module.
+	dir := s.cache().Module(strings.Join(built, "+") + "@" + filepath.Base(filepath.Dir(paths[c.Name])))
+	spec, err := s.generate(ctx, c, built, dir)
+	if err != nil {
+		return err
 	}
 	if len(c.Sources) > 0 {
 		pkgs = []string{spec.Path + strings.TrimPrefix(c.Package, pins.ModulePath)}
-	}
-	if err := gomod.Generate(ctx, spec); err != nil {
-		return fmt.Errorf("%s: %w", c.Name, err)
 	}
 
 	tmp, err := os.MkdirTemp("", "ccm-harness-build-")

@@ -87,6 +87,12 @@ type Component struct {
 	// its own cloud provider never calls (the GCE provider and its
 	// compute API: a third of kube-controller-manager v1.30's source).
 	Tags []string
+	// Floored builds of a version that is not Aligned take the floor of
+	// its Kubernetes minor (pins.Floors), if it has one, so that the CCMs
+	// built on that minor share their compiled packages. For CCMs, whose
+	// versions follow Kubernetes' minors; never for the release's own
+	// binaries, which are built as released.
+	Floored bool
 	// Test builds Package's test binary (go test -c) instead of a main
 	// package: Kubernetes' own e2e.test. Only in a module generated for it
 	// (Versions), whose go.sum takes the suite's test dependencies.
@@ -183,7 +189,7 @@ func (c Component) At(version string) (Component, error) {
 			return c, nil
 		case slices.Contains(c.Releases, version):
 			return Component{Name: c.Name, Module: pins.Kubernetes, Package: c.Package, VersionLDFlags: pins.KubeVersion,
-				Versions: []string{version}, Sources: c.Sources}, nil
+				Versions: []string{version}, Sources: c.Sources, Floored: c.Floored}, nil
 		case len(c.Releases) > 0:
 			return Component{}, fmt.Errorf("%s: Kubernetes release %s is not one it is built on (built on: %s)", c.Name, version, strings.Join(defaultFirst(def, c.Releases), ", "))
 		}
@@ -270,6 +276,14 @@ var (
 // aligned reports whether c's version is built with this repository's
 // dependency versions.
 func (c Component) aligned() bool { return slices.Contains(c.Aligned, c.version()) }
+
+// floor is the floor c's build takes (see Floored), nil for none.
+func (c Component) floor() []string {
+	if !c.Floored || c.aligned() {
+		return nil
+	}
+	return pins.Floors[pins.Minor(c.version())]
+}
 
 func names(comps []Component) string {
 	var n []string

@@ -33,6 +33,8 @@ package binaries
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path"
@@ -167,6 +169,11 @@ func (s *Source) cachedPath(c Component) (string, bool, error) {
 		for _, o := range c.Own {
 			v += "-own-" + path.Base(strings.TrimSuffix(o, "/"))
 		}
+	}
+	if floor := c.floor(); len(floor) > 0 {
+		// Another floor is another build.
+		sum := sha256.Sum256([]byte(strings.Join(floor, "\n")))
+		v += "-floor-" + hex.EncodeToString(sum[:])[:12]
 	}
 	for _, t := range c.Tags {
 		v += "-" + t

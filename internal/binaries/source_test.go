@@ -28,6 +28,7 @@ import (
 	"testing"
 	"time"
 
+	"sigs.k8s.io/ccm-harness/internal/binaries/pins"
 	"sigs.k8s.io/ccm-harness/internal/filelock"
 )
 
@@ -96,6 +97,33 @@ func TestOwnKeysTheBuild(t *testing.T) {
 	}
 	if lifted == kept || !strings.HasSuffix(filepath.Dir(kept), "-own-sdk") {
 		t.Errorf("expected the build keeping example.com/sdk/ cached under a version ending in -own-sdk, apart from %s, actual %s", lifted, kept)
+	}
+}
+
+// TestFloorKeysTheBuild: a floored build on a minor with a floor is
+// another binary, cached apart from the same version built without it,
+// and one floor apart from another.
+func TestFloorKeysTheBuild(t *testing.T) {
+	s := &Source{CacheDir: t.TempDir()}
+	c := Component{Name: "some-ccm", Module: "example.com/ccm", Package: "example.com/ccm/cmd/some-ccm", Versions: []string{"v1.2.3"}}
+	plain, _, err := s.cachedPath(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { delete(pins.Floors, "v1.2") })
+	pins.Floors["v1.2"] = []string{"example.com/lib v1.1.0"}
+	c.Floored = true
+	floored, _, err := s.cachedPath(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pins.Floors["v1.2"] = []string{"example.com/lib v1.2.0"}
+	other, _, err := s.cachedPath(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain == floored || floored == other || !strings.Contains(filepath.Base(filepath.Dir(floored)), "v1.2.3-floor-") {
+		t.Errorf("expected each floor's build cached under v1.2.3-floor-<its digest>, apart from %s: actual %s and %s", plain, floored, other)
 	}
 }
 

@@ -45,4 +45,5 @@ var CCM = binaries.Component{
 	Aligned:  []string{"v1.37.1"},
 	Own:      []string{"github.com/aws/"},
 	Withheld: map[string]string{"github.com/google/cel-go": "v0.31.0"},
+	Floored:  true,
 }

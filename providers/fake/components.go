@@ -35,6 +35,7 @@ var (
 		VersionLDFlags: func(string) []string { return pins.KubeVersion(pins.ModuleVersion(pins.Kubernetes)) },
 		Releases:       otherReleases(),
 		Sources:        append(sources, "fakecloud/cmd/fakecloud-ccm"),
+		Floored:        true,
 	}
 	// InTreeKCM is kube-controller-manager of release N with fakecloud
 	// compiled in as an in-tree cloud provider.
@@ -57,6 +58,7 @@ var (
 		VersionLDFlags: pins.KubeVersion,
 		Versions:       releaseN,
 		Sources:        append(sources, "fakecloud/cmd/fakecloud-ccm"),
+		Floored:        true,
 	}
 )
 

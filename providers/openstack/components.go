@@ -42,4 +42,5 @@ var CCM = binaries.Component{
 	Versions: []string{"v1.36.0", "v1.35.0"},
 	Aligned:  []string{"v1.36.0", "v1.35.0"},
 	Own:      []string{"github.com/gophercloud/"},
+	Floored:  true,
 }

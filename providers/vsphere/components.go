@@ -44,6 +44,7 @@ var (
 		Versions:       []string{"v1.31.0", "v1.30.1"},
 		Aligned:        []string{"v1.30.1"},
 		Own:            []string{"github.com/vmware/govmomi"},
+		Floored:        true,
 	}
 	// VCSim is govmomi's vCenter simulator, served on a CCM port and a
 	// harness port.

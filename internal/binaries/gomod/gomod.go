@@ -41,6 +41,7 @@ import (
 
 	"golang.org/x/mod/modfile"
 	"golang.org/x/mod/module"
+	"golang.org/x/mod/semver"
 )
 
 // Spec is a module to generate.
@@ -69,6 +70,10 @@ type Spec struct {
 	// Sources are folders of this repository copied in, their imports of
 	// this repository rewritten to Path.
 	Sources []string
+	// Floor are modules ("path version") required at least at these
+	// versions, so that builds of one Kubernetes minor resolve one version
+	// set (pins.Floors); Own's are left alone.
+	Floor []string
 }
 
 // Generate writes the module: a go.mod that requires Module at Version and
@@ -118,6 +123,9 @@ func Generate(ctx context.Context, s Spec) error {
 		if err := copySources(s.Ours, s.Dir, s.OursPath, s.Path, s.Sources, f); err != nil {
 			return err
 		}
+	}
+	if err := raise(f, s.Floor, s.Own); err != nil {
+		return err
 	}
 	data, err := f.Format()
 	if err != nil {
@@ -189,6 +197,29 @@ func align(ours string, f *modfile.File, own []string) error {
 	for _, r := range mod.Replace {
 		if strings.HasPrefix(r.Old.Path, "k8s.io/") && r.New.Version != "" {
 			_ = f.AddReplace(r.Old.Path, r.Old.Version, r.New.Path, r.New.Version)
+		}
+	}
+	return nil
+}
+
+// raise requires each module of floor ("path version") at least at its
+// version, but for own's. A requirement at v0.0.0 stands for a replaced
+// one (the replacement names the version) and is left alone.
+func raise(f *modfile.File, floor, own []string) error {
+	for _, line := range floor {
+		path, v, ok := strings.Cut(line, " ")
+		if !ok || !semver.IsValid(v) {
+			return fmt.Errorf("floor %q: expected a module path and a version", line)
+		}
+		if owned(path, own) {
+			continue
+		}
+		i := slices.IndexFunc(f.Require, func(r *modfile.Require) bool { return r.Mod.Path == path })
+		if i >= 0 && (f.Require[i].Mod.Version == "v0.0.0" || semver.Compare(f.Require[i].Mod.Version, v) >= 0) {
+			continue
+		}
+		if err := f.AddRequire(path, v); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -160,3 +160,30 @@ func TestStagingRequiredAtTheRelease(t *testing.T) {
 		}
 	}
 }
+
+// TestRaise checks that a floor lifts a lower requirement and adds a
+// missing one, and leaves a higher one, a replaced one (v0.0.0) and the
+// component's own modules alone.
+func TestRaise(t *testing.T) {
+	f, err := modfile.Parse("go.mod", []byte("module gen\nrequire (\n\tlow v1.0.0\n\thigh v1.9.0\n\tk8s.io/api v0.0.0\n\tgithub.com/aws/sdk v1.0.0\n)\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	floor := []string{"low v1.2.0", "high v1.5.0", "absent v0.3.0", "k8s.io/api v0.36.3", "github.com/aws/sdk v1.4.0"}
+	if err := raise(f, floor, []string{"github.com/aws/"}); err != nil {
+		t.Fatal(err)
+	}
+	reqs := map[string]string{}
+	for _, r := range f.Require {
+		reqs[r.Mod.Path] = r.Mod.Version
+	}
+	want := map[string]string{"low": "v1.2.0", "high": "v1.9.0", "absent": "v0.3.0", "k8s.io/api": "v0.0.0", "github.com/aws/sdk": "v1.0.0"}
+	for path, v := range want {
+		if reqs[path] != v {
+			t.Errorf("require %s %q, expected %s (floor %v)", path, reqs[path], v, floor)
+		}
+	}
+	if err := raise(f, []string{"no-version"}, nil); err == nil || !strings.Contains(err.Error(), "no-version") {
+		t.Errorf("a floor line without a version: expected an error naming it, actual %v", err)
+	}
+}
