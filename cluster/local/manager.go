@@ -105,9 +105,9 @@ func (in *instance) startManager(ctx context.Context, spec cluster.ManagerSpec) 
 		if !in.ha {
 			// One manager of each, leading only to show it runs (up's
 			// clusters, judged as existing ones): the upstream defaults.
-			// A manager that misses its renew deadline exits, with
-			// nothing to start it again: the longer the deadline, the
-			// busier the two cores it survives.
+			// The HA timing's renew deadline of 4 s is missed on two
+			// busy cores, and a manager that misses it exits, with
+			// nothing to start it again.
 			le = upstreamLeaderElection
 		}
 		args = append(args,
