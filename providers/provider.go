@@ -375,6 +375,11 @@ type CloudEnv struct {
 	// a CCM that runs on a node (a pod) reaches a cloud running here;
 	// empty where the CCM runs on this machine.
 	HostAddress string
+	// NodesHost is this machine's address on the nodes' network wherever
+	// the nodes are real hosts (kind's containers), whatever runs the CCM:
+	// a cloud's DNS answers there too (NameServer), where the cluster's
+	// DNS forwards to it. Empty where nodes are simulated.
+	NodesHost string
 }
 
 // Cloud is the cloud behind one cluster: a simulator the harness runs, or
@@ -430,14 +435,6 @@ type SecretKeeper interface {
 // them.
 type ServiceAnnotator interface {
 	ServiceAnnotations() map[string]string
-}
-
-// NameResolver is a cloud whose load balancers' DNS names resolve through
-// a DNS of the cloud's own (a reached AWS's reach.nameserver) rather than
-// the system's: where a cloud plugin gives a load balancer a name and no
-// address, the name is resolved through it. net.Resolver is one.
-type NameResolver interface {
-	LookupHost(ctx context.Context, name string) ([]string, error)
 }
 
 // CCMEnvironment is a cloud whose CCM needs environment variables besides

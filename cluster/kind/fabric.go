@@ -89,6 +89,9 @@ func (f *fabric) run() {
 	defer t.Stop()
 	for {
 		err := f.sync(ctx)
+		if ctx.Err() != nil {
+			return // stopped mid-sync: the cluster is going down
+		}
 		f.mu.Lock()
 		if err != nil && (f.lastErr == nil || f.lastErr.Error() != err.Error()) {
 			f.logf("network fabric: %v", err)

@@ -64,6 +64,11 @@ type instance struct {
 	client  kubernetes.Interface
 	version string
 	fabric  *fabric
+	// host is this machine's address on the nodes' network (the Docker
+	// network's gateway), where pods reach what runs here, and nodeNet
+	// that network.
+	host    string
+	nodeNet netip.Prefix
 
 	// nodesMu guards nodes, which the node pool changes while the fabric
 	// reads them.
@@ -118,6 +123,12 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
+	in.host = gateway
+	for _, n := range nets {
+		if gw, err := netip.ParseAddr(gateway); err == nil && n.Contains(gw) {
+			in.nodeNet = n
+		}
+	}
 	// A CCM from an image runs as a pod on a node, and reaches the cloud
 	// at this machine's address on the nodes' network.
 	host := ""
@@ -134,10 +145,16 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 		}
 		return in.cloud.Start(ctx, providers.CloudEnv{
 			Dir: filepath.Join(in.dir, "cloud"), AdminDir: admin, LogDir: in.logDir(), Processes: &in.procs, Binaries: spec.Binaries,
-			Kubeconfig: in.kubeconfig(), NodeNetworks: nets, HostAddress: host,
+			Kubeconfig: in.kubeconfig(), NodeNetworks: nets, HostAddress: host, NodesHost: gateway,
 		})
 	}); err != nil {
 		return nil, err
+	}
+	if ns, ok := in.cloud.(providers.NameServer); ok && gateway != "" {
+		addr, zone := ns.NameServer()
+		if err := in.steps.Do("cluster DNS forwards "+zone, func() error { return in.forwardZone(ctx, zone, addr) }); err != nil {
+			return nil, err
+		}
 	}
 	if err := in.steps.Do("instances mirror the nodes", func() error { return in.adoptNodes(ctx) }); err != nil {
 		return nil, err
@@ -254,7 +271,7 @@ func (in *instance) podNetwork(ctx context.Context) error {
 	}
 	for _, n := range list.Items {
 		if node := in.nodes[n.Name]; node != nil {
-			if err := writeBridge(node, n.Spec.PodCIDR); err != nil {
+			if err := in.podNetworkOn(node, n.Spec.PodCIDR); err != nil {
 				return err
 			}
 		}
@@ -264,6 +281,43 @@ func (in *instance) podNetwork(ctx context.Context) error {
 		go in.fabric.run()
 	}
 	return nil
+}
+
+// podNetworkOn gives node n its pods' network: the bridge for podCIDR,
+// and a way out of the cluster. Pods' addresses are not masqueraded
+// within the cluster (see bridgeConfig), but this machine has no route
+// to them: a pod's packet to it (the cloud's DNS, which the cluster's
+// CoreDNS forwards to) or past it (a load balancer's address, which
+// this machine holds) leaves with the node's address, as a cloud's NAT
+// or Kubernetes' ip-masq-agent makes it, so that the answer comes back.
+func (in *instance) podNetworkOn(n nodes.Node, podCIDR string) error {
+	if err := writeBridge(n, podCIDR); err != nil {
+		return err
+	}
+	if in.host == "" || !in.nodeNet.IsValid() {
+		return nil
+	}
+	if err := n.Command("sh", "-c", egressRules(in.host, in.nodeNet)).Run(); err != nil {
+		return fmt.Errorf("node %s: masquerading its pods' packets that leave the cluster: %w", n, err)
+	}
+	return nil
+}
+
+// egressChain holds a node's masquerading rules for its pods' packets.
+const egressChain = "CCM-HARNESS-EGRESS"
+
+// egressRules is a script that masquerades the pods' packets to this
+// machine (host) and beyond the nodes' network (nodeNet), and leaves
+// those to other pods and to the nodes as they are, as ip-masq-agent's
+// rules do; once per node, as a node may be set up again.
+func egressRules(host string, nodeNet netip.Prefix) string {
+	nat := "iptables -t nat "
+	return "set -e\n" + nat + "-N " + egressChain + " 2>/dev/null || exit 0\n" +
+		nat + "-A " + egressChain + " -d " + host + "/32 -j MASQUERADE\n" +
+		nat + "-A " + egressChain + " -d " + clusterCIDR + " -j RETURN\n" +
+		nat + "-A " + egressChain + " -d " + nodeNet.String() + " -j RETURN\n" +
+		nat + "-A " + egressChain + " -j MASQUERADE\n" +
+		nat + "-A POSTROUTING -s " + clusterCIDR + " -j " + egressChain + "\n"
 }
 
 // writeBridge gives node n its CNI config for podCIDR.

@@ -108,7 +108,7 @@ func (p nodePool) Add(ctx context.Context, name string, opts ...cluster.NodeOpti
 	if err != nil {
 		return nil, err
 	}
-	if err := writeBridge(n, node.Spec.PodCIDR); err != nil {
+	if err := in.podNetworkOn(n, node.Spec.PodCIDR); err != nil {
 		return nil, err
 	}
 	return node, nil

@@ -32,7 +32,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"sigs.k8s.io/ccm-harness/cluster"
 	"sigs.k8s.io/ccm-harness/internal/binaries"
+	"sigs.k8s.io/ccm-harness/internal/nameserver"
 	"sigs.k8s.io/ccm-harness/options"
 	"sigs.k8s.io/ccm-harness/providers"
 	"sigs.k8s.io/ccm-harness/reports"
@@ -96,6 +98,13 @@ func runUpstream(ctx context.Context, o options.Options, name string, f upstream
 	if f.focus == upstream.Focus && !s.Profile.Has(providers.LoadBalancers) {
 		return fmt.Errorf("provider %s does not claim %s: upstream's [Feature:LoadBalancer] specs need a CCM that makes load balancers (choose another provider, or another --focus)", s.Profile.Name, providers.LoadBalancers)
 	}
+	// Said before a bring-up: a cloud whose load balancers' names only
+	// its own DNS answers needs upstream's suite pointed at that DNS.
+	if cloud, err := s.Profile.NewCloud(s.CloudConfig); err == nil {
+		if _, ok := cloud.(providers.NameServer); ok && os.Geteuid() != 0 {
+			return fmt.Errorf("provider %s's load balancers answer at DNS names only its cloud's DNS resolves, where upstream's e2e.test is pointed in a mount namespace of its own, which takes root (run as root)", s.Profile.Name)
+		}
+	}
 	suite := f.e2eTest
 	if suite == "" {
 		comp, err := binaries.UpstreamE2E.At(s.Release)
@@ -130,7 +139,7 @@ func runUpstream(ctx context.Context, o options.Options, name string, f upstream
 	}()
 	logf("cluster %s is up in %.1fs: Kubernetes %s, provider %s (%s)", name, time.Since(start).Seconds(), c.KubernetesVersion, s.Profile.Name, s.Profile.CCM)
 
-	runErr := runUpstreamSuite(ctx, suite, c.Kubeconfig, dir, f)
+	runErr := runUpstreamSuite(ctx, suite, c.Cluster, dir, f)
 	if ctx.Err() != nil {
 		return fmt.Errorf("interrupted: the upstream suite was stopped and cluster %s is taken down (%w)", name, ctx.Err())
 	}
@@ -158,7 +167,8 @@ const ginkgoRule = "------------------------------"
 
 // runUpstreamSuite runs the upstream suite against the cluster, its
 // output to dir/e2e.log, a line for each spec as it ends to stderr.
-func runUpstreamSuite(ctx context.Context, suite, kubeconfig, dir string, f upstreamFlags) error {
+func runUpstreamSuite(ctx context.Context, suite string, c *cluster.Cluster, dir string, f upstreamFlags) error {
+	kubeconfig := c.Kubeconfig
 	log, err := os.Create(filepath.Join(dir, "e2e.log"))
 	if err != nil {
 		return err
@@ -190,6 +200,21 @@ func runUpstreamSuite(ctx context.Context, suite, kubeconfig, dir string, f upst
 	defer os.RemoveAll(tmp)
 	logf("upstream e2e: %s (its output: %s)", suite, log.Name())
 	cmd := exec.CommandContext(ctx, suite, args...)
+	// A Service's ingress hostname that only the cloud's DNS knows
+	// (AWS's load balancers here): the suite resolves it with the
+	// system's resolver, so it runs pointed at the cloud's DNS.
+	if ns, ok := c.Cloud.(providers.NameServer); ok {
+		addr, zone := ns.NameServer()
+		relay, err := nameserver.Listen(addr)
+		if err != nil {
+			return err
+		}
+		defer relay.Close()
+		if cmd, err = relay.Command(ctx, tmp, suite, args...); err != nil {
+			return err
+		}
+		logf("upstream e2e: resolves with the cloud's DNS at %s (the names of %s), relayed from %s", addr, zone, relay.Addr())
+	}
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "TMPDIR="+tmp)
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = io.MultiWriter(log, pw), nil

@@ -301,6 +301,14 @@ func (c *Cloud) LookupHost(ctx context.Context, name string) ([]string, error) {
 	return resolverAt(c.DNS()).LookupHost(ctx, name)
 }
 
+// NameServer is fakecloud's DNS, which answers the load balancers' names
+// (*.elb.amazonaws.com for classic ones, *.elb.<region>.amazonaws.com for
+// Network Load Balancers) as the cloud's DNS does.
+func (c *Cloud) NameServer() (addr, zone string) { return c.DNS(), dnsZone }
+
+// dnsZone holds every load balancer name of AWS's, classic or v2.
+const dnsZone = "amazonaws.com"
+
 // resolverAt asks the DNS server at addr (host:port) alone.
 func resolverAt(addr string) *net.Resolver {
 	return &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
@@ -442,6 +450,7 @@ var (
 	_ providers.Attacher         = (*Cloud)(nil)
 	_ providers.ToolEnvironment  = (*Cloud)(nil)
 	_ providers.NameResolver     = (*Cloud)(nil)
+	_ providers.NameServer       = (*Cloud)(nil)
 	_ providers.ServiceAnnotator = (*reached)(nil)
 	_ providers.NameResolver     = (*reached)(nil)
 )

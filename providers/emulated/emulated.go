@@ -196,9 +196,16 @@ func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
 	if err != nil {
 		return err
 	}
-	// DNS answers on loopback: only the harness's inspector and the
-	// clients of the specs resolve load balancers' names, on this machine.
-	c.dns = net.JoinHostPort("127.0.0.1", strconv.Itoa(dnsPort))
+	// DNS answers on loopback, for the harness's inspector and the specs'
+	// clients on this machine; where nodes are real hosts, on this
+	// machine's address on their network, where the cluster's DNS
+	// forwards the cloud's names (providers.NameServer) and a pod
+	// resolves a load balancer's name as in the cloud.
+	dnsHost := "127.0.0.1"
+	if env.NodesHost != "" {
+		dnsHost = env.NodesHost
+	}
+	c.dns = net.JoinHostPort(dnsHost, strconv.Itoa(dnsPort))
 	// Load balancers really listen on their frontend IPs: a /24 of its
 	// own keeps clusters that run side by side (the negative controls)
 	// from competing for the same IP and port.
