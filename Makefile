@@ -61,7 +61,7 @@ export ARTIFACTS
 # the suite and kube-apiserver share is compiled once, not once each way.
 export GOFLAGS += -trimpath
 
-.PHONY: cli controls-oldest e2e-upstream e2e-routes-watch e2e-coordinated jobs-matrix docs verify bench all build binaries matrix e2e-oldest prebuild e2e e2e-vsphere e2e-openstack e2e-aws e2e-aws-lb e2e-older-ccms e2e-vsphere-older e2e-openstack-older e2e-aws-older e2e-openstack-kind e2e-aws-kind e2e-kind e2e-kind-datapath e2e-image e2e-plugin e2e-reached e2e-reached-openstack e2e-reached-vsphere e2e-reached-control e2e-foreign e2e-incluster e2e-existing e2e-dry-run e2e-serial test unit vet controls controls-all compare images jobs up down clean clean-cache kubetest2
+.PHONY: cli controls-oldest e2e-upstream e2e-routes-watch e2e-coordinated jobs-matrix docs verify bench all build binaries matrix e2e-oldest prebuild e2e e2e-vsphere e2e-openstack e2e-aws e2e-aws-lb e2e-older-ccms e2e-vsphere-older e2e-openstack-older e2e-aws-older e2e-vsphere-upgrade e2e-openstack-upgrade e2e-openstack-kind e2e-aws-kind e2e-kind e2e-kind-datapath e2e-image e2e-plugin e2e-reached e2e-reached-openstack e2e-reached-vsphere e2e-reached-control e2e-foreign e2e-incluster e2e-existing e2e-dry-run e2e-serial test unit vet controls controls-all compare images jobs up down clean clean-cache kubetest2
 
 all: build
 
@@ -196,10 +196,11 @@ e2e-oldest: build
 # the newest pinned CCM as configured by default, then the same packed
 # into an image (ccm-harness pack) and run in runc as its ServiceAccount,
 # under cloud-provider-vsphere's own RBAC (providers/vsphere/manifests).
-# The older CCM's run is e2e-vsphere-older's.
+# Its leader-migration spec (the CCM upgrade from v1.30.1) is
+# e2e-vsphere-upgrade's, the older CCM's own run e2e-vsphere-older's.
 VSPHERE_IMAGE = $(IMAGE_DIR)/vsphere-ccm.tar
 e2e-vsphere: build
-	$(MAKE) e2e PROVIDER=vsphere CCM_VERSION= PROVIDER_CONFIG= ARTIFACTS=$(ARTIFACTS)/vsphere
+	$(MAKE) e2e PROVIDER=vsphere CCM_VERSION= PROVIDER_CONFIG= LABEL_FILTER='!leader-migration' ARTIFACTS=$(ARTIFACTS)/vsphere
 	mkdir -p $(IMAGE_DIR) && ccm=$$($(BIN)/ccm-harness binaries --provider=vsphere --ccm-version= | awk '$$1 == "vsphere-cloud-controller-manager" {print $$2}') && \
 		$(BIN)/ccm-harness pack $$ccm --tag ccm-harness.local/vsphere-ccm:dev --out $(VSPHERE_IMAGE)
 	$(MAKE) e2e PROVIDER=vsphere CCM_VERSION= PROVIDER_CONFIG= CCM_IMAGE=docker-archive:$(VSPHERE_IMAGE) \
@@ -207,19 +208,30 @@ e2e-vsphere: build
 
 # The OpenStack suite in make test, its artifacts beside the default run's:
 # the newest pinned CCM logging in to fakecloud's Keystone with a password.
-# The older CCM's run is e2e-openstack-older's.
+# Its leader-migration spec (the CCM upgrade from v1.35.0) is
+# e2e-openstack-upgrade's, the older CCM's own run e2e-openstack-older's.
 e2e-openstack: build
-	$(MAKE) e2e PROVIDER=openstack CCM_VERSION= PROVIDER_CONFIG= ARTIFACTS=$(ARTIFACTS)/openstack
+	$(MAKE) e2e PROVIDER=openstack CCM_VERSION= PROVIDER_CONFIG= LABEL_FILTER='!leader-migration' ARTIFACTS=$(ARTIFACTS)/openstack
 
 # Each provider's older pinned CCM, in a configuration of its own: vSphere
 # v1.30.1 with dual-stack guests and inline credentials, OpenStack v1.35.0
 # with an application credential in a region of its own, AWS v1.36.2 in a
-# cloud with IPv6 (its nodes dual-stack), then with Network Load Balancers.
-# Not in make test, whose budget holds one run of each CCM (the newest, as
-# configured by default; make test's dual-stack specs are the fake
-# provider's): each provider's presubmit runs its own when its files
-# change, and the daily periodic ci-ccm-harness-e2e-older-ccms all three.
-e2e-older-ccms: e2e-vsphere-older e2e-openstack-older e2e-aws-older
+# cloud with IPv6 (its nodes dual-stack), then with Network Load Balancers;
+# and the CCM upgrades from vSphere's and OpenStack's older CCMs to their
+# newest. Not in make test, whose budget holds one run of each CCM (the
+# newest, as configured by default; make test's dual-stack specs are the
+# fake provider's) and one of each way into the leader-migration specs
+# (the fake provider's, from an in-tree kube-controller-manager; the AWS
+# CCM's, from its older CCM alone, with its negative control): on empty
+# caches each older CCM is a build of minutes on Kubernetes libraries of
+# its own minor (v1.30, v1.35) that nothing else in make test shares. Each
+# provider's presubmit runs its own when its files change, and the daily
+# periodic ci-ccm-harness-e2e-older-ccms all of them.
+e2e-older-ccms: e2e-vsphere-older e2e-openstack-older e2e-aws-older e2e-vsphere-upgrade e2e-openstack-upgrade
+e2e-vsphere-upgrade: build
+	$(MAKE) e2e PROVIDER=vsphere CCM_VERSION= PROVIDER_CONFIG= LABEL_FILTER=leader-migration ARTIFACTS=$(ARTIFACTS)/vsphere-upgrade
+e2e-openstack-upgrade: build
+	$(MAKE) e2e PROVIDER=openstack CCM_VERSION= PROVIDER_CONFIG= LABEL_FILTER=leader-migration ARTIFACTS=$(ARTIFACTS)/openstack-upgrade
 e2e-vsphere-older: build
 	$(MAKE) e2e PROVIDER=vsphere CCM_VERSION=v1.30.1 PROVIDER_CONFIG=$(CURDIR)/e2e/testdata/vsphere-dual-stack.yaml \
 		ARTIFACTS=$(ARTIFACTS)/vsphere-v1.30.1
@@ -673,17 +685,18 @@ jobs-matrix:
 	cd jobs && $(GO) run ./cmd/genmatrix
 
 # The components later targets of make test build beyond each provider's
-# default: the older CCMs its leader-migration specs upgrade from. make test builds
-# them in the background, niced, while the suites mostly wait on their
-# CCMs, so that on a cold cache their minutes of compiling cost little wall
-# time; a target that needs one first waits on that build's lock. It needs
-# only the CLI, so it starts before verify: on a cold cache verify and
-# build wait minutes on module downloads and single-threaded links, time
-# these builds fill. Warm, they are all in the cache at once.
+# default: the managers of its leader-migration specs (the fake provider's
+# release N kube-controller-manager and older fakecloud CCM, the AWS CCM
+# upgraded from). make test builds them in the background, niced, while
+# the suites mostly wait on their CCMs, so that on a cold cache their
+# minutes of compiling cost little wall time; a target that needs one
+# first waits on that build's lock. It needs only the CLI, so it starts
+# before verify: on a cold cache verify and build wait minutes on module
+# downloads and single-threaded links, time these builds fill. Warm, they
+# are all in the cache at once.
 prebuild: $(BIN)/ccm-harness
-	nice -n 19 $(BIN)/ccm-harness binaries --provider=vsphere --ccm-version=v1.30.1 >/dev/null
-	nice -n 19 $(BIN)/ccm-harness binaries --provider=aws --ccm-version=v1.36.2 --label-filter='!leader-migration' >/dev/null
-	nice -n 19 $(BIN)/ccm-harness binaries --provider=openstack --ccm-version=v1.35.0 >/dev/null
+	nice -n 19 $(BIN)/ccm-harness binaries --provider=fake --ccm-version= --kubernetes-version= --leader-migration-only >/dev/null
+	nice -n 19 $(BIN)/ccm-harness binaries --provider=aws --ccm-version= --kubernetes-version= --leader-migration-only >/dev/null
 
 # make test runs these in order (hack/make-test.sh), stops starting them at
 # the first that fails, and ends with each one's time (also in

@@ -225,22 +225,16 @@ func Of(run *reports.Run) (*Report, error) {
 		switch {
 		case c.Outcome == reports.Passed:
 			sr.Result = SpecPassed
-			group.Statistics.Passed++
-			group.Statistics.KnownDifferences += len(c.KnownDifferences)
 		case c.Outcome == reports.Failed:
 			sr.Result = SpecFailed
-			group.Statistics.Failed++
 		case c.NotSelected():
 			sr.Result = SpecNotSelected
-			group.Statistics.NotSelected++
 		case !group.Claimed || (s.Feature != "" && !slices.Contains(group.ClaimedFeatures, s.Feature)):
 			// Skipped as the profile claims neither its capability nor
 			// its feature: not a gap in what was claimed.
 			sr.Result = SpecNotClaimed
-			group.Statistics.NotClaimed++
 		default:
 			sr.Result = SpecSkipped
-			group.Statistics.Skipped++
 		}
 		group.Specs = append(group.Specs, sr)
 	}
@@ -250,13 +244,24 @@ func Of(run *reports.Run) (*Report, error) {
 		group := byName[groupOf(s)]
 		if !slices.ContainsFunc(group.Specs, func(sr Spec) bool { return sr.ID == s.ID }) {
 			group.Specs = append(group.Specs, Spec{ID: s.ID, Text: s.Text, Level: s.Level(), Feature: s.Feature, Result: SpecNotSelected, Message: "not in the run's JUnit"})
-			group.Statistics.NotSelected++
 		}
 	}
+	r.judge()
+	return r, nil
+}
+
+// judge counts each capability's specs by result and gives each
+// capability, and the run, its verdict.
+func (r *Report) judge() {
+	r.Statistics = Statistics{}
 	anyFailed, allSucceeded := false, true
 	for i := range r.Capabilities {
 		c := &r.Capabilities[i]
 		slices.SortFunc(c.Specs, func(a, b Spec) int { return strings.Compare(a.ID.String(), b.ID.String()) })
+		c.Statistics = Statistics{}
+		for _, s := range c.Specs {
+			c.Statistics.count(s)
+		}
 		st := c.Statistics
 		switch {
 		case !c.Claimed:
@@ -294,7 +299,23 @@ func Of(run *reports.Run) (*Report, error) {
 	default:
 		r.Result = Partial
 	}
-	return r, nil
+}
+
+// count counts s by its result.
+func (st *Statistics) count(s Spec) {
+	switch s.Result {
+	case SpecPassed:
+		st.Passed++
+		st.KnownDifferences += len(s.KnownDifferences)
+	case SpecFailed:
+		st.Failed++
+	case SpecNotSelected:
+		st.NotSelected++
+	case SpecNotClaimed:
+		st.NotClaimed++
+	default:
+		st.Skipped++
+	}
 }
 
 // groupOf is the capability a spec's result counts for.
@@ -528,13 +549,10 @@ func firstDiff(written, made string) string {
 // and each spec's result. Dates, the harness's version, where the CCM came
 // from and the messages (which name a run's random namespaces) may differ.
 func SameResults(a, b *Report) error {
-	ai, bi := a.Implementation, b.Implementation
-	switch {
-	case ai.Provider != bi.Provider || ai.CCM != bi.CCM || ai.Version != bi.Version:
-		return fmt.Errorf("implementation %s %s %s, against %s %s %s", ai.Provider, ai.CCM, ai.Version, bi.Provider, bi.CCM, bi.Version)
-	case a.KubernetesVersion != b.KubernetesVersion || a.Cluster != b.Cluster:
-		return fmt.Errorf("Kubernetes %s on a %s cluster, against %s on a %s cluster", a.KubernetesVersion, a.Cluster, b.KubernetesVersion, b.Cluster)
-	case a.Result != b.Result:
+	if err := sameSubject(a, b); err != nil {
+		return err
+	}
+	if a.Result != b.Result {
 		return fmt.Errorf("result %s, against %s", a.Result, b.Result)
 	}
 	results := func(r *Report) map[string]string {

@@ -251,3 +251,48 @@ func TestSameResults(t *testing.T) {
 		t.Errorf("a spec that ended otherwise: %v", err)
 	}
 }
+
+// TestCombinedAndNarrowed: a run that left the CCM upgrade out, completed
+// by the upgrade's own run, reports what one run of both would; a
+// published report narrowed to what that run selected agrees with it, and
+// names the spec left out; runs of different CCMs do not combine.
+func TestCombinedAndNarrowed(t *testing.T) {
+	run := func(cases ...string) *Report {
+		r, err := Write(runDir(t, "zones,instances", cases...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	main := run(passed(specs.InitTaintRemoved), passed(specs.ZoneRegionLabels))
+	full := run(passed(specs.InitTaintRemoved), passed(specs.ZoneRegionLabels), passed(specs.UpgradeCCM))
+	if err := SameResults(full, main); err == nil {
+		t.Fatal("a run without the upgrade agrees with one with it")
+	}
+	both, err := Combined(main, run(passed(specs.UpgradeCCM)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := SameResults(full, both); err != nil {
+		t.Errorf("combined with the upgrade's run: %v", err)
+	}
+	broken, err := Combined(main, run(failed(specs.UpgradeCCM, "expected service-lb-controller run by x, actual: not")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := SameResults(full, broken); err == nil || broken.Result != Failure {
+		t.Errorf("combined with a failed upgrade: %s, %v", broken.Result, err)
+	}
+	narrowed, left := Narrowed(full, main)
+	if err := SameResults(narrowed, main); err != nil || !slices.Equal(left, []specs.ID{specs.UpgradeCCM}) {
+		t.Errorf("narrowed to the run's specs: %v, left %v", err, left)
+	}
+	if _, left := Narrowed(full, full); len(left) != 0 {
+		t.Errorf("narrowed to a run of every spec: left %v", left)
+	}
+	other := run(passed(specs.UpgradeCCM))
+	other.KubernetesVersion = "v1.36.3"
+	if _, err := Combined(main, other); err == nil || !strings.Contains(err.Error(), "Kubernetes v1.37.2 on a local cluster, against v1.36.3") {
+		t.Errorf("runs on other releases combined: %v", err)
+	}
+}
