@@ -25,7 +25,7 @@ import (
 
 // A CCM's specs may run in more than one run of the same cluster: make
 // test runs the vSphere and OpenStack CCMs' suites without their
-// leader-migration spec, whose older CCM is a build of its own, and make
+// leader-migration spec, an HA control plane of its own, and make
 // e2e-vsphere-upgrade runs that spec alone. Combined puts such runs
 // together; Narrowed says what of a report a run that left specs out can
 // check.
