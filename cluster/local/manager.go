@@ -120,14 +120,24 @@ func (in *instance) startManager(ctx context.Context, spec cluster.ManagerSpec) 
 		args = append(args, "--leader-elect=false")
 	}
 	var env []string
+	// A manager of an HA control plane is a static pod: when it loses its
+	// lease it exits, and its kubelet starts it again. On two busy cores
+	// an API server may take longer than the renew deadline's half (a
+	// lease request's timeout) to answer: a release N
+	// kube-controller-manager that exited so and stayed down left its
+	// controllers to nobody. The specs judge what the managers run,
+	// whoever restarts: two at once is still a conflict.
+	var restartWhen func(string) bool
+	if in.ha {
+		restartWhen = lostLease
+	}
 	// Under coordinated leader election a kube-controller-manager is a
 	// candidate, and exits whenever it yields its lease to one the API
 	// server prefers; its kubelet would start it again. One with a cloud
 	// provider in-tree is v1.30 or older, before the election.
-	var restartWhen func(string) bool
 	if in.spec.CoordinatedLeaderElection && spec.Kind == cluster.KubeControllerManager && !spec.InTree() {
 		args = append(args, "--feature-gates=CoordinatedLeaderElection=true")
-		restartWhen = yieldedLease
+		restartWhen = lostLease
 	}
 	if spec.Kind == cluster.KubeControllerManager {
 		args = append(args,
@@ -310,16 +320,18 @@ func (c controlPlane) Start(ctx context.Context, spec cluster.ManagerSpec) (clus
 	return m, nil
 }
 
-// yieldedLease reports whether a manager's last run, in its log, lost its
-// lease ("leaderelection lost", kube-controller-manager v1.37's
-// "leaderelection lost/stopped"), as one does that yields to a candidate
-// the API server's coordinated leader election prefers. Not its last
-// lines: v1.37 says which of its controllers it stops after.
-func yieldedLease(log string) bool {
+// lostLease reports whether a manager's last run, in its log, lost a
+// lease: its main one ("leaderelection lost", kube-controller-manager
+// v1.37's "leaderelection lost/stopped"), as one does that yields to a
+// candidate the API server's coordinated leader election prefers or
+// misses its renew deadline, or the migration lease ("migration
+// leaderelection lost"). Not its last lines: v1.37 says which of its
+// controllers it stops after.
+func lostLease(log string) bool {
 	data, err := os.ReadFile(log)
 	if err != nil {
 		return false
 	}
 	run := data[bytes.LastIndex(data, []byte("\n=== "))+1:]
-	return bytes.Contains(run, []byte(`"leaderelection lost`))
+	return bytes.Contains(run, []byte(`leaderelection lost`))
 }

@@ -22,10 +22,10 @@ import (
 	"testing"
 )
 
-// TestYieldedLease reads a manager's last run alone: a lease lost in an
+// TestLostLease reads a manager's last run alone: a lease lost in an
 // earlier run, before a start again, does not make a crash a yield; and
 // v1.37's lines after the loss (the controllers it stops) do not hide it.
-func TestYieldedLease(t *testing.T) {
+func TestLostLease(t *testing.T) {
 	const (
 		header = "=== 2026-11-29T05:43:58Z /bin/kube-controller-manager --v=1\n"
 		lost   = `E1129 05:44:08.179211   21364 controllermanager.go:413] "leaderelection lost/stopped"` + "\n"
@@ -39,14 +39,15 @@ func TestYieldedLease(t *testing.T) {
 		{"lost, then its controllers stopped", header + lost + after + after, true},
 		{"a crash", header + panic, false},
 		{"lost in the run before, a crash now", header + lost + header + panic, false},
+		{"the migration lease, release N's wording", header + `E1129 05:44:08.179211   1 controllermanager.go:322] "migration leaderelection lost"` + "\n", true},
 		{"a CCM's wording", header + `E1129 05:44:08.179211   1 controllermanager.go:300] "leaderelection lost"` + "\n", true},
 	} {
 		path := filepath.Join(t.TempDir(), "kcm.log")
 		if err := os.WriteFile(path, []byte(tc.log), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if got := yieldedLease(path); got != tc.want {
-			t.Errorf("%s: yieldedLease %v, want %v", tc.name, got, tc.want)
+		if got := lostLease(path); got != tc.want {
+			t.Errorf("%s: lostLease %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }

@@ -47,12 +47,12 @@ func TestLayout(t *testing.T) {
 
 func TestBuildTimes(t *testing.T) {
 	c := New(t.TempDir())
-	if _, ok := c.BuildTime("etcd v3.7.0"); ok {
+	if _, ok := c.BuildTime("etcd v3.7.1"); ok {
 		t.Error("expected no build time in an empty cache")
 	}
-	c.RecordBuildTime("etcd v3.7.0", 90*time.Second)
+	c.RecordBuildTime("etcd v3.7.1", 90*time.Second)
 	c.RecordBuildTime("kwok v0.8.0", time.Minute)
-	if d, ok := c.BuildTime("etcd v3.7.0"); !ok || d != 90*time.Second {
+	if d, ok := c.BuildTime("etcd v3.7.1"); !ok || d != 90*time.Second {
 		t.Errorf("expected 1m30s recorded, actual %s (%t)", d, ok)
 	}
 }

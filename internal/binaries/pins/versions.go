@@ -38,7 +38,7 @@ const Kubernetes = "k8s.io/kubernetes"
 // binary that asks.
 var Versions = map[string]string{
 	Kubernetes:                  "v1.37.2",
-	"go.etcd.io/etcd/server/v3": "v3.7.0",
+	"go.etcd.io/etcd/server/v3": "v3.7.1",
 	"sigs.k8s.io/kwok":          "v0.8.0",
 	// kind's base-image files are what the kind runtime's node image is
 	// made of, besides Debian and the binaries.
