@@ -37,9 +37,10 @@ import (
 // clients of the ingress IP straight to the backends, which then get
 // connections without the header they were set up to expect (the
 // hcloud CCM's users, issue 727). What the data path does with either
-// mode is kube-proxy's, and pods here cannot reach fakecloud's load
-// balancers (on the host's loopback) to see it: the spec checks what the
-// CCM writes against what the cloud says it made.
+// mode is kube-proxy's: the spec checks what the CCM writes against what
+// the cloud says it made. (A kind cluster's pods can reach fakecloud's
+// load balancers, through the node's egress rule, so a data-path check of
+// the two modes is possible there; it is not written yet.)
 func proxyProtocol(ctx context.Context, f *framework.Framework) {
 	asks := env().Cluster.Profile.ProxyProtocolAnnotations
 	if len(asks) == 0 {
