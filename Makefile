@@ -532,7 +532,11 @@ e2e-foreign: build $(BIN)/kind
 # UPSTREAM_EXPECT names another list than providers/$(PROVIDER)/upstream.yaml
 # (your CCM's, with PROVIDER=external and its profile file). UPSTREAM_TIMEOUT
 # is the suite's (default 90m): each listed spec whose Service gets no
-# ingress waits out upstream's 15 minutes.
+# ingress waits out upstream's 15 minutes. UPSTREAM_PROCS runs the specs in
+# that many processes under Ginkgo's command line, as Kubernetes' own jobs
+# do: by default 1, and 12 with UPSTREAM_ALL, so that the listed specs'
+# waits overlap (the AWS CCM's ten, one after another, take two and a half
+# hours).
 # Not in make test, as issue 39 allows only within the CI budget: alone on
 # the 2-core machine it takes about 400 s and 530 s of CPU (the kind
 # nodes' 280 of it), a tenth of make test's CPU, which is over the budget.
@@ -540,12 +544,13 @@ e2e-foreign: build $(BIN)/kind
 # fake provider, the upstream runner or a list changes, and the daily
 # periodics ci-ccm-harness-e2e-upstream-{fake,openstack,aws} every spec.
 UPSTREAM_SKIP ?= $(if $(filter true,$(UPSTREAM_ALL)),,rolling update)
+UPSTREAM_PROCS ?= $(if $(filter true,$(UPSTREAM_ALL)),12,1)
 e2e-upstream: $(BIN)/ccm-harness $(if $(filter fake,$(PROVIDER)),$(IMAGE))
 	$(BIN)/ccm-harness upstream --name=ccm-harness-upstream-$(PROVIDER) --cluster=kind --provider=$(PROVIDER) \
 		$(if $(filter fake,$(PROVIDER)),--ccm-image=docker-archive:$(IMAGE),--ccm-version='$(CCM_VERSION)') --provider-config='$(PROVIDER_CONFIG)' \
 		--kubernetes-version='$(K8S_VERSION)' --artifacts=$(ARTIFACTS)/upstream-$(PROVIDER) $(if $(UPSTREAM_SKIP),--skip='$(UPSTREAM_SKIP)') \
 		$(if $(filter true,$(UPSTREAM_ALL)),,--skip-listed) $(if $(UPSTREAM_EXPECT),--expect='$(UPSTREAM_EXPECT)') \
-		$(if $(UPSTREAM_TIMEOUT),--timeout=$(UPSTREAM_TIMEOUT))
+		$(if $(UPSTREAM_TIMEOUT),--timeout=$(UPSTREAM_TIMEOUT)) --procs=$(UPSTREAM_PROCS)
 
 $(BIN)/kind: go.mod go.sum
 	@mkdir -p $(BIN); $(GO) build -ldflags='-s -w' -o $@ sigs.k8s.io/kind

@@ -200,9 +200,11 @@ type Cluster struct {
 	// DataPlane is true when nodes run pods and carry traffic; simulated
 	// nodes do not.
 	DataPlane bool
-	// IPv4OnlyNodes is true where the runtime puts its nodes on a network
-	// of IPv4 alone (kind's Docker network here), so that their instances
-	// have no IPv6 address whatever the CCM claims.
+	// IPv4OnlyNodes is true where the runtime's nodes are of IPv4 alone
+	// (the kind runtime's clusters are of kind's ipFamily ipv4, and their
+	// instances carry the node containers' IPv4 addresses only, even where
+	// Docker's kind network has an IPv6 range too), so that their
+	// instances have no IPv6 address whatever the CCM claims.
 	IPv4OnlyNodes bool
 	// DualStackServices is true where the API server gives Services
 	// addresses of both families (--service-cluster-ip-range of both), so

@@ -180,14 +180,23 @@ var _ = framework.Describe("LoadBalancer data path", Needs(Claims(providers.Load
 	// first seen spread without affinity, so that a load balancer that
 	// sends everything to one node cannot pass.
 	it(specs.DatapathAffinity, func(ctx context.Context) {
-		nodes, err := e2enode.GetReadySchedulableNodes(ctx, f.ClientSet)
-		framework.ExpectNoError(err, "list the nodes that run pods")
-		n := min(len(nodes.Items), 3)
+		nodes := twoNodesOrMore(ctx, f, func(ctx context.Context) []string {
+			nodes, err := e2enode.GetReadySchedulableNodes(ctx, f.ClientSet)
+			if err != nil {
+				return nil
+			}
+			var names []string
+			for _, n := range nodes.Items {
+				names = append(names, n.Name)
+			}
+			return names
+		})
+		n := min(len(nodes), 3)
 		if n < 2 {
-			framework.Failf("%d node runs pods: one backend pod answering every request would prove nothing: expected two at least", n)
+			framework.Failf("%d node runs pods after %v: one backend pod answering every request would prove nothing: expected two at least", n, f.Timeouts.PodStart)
 		}
 		jig := e2eservice.NewTestJig(f.ClientSet, f.Namespace.Name, "datapath-affinity")
-		_, err = jig.Run(ctx, func(d *appsv1.Deployment) {
+		_, err := jig.Run(ctx, func(d *appsv1.Deployment) {
 			d.Spec.Replicas = new(int32(n))
 			d.Spec.Template.Spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{
 				RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{

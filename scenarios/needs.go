@@ -93,7 +93,7 @@ var (
 	// they can, a profile that claims a dual-stack feature answers for
 	// its cloud's instances having them.
 	NeedIPv6Nodes = newNeed(needPrefix+"ipv6-nodes", upFront, func(f Features) string {
-		return unless(f.IPv6Nodes, "needs nodes with IPv6 addresses: this runtime's node network is IPv4 only (kind's Docker network here)")
+		return unless(f.IPv6Nodes, "needs nodes with IPv6 addresses: this runtime's nodes are of IPv4 alone (the kind runtime's clusters are IPv4 clusters)")
 	})
 	// NeedDualStackServices: the cluster makes dual-stack Services, and
 	// the cloud here can give a load balancer an IPv6 address.

@@ -32,6 +32,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/cloud-provider/names"
 	"k8s.io/kubernetes/test/e2e/framework"
@@ -416,6 +417,24 @@ func cloudInstances(ctx context.Context, cs kubernetes.Interface, required bool)
 // initialNodes are the nodes a spec about "every node" checks: those the
 // cluster had when the specs began; nil (every node) if it had none.
 func initialNodes() []string { return env().InitialNodes }
+
+// twoNodesOrMore asks list for the nodes that can run a spec's pods until
+// it names two or more, within the framework's bound for starting pods,
+// and returns its last answer. Asked once, it could say none: a node keeps
+// its not-ready taint until kube-controller-manager's node lifecycle
+// controller removes it, and a manager that restarts on a loaded machine
+// removes none meanwhile (on empty caches, make controls' kind cluster
+// began the rolling-update spec with every node so tainted, its
+// kube-controller-manager down for 38 s after a lost lease). Whether pods
+// can run is the kubelets' and the control plane's, not the CCM's.
+func twoNodesOrMore(ctx context.Context, f *framework.Framework, list func(context.Context) []string) []string {
+	var names []string
+	_ = wait.PollUntilContextTimeout(ctx, framework.Poll, f.Timeouts.PodStart, true, func(ctx context.Context) (bool, error) {
+		names = list(ctx)
+		return len(names) >= 2, nil
+	})
+	return names
+}
 
 func cloudInstancesOf(ctx context.Context, names ...string) map[string]providers.Instance {
 	e := env()

@@ -97,9 +97,9 @@ func rollingUpdate(ctx context.Context, f *framework.Framework) {
 	ds.Spec.Template.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{
 		RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{NodeSelectorTerms: terms},
 	}}
-	nodeNames := e2edaemonset.SchedulableNodes(ctx, cs, ds)
+	nodeNames := twoNodesOrMore(ctx, f, func(ctx context.Context) []string { return e2edaemonset.SchedulableNodes(ctx, cs, ds) })
 	if len(nodeNames) < 2 {
-		framework.Failf("%d node runs pods: with one, a rollout leaves no backend to serve: expected two at least", len(nodeNames))
+		framework.Failf("%d node runs pods after %v: with one, a rollout leaves no backend to serve: expected two at least", len(nodeNames), f.Timeouts.PodStart)
 	}
 	ds, err := cs.AppsV1().DaemonSets(ns).Create(ctx, ds, metav1.CreateOptions{})
 	framework.ExpectNoError(err, "create the DaemonSet of backend pods")

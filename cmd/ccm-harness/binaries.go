@@ -64,7 +64,9 @@ func newBinaries(o *options.Options) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				comps = append(comps, e2e)
+				// And Ginkgo's command line, which runs it in parallel
+				// (upstream --procs).
+				comps = append(comps, e2e, binaries.GinkgoCLI)
 			}
 			paths, err := s.Binaries.Paths(cmd.Context(), comps...)
 			if err != nil {
@@ -87,7 +89,7 @@ func newBinaries(o *options.Options) *cobra.Command {
 	}
 	o.Bind(cmd.Flags(), options.FlagKubeconfig, options.FlagLifecycleNodes, options.FlagJoinHook, options.FlagNodes, options.FlagArtifacts, options.FlagWait, options.FlagAPIServerPort)
 	cmd.Flags().StringVar(&labelFilter, "label-filter", "", "the suite's Ginkgo label filter: the leader-migration specs' managers are built only if it selects one of them (empty selects every spec)")
-	cmd.Flags().BoolVar(&upstreamE2E, "upstream-e2e", false, "also build Kubernetes' own e2e.test of the release, which `upstream` runs")
+	cmd.Flags().BoolVar(&upstreamE2E, "upstream-e2e", false, "also build Kubernetes' own e2e.test of the release, which `upstream` runs, and Ginkgo's command line, which runs it in parallel")
 	cmd.Flags().BoolVar(&migrationOnly, "leader-migration-only", false, "build only the leader-migration specs' managers, not the cluster's components: a build beside theirs (make e2e runs it in the background)")
 	return cmd
 }

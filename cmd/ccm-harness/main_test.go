@@ -1292,6 +1292,11 @@ func TestUpstream(t *testing.T) {
 		{"no suite", []string{"--expect", empty, "--e2e-test", filepath.Join(dir, "none")}, []string{"--e2e-test:", "leave it out to build the cluster's release's"}},
 		{"an unsupported provider", []string{"--expect", unsupported}, []string{"provider fake cannot be judged by upstream's suite here: its load balancers answer at names only fakecloud resolves (" + unsupported + ")"}},
 		{"a provider without load balancers", []string{"--provider=vsphere", "--expect", empty}, []string{"provider vsphere does not claim load-balancers: upstream's [Feature:LoadBalancer] specs need a CCM that makes load balancers"}},
+		{"no process", []string{"--expect", empty, "--procs", "0"}, []string{"--procs=0: the suite needs at least one process"}},
+		// Ginkgo's command line runs in parallel only a suite of its own
+		// Ginkgo, which an older release's e2e.test does not link; said
+		// before that suite is built.
+		{"an older release's suite in parallel", []string{"--expect", empty, "--kubernetes-version=v1.36.3", "--procs", "2"}, []string{"--procs=2: the e2e.test of Kubernetes v1.36.3 links that release's Ginkgo", "run it with --procs=1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := e.run(t, append([]string{"upstream", "--name", name, "--bin-dir", bin}, tc.args...)...)

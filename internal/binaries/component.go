@@ -273,6 +273,11 @@ var (
 	// (GCE's compute API), as upstream's providerless jobs do.
 	UpstreamE2E = Component{Name: "e2e.test", Module: pins.Kubernetes, Package: "k8s.io/kubernetes/test/e2e", Test: true,
 		VersionLDFlags: pins.KubeVersion, Versions: pins.KubernetesReleases, Aligned: []string{pins.Versions[pins.Kubernetes]}, Tags: []string{"providerless"}}
+	// GinkgoCLI is Ginkgo's command line, which runs upstream's e2e.test in
+	// parallel processes (upstream --procs), as Kubernetes' own jobs do
+	// (hack/ginkgo-e2e.sh): its parallel specs share a server that only
+	// the command line runs.
+	GinkgoCLI = Component{Name: "ginkgo", Module: pins.Ginkgo, Package: pins.Ginkgo + "/ginkgo"}
 	// Pause is the pod sandbox's process, the kind node image's pause image.
 	Pause = Component{Name: "pause", Module: pins.ModulePath, Package: pins.ModulePath + "/cluster/kind/pause"}
 )

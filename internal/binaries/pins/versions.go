@@ -43,7 +43,14 @@ var Versions = map[string]string{
 	// kind's base-image files are what the kind runtime's node image is
 	// made of, besides Debian and the binaries.
 	"sigs.k8s.io/kind": "v0.33.0",
+	// Ginkgo's command line runs upstream's e2e.test in parallel
+	// processes; the suites link Ginkgo too, at this version for the
+	// default release.
+	Ginkgo: "v2.34.0",
 }
+
+// Ginkgo is the module of the Ginkgo test framework and its command line.
+const Ginkgo = "github.com/onsi/ginkgo/v2"
 
 // KubernetesReleases are the releases a cluster may run
 // (--kubernetes-version): the newest patch of each supported minor that the
