@@ -120,7 +120,7 @@ PROCS ?= $(if $(filter local,$(CLUSTER)),6,1)
 # is the command that makes the specs' new nodes there (`hook NODE`).
 # COORDINATED_LEADER_ELECTION=true runs a local cluster's API server with
 # coordinated leader election (KEP-4355) and its kube-controller-managers
-# as candidates.
+# as candidates. DUAL_STACK=true makes a kind cluster of both families.
 # LEADER_MIGRATION_CONFIG, CCM_LEADER_MIGRATION_CONFIG,
 # ROLLBACK_LEADER_MIGRATION_CONFIG and LEADER_MIGRATION_DEFAULT (any
 # value) are the suite's leader-migration flags of those names; E2E_FLAGS
@@ -130,6 +130,7 @@ SUITE_FLAGS = --provider=$(PROVIDER) --ccm-version='$(CCM_VERSION)' --cluster=$(
 	$(if $(WAIT_SCALE),--wait-scale=$(WAIT_SCALE)) $(if $(LIFECYCLE_NODES),--lifecycle-nodes=$(LIFECYCLE_NODES)) \
 	$(if $(JOIN_HOOK),--join-hook='$(JOIN_HOOK)') \
 	$(if $(COORDINATED_LEADER_ELECTION),--coordinated-leader-election=$(COORDINATED_LEADER_ELECTION)) \
+	$(if $(DUAL_STACK),--dual-stack=$(DUAL_STACK)) \
 	$(if $(LEADER_MIGRATION_CONFIG),--leader-migration-config='$(LEADER_MIGRATION_CONFIG)') \
 	$(if $(CCM_LEADER_MIGRATION_CONFIG),--ccm-leader-migration-config='$(CCM_LEADER_MIGRATION_CONFIG)') \
 	$(if $(ROLLBACK_LEADER_MIGRATION_CONFIG),--rollback-leader-migration-config='$(ROLLBACK_LEADER_MIGRATION_CONFIG)') \
@@ -575,9 +576,13 @@ e2e-kind: $(IMAGE)
 # presubmit pull-ccm-harness-e2e-kind and the daily periodic
 # ci-ccm-harness-e2e-kind-providers; in make test those specs run on the
 # local clusters, and on real kubelets with the AWS CCM (make e2e-foreign).
-KIND_DATAPATH = datapath || route
+# Its cluster is dual-stack (DUAL_STACK=true): pods of both families over
+# the routes of both, the data path through an IPv6 ingress, and real
+# kubelets given a dual-stack --node-ip (the specs that need IPv6 nodes or
+# dual-stack Services).
+KIND_DATAPATH = datapath || route || needs-ipv6-nodes || needs-dual-stack-services
 e2e-kind-datapath: $(IMAGE)
-	$(MAKE) e2e-kind LABEL_FILTER='$(KIND_DATAPATH)'
+	$(MAKE) e2e-kind LABEL_FILTER='$(KIND_DATAPATH)' DUAL_STACK=true
 
 # The default suite again in one process, its artifacts beside the
 # parallel run's: e2e/controls' TestSerialMatchesParallel checks that the

@@ -92,6 +92,11 @@ type Spec struct {
 	// v1.31) and every CCM (k8s.io/cloud-provider has no coordinated
 	// election).
 	CoordinatedLeaderElection bool
+	// DualStack makes a kind cluster of both families (kind's ipFamily
+	// dual): pod and Service ranges of each, kubelets given a dual-stack
+	// --node-ip, instances with the node containers' IPv6 addresses as
+	// well. The local runtime's clusters are dual-stack always.
+	DualStack bool
 }
 
 // AtRelease is c, a component of Kubernetes, at the spec's release.
@@ -201,10 +206,11 @@ type Cluster struct {
 	// nodes do not.
 	DataPlane bool
 	// IPv4OnlyNodes is true where the runtime's nodes are of IPv4 alone
-	// (the kind runtime's clusters are of kind's ipFamily ipv4, and their
-	// instances carry the node containers' IPv4 addresses only, even where
-	// Docker's kind network has an IPv6 range too), so that their
-	// instances have no IPv6 address whatever the CCM claims.
+	// (the kind runtime's clusters but dual-stack ones are of kind's
+	// ipFamily ipv4, and their instances carry the node containers' IPv4
+	// addresses only, even where Docker's kind network has an IPv6 range
+	// too), so that their instances have no IPv6 address whatever the CCM
+	// claims.
 	IPv4OnlyNodes bool
 	// DualStackServices is true where the API server gives Services
 	// addresses of both families (--service-cluster-ip-range of both), so

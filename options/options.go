@@ -66,6 +66,7 @@ const (
 	FlagAllowNewerCCM  = "allow-newer-ccm"
 
 	FlagCoordinatedLeaderElection = "coordinated-leader-election"
+	FlagDualStack                 = "dual-stack"
 	FlagLifecycleNodes            = "lifecycle-nodes"
 	FlagJoinHook                  = "join-hook"
 )
@@ -199,12 +200,15 @@ type Options struct {
 	// CoordinatedLeaderElection makes a local cluster run coordinated
 	// leader election (cluster.Spec.CoordinatedLeaderElection).
 	CoordinatedLeaderElection bool
+	// DualStack makes a kind cluster of both families
+	// (cluster.Spec.DualStack).
+	DualStack bool
 }
 
 // New returns the defaults, taken from the environment where it sets
 // them: PROVIDER, PROVIDER_CONFIG, CCM_VERSION, CCM_IMAGE, CLUSTER,
 // KUBECONFIG, BIN_DIR, NODES, ARTIFACTS, K8S_VERSION, ALLOW_NEWER_CCM,
-// LIFECYCLE_NODES, JOIN_HOOK and COORDINATED_LEADER_ELECTION,
+// LIFECYCLE_NODES, JOIN_HOOK, COORDINATED_LEADER_ELECTION and DUAL_STACK,
 // as `make e2e` passes them.
 func New() *Options {
 	nodes := 3
@@ -229,6 +233,7 @@ func New() *Options {
 		JoinHook:          os.Getenv("JOIN_HOOK"),
 
 		CoordinatedLeaderElection: os.Getenv("COORDINATED_LEADER_ELECTION") == "true",
+		DualStack:                 os.Getenv("DUAL_STACK") == "true",
 	}
 }
 
@@ -268,6 +273,9 @@ func (o *Options) Bind(fs FlagSet, except ...string) {
 	if !slices.Contains(except, FlagCoordinatedLeaderElection) {
 		fs.BoolVar(&o.CoordinatedLeaderElection, FlagCoordinatedLeaderElection, o.CoordinatedLeaderElection, "run the local cluster's API server with coordinated leader election (KEP-4355) and its kube-controller-managers as candidates, as a cluster that enables it does ($COORDINATED_LEADER_ELECTION=true)")
 	}
+	if !slices.Contains(except, FlagDualStack) {
+		fs.BoolVar(&o.DualStack, FlagDualStack, o.DualStack, "make the kind cluster of both families: pod and Service ranges of each, kubelets given a dual-stack --node-ip (KEP-3705), the node containers' IPv6 addresses on their instances ($DUAL_STACK=true)")
+	}
 	if !slices.Contains(except, FlagNodes) {
 		fs.IntVar(&o.Nodes, FlagNodes, o.Nodes, "nodes to register at start ($NODES)")
 	}
@@ -295,6 +303,7 @@ func (o Options) Args() []string {
 		"--" + FlagNodes + "=" + strconv.Itoa(o.Nodes),
 		"--" + FlagAllowNewerCCM + "=" + strconv.FormatBool(o.AllowNewerCCM),
 		"--" + FlagCoordinatedLeaderElection + "=" + strconv.FormatBool(o.CoordinatedLeaderElection),
+		"--" + FlagDualStack + "=" + strconv.FormatBool(o.DualStack),
 	}
 	if o.Cluster == Existing {
 		args = append(args, "--"+FlagKubeconfig+"="+o.Kubeconfig, "--"+FlagLifecycleNodes+"="+o.LifecycleNodes, "--"+FlagJoinHook+"="+o.JoinHook)
@@ -344,6 +353,9 @@ func (o Options) Resolve(logf func(format string, args ...any)) (*Setup, error) 
 	}
 	if o.CoordinatedLeaderElection && o.Cluster != Local {
 		return nil, fmt.Errorf("--%s is for a cluster the harness makes with --%s=%s; a kind or existing cluster enables it in its own control plane's configuration", FlagCoordinatedLeaderElection, FlagCluster, Local)
+	}
+	if o.DualStack && o.Cluster != Kind {
+		return nil, fmt.Errorf("--%s is for a kind cluster the harness makes (--%s=%s): a local cluster is dual-stack already, and an existing one is as it was made", FlagDualStack, FlagCluster, Kind)
 	}
 	if p.CCM.Name == "" {
 		// A profile file with no ccm: the cluster's own runs already.

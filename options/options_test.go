@@ -96,6 +96,8 @@ func TestResolveBadInput(t *testing.T) {
 		{"lent nodes of a cluster the harness makes", Options{Provider: fake.Name, Cluster: Local, LifecycleNodes: "node-1"}, "--lifecycle-nodes names nodes of a cluster someone else made"},
 		{"a join hook for a cluster the harness makes", Options{Provider: fake.Name, Cluster: Local, JoinHook: "true"}, "--join-hook makes nodes of a cluster someone else made"},
 		{"coordinated leader election on kind", Options{Provider: fake.Name, Cluster: Kind, CoordinatedLeaderElection: true}, "--coordinated-leader-election is for a cluster the harness makes with --cluster=local"},
+		{"dual-stack on a local cluster", Options{Provider: fake.Name, Cluster: Local, DualStack: true}, "--dual-stack is for a kind cluster the harness makes (--cluster=kind): a local cluster is dual-stack already"},
+		{"dual-stack on an existing cluster", Options{Provider: fake.Name, Cluster: Existing, Kubeconfig: "/dev/null", DualStack: true}, "--dual-stack is for a kind cluster the harness makes"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.o.Nodes == 0 && tt.name != "no nodes" {

@@ -88,6 +88,7 @@ func (s *Setup) Spec(name string) cluster.Spec {
 
 		KubernetesVersion:         s.Release,
 		CoordinatedLeaderElection: s.CoordinatedLeaderElection,
+		DualStack:                 s.DualStack,
 	}
 }
 

@@ -243,6 +243,36 @@ var _ = framework.Describe("LoadBalancer data path", Needs(Claims(providers.Load
 	})
 
 	it(specs.DatapathRollingUpdate, func(ctx context.Context) { rollingUpdate(ctx, f) })
+
+	// A cloud's API can give a load balancer an IPv6 address whose
+	// frontend carries nothing; only a request through it shows that.
+	it(specs.DatapathDualStack, Needs(NeedDualStackServices), func(ctx context.Context) {
+		jig := e2eservice.NewTestJig(f.ClientSet, f.Namespace.Name, "datapath-dual")
+		_, err := jig.Run(ctx, nil)
+		framework.ExpectNoError(err, "start the backend pods")
+		var s *v1.Service
+		if !step(ctx, f, providers.StepProvision, func(ctx context.Context) error {
+			if _, err := jig.CreateLoadBalancerService(ctx, env().Timeouts.LoadBalancer, func(s *v1.Service) {
+				annotate(s)
+				s.Spec.IPFamilyPolicy = new(v1.IPFamilyPolicyRequireDualStack)
+			}); err != nil {
+				return err
+			}
+			var err error
+			s, err = WaitForService(ctx, f.ClientSet, f.Namespace.Name, jig.Name, env().Timeouts.LoadBalancer, "an ingress IP of each family", HasDualStackIngress)
+			return err
+		}) {
+			return
+		}
+		for _, ip := range ingressIPs(ctx, s) {
+			family := "IPv4"
+			if a, err := netip.ParseAddr(ip); err == nil && a.Is6() && !a.Is4In6() {
+				family = "IPv6"
+			}
+			framework.ExpectNoError(WaitForCloud(ctx, env().Timeouts.LoadBalancer, "an answer from a backend pod through the "+family+" ingress "+ip,
+				func(ctx context.Context) error { _, err := inTurn(ctx, ip, 80, 1); return err }))
+		}
+	})
 })
 
 // affinityRequests is how many requests in a row from one client must be
@@ -334,21 +364,45 @@ func ingressIP(ctx context.Context, s *v1.Service) string {
 	if in.IP != "" {
 		return in.IP
 	}
+	return cloudLBOf(ctx, s, in.Hostname).IP
+}
+
+// ingressIPs are the addresses of every family the Service's ingress
+// stands for: its IPs, or those of the cloud's load balancer a hostname
+// names.
+func ingressIPs(ctx context.Context, s *v1.Service) []string {
+	if err := HasIngress(s); err != nil {
+		framework.Fail(err.Error())
+	}
+	var ips []string
+	for _, in := range s.Status.LoadBalancer.Ingress {
+		if in.IP == "" {
+			lb := cloudLBOf(ctx, s, in.Hostname)
+			return slices.DeleteFunc([]string{lb.IP, lb.IPv6}, func(ip string) bool { return ip == "" })
+		}
+		ips = append(ips, in.IP)
+	}
+	return ips
+}
+
+// cloudLBOf is the cloud's load balancer whose name hostname is, the
+// ingress of Service s.
+func cloudLBOf(ctx context.Context, s *v1.Service, hostname string) providers.LoadBalancer {
 	lbi, ok := lbInspector()
 	if !ok {
-		framework.Failf("Service %s/%s: ingress hostname %s, and no inspector to ask which address it stands for", s.Namespace, s.Name, in.Hostname)
+		framework.Failf("Service %s/%s: ingress hostname %s, and no inspector to ask which address it stands for", s.Namespace, s.Name, hostname)
 	}
 	lbs, err := lbi.LoadBalancers(ctx)
 	framework.ExpectNoError(err, "listing the cloud's load balancers")
 	var names []string
 	for _, lb := range lbs {
-		if lb.Hostname == in.Hostname {
-			return lb.IP
+		if lb.Hostname == hostname {
+			return lb
 		}
 		names = append(names, lb.Hostname)
 	}
-	framework.Failf("Service %s/%s: expected ingress hostname %s to be a cloud load balancer's, actual: the cloud's are %v", s.Namespace, s.Name, in.Hostname, names)
-	return ""
+	framework.Failf("Service %s/%s: expected ingress hostname %s to be a cloud load balancer's, actual: the cloud's are %v", s.Namespace, s.Name, hostname, names)
+	return providers.LoadBalancer{}
 }
 
 func nodeInternalIP(n *v1.Node) string {

@@ -93,13 +93,13 @@ var (
 	// they can, a profile that claims a dual-stack feature answers for
 	// its cloud's instances having them.
 	NeedIPv6Nodes = newNeed(needPrefix+"ipv6-nodes", upFront, func(f Features) string {
-		return unless(f.IPv6Nodes, "needs nodes with IPv6 addresses: this runtime's nodes are of IPv4 alone (the kind runtime's clusters are IPv4 clusters)")
+		return unless(f.IPv6Nodes, "needs nodes with IPv6 addresses: this runtime's nodes are of IPv4 alone (the kind runtime's clusters are IPv4 clusters but with --dual-stack, DUAL_STACK=true)")
 	})
 	// NeedDualStackServices: the cluster makes dual-stack Services, and
 	// the cloud here can give a load balancer an IPv6 address.
 	NeedDualStackServices = newNeed(needPrefix+"dual-stack-services", upFront, func(f Features) string {
 		if !f.DualStackServices {
-			return "needs a cluster that makes dual-stack Services (kube-apiserver --service-cluster-ip-range of both families): this one's Services are of one family"
+			return "needs a cluster that makes dual-stack Services (kube-apiserver --service-cluster-ip-range of both families): this one's Services are of one family (a kind cluster's are of both with --dual-stack, DUAL_STACK=true)"
 		}
 		return unless(f.IPv6LoadBalancers, fmt.Sprintf("provider %s's cloud has no IPv6 load balancer range here: fakecloud routes one to this machine only as root (--lb-cidr-v6 --lb-route)", f.Provider))
 	})

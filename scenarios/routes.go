@@ -149,15 +149,20 @@ var _ = framework.Describe("Routes", Needs(Claims(providers.Routes), NeedDataPla
 		}
 		client := netexecPod(ctx, f, "client", nodes.Items[0].Name)
 		server := netexecPod(ctx, f, "server", nodes.Items[1].Name)
-		target := net.JoinHostPort(server.Status.PodIP, "8080")
-		what := fmt.Sprintf("pod %s on node %s to reach pod %s (%s) on node %s", client.Name, client.Spec.NodeName, server.Name, target, server.Spec.NodeName)
-		framework.ExpectNoError(WaitForCloud(ctx, env().Timeouts.LoadBalancer, what, func(ctx context.Context) error {
-			stdout, stderr, err := e2epod.ExecCommandInContainerWithFullOutput(f, client.Name, "netexec", "/agnhost", "connect", target, "--timeout=3s")
-			if err != nil {
-				return fmt.Errorf("node %s: expected a TCP connection from pod %s to %s on node %s, actual: %v (%s)", client.Spec.NodeName, client.Name, target, server.Spec.NodeName, err, strings.TrimSpace(stdout+" "+stderr))
-			}
-			return nil
-		}))
+		// Each of the pod's addresses: a dual-stack cluster's pods have one
+		// of each family, each carried by the route of its node's pod CIDR
+		// of that family.
+		for _, ip := range server.Status.PodIPs {
+			target := net.JoinHostPort(ip.IP, "8080")
+			what := fmt.Sprintf("pod %s on node %s to reach pod %s (%s) on node %s", client.Name, client.Spec.NodeName, server.Name, target, server.Spec.NodeName)
+			framework.ExpectNoError(WaitForCloud(ctx, env().Timeouts.LoadBalancer, what, func(ctx context.Context) error {
+				stdout, stderr, err := e2epod.ExecCommandInContainerWithFullOutput(f, client.Name, "netexec", "/agnhost", "connect", target, "--timeout=3s")
+				if err != nil {
+					return fmt.Errorf("node %s: expected a TCP connection from pod %s to %s on node %s, actual: %v (%s)", client.Spec.NodeName, client.Name, target, server.Spec.NodeName, err, strings.TrimSpace(stdout+" "+stderr))
+				}
+				return nil
+			}))
+		}
 	})
 })
 

@@ -209,6 +209,7 @@ var (
 	DatapathHealthChecks  = ID{"datapath/health-checks"}
 	DatapathAffinity      = ID{"datapath/session-affinity"}
 	DatapathRollingUpdate = ID{"datapath/rolling-update"}
+	DatapathDualStack     = ID{"datapath/dual-stack"}
 
 	RoutesCreated     = ID{"route/created"}
 	RoutesReconciled  = ID{"route/reconciled"}
@@ -281,6 +282,7 @@ var All = []Spec{
 	{DatapathHealthChecks, "health-checks only nodes with endpoints, with externalTrafficPolicy=Local", TagDatapath, LoadBalancers, LoadBalancerHealthChecks},
 	{DatapathAffinity, "keeps a client on one backend pod once sessionAffinity is ClientIP, with externalTrafficPolicy=Local", TagDatapath, LoadBalancers, LoadBalancerSessionAffinity},
 	{DatapathRollingUpdate, "keeps answering while the backend pods roll, with externalTrafficPolicy=Cluster and Local", TagDatapath, LoadBalancers, LoadBalancerHealthChecks},
+	{DatapathDualStack, "carries traffic through the ingress IP of each family of a RequireDualStack Service", TagDatapath, LoadBalancers, LoadBalancerDualStack},
 
 	{RoutesCreated, "creates a route to every node's pod CIDR and marks the node's network available", TagRoute, Routes, ""},
 	{RoutesReconciled, "removes a deleted node's route and recreates one deleted behind the CCM's back", TagRoute, Routes, ""},

@@ -55,6 +55,15 @@ type Exception struct {
 	// Reason says why, with the evidence: what the spec needs that the
 	// cluster, the cloud or the CCM does not have.
 	Reason string `json:"reason"`
+	// Race, when set, says the spec catches the CCM's fault only by
+	// chance, and on what the chance turns (where the scheduler puts its
+	// pods): it fails or passes, and neither is judged; a skip still is.
+	// Such an entry must name the harness spec that catches the same
+	// fault every run (DecidedBy), so the fault is never left unjudged.
+	Race string `json:"race,omitempty"`
+	// DecidedBy is that spec: one of the provider's known differences
+	// (providers.Difference), a strict expected failure.
+	DecidedBy string `json:"decidedBy,omitempty"`
 }
 
 // Read reads a provider's expectations (its folder's upstream.yaml).
@@ -74,8 +83,27 @@ func Read(path string) (*Expectations, error) {
 		if strings.TrimSpace(x.Spec) == "" || strings.TrimSpace(x.Reason) == "" {
 			return nil, fmt.Errorf("%s: cannotPass entry %d has no spec or no reason: each names a spec and says why it cannot pass", path, i+1)
 		}
+		if (x.Race == "") != (x.DecidedBy == "") {
+			return nil, fmt.Errorf("%s: cannotPass entry %d (%q) has race or decidedBy without the other: a spec that fails by chance names the harness spec that fails every run (a known difference of the provider)", path, i+1, x.Spec)
+		}
 	}
 	return &e, nil
+}
+
+// Decided says which entry that fails by chance names as its DecidedBy a
+// spec that is none of known, the provider's known differences: the fault
+// it catches by chance would then be judged nowhere.
+func (e *Expectations) Decided(known []string) error {
+	list := "it has none"
+	if len(known) > 0 {
+		list = strings.Join(known, ", ")
+	}
+	for _, x := range e.CannotPass {
+		if x.DecidedBy != "" && !slices.Contains(known, x.DecidedBy) {
+			return fmt.Errorf("%q fails by chance and names %q as the spec that fails every run, which is none of the provider's known differences (%s): name one, or list the spec as one that cannot pass", x.Spec, x.DecidedBy, list)
+		}
+	}
+	return nil
 }
 
 // Skip is a --ginkgo.skip that leaves out every listed spec: a run that
@@ -98,6 +126,9 @@ type Result struct {
 	Message string
 	// Reason is the expectations' reason, if the spec is listed.
 	Reason string
+	// Race is the entry's race, if it is listed as failing by chance: its
+	// pass or failure is reported, not judged.
+	Race string
 	// Wrong says what is wrong with the spec's outcome; empty when it is
 	// as expected.
 	Wrong string
@@ -143,6 +174,12 @@ func Judge(run *reports.Run, e *Expectations) Verdict {
 		switch {
 		case len(listed) > 1:
 			r.Wrong = fmt.Sprintf("named by %d cannotPass entries: make each name one spec alone", len(listed))
+		case len(listed) == 1 && e.CannotPass[listed[0]].Race != "":
+			x := e.CannotPass[listed[0]]
+			r.Reason, r.Race = x.Reason, x.Race
+			if c.Outcome == reports.Skipped {
+				r.Wrong = "skipped (" + r.Message + "), though listed as one that fails by chance: it must run"
+			}
 		case len(listed) == 1 && c.Outcome == reports.Passed:
 			r.Reason = e.CannotPass[listed[0]].Reason
 			r.Wrong = "passed, though listed as one that cannot: drop it from the list"
@@ -179,7 +216,8 @@ func (v Verdict) Err() error {
 		wrong = append(wrong, fmt.Sprintf("cannotPass names %q, which no upstream spec's name holds: drop it or correct it", s))
 	}
 	wrong = append(wrong, v.Ambiguous...)
-	if !slices.ContainsFunc(v.Results, func(r Result) bool { return r.Outcome == reports.Passed }) {
+	// A pass by chance is no verdict either.
+	if !slices.ContainsFunc(v.Results, func(r Result) bool { return r.Outcome == reports.Passed && r.Race == "" }) {
 		wrong = append(wrong, "no upstream spec passed: the focus selected none, or none can pass here, which is no verdict")
 	}
 	if len(wrong) > 0 {
@@ -192,17 +230,23 @@ func (v Verdict) Err() error {
 // and the reason of one that cannot pass.
 func (v Verdict) Markdown(title string) string {
 	var b strings.Builder
-	passed, listed := 0, 0
+	passed, listed, chance := 0, 0, 0
 	for _, r := range v.Results {
 		switch {
 		case r.Wrong != "":
+		case r.Race != "":
+			chance++
 		case r.Reason != "":
 			listed++
 		default:
 			passed++
 		}
 	}
-	fmt.Fprintf(&b, "## %s\n\n%d upstream specs: %d passed, %d cannot pass here (listed, with why), %d wrong.", title, len(v.Results), passed, listed, len(v.Results)-passed-listed)
+	fmt.Fprintf(&b, "## %s\n\n%d upstream specs: %d passed, %d cannot pass here (listed, with why), ", title, len(v.Results), passed, listed)
+	if chance > 0 {
+		fmt.Fprintf(&b, "%d pass or fail by chance (listed, not judged: a spec of ours judges the same fault), ", chance)
+	}
+	fmt.Fprintf(&b, "%d wrong.", len(v.Results)-passed-listed-chance)
 	if len(v.LeftOut) > 0 {
 		fmt.Fprintf(&b, " Left out, not run: %d listed as unable to pass here.", len(v.LeftOut))
 	}
@@ -210,6 +254,9 @@ func (v Verdict) Markdown(title string) string {
 	b.WriteString("| spec | outcome | why |\n|---|---|---|\n")
 	for _, r := range v.Results {
 		why := r.Reason
+		if r.Race != "" {
+			why = "by chance, not judged: " + r.Race + " " + r.Reason
+		}
 		if r.Wrong != "" {
 			why = "**" + r.Wrong + "**"
 		}

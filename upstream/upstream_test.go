@@ -23,14 +23,25 @@ import (
 	"strings"
 	"testing"
 
+	"sigs.k8s.io/ccm-harness/providers"
+	_ "sigs.k8s.io/ccm-harness/providers/aws"
+	_ "sigs.k8s.io/ccm-harness/providers/fake"
+	_ "sigs.k8s.io/ccm-harness/providers/openstack"
+	_ "sigs.k8s.io/ccm-harness/providers/vsphere"
 	"sigs.k8s.io/ccm-harness/reports"
 )
 
 const (
-	tcp  = "[sig-network] LoadBalancers [Feature:LoadBalancer] should be able to change the type and ports of a TCP service [Slow]"
-	udp  = "[sig-network] LoadBalancers [Feature:LoadBalancer] should be able to change the type and ports of a UDP service [Slow]"
-	ipv6 = "[sig-network] LoadBalancers ExternalTrafficPolicy: Local [Feature:LoadBalancer] [Slow] should work for type=LoadBalancer"
+	tcp      = "[sig-network] LoadBalancers [Feature:LoadBalancer] should be able to change the type and ports of a TCP service [Slow]"
+	affinity = "[sig-network] LoadBalancers [Feature:LoadBalancer] should be able to switch session affinity for LoadBalancer service with Local traffic policy [Slow]"
+	udp      = "[sig-network] LoadBalancers [Feature:LoadBalancer] should be able to change the type and ports of a UDP service [Slow]"
+	ipv6     = "[sig-network] LoadBalancers ExternalTrafficPolicy: Local [Feature:LoadBalancer] [Slow] should work for type=LoadBalancer"
 )
+
+// byChance lists the affinity spec as one that fails or passes by where
+// the scheduler puts its pods.
+var byChance = Expectations{CannotPass: []Exception{{Spec: "switch session affinity for LoadBalancer service with Local traffic policy",
+	Reason: "the CCM keeps a pool's persistence", Race: "which node holds how many pods", DecidedBy: "loadbalancer/session-affinity"}}}
 
 func run(cases ...reports.Case) *reports.Run { return &reports.Run{Cases: cases} }
 
@@ -69,6 +80,14 @@ func TestJudge(t *testing.T) {
 		{name: "every spec listed", run: run(reports.Case{Name: tcp, Outcome: reports.Failed}),
 			expect: Expectations{CannotPass: []Exception{{Spec: "TCP service", Reason: "why"}}},
 			wrong:  []string{"no upstream spec passed"}},
+		{name: "a spec listed as failing by chance failed", run: run(reports.Case{Name: tcp, Outcome: reports.Passed}, reports.Case{Name: affinity, Outcome: reports.Failed, Message: "Affinity shouldn't hold but did"}),
+			expect: byChance},
+		{name: "a spec listed as failing by chance passed", run: run(reports.Case{Name: tcp, Outcome: reports.Passed}, reports.Case{Name: affinity, Outcome: reports.Passed}),
+			expect: byChance},
+		{name: "a spec listed as failing by chance skipped", run: run(reports.Case{Name: tcp, Outcome: reports.Passed}, reports.Case{Name: affinity, Outcome: reports.Skipped, Message: "Requires at least 2 nodes"}),
+			expect: byChance, wrong: []string{"skipped (Requires at least 2 nodes), though listed as one that fails by chance: it must run"}},
+		{name: "only a pass by chance", run: run(reports.Case{Name: affinity, Outcome: reports.Passed}),
+			expect: byChance, wrong: []string{"no upstream spec passed"}},
 		{name: "the suite's setup failed", run: run(reports.Case{Name: "[SynchronizedBeforeSuite]", Outcome: reports.Failed, Message: "nodes not ready"}),
 			wrong: []string{`"[SynchronizedBeforeSuite]" failed: nodes not ready`}},
 	} {
@@ -105,6 +124,31 @@ func TestMarkdown(t *testing.T) {
 	}
 }
 
+// TestMarkdownByChance: a spec that passes or fails by chance is counted
+// apart, with its race, in both outcomes.
+func TestMarkdownByChance(t *testing.T) {
+	for _, o := range []reports.Outcome{reports.Passed, reports.Failed} {
+		v := Judge(run(reports.Case{Name: tcp, Outcome: reports.Passed}, reports.Case{Name: affinity, Outcome: o}), &byChance)
+		md := v.Markdown("title")
+		for _, want := range []string{"2 upstream specs: 1 passed, 0 cannot pass here (listed, with why), 1 pass or fail by chance (listed, not judged: a spec of ours judges the same fault), 0 wrong.",
+			"| " + string(o) + " | by chance, not judged: which node holds how many pods the CCM keeps"} {
+			if !strings.Contains(md, want) {
+				t.Errorf("Markdown of a %s:\n%s\nwant it to hold %q", o, md, want)
+			}
+		}
+	}
+}
+
+func TestDecided(t *testing.T) {
+	if err := byChance.Decided([]string{"loadbalancer/backends", "loadbalancer/session-affinity"}); err != nil {
+		t.Errorf("Decided by a known difference: %v", err)
+	}
+	err := byChance.Decided([]string{"loadbalancer/backends"})
+	if err == nil || !strings.Contains(err.Error(), `names "loadbalancer/session-affinity" as the spec that fails every run, which is none of the provider's known differences (loadbalancer/backends)`) {
+		t.Errorf("Decided by a spec that is no known difference: %v", err)
+	}
+}
+
 // TestMarkdownLeftOut: the listed specs --skip-listed leaves out are
 // counted, not read as none listed.
 func TestMarkdownLeftOut(t *testing.T) {
@@ -133,10 +177,12 @@ func TestRead(t *testing.T) {
 		t.Fatalf("Read: %+v, %v", e, err)
 	}
 	for name, text := range map[string]string{
-		"unknown field": "cannotPas: []\n",
-		"no reason":     "cannotPass:\n- spec: UDP service\n",
-		"no spec":       "cannotPass:\n- reason: why\n",
-		"both":          "unsupported: why\ncannotPass:\n- spec: UDP service\n  reason: no UDP\n",
+		"unknown field":   "cannotPas: []\n",
+		"no reason":       "cannotPass:\n- spec: UDP service\n",
+		"no spec":         "cannotPass:\n- reason: why\n",
+		"both":            "unsupported: why\ncannotPass:\n- spec: UDP service\n  reason: no UDP\n",
+		"race alone":      "cannotPass:\n- spec: UDP service\n  reason: why\n  race: placement\n",
+		"decidedBy alone": "cannotPass:\n- spec: UDP service\n  reason: why\n  decidedBy: loadbalancer/udp\n",
 	} {
 		if _, err := Read(write(name, text)); err == nil {
 			t.Errorf("Read of %s: no error", name)
@@ -147,16 +193,31 @@ func TestRead(t *testing.T) {
 	}
 }
 
-// Every provider's list reads, so that a broken one shows here rather
-// than after a bring-up.
+// Every provider's list reads, and names only its provider's known
+// differences, so that a broken one shows here rather than after a
+// bring-up.
 func TestProvidersLists(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("..", "providers", "*", "upstream.yaml"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no providers/*/upstream.yaml (%v)", err)
 	}
 	for _, f := range files {
-		if _, err := Read(f); err != nil {
+		e, err := Read(f)
+		if err != nil {
 			t.Error(err)
+			continue
+		}
+		p, err := providers.Get(filepath.Base(filepath.Dir(f)))
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		var known []string
+		for _, d := range p.Differences {
+			known = append(known, d.Spec.String())
+		}
+		if err := e.Decided(known); err != nil {
+			t.Errorf("%s: %v", f, err)
 		}
 	}
 }

@@ -236,8 +236,8 @@ func (in *instance) createCluster(ctx context.Context) error {
 		Nodes: []v1alpha4.Node{{Role: v1alpha4.ControlPlaneRole}},
 		Networking: v1alpha4.Networking{
 			DisableDefaultCNI: true,
-			PodSubnet:         clusterCIDR,
-			ServiceSubnet:     serviceCIDR,
+			PodSubnet:         strings.Join(in.clusterCIDRs(), ","),
+			ServiceSubnet:     strings.Join(in.serviceCIDRs(), ","),
 		},
 		KubeadmConfigPatches: kubeadmPatches,
 	}
@@ -260,6 +260,9 @@ func (in *instance) createCluster(ctx context.Context) error {
 			{HostPath: in.logDir(), ContainerPath: nodeAuditLogDir},
 		}
 		cfg.KubeadmConfigPatches = append(slices.Clone(kubeadmPatches), auditPatch, auditPatchV1beta3)
+	}
+	if in.spec.DualStack {
+		cfg.Networking.IPFamily = v1alpha4.DualStackFamily
 	}
 	for i := 1; i < in.spec.Nodes; i++ {
 		cfg.Nodes = append(cfg.Nodes, v1alpha4.Node{Role: v1alpha4.WorkerRole})

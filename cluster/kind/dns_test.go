@@ -18,6 +18,7 @@ package kind
 
 import (
 	"net/netip"
+	"strings"
 	"testing"
 )
 
@@ -57,18 +58,25 @@ func TestWithZone(t *testing.T) {
 
 // TestEgressRules: the pods' packets to this machine are masqueraded
 // before those to the nodes' network are let through, the chain is made
-// once, and a failing command fails the script.
+// once, and a failing command fails the script; the same of IPv6 in a
+// dual-stack cluster.
 func TestEgressRules(t *testing.T) {
-	got := egressRules("172.18.0.1", netip.MustParsePrefix("172.18.0.0/16"))
+	got := egressRules("iptables", "172.18.0.1", "10.244.0.0/16", netip.MustParsePrefix("172.18.0.0/16"))
 	want := `set -e
-iptables -t nat -N CCM-HARNESS-EGRESS 2>/dev/null || exit 0
+if iptables -t nat -N CCM-HARNESS-EGRESS 2>/dev/null; then
 iptables -t nat -A CCM-HARNESS-EGRESS -d 172.18.0.1/32 -j MASQUERADE
 iptables -t nat -A CCM-HARNESS-EGRESS -d 10.244.0.0/16 -j RETURN
 iptables -t nat -A CCM-HARNESS-EGRESS -d 172.18.0.0/16 -j RETURN
 iptables -t nat -A CCM-HARNESS-EGRESS -j MASQUERADE
 iptables -t nat -A POSTROUTING -s 10.244.0.0/16 -j CCM-HARNESS-EGRESS
+fi
 `
 	if got != want {
 		t.Errorf("expected the rules:\n%s\nactual:\n%s", want, got)
+	}
+	got = egressRules("ip6tables", "fc00:f853:ccd:e793::1", "fd00:10:244::/56", netip.MustParsePrefix("fc00:f853:ccd:e793::/64"))
+	if !strings.Contains(got, "ip6tables -t nat -A CCM-HARNESS-EGRESS -d fc00:f853:ccd:e793::1/128 -j MASQUERADE\n") ||
+		!strings.Contains(got, "ip6tables -t nat -A POSTROUTING -s fd00:10:244::/56 -j CCM-HARNESS-EGRESS\n") {
+		t.Errorf("the IPv6 rules:\n%s\nwant the host's /128 masqueraded and the IPv6 pods' chain", got)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net/netip"
 	"slices"
 	"sort"
 	"strings"
@@ -70,8 +71,8 @@ type fabric struct {
 
 	// readAddresses is nodecontainer.Addresses but in tests; the last
 	// read, of the nodes named, at addressesAt.
-	readAddresses func(context.Context, []string) (map[string]string, error)
-	addresses     map[string]string
+	readAddresses func(context.Context, []string) (map[string][]string, error)
+	addresses     map[string][]string
 	addressesOf   []string
 	addressesAt   time.Time
 }
@@ -133,7 +134,7 @@ func (f *fabric) sync(ctx context.Context) error {
 	for name := range current {
 		// A node powered off has no address and no table: traffic to it
 		// goes nowhere, and its table is written afresh when it boots.
-		if ips[name] == "" {
+		if len(ips[name]) == 0 {
 			delete(current, name)
 		}
 	}
@@ -145,7 +146,9 @@ func (f *fabric) sync(ctx context.Context) error {
 	for name, n := range current {
 		var want []string
 		for _, r := range routes {
-			via := ips[r.TargetNode]
+			// A pod CIDR goes via the target's address of its family: a
+			// dual-stack cluster's nodes have a pod CIDR of each.
+			via := addressOfFamily(ips[r.TargetNode], r.DestinationCIDR)
 			if r.Blackhole || via == "" || r.TargetNode == name {
 				continue
 			}
@@ -172,11 +175,25 @@ func (f *fabric) sync(ctx context.Context) error {
 	return nil
 }
 
-// nodeAddresses are the IPv4 addresses of the nodes current, read again
+// addressOfFamily is the one of ips of cidr's family, "" if none.
+func addressOfFamily(ips []string, cidr string) string {
+	p, err := netip.ParsePrefix(cidr)
+	if err != nil {
+		return ""
+	}
+	for _, ip := range ips {
+		if a, err := netip.ParseAddr(ip); err == nil && a.Is4() == p.Addr().Is4() {
+			return ip
+		}
+	}
+	return ""
+}
+
+// nodeAddresses are the addresses of the nodes current, read again
 // when they are not the nodes last read or addressesEvery has passed. A
 // Docker that does not answer leaves every node without one, as though
 // powered off, until it does.
-func (f *fabric) nodeAddresses(ctx context.Context, current map[string]nodes.Node) map[string]string {
+func (f *fabric) nodeAddresses(ctx context.Context, current map[string]nodes.Node) map[string][]string {
 	names := slices.Sorted(maps.Keys(current))
 	if slices.Equal(names, f.addressesOf) && time.Since(f.addressesAt) < addressesEvery {
 		return f.addresses
@@ -190,18 +207,22 @@ func (f *fabric) nodeAddresses(ctx context.Context, current map[string]nodes.Nod
 	return ips
 }
 
-// program replaces the fabric's routes in node n's table with want.
+// program replaces the fabric's routes in node n's table with want, of
+// both families.
 func program(n nodes.Node, want []string) error {
-	var have bytes.Buffer
-	if err := n.Command("ip", "-4", "route", "show", "proto", routeProto).SetStdout(&have).Run(); err != nil {
-		return fmt.Errorf("ip route show: %w", err)
-	}
 	var batch strings.Builder
-	sc := bufio.NewScanner(&have)
-	for sc.Scan() {
-		dst, _, _ := strings.Cut(strings.TrimSpace(sc.Text()), " ")
-		if dst != "" && !slices.ContainsFunc(want, func(w string) bool { return strings.HasPrefix(w, dst+" ") }) {
-			fmt.Fprintf(&batch, "route del %s proto %s\n", dst, routeProto)
+	for _, family := range []string{"-4", "-6"} {
+		var have bytes.Buffer
+		if err := n.Command("ip", family, "route", "show", "proto", routeProto).SetStdout(&have).Run(); err != nil {
+			return fmt.Errorf("ip %s route show: %w", family, err)
+		}
+		sc := bufio.NewScanner(&have)
+		for sc.Scan() {
+			dst, _, _ := strings.Cut(strings.TrimSpace(sc.Text()), " ")
+			if dst != "" && !slices.ContainsFunc(want, func(w string) bool { return strings.HasPrefix(w, dst+" ") }) {
+				// (ip takes the family from the prefix)
+				fmt.Fprintf(&batch, "route del %s proto %s\n", dst, routeProto)
+			}
 		}
 	}
 	for _, w := range want {

@@ -84,7 +84,7 @@ func TestFabricNodeGoing(t *testing.T) {
 	}{
 		{"removed", goneNode{name: "a", reads: new(int)}, false, ""},
 		{"powered off", goneNode{name: "a", stops: true, reads: new(int)}, true, ""},
-		{"running", goneNode{name: "a", reads: new(int)}, true, "node a: ip route show"},
+		{"running", goneNode{name: "a", reads: new(int)}, true, "node a: ip -4 route show"},
 	} {
 		calls := 0
 		list := func() map[string]nodes.Node {
@@ -108,13 +108,19 @@ func TestFabricNodeGoing(t *testing.T) {
 
 // addressesOf reads the nodes' addresses as nodecontainer.Addresses reads
 // their containers', from each node's IP.
-func addressesOf(all map[string]nodes.Node) func(context.Context, []string) (map[string]string, error) {
-	return func(_ context.Context, names []string) (map[string]string, error) {
-		out := map[string]string{}
+func addressesOf(all map[string]nodes.Node) func(context.Context, []string) (map[string][]string, error) {
+	return func(_ context.Context, names []string) (map[string][]string, error) {
+		out := map[string][]string{}
 		for _, name := range names {
 			if n, ok := all[name]; ok {
-				ip, _, _ := n.IP()
-				out[name] = ip
+				out[name] = nil
+				ip4, ip6, _ := n.IP()
+				if ip4 != "" {
+					out[name] = append(out[name], ip4)
+				}
+				if ip6 != "" {
+					out[name] = append(out[name], ip6)
+				}
 			}
 		}
 		return out, nil
@@ -133,7 +139,7 @@ func TestFabricReadsAddressesSeldom(t *testing.T) {
 	reads := 0
 	f := newFabric(func() map[string]nodes.Node { return maps.Clone(listed) }, rt, t.Logf)
 	read := addressesOf(map[string]nodes.Node{"a": a, "b": b, "c": c})
-	f.readAddresses = func(ctx context.Context, names []string) (map[string]string, error) {
+	f.readAddresses = func(ctx context.Context, names []string) (map[string][]string, error) {
 		reads++
 		return read(ctx, names)
 	}
@@ -141,7 +147,7 @@ func TestFabricReadsAddressesSeldom(t *testing.T) {
 		t.Helper()
 		// goneNode's commands fail: no table can be programmed, and the
 		// fabric says so.
-		if err := f.sync(context.Background()); err == nil || !strings.Contains(err.Error(), ": ip route show") {
+		if err := f.sync(context.Background()); err == nil || !strings.Contains(err.Error(), ": ip -4 route show") {
 			t.Fatalf("expected a node's table to fail, actual %v", err)
 		}
 	}
@@ -160,5 +166,25 @@ func TestFabricReadsAddressesSeldom(t *testing.T) {
 	sync()
 	if reads != 3 {
 		t.Errorf("after %s: the addresses were read %d times in all, expected again (3)", addressesEvery, reads)
+	}
+}
+
+// TestAddressOfFamily: a pod CIDR goes via the target node's address of
+// its own family, and nowhere when the node has none of it.
+func TestAddressOfFamily(t *testing.T) {
+	dual := []string{"172.18.0.3", "fc00:f853:ccd:e793::3"}
+	for _, tc := range []struct {
+		ips        []string
+		cidr, want string
+	}{
+		{dual, "10.244.1.0/24", "172.18.0.3"},
+		{dual, "fd00:10:244:1::/64", "fc00:f853:ccd:e793::3"},
+		{dual[:1], "fd00:10:244:1::/64", ""},
+		{dual, "not a cidr", ""},
+		{nil, "10.244.1.0/24", ""},
+	} {
+		if got := addressOfFamily(tc.ips, tc.cidr); got != tc.want {
+			t.Errorf("addressOfFamily(%v, %q) = %q, want %q", tc.ips, tc.cidr, got, tc.want)
+		}
 	}
 }

@@ -47,10 +47,49 @@ import (
 
 // The cluster's networks. Pod CIDRs are real here: each node's bridge
 // hands out addresses from its own.
+// A dual-stack cluster (cluster.Spec.DualStack) has an IPv6 range of each
+// beside: kind's defaults.
 const (
-	serviceCIDR = "10.96.0.0/16"
-	clusterCIDR = "10.244.0.0/16"
+	serviceCIDR  = "10.96.0.0/16"
+	clusterCIDR  = "10.244.0.0/16"
+	serviceCIDR6 = "fd00:10:96::/112"
+	clusterCIDR6 = "fd00:10:244::/56"
 )
+
+// clusterCIDRs are the cluster's pod ranges, IPv4 first.
+func (in *instance) clusterCIDRs() []string {
+	if in.spec.DualStack {
+		return []string{clusterCIDR, clusterCIDR6}
+	}
+	return []string{clusterCIDR}
+}
+
+// serviceCIDRs are the cluster's Service ranges, IPv4 first.
+func (in *instance) serviceCIDRs() []string {
+	if in.spec.DualStack {
+		return []string{serviceCIDR, serviceCIDR6}
+	}
+	return []string{serviceCIDR}
+}
+
+// containerAddresses are what the cloud records of node container n as
+// its instance's addresses: the container's IPv4 address, in a dual-stack
+// cluster its IPv6 address too, and its name, which is what the kubelet
+// reports.
+func (in *instance) containerAddresses(name string, n nodes.Node) ([]v1.NodeAddress, error) {
+	ip4, ip6, err := n.IP()
+	if err != nil {
+		return nil, fmt.Errorf("node %s: %w", name, err)
+	}
+	addrs := []v1.NodeAddress{{Type: v1.NodeInternalIP, Address: ip4}}
+	if in.spec.DualStack {
+		if ip6 == "" {
+			return nil, fmt.Errorf("node %s has no IPv6 address on Docker's kind network, which a dual-stack cluster needs: delete the network (docker network rm kind) so that kind makes it again with an IPv6 range", name)
+		}
+		addrs = append(addrs, v1.NodeAddress{Type: v1.NodeInternalIP, Address: ip6})
+	}
+	return append(addrs, v1.NodeAddress{Type: v1.NodeHostName, Address: name}), nil
+}
 
 // instance is one kind cluster being brought up or running.
 type instance struct {
@@ -69,6 +108,9 @@ type instance struct {
 	// that network.
 	host    string
 	nodeNet netip.Prefix
+	// host6 and nodeNet6 are the same of IPv6, in a dual-stack cluster.
+	host6    string
+	nodeNet6 netip.Prefix
 
 	// nodesMu guards nodes, which the node pool changes while the fabric
 	// reads them.
@@ -119,14 +161,20 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 	if err := in.steps.Do(fmt.Sprintf("kind cluster of %d nodes", spec.Nodes), func() error { return in.createCluster(ctx) }); err != nil {
 		return nil, err
 	}
-	nets, gateway, err := dockerNetworks(ctx, "kind")
+	nets, gateway, gateway6, err := dockerNetworks(ctx, "kind")
 	if err != nil {
 		return nil, err
 	}
 	in.host = gateway
+	if spec.DualStack {
+		in.host6 = gateway6
+	}
 	for _, n := range nets {
 		if gw, err := netip.ParseAddr(gateway); err == nil && n.Contains(gw) {
 			in.nodeNet = n
+		}
+		if gw, err := netip.ParseAddr(in.host6); err == nil && n.Contains(gw) {
+			in.nodeNet6 = n
 		}
 	}
 	// A CCM from an image runs as a pod on a node, and reaches the cloud
@@ -180,7 +228,8 @@ func (in *instance) up(ctx context.Context) (*cluster.Cluster, error) {
 		Profile:           spec.Profile,
 		Cloud:             in.cloud,
 		DataPlane:         true,
-		IPv4OnlyNodes:     true,
+		IPv4OnlyNodes:     !spec.DualStack,
+		DualStackServices: spec.DualStack,
 		Nodes:             nodePool{in},
 		Managers:          []cluster.Manager{ccm},
 		Steps:             in.steps.Total(start),
@@ -235,14 +284,11 @@ func (in *instance) nodeList() map[string]nodes.Node {
 func (in *instance) adoptNodes(ctx context.Context) error {
 	adopter := in.cloud.Instances().(providers.InstanceAdopter)
 	for name, n := range in.nodes {
-		ip4, _, err := n.IP()
+		addrs, err := in.containerAddresses(name, n)
 		if err != nil {
-			return fmt.Errorf("node %s: %w", name, err)
+			return err
 		}
-		if _, err := adopter.Adopt(ctx, name, []v1.NodeAddress{
-			{Type: v1.NodeInternalIP, Address: ip4},
-			{Type: v1.NodeHostName, Address: name},
-		}); err != nil {
+		if _, err := adopter.Adopt(ctx, name, addrs); err != nil {
 			return fmt.Errorf("instance for node %s: %w", name, err)
 		}
 	}
@@ -257,12 +303,7 @@ func (in *instance) podNetwork(ctx context.Context) error {
 	for name := range in.nodes {
 		names = append(names, name)
 	}
-	if err := nodewait.For(ctx, in.client, 2*time.Minute, "a pod CIDR on every node", names, func(n *v1.Node) error {
-		if n.Spec.PodCIDR == "" {
-			return fmt.Errorf("node %s has no pod CIDR yet", n.Name)
-		}
-		return nil
-	}); err != nil {
+	if err := nodewait.For(ctx, in.client, 2*time.Minute, "a pod CIDR of each family on every node", names, in.hasPodCIDRs); err != nil {
 		return err
 	}
 	list, err := in.client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
@@ -271,7 +312,7 @@ func (in *instance) podNetwork(ctx context.Context) error {
 	}
 	for _, n := range list.Items {
 		if node := in.nodes[n.Name]; node != nil {
-			if err := in.podNetworkOn(node, n.Spec.PodCIDR); err != nil {
+			if err := in.podNetworkOn(node, n.Spec.PodCIDRs); err != nil {
 				return err
 			}
 		}
@@ -283,21 +324,34 @@ func (in *instance) podNetwork(ctx context.Context) error {
 	return nil
 }
 
-// podNetworkOn gives node n its pods' network: the bridge for podCIDR,
+// hasPodCIDRs says what node n lacks of a pod CIDR of each of the
+// cluster's families.
+func (in *instance) hasPodCIDRs(n *v1.Node) error {
+	if want := len(in.clusterCIDRs()); len(n.Spec.PodCIDRs) < want {
+		return fmt.Errorf("node %s has pod CIDRs %v, expected %d (one of each family of %v)", n.Name, n.Spec.PodCIDRs, want, in.clusterCIDRs())
+	}
+	return nil
+}
+
+// podNetworkOn gives node n its pods' network: the bridge for podCIDRs,
 // and a way out of the cluster. Pods' addresses are not masqueraded
 // within the cluster (see bridgeConfig), but this machine has no route
 // to them: a pod's packet to it (the cloud's DNS, which the cluster's
 // CoreDNS forwards to) or past it (a load balancer's address, which
 // this machine holds) leaves with the node's address, as a cloud's NAT
 // or Kubernetes' ip-masq-agent makes it, so that the answer comes back.
-func (in *instance) podNetworkOn(n nodes.Node, podCIDR string) error {
-	if err := writeBridge(n, podCIDR); err != nil {
+func (in *instance) podNetworkOn(n nodes.Node, podCIDRs []string) error {
+	if err := writeBridge(n, podCIDRs); err != nil {
 		return err
 	}
 	if in.host == "" || !in.nodeNet.IsValid() {
 		return nil
 	}
-	if err := n.Command("sh", "-c", egressRules(in.host, in.nodeNet)).Run(); err != nil {
+	script := egressRules("iptables", in.host, clusterCIDR, in.nodeNet)
+	if in.host6 != "" && in.nodeNet6.IsValid() {
+		script += egressRules("ip6tables", in.host6, clusterCIDR6, in.nodeNet6)
+	}
+	if err := n.Command("sh", "-c", script).Run(); err != nil {
 		return fmt.Errorf("node %s: masquerading its pods' packets that leave the cluster: %w", n, err)
 	}
 	return nil
@@ -306,23 +360,32 @@ func (in *instance) podNetworkOn(n nodes.Node, podCIDR string) error {
 // egressChain holds a node's masquerading rules for its pods' packets.
 const egressChain = "CCM-HARNESS-EGRESS"
 
-// egressRules is a script that masquerades the pods' packets to this
-// machine (host) and beyond the nodes' network (nodeNet), and leaves
-// those to other pods and to the nodes as they are, as ip-masq-agent's
-// rules do; once per node, as a node may be set up again.
-func egressRules(host string, nodeNet netip.Prefix) string {
-	nat := "iptables -t nat "
-	return "set -e\n" + nat + "-N " + egressChain + " 2>/dev/null || exit 0\n" +
-		nat + "-A " + egressChain + " -d " + host + "/32 -j MASQUERADE\n" +
-		nat + "-A " + egressChain + " -d " + clusterCIDR + " -j RETURN\n" +
+// egressRules is a script for one family's iptables (iptables or
+// ip6tables) that masquerades the pods' packets to this machine (host)
+// and beyond the nodes' network (nodeNet), and leaves those to other pods
+// (pods) and to the nodes as they are, as ip-masq-agent's rules do; once
+// per node, as a node may be set up again.
+func egressRules(iptables, host, pods string, nodeNet netip.Prefix) string {
+	nat := iptables + " -t nat "
+	return "set -e\nif " + nat + "-N " + egressChain + " 2>/dev/null; then\n" +
+		nat + "-A " + egressChain + " -d " + hostPrefix(host) + " -j MASQUERADE\n" +
+		nat + "-A " + egressChain + " -d " + pods + " -j RETURN\n" +
 		nat + "-A " + egressChain + " -d " + nodeNet.String() + " -j RETURN\n" +
 		nat + "-A " + egressChain + " -j MASQUERADE\n" +
-		nat + "-A POSTROUTING -s " + clusterCIDR + " -j " + egressChain + "\n"
+		nat + "-A POSTROUTING -s " + pods + " -j " + egressChain + "\nfi\n"
 }
 
-// writeBridge gives node n its CNI config for podCIDR.
-func writeBridge(n nodes.Node, podCIDR string) error {
-	conf, err := bridgeConfig(podCIDR)
+// hostPrefix is the prefix of the one address host: /32 or /128.
+func hostPrefix(host string) string {
+	if a, err := netip.ParseAddr(host); err == nil && a.Is6() {
+		return host + "/128"
+	}
+	return host + "/32"
+}
+
+// writeBridge gives node n its CNI config for podCIDRs.
+func writeBridge(n nodes.Node, podCIDRs []string) error {
+	conf, err := bridgeConfig(podCIDRs)
 	if err != nil {
 		return err
 	}
@@ -332,12 +395,27 @@ func writeBridge(n nodes.Node, podCIDR string) error {
 	return nil
 }
 
-// bridgeConfig is a node's CNI config: a bridge with its pod CIDR and the
+// bridgeConfig is a node's CNI config: a bridge with its pod CIDRs (an
+// address of each family for each pod, in a dual-stack cluster) and the
 // node as the pods' gateway, no masquerading (a pod's address is seen as
 // it is, anywhere in the cluster), and host ports.
-func bridgeConfig(podCIDR string) (string, error) {
-	if _, err := netip.ParsePrefix(podCIDR); err != nil {
-		return "", fmt.Errorf("pod CIDR %q: %w", podCIDR, err)
+func bridgeConfig(podCIDRs []string) (string, error) {
+	if len(podCIDRs) == 0 {
+		return "", fmt.Errorf("no pod CIDR")
+	}
+	var ranges [][]map[string]string
+	var routes []map[string]string
+	for _, c := range podCIDRs {
+		p, err := netip.ParsePrefix(c)
+		if err != nil {
+			return "", fmt.Errorf("pod CIDR %q: %w", c, err)
+		}
+		ranges = append(ranges, []map[string]string{{"subnet": c}})
+		dst := "0.0.0.0/0"
+		if p.Addr().Is6() {
+			dst = "::/0"
+		}
+		routes = append(routes, map[string]string{"dst": dst})
 	}
 	conf := map[string]any{
 		"cniVersion": "0.4.0",
@@ -347,8 +425,8 @@ func bridgeConfig(podCIDR string) (string, error) {
 				"type": "bridge", "bridge": "cni0", "isGateway": true, "ipMasq": false, "hairpinMode": true,
 				"ipam": map[string]any{
 					"type":   "host-local",
-					"ranges": [][]map[string]string{{{"subnet": podCIDR}}},
-					"routes": []map[string]string{{"dst": "0.0.0.0/0"}},
+					"ranges": ranges,
+					"routes": routes,
 				},
 			},
 			map[string]any{"type": "portmap", "capabilities": map[string]bool{"portMappings": true}},
@@ -377,7 +455,7 @@ func (in *instance) startCCM(ctx context.Context, bin string) (cluster.Manager, 
 		return nil, err
 	}
 	spec := cluster.ManagerSpec{Name: cluster.CloudControllerManager, Kind: cluster.CloudControllerManager, Binary: in.spec.Profile.CCM, CloudProvider: in.spec.Profile.CloudProvider}
-	args := append(cluster.CCMFlags(in.spec.Profile, cfgPath, in.spec.Name, clusterCIDR),
+	args := append(cluster.CCMFlags(in.spec.Profile, cfgPath, in.spec.Name, strings.Join(in.clusterCIDRs(), ",")),
 		"--kubeconfig="+in.kubeconfig(),
 		"--authentication-kubeconfig="+in.kubeconfig(),
 		"--authorization-kubeconfig="+in.kubeconfig(),
@@ -472,26 +550,26 @@ func (in *instance) state(records []process.Record) cluster.State {
 
 // dockerNetworks are the subnets of the Docker network the nodes are on,
 // and this machine's IPv4 address on it (its gateway).
-func dockerNetworks(ctx context.Context, network string) ([]netip.Prefix, string, error) {
+func dockerNetworks(ctx context.Context, network string) (nets []netip.Prefix, gateway, gateway6 string, err error) {
 	out, err := exec.CommandContext(ctx, "docker", "network", "inspect", "--format", "{{range .IPAM.Config}}{{.Subnet}}|{{.Gateway}} {{end}}", network).Output()
 	if err != nil {
-		return nil, "", fmt.Errorf("docker network inspect %s: %w", network, err)
+		return nil, "", "", fmt.Errorf("docker network inspect %s: %w", network, err)
 	}
-	var nets []netip.Prefix
-	gateway := ""
 	for _, f := range strings.Fields(string(out)) {
 		subnet, gw, _ := strings.Cut(f, "|")
 		p, err := netip.ParsePrefix(subnet)
 		if err != nil {
-			return nil, "", fmt.Errorf("docker network %s has subnet %q: %w", network, subnet, err)
+			return nil, "", "", fmt.Errorf("docker network %s has subnet %q: %w", network, subnet, err)
 		}
 		nets = append(nets, p.Masked())
 		if a, err := netip.ParseAddr(gw); err == nil && a.Is4() && gateway == "" {
 			gateway = a.String()
+		} else if err == nil && a.Is6() && gateway6 == "" {
+			gateway6 = a.String()
 		}
 	}
 	if len(nets) == 0 {
-		return nil, "", fmt.Errorf("docker network %s has no subnet", network)
+		return nil, "", "", fmt.Errorf("docker network %s has no subnet", network)
 	}
-	return nets, gateway, nil
+	return nets, gateway, gateway6, nil
 }

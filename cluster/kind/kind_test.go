@@ -28,7 +28,7 @@ import (
 )
 
 func TestBridgeConfig(t *testing.T) {
-	conf, err := bridgeConfig("10.244.1.0/24")
+	conf, err := bridgeConfig([]string{"10.244.1.0/24", "fd00:10:244:1::/64"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,6 +38,7 @@ func TestBridgeConfig(t *testing.T) {
 			IPMasq bool   `json:"ipMasq"`
 			IPAM   struct {
 				Ranges [][]struct{ Subnet string } `json:"ranges"`
+				Routes []struct{ Dst string }      `json:"routes"`
 			} `json:"ipam"`
 		} `json:"plugins"`
 	}
@@ -47,11 +48,18 @@ func TestBridgeConfig(t *testing.T) {
 	if len(c.Plugins) == 0 || c.Plugins[0].Type != "bridge" || c.Plugins[0].IPMasq {
 		t.Fatalf("first plugin %+v, want a bridge that does not masquerade (pod addresses must cross nodes as they are)", c.Plugins)
 	}
-	if got := c.Plugins[0].IPAM.Ranges[0][0].Subnet; got != "10.244.1.0/24" {
-		t.Errorf("subnet %q, want the node's pod CIDR", got)
+	// A range of each family gives each pod an address of each.
+	ipam := c.Plugins[0].IPAM
+	if len(ipam.Ranges) != 2 || ipam.Ranges[0][0].Subnet != "10.244.1.0/24" || ipam.Ranges[1][0].Subnet != "fd00:10:244:1::/64" {
+		t.Errorf("ranges %+v, want one of each of the node's pod CIDRs", ipam.Ranges)
 	}
-	if _, err := bridgeConfig("10.244.1.0"); err == nil {
-		t.Error("a pod CIDR without a prefix length was accepted")
+	if len(ipam.Routes) != 2 || ipam.Routes[0].Dst != "0.0.0.0/0" || ipam.Routes[1].Dst != "::/0" {
+		t.Errorf("routes %+v, want a default route of each family", ipam.Routes)
+	}
+	for _, bad := range [][]string{{"10.244.1.0"}, nil} {
+		if _, err := bridgeConfig(bad); err == nil {
+			t.Errorf("pod CIDRs %q were accepted", bad)
+		}
 	}
 }
 

@@ -80,15 +80,21 @@ func (p nodePool) Add(ctx context.Context, name string, opts ...cluster.NodeOpti
 	if err != nil {
 		return nil, err
 	}
-	ip, _, err := n.IP()
+	addrs, err := in.containerAddresses(name, n)
 	if err != nil {
-		return nil, fmt.Errorf("node %s: %w", name, err)
+		return nil, err
 	}
-	addrs := []v1.NodeAddress{{Type: v1.NodeInternalIP, Address: ip}, {Type: v1.NodeHostName, Address: name}}
 	if _, err := in.cloud.Instances().(providers.InstanceAdopter).Adopt(ctx, name, addrs); err != nil {
 		return nil, fmt.Errorf("instance for node %s: %w", name, err)
 	}
-	nodeIP := ip
+	// As kind gives its own nodes: each InternalIP, IPv4 first.
+	var ips []string
+	for _, a := range addrs {
+		if a.Type == v1.NodeInternalIP {
+			ips = append(ips, a.Address)
+		}
+	}
+	nodeIP := strings.Join(ips, ",")
 	if o.ProvidedNodeIP != nil {
 		nodeIP = o.ProvidedNodeIP(addrs)
 	}
@@ -96,19 +102,14 @@ func (p nodePool) Add(ctx context.Context, name string, opts ...cluster.NodeOpti
 		return nil, fmt.Errorf("node %s: %w", name, err)
 	}
 	in.addNode(name, n)
-	if err := nodewait.For(ctx, in.client, addTimeout, "node "+name+" to register with a pod CIDR", []string{name}, func(n *v1.Node) error {
-		if n.Spec.PodCIDR == "" {
-			return fmt.Errorf("node %s has no pod CIDR yet", n.Name)
-		}
-		return nil
-	}); err != nil {
+	if err := nodewait.For(ctx, in.client, addTimeout, "node "+name+" to register with a pod CIDR of each family", []string{name}, in.hasPodCIDRs); err != nil {
 		return nil, err
 	}
 	node, err := in.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return nil, err
 	}
-	if err := in.podNetworkOn(n, node.Spec.PodCIDR); err != nil {
+	if err := in.podNetworkOn(n, node.Spec.PodCIDRs); err != nil {
 		return nil, err
 	}
 	return node, nil

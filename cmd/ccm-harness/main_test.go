@@ -1238,7 +1238,9 @@ func TestUpstream(t *testing.T) {
 	listed := filepath.Join(dir, "listed.yaml")
 	empty := filepath.Join(dir, "empty.yaml")
 	unsupported := filepath.Join(dir, "unsupported.yaml")
+	undecided := filepath.Join(dir, "undecided.yaml")
 	for path, text := range map[string]string{
+		undecided:   "cannotPass:\n- spec: ports of a UDP service\n  reason: why\n  race: placement\n  decidedBy: loadbalancer/session-affinity\n",
 		unsupported: "unsupported: its load balancers answer at names only fakecloud resolves\n",
 		suite:       upstreamSuite,
 		listed:      "cannotPass:\n- spec: ports of a UDP service\n  reason: no UDP here\n",
@@ -1292,6 +1294,9 @@ func TestUpstream(t *testing.T) {
 		{"no suite", []string{"--expect", empty, "--e2e-test", filepath.Join(dir, "none")}, []string{"--e2e-test:", "leave it out to build the cluster's release's"}},
 		{"an unsupported provider", []string{"--expect", unsupported}, []string{"provider fake cannot be judged by upstream's suite here: its load balancers answer at names only fakecloud resolves (" + unsupported + ")"}},
 		{"a provider without load balancers", []string{"--provider=vsphere", "--expect", empty}, []string{"provider vsphere does not claim load-balancers: upstream's [Feature:LoadBalancer] specs need a CCM that makes load balancers"}},
+		// A spec listed as failing by chance must name a known difference
+		// of the provider, which judges the same fault every run.
+		{"a race decided by no known difference", []string{"--expect", undecided}, []string{undecided + `: "ports of a UDP service" fails by chance and names "loadbalancer/session-affinity" as the spec that fails every run, which is none of the provider's known differences (it has none)`}},
 		{"no process", []string{"--expect", empty, "--procs", "0"}, []string{"--procs=0: the suite needs at least one process"}},
 		// Ginkgo's command line runs in parallel only a suite of its own
 		// Ginkgo, which an older release's e2e.test does not link; said

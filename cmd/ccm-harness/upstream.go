@@ -110,6 +110,13 @@ func runUpstream(ctx context.Context, o options.Options, name string, f upstream
 	if f.focus == upstream.Focus && !s.Profile.Has(providers.LoadBalancers) {
 		return fmt.Errorf("provider %s does not claim %s: upstream's [Feature:LoadBalancer] specs need a CCM that makes load balancers (choose another provider, or another --focus)", s.Profile.Name, providers.LoadBalancers)
 	}
+	var known []string
+	for _, d := range s.Profile.Differences {
+		known = append(known, d.Spec.String())
+	}
+	if err := expect.Decided(known); err != nil {
+		return fmt.Errorf("%s: %w", f.expect, err)
+	}
 	// Said before a bring-up: a cloud whose load balancers' names only
 	// its own DNS answers needs upstream's suite pointed at that DNS.
 	if cloud, err := s.Profile.NewCloud(s.CloudConfig); err == nil {

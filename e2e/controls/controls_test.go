@@ -83,6 +83,8 @@ type control struct {
 	// coordinated runs the cluster with coordinated leader election
 	// (--coordinated-leader-election).
 	coordinated bool
+	// dualStack makes the kind cluster of both families (--dual-stack).
+	dualStack bool
 	// profile, if set, is a profile file of this repository's that the
 	// control runs (PROVIDER=external) with its manifests as manifests
 	// changes them: the CCM's RBAC or settings broken rather than the
@@ -325,14 +327,17 @@ var controls = []control{
 	{
 		// Real nodes again, for the steps after reachability: load
 		// balancers that send to every node, never told the health check,
-		// that proxy, handing backends fakecloud's address, and that say
-		// they keep a client on its backend and do not. Unchecked, the
-		// nodes whose pods roll lose requests under Local.
-		name:    "kind load balancers with no health check, proxying, without affinity",
-		cluster: "kind",
-		label:   "datapath",
-		focus:   "health-checks only nodes with endpoints|preserves the client source IP|keeps a client on one backend pod|keeps answering while the backend pods roll",
-		config: emulated.Config{ProxyLoadBalancers: true, IgnoreClientAffinity: true, Faults: []api.Fault{
+		// that proxy, handing backends fakecloud's address, that say they
+		// keep a client on its backend and do not, and that say they have
+		// an IPv6 address and serve nothing there (on a dual-stack
+		// cluster, whose other specs' Services are IPv4 alone). Unchecked,
+		// the nodes whose pods roll lose requests under Local.
+		name:      "kind load balancers with no health check, proxying, without affinity, IPv6 unserved",
+		cluster:   "kind",
+		dualStack: true,
+		label:     "datapath",
+		focus:     "health-checks only nodes with endpoints|preserves the client source IP|keeps a client on one backend pod|keeps answering while the backend pods roll|through the ingress IP of each family",
+		config: emulated.Config{ProxyLoadBalancers: true, IgnoreClientAffinity: true, UnservedIPv6: true, Faults: []api.Fault{
 			{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreHealthCheck},
 		}},
 		fail: map[specs.ID][]string{
@@ -340,6 +345,7 @@ var controls = []control{
 			specs.DatapathSourceIP:      {"expected the backend to see client address ", ", actual "},
 			specs.DatapathAffinity:      {"expected 15 requests from one client with sessionAffinity ClientIP answered by one backend pod, actual: request 1 by datapath-affinity-"},
 			specs.DatapathRollingUpdate: {"datapath-rolling-local (externalTrafficPolicy Local): expected at least 95% of the requests through", "answered while the backend pods rolled (rollout 1 of 2), actual"},
+			specs.DatapathDualStack:     {"waiting for an answer from a backend pod through the IPv6 ingress fd00:", "request 1 of 1: "},
 		},
 	},
 	{
@@ -1033,6 +1039,9 @@ func run(t *testing.T, suite string, c control) {
 	}
 	if c.coordinated {
 		args = append(args, "--coordinated-leader-election")
+	}
+	if c.dualStack {
+		args = append(args, "--dual-stack")
 	}
 	// Its own Ginkgo timeout (above), under go test's: a hung control
 	// tears its cluster down itself and fails. On a local cluster, in

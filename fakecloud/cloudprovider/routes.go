@@ -19,6 +19,7 @@ package cloudprovider
 import (
 	"context"
 	"fmt"
+	"net/netip"
 
 	"k8s.io/apimachinery/pkg/types"
 	cloudprovider "k8s.io/cloud-provider"
@@ -27,11 +28,20 @@ import (
 	"sigs.k8s.io/ccm-harness/fakecloud/client"
 )
 
-// RouteName is what CreateRoute calls a route. The cluster's name comes
-// first because fakecloud's route names are global, like a VPC route
-// table's, while the route controller's name hint (the node's UID) is only
-// unique within one cluster.
-func RouteName(clusterName, nameHint string) string { return clusterName + "-" + nameHint }
+// RouteName is what CreateRoute calls the route to cidr. The cluster's
+// name comes first because fakecloud's route names are global, like a VPC
+// route table's, while the route controller's name hint (the node's UID)
+// is only unique within one cluster; and it is the same for each of a
+// dual-stack node's pod CIDRs, so the IPv6 one's name says its family
+// (as Azure's CCM names a route by node and CIDR): with the hint alone,
+// the second route of a node was refused as taken ("409 Conflict"), seen
+// on a dual-stack kind cluster.
+func RouteName(clusterName, nameHint, cidr string) string {
+	if p, err := netip.ParsePrefix(cidr); err == nil && p.Addr().Is6() {
+		return clusterName + "-" + nameHint + "-ipv6"
+	}
+	return clusterName + "-" + nameHint
+}
 
 // ListRoutes lists the routes of clusterName, naming each target by its
 // instance's name, which is the node's name.
@@ -83,7 +93,7 @@ func (c *Cloud) CreateRoute(ctx context.Context, clusterName string, nameHint st
 		}
 		return fmt.Errorf("creating a route to node %q: no live instance has that name", route.TargetNode)
 	}
-	name := RouteName(clusterName, nameHint)
+	name := RouteName(clusterName, nameHint, route.DestinationCIDR)
 	spec := api.RouteSpec{Cluster: clusterName, DestinationCIDR: route.DestinationCIDR, TargetInstance: inst.ID}
 	if _, err := c.api.CreateRoute(ctx, name, spec); err != nil {
 		return fmt.Errorf("creating route %s to node %q: %w", name, route.TargetNode, err)

@@ -46,6 +46,11 @@ func TestRoutes(t *testing.T) {
 	if err := create("uid-2", "n2", "10.244.2.0/24"); err != nil {
 		t.Fatal(err)
 	}
+	// A dual-stack node's second pod CIDR: the same name hint, its own
+	// route.
+	if err := create("uid-2", "n2", "fd00:10:244:2::/64"); err != nil {
+		t.Errorf("CreateRoute of a node's IPv6 pod CIDR beside its IPv4 one: %v", err)
+	}
 	if err := create("uid-9", "ghost", "10.244.9.0/24"); err == nil || !strings.Contains(err.Error(), `node "ghost"`) {
 		t.Errorf("CreateRoute to a node with no instance: %v", err)
 	}
@@ -57,7 +62,7 @@ func TestRoutes(t *testing.T) {
 		t.Fatal(err)
 	}
 	truth, _ := e.admin.Routes(ctx)
-	if len(truth) != 3 || truth[0].Name != RouteName(cluster, "uid-1") || truth[0].TargetInstance != n1.ID || truth[0].Cluster != cluster {
+	if len(truth) != 4 || truth[0].Name != RouteName(cluster, "uid-1", "10.244.1.0/24") || truth[0].TargetInstance != n1.ID || truth[0].Cluster != cluster {
 		t.Fatalf("routes in the cloud: %+v", truth)
 	}
 
@@ -75,8 +80,9 @@ func TestRoutes(t *testing.T) {
 	}
 	got := list()
 	want := map[string]cloudprovider.Route{
-		"test-cluster-uid-1": {Name: "test-cluster-uid-1", TargetNode: "n1", DestinationCIDR: "10.244.1.0/24"},
-		"test-cluster-uid-2": {Name: "test-cluster-uid-2", TargetNode: "n2", DestinationCIDR: "10.244.2.0/24"},
+		"test-cluster-uid-1":      {Name: "test-cluster-uid-1", TargetNode: "n1", DestinationCIDR: "10.244.1.0/24"},
+		"test-cluster-uid-2":      {Name: "test-cluster-uid-2", TargetNode: "n2", DestinationCIDR: "10.244.2.0/24"},
+		"test-cluster-uid-2-ipv6": {Name: "test-cluster-uid-2-ipv6", TargetNode: "n2", DestinationCIDR: "fd00:10:244:2::/64"},
 	}
 	if len(got) != len(want) || got["test-cluster-uid-1"].TargetNode != "n1" || got["test-cluster-uid-2"].DestinationCIDR != "10.244.2.0/24" {
 		t.Errorf("ListRoutes = %+v, want %+v", got, want)

@@ -58,6 +58,7 @@ type Config struct {
 	BackendCIDRs               []netip.Prefix
 	ProxyLoadBalancers         bool
 	IgnoreClientAffinity       bool
+	UnservedIPv6               bool
 	StateFile                  string
 	NoSync                     bool
 	AuditLog                   io.Writer
@@ -208,6 +209,7 @@ func New(cfg Config) (*Cloud, error) {
 	// a reader polling with since= never misses or repeats an entry.
 	s.audit.seq = s.st.AuditSeqFloor
 	s.dp = newDataplane(cfg.BackendCIDRs, cfg.ProxyLoadBalancers, cfg.IgnoreClientAffinity)
+	s.dp.unservedIPv6 = cfg.UnservedIPv6
 	for _, lb := range s.st.LoadBalancers {
 		if err := s.dp.apply(lb, s.backendsLocked(lb.Backends)); err != nil {
 			s.dp.close()

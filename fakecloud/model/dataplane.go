@@ -190,6 +190,9 @@ type dataplane struct {
 	// ignoreAffinity: no load balancer keeps a client on its backend,
 	// whatever its spec says (Config.IgnoreClientAffinity).
 	ignoreAffinity bool
+	// unservedIPv6: no load balancer listens on its IPv6 address
+	// (Config.UnservedIPv6).
+	unservedIPv6 bool
 }
 
 func newDataplane(nets []netip.Prefix, proxy, ignoreAffinity bool) *dataplane {
@@ -289,7 +292,11 @@ func (dp *dataplane) apply(lb *LBRecord, backends []backend) error {
 		return ErrDataplaneClosed
 	}
 	var addrs []netip.Addr
-	for _, s := range []string{lb.IP, lb.IPv6} {
+	served := []string{lb.IP, lb.IPv6}
+	if dp.unservedIPv6 {
+		served = served[:1]
+	}
+	for _, s := range served {
 		if s == "" {
 			continue
 		}

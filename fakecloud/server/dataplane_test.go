@@ -533,4 +533,26 @@ func TestLBDualStack(t *testing.T) {
 	if _, err := tcpCall(netip.Addr{}, netip.AddrPortFrom(v6, port), "hello"); err == nil {
 		t.Errorf("%s still served once the load balancer is IPv4 alone", v6)
 	}
+
+	// The negative controls' cloud: it gives and reports the IPv6
+	// address, and serves nothing there.
+	cfg.UnservedIPv6 = true
+	f = servertest.New(t, cfg)
+	n1 = f.Create("n1")
+	backendIP = internalIP(t, n1)
+	port = freePort(t, backendIP, firstLBIP(cfg))
+	tcpEcho(t, netip.AddrPortFrom(backendIP, port), "n1")
+	spec.Listeners = []api.Listener{{Port: int32(port), Protocol: api.ProtocolTCP}}
+	spec.Backends = []string{n1.ID}
+	spec.IPFamilies = []string{api.FamilyIPv4, api.FamilyIPv6}
+	lb = f.Ensure("lb", spec, http.StatusCreated)
+	if lb.IPv6 == "" {
+		t.Fatalf("unserved IPv6: no IPv6 address reported, want one")
+	}
+	if got, err := tcpCall(netip.Addr{}, netip.AddrPortFrom(netip.MustParseAddr(lb.IP), port), "hello"); err != nil || got != "n1:hello" {
+		t.Errorf("unserved IPv6: through the IPv4 address %q, %v; want n1:hello", got, err)
+	}
+	if _, err := tcpCall(netip.Addr{}, netip.AddrPortFrom(netip.MustParseAddr(lb.IPv6), port), "hello"); err == nil {
+		t.Errorf("unserved IPv6: %s served", lb.IPv6)
+	}
 }

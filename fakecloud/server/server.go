@@ -81,6 +81,11 @@ type Config struct {
 	// was given: a cloud whose data plane does not do what its API says,
 	// for a negative control of the session-affinity data path.
 	IgnoreClientAffinity bool
+	// UnservedIPv6 gives a dual-stack load balancer its IPv6 address, and
+	// reports it, but listens on its IPv4 address alone: a cloud whose
+	// IPv6 frontend carries nothing, for a negative control of the
+	// dual-stack data path.
+	UnservedIPv6 bool
 	// StateFile, when set, is loaded by New if it exists and rewritten
 	// atomically after every change.
 	StateFile string
@@ -154,6 +159,7 @@ func New(cfg Config) (*Server, error) {
 		BackendCIDRs:         cfg.BackendCIDRs,
 		ProxyLoadBalancers:   cfg.ProxyLoadBalancers,
 		IgnoreClientAffinity: cfg.IgnoreClientAffinity,
+		UnservedIPv6:         cfg.UnservedIPv6,
 		StateFile:            cfg.StateFile,
 		NoSync:               cfg.NoSync,
 		AuditLog:             cfg.AuditLog,

@@ -244,20 +244,22 @@ func Exists(ctx context.Context, name string) (bool, error) {
 	}
 }
 
-// Addresses are the IPv4 addresses of the containers names, by name, read
-// with one docker inspect: a container that is stopped has none (""), and
-// one that does not exist is not in the map. One command for them all, as
-// each costs about a tenth of a second of CPU (the network fabric of a
-// kind cluster reads its nodes' addresses every few seconds). A container
-// on several networks: its first address.
-func Addresses(ctx context.Context, names []string) (map[string]string, error) {
-	out := map[string]string{}
+// Addresses are the addresses of the containers names, by name, its IPv4
+// address first and its global IPv6 address after it where it has one
+// (a dual-stack kind cluster's nodes), read with one docker inspect: a
+// container that is stopped has none, and one that does not exist is not
+// in the map. One command for them all, as each costs about a tenth of a
+// second of CPU (the network fabric of a kind cluster reads its nodes'
+// addresses every few seconds). A container on several networks: its
+// first network's.
+func Addresses(ctx context.Context, names []string) (map[string][]string, error) {
+	out := map[string][]string{}
 	if len(names) == 0 {
 		return out, nil
 	}
 	var stdout, stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, "docker", append([]string{"container", "inspect", "--format",
-		"{{.Name}}{{range .NetworkSettings.Networks}} {{.IPAddress}}{{end}}"}, names...)...)
+		"{{.Name}}{{range .NetworkSettings.Networks}} {{.IPAddress}}|{{.GlobalIPv6Address}}{{end}}"}, names...)...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	// Those that do not exist make it fail, after the others' lines.
@@ -269,12 +271,19 @@ func Addresses(ctx context.Context, names []string) (map[string]string, error) {
 		if len(f) == 0 {
 			continue
 		}
-		// (a stopped container's addresses are empty, no field)
-		name, ip := strings.TrimPrefix(f[0], "/"), ""
+		name := strings.TrimPrefix(f[0], "/")
+		var ips []string
+		// (a stopped container's addresses are empty: "|")
 		if len(f) > 1 {
-			ip = f[1]
+			v4, v6, _ := strings.Cut(f[1], "|")
+			if v4 != "" {
+				ips = append(ips, v4)
+				if v6 != "" {
+					ips = append(ips, v6)
+				}
+			}
 		}
-		out[name] = ip
+		out[name] = ips
 	}
 	return out, nil
 }

@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -96,7 +97,7 @@ func TestStopKeepsAddresses(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := Addresses(ctx, append(names, "ccm-harness-addr-test-missing"))
-	if expected := map[string]string{names[0]: want[names[0]], names[1]: ""}; err != nil || !maps.Equal(got, expected) {
+	if expected := map[string][]string{names[0]: {want[names[0]]}, names[1]: nil}; err != nil || !maps.EqualFunc(got, expected, slices.Equal) {
 		t.Errorf("Addresses: expected %v, actual %v (error %v)", expected, got, err)
 	}
 	for _, n := range names {

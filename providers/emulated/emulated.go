@@ -98,6 +98,11 @@ type Config struct {
 	// afresh: a cloud whose data plane does not do what its API says
 	// (load-balancer-session-affinity).
 	IgnoreClientAffinity bool `json:"ignoreClientAffinity,omitempty"`
+	// UnservedIPv6 makes the cloud give a dual-stack load balancer its
+	// IPv6 address, and say so, but listen on its IPv4 address alone: a
+	// cloud whose IPv6 frontend carries nothing, which its API does not
+	// show (load-balancer-dual-stack on the data path).
+	UnservedIPv6 bool `json:"unservedIPv6,omitempty"`
 }
 
 // Cloud is a fakecloud process.
@@ -269,6 +274,9 @@ func (c *Cloud) Start(ctx context.Context, env providers.CloudEnv) error {
 	}
 	if c.config.IgnoreClientAffinity {
 		args = append(args, "--ignore-client-affinity")
+	}
+	if c.config.UnservedIPv6 {
+		args = append(args, "--unserved-ipv6")
 	}
 	if env.KwokLabel != "" {
 		args = append(args, "--kwok-kubeconfig="+env.Kubeconfig, "--kwok-label="+env.KwokLabel)

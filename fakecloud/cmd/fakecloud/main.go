@@ -57,7 +57,7 @@ type options struct {
 	internalCIDR, internalCIDRv6, externalCIDR, lbCIDR     string
 	lbCIDRv6                                               string
 	backendCIDRs                                           cidrList
-	proxyLBs, ignoreAffinity                               bool
+	proxyLBs, ignoreAffinity, unservedIPv6                 bool
 	kwokKubeconfig, kwokLabel                              string
 	dockerMachines, lbRoute                                bool
 }
@@ -102,6 +102,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	fs.StringVar(&o.lbCIDRv6, "lb-cidr-v6", "", "IPv6 `CIDR` a dual-stack load balancer's IPv6 address comes from: a unique local range, such as fd00:2::/64, routed here (--lb-route routes it too); fakecloud really listens on them (default: none, so a load balancer asked for IPv6 is refused)")
 	fs.BoolVar(&o.lbRoute, "lb-route", false, "route --lb-cidr (and --lb-cidr-v6) to this machine while fakecloud runs (ip route add local CIDR dev lo; needs root or CAP_NET_ADMIN), so that its load balancers are reached from containers too, such as a kind cluster's pods, which a loopback range is not")
 	fs.Var(&o.backendCIDRs, "backend-cidr", "`CIDR` off loopback that load balancers may forward to, such as a kind cluster's node network; repeatable")
+	fs.BoolVar(&o.unservedIPv6, "unserved-ipv6", false, "dual-stack load balancers get and report their IPv6 address but listen on their IPv4 one alone (a cloud whose IPv6 frontend carries nothing; for negative controls)")
 	fs.BoolVar(&o.ignoreAffinity, "ignore-client-affinity", false, "load balancers keep and report the client affinity they are given but balance every connection afresh (a cloud whose data plane does not do what its API says; for negative controls)")
 	fs.BoolVar(&o.proxyLBs, "proxy-load-balancers", false, "fakecloud's own load balancers proxy, so backends see fakecloud's address rather than the client's (default: they keep the client's, as a pass-through network load balancer)")
 	fs.BoolVar(&o.noSync, "unsafe-no-fsync", false, "do not fsync the state file, and share one write among the changes of up to 100 ms: faster for a throwaway cloud, unsafe on a crash")
@@ -271,6 +272,7 @@ func (o options) config() (cfg server.Config, closeAudit func(), err error) {
 	cfg.BackendCIDRs = o.backendCIDRs
 	cfg.ProxyLoadBalancers = o.proxyLBs
 	cfg.IgnoreClientAffinity = o.ignoreAffinity
+	cfg.UnservedIPv6 = o.unservedIPv6
 	if o.faults != "" {
 		if cfg.Faults, err = readFaults(o.faults); err != nil {
 			return cfg, closeAudit, err
