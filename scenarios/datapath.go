@@ -244,6 +244,8 @@ var _ = framework.Describe("LoadBalancer data path", Needs(Claims(providers.Load
 
 	it(specs.DatapathRollingUpdate, func(ctx context.Context) { rollingUpdate(ctx, f) })
 
+	it(specs.DatapathIPMode, func(ctx context.Context) { ipModeDatapath(ctx, f) })
+
 	// A cloud's API can give a load balancer an IPv6 address whose
 	// frontend carries nothing; only a request through it shows that.
 	it(specs.DatapathDualStack, Needs(NeedDualStackServices), func(ctx context.Context) {

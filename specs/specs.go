@@ -210,6 +210,7 @@ var (
 	DatapathAffinity      = ID{"datapath/session-affinity"}
 	DatapathRollingUpdate = ID{"datapath/rolling-update"}
 	DatapathDualStack     = ID{"datapath/dual-stack"}
+	DatapathIPMode        = ID{"datapath/ip-mode"}
 
 	RoutesCreated     = ID{"route/created"}
 	RoutesReconciled  = ID{"route/reconciled"}
@@ -283,6 +284,7 @@ var All = []Spec{
 	{DatapathAffinity, "keeps a client on one backend pod once sessionAffinity is ClientIP, with externalTrafficPolicy=Local", TagDatapath, LoadBalancers, LoadBalancerSessionAffinity},
 	{DatapathRollingUpdate, "keeps answering while the backend pods roll, with externalTrafficPolicy=Cluster and Local", TagDatapath, LoadBalancers, LoadBalancerHealthChecks},
 	{DatapathDualStack, "carries traffic through the ingress IP of each family of a RequireDualStack Service", TagDatapath, LoadBalancers, LoadBalancerDualStack},
+	{DatapathIPMode, "sends in-cluster clients of a PROXY-protocol load balancer's ingress IP through the load balancer", TagDatapath, LoadBalancers, LoadBalancerProxyProtocol},
 
 	{RoutesCreated, "creates a route to every node's pod CIDR and marks the node's network available", TagRoute, Routes, ""},
 	{RoutesReconciled, "removes a deleted node's route and recreates one deleted behind the CCM's back", TagRoute, Routes, ""},

@@ -91,6 +91,11 @@ type control struct {
 	// cloud. Its image must have been built (make controls builds them).
 	profile   string
 	manifests func([]byte) []byte
+	// misbehave, if set, is a deliberate fault of fakecloud's CCM as the
+	// built-in fake provider runs it (a process of the harness's, which
+	// inherits the suite's environment), where profile would take a
+	// cluster's images and manifests.
+	misbehave fakecloudccm.Misbehaviour
 	// differences, with profile, are the profile's known differences
 	// instead of its own.
 	differences []providers.Difference
@@ -330,13 +335,17 @@ var controls = []control{
 		// that proxy, handing backends fakecloud's address, that say they
 		// keep a client on its backend and do not, and that say they have
 		// an IPv6 address and serve nothing there (on a dual-stack
-		// cluster, whose other specs' Services are IPv4 alone). Unchecked,
+		// cluster, whose other specs' Services are IPv4 alone), and a CCM
+		// that writes ipMode VIP for a load balancer speaking the PROXY
+		// protocol (hcloud CCM 727), so that kube-proxy sends pods'
+		// requests for its ingress IP straight to the backend. Unchecked,
 		// the nodes whose pods roll lose requests under Local.
-		name:      "kind load balancers with no health check, proxying, without affinity, IPv6 unserved",
+		name:      "kind load balancers with no health check, proxying, without affinity, IPv6 unserved; a CCM writing ipMode VIP",
 		cluster:   "kind",
 		dualStack: true,
 		label:     "datapath",
-		focus:     "health-checks only nodes with endpoints|preserves the client source IP|keeps a client on one backend pod|keeps answering while the backend pods roll|through the ingress IP of each family",
+		focus:     "health-checks only nodes with endpoints|preserves the client source IP|keeps a client on one backend pod|keeps answering while the backend pods roll|through the ingress IP of each family|in-cluster clients of a PROXY-protocol",
+		misbehave: fakecloudccm.VIPForProxyProtocol,
 		config: emulated.Config{ProxyLoadBalancers: true, IgnoreClientAffinity: true, UnservedIPv6: true, Faults: []api.Fault{
 			{Operation: api.OpEnsureLoadBalancer, Kind: api.FaultIgnore, Field: api.IgnoreHealthCheck},
 		}},
@@ -346,6 +355,8 @@ var controls = []control{
 			specs.DatapathAffinity:      {"expected 15 requests from one client with sessionAffinity ClientIP answered by one backend pod, actual: request 1 by datapath-affinity-"},
 			specs.DatapathRollingUpdate: {"datapath-rolling-local (externalTrafficPolicy Local): expected at least 95% of the requests through", "answered while the backend pods rolled (rollout 1 of 2), actual"},
 			specs.DatapathDualStack:     {"waiting for an answer from a backend pod through the IPv6 ingress fd00:", "request 1 of 1: "},
+			specs.DatapathIPMode: {"Service datapath-", "expected a request from pod ipmode-client to ingress IP 10.251.",
+				"(ipMode VIP) to reach the backend through the load balancer, behind the PROXY protocol header it sends, actual: the backend got the request with nothing before it"},
 		},
 	},
 	{
@@ -1049,6 +1060,9 @@ func run(t *testing.T, suite string, c control) {
 	// the same specs with the same messages there.
 	cmd := suiteCommand(t, suite, clusterKind == "local", ginkgoArgs, args)
 	cmd.Env = append(os.Environ(), "CCM_HARNESS_STATE="+state)
+	if c.misbehave != "" {
+		cmd.Env = append(cmd.Env, fakecloudccm.MisbehaveEnv+"="+string(c.misbehave))
+	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err = runSuite(cmd)

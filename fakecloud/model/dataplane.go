@@ -145,22 +145,29 @@ func keepsClient(lb *LBRecord, proxy bool) bool {
 	return !proxy
 }
 
-// dialer is how listener traffic of a client at src reaches a backend: from
-// the client's own address where the load balancer keeps it. Only an
-// address of this machine can be; a loopback one cannot leave it, so a
-// client there is proxied whatever the load balancer.
-func (c *lbConfig) dialer(src netip.Addr, nets []netip.Prefix, network string) *net.Dialer {
-	d := backendDialer(dialTimeout, nets)
-	// An IPv6 client of a dual-stack load balancer reaches an IPv4
-	// backend from fakecloud's own address, as through a real one's NAT.
-	if c.keepClient && !src.IsLoopback() && src.Unmap().Is4() {
-		if network == "udp" {
-			d.LocalAddr = &net.UDPAddr{IP: src.AsSlice()}
-		} else {
-			d.LocalAddr = &net.TCPAddr{IP: src.AsSlice()}
-		}
+// dial connects a client at src to a backend at target: from the client's
+// own address where the load balancer keeps it and the address is this
+// machine's, since only such can be bound. A loopback client cannot leave
+// this machine, and a client of another (a kind cluster's pod, masqueraded
+// to its node's address) cannot be bound: both are proxied from
+// fakecloud's own address, as by a load balancer that cannot keep them.
+// An IPv6 client of a dual-stack load balancer reaches an IPv4 backend
+// from fakecloud's own address too, as through a real one's NAT.
+func (c *lbConfig) dial(ctx context.Context, src netip.Addr, nets []netip.Prefix, network, target string) (net.Conn, error) {
+	if !c.keepClient || src.IsLoopback() || !src.Unmap().Is4() {
+		return backendDialer(dialTimeout, nets).DialContext(ctx, network, target)
 	}
-	return d
+	d := backendDialer(dialTimeout, nets)
+	if network == "udp" {
+		d.LocalAddr = &net.UDPAddr{IP: src.AsSlice()}
+	} else {
+		d.LocalAddr = &net.TCPAddr{IP: src.AsSlice()}
+	}
+	conn, err := d.DialContext(ctx, network, target)
+	if errors.Is(err, syscall.EADDRNOTAVAIL) {
+		return backendDialer(dialTimeout, nets).DialContext(ctx, network, target)
+	}
+	return conn, err
 }
 
 // target is where traffic of listener k goes on backend b.

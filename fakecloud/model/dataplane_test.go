@@ -17,6 +17,8 @@ limitations under the License.
 package model
 
 import (
+	"context"
+	"net"
 	"net/netip"
 	"testing"
 	"time"
@@ -36,5 +38,62 @@ func TestBackendDialer(t *testing.T) {
 	}
 	if err := d.Control("tcp", "198.51.100.10:80", nil); err == nil {
 		t.Error("the dialer would connect outside the backend network")
+	}
+}
+
+// A load balancer that keeps its clients' addresses can bind only this
+// machine's: a client of another (a kind pod, masqueraded to its node's
+// address) still reaches the backend, from fakecloud's own address, rather
+// than being reset.
+func TestDialKeepsOnlyThisMachinesClients(t *testing.T) {
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	seen := make(chan netip.Addr, 1)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			seen <- c.RemoteAddr().(*net.TCPAddr).AddrPort().Addr().Unmap()
+			c.Close()
+		}
+	}()
+	var local netip.Addr
+	if addrs, err := net.InterfaceAddrs(); err == nil {
+		for _, a := range addrs {
+			if p, err := netip.ParsePrefix(a.String()); err == nil && p.Addr().Is4() && !p.Addr().IsLoopback() {
+				local = p.Addr()
+				break
+			}
+		}
+	}
+	foreign := netip.MustParseAddr("192.0.2.7")
+	for _, tc := range []struct {
+		name string
+		keep bool
+		src  netip.Addr
+		want func(netip.Addr) bool
+	}{
+		{"kept, this machine's", true, local, func(a netip.Addr) bool { return a == local }},
+		{"kept, another machine's", true, foreign, func(a netip.Addr) bool { return a.IsLoopback() }},
+		{"proxied", false, local, func(a netip.Addr) bool { return a.IsLoopback() }},
+	} {
+		if !tc.src.IsValid() {
+			t.Logf("%s: this machine has no IPv4 address off loopback", tc.name)
+			continue
+		}
+		c, err := (&lbConfig{keepClient: tc.keep}).dial(context.Background(), tc.src, nil, "tcp", ln.Addr().String())
+		if err != nil {
+			t.Errorf("%s: client %s: %v", tc.name, tc.src, err)
+			continue
+		}
+		c.Close()
+		if got := <-seen; !tc.want(got) {
+			t.Errorf("%s: client %s: the backend saw %s", tc.name, tc.src, got)
+		}
 	}
 }

@@ -153,7 +153,7 @@ func (f *tcpFrontend) handle(client *net.TCPConn) {
 		client.SetLinger(0)
 		return
 	}
-	c, err := cfg.dialer(src, f.rt.dp.nets, "tcp").DialContext(f.ctx, "tcp", cfg.target(f.key, b).String())
+	c, err := cfg.dial(f.ctx, src, f.rt.dp.nets, "tcp", cfg.target(f.key, b).String())
 	if err != nil {
 		client.SetLinger(0)
 		return
@@ -289,7 +289,7 @@ func (f *udpFrontend) session(cfg *lbConfig, from netip.AddrPort) *udpSession {
 	if !ok {
 		return nil
 	}
-	conn, err := cfg.dialer(from.Addr().Unmap(), f.rt.dp.nets, "udp").Dial("udp", cfg.target(f.key, b).String())
+	conn, err := cfg.dial(context.Background(), from.Addr().Unmap(), f.rt.dp.nets, "udp", cfg.target(f.key, b).String())
 	if err != nil {
 		return nil
 	}
